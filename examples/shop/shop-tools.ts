@@ -1,0 +1,372 @@
+import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
+import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
+import type { Principal } from '../../src/gate/principal.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import type { JsonSchema, ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
+import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
+
+/**
+ * Refund reasons the shop's after-sales team sorts by; the `reason_category` enum of `apply_refund`.
+ *
+ * @example
+ * refundReasonCategories.includes('damaged'); // true
+ */
+export const refundReasonCategories = [
+  'damaged',
+  'wrong_item',
+  'missing_item',
+  'not_received',
+  'not_as_described',
+  'changed_mind',
+  'other',
+] as const;
+
+export type RefundReasonCategory = (typeof refundReasonCategories)[number];
+
+/** The caller, filled by the runtime from the principal; absent from the schema the model sees. */
+const boundParameters = { user_id: (principal: Principal) => principal.userId };
+
+const userIdParameter = {
+  type: 'string',
+  description: "The signed-in customer's id, filled by the server from the session; never chosen by the model",
+} as const;
+
+const orderIdParameter = {
+  type: 'string',
+  description: 'Order number, "SO" + 8 digits, e.g. SO20260901',
+  pattern: '^SO\\d{8}$',
+  examples: ['SO20260901'],
+} as const;
+
+const refundNoParameter = {
+  type: 'string',
+  description: 'Refund number, "RF" + 10 digits, e.g. RF2026090001',
+  pattern: '^RF\\d{10}$',
+  examples: ['RF2026090001'],
+} as const;
+
+function objectSchema(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
+  return {
+    type: 'object',
+    properties: { user_id: userIdParameter, ...properties },
+    required: ['user_id', ...required],
+    additionalProperties: false,
+  };
+}
+
+export interface ShopToolsOptions {
+  readonly database: ShopDatabase;
+  /** The clock for timestamps on notes and refunds; tests pass a fixed one. */
+  readonly now?: () => Date;
+}
+
+/**
+ * The demo shop's five tools: three lookups (`query_order`, `track_shipment`,
+ * `query_refund`) and two actions (`add_order_note`, `apply_refund`). Each
+ * description says when to use the tool and when to use a sibling instead.
+ * Every check that needs the database (the order exists and is the caller's,
+ * its state allows the action, the amount fits) happens inside `execute`.
+ *
+ * @example
+ * const registry = new ToolRegistry();
+ * for (const tool of createShopTools({ database: openShopDatabase({ path: ':memory:' }) })) registry.register(tool);
+ */
+export function createShopTools({ database, now = () => new Date() }: ShopToolsOptions): readonly ToolDefinition[] {
+  const ownedOrder = (customerId: string, orderId: string): OrderRow => {
+    const order = database.findOrder({ customerId, orderId });
+    if (order === undefined) throw orderNotFound(orderId);
+    return order;
+  };
+
+  const queryOrder = defineTool<{ user_id: string; order_id: string }>({
+    name: 'query_order',
+    description:
+      "Look up one of the signed-in customer's orders: status, items, amounts in cents (incl. refundable_cents), " +
+      'delivery address. Not for delivery progress (use track_shipment) or refunds (use query_refund).',
+    parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
+    sideEffect: 'read',
+    groups: ['lookup'],
+    boundParameters,
+    sensitive: ['recipient_phone', 'shipping_address'],
+    progress: { en: 'Looking up your order…', 'zh-CN': '正在查询订单…' },
+    execute: (args, context) => {
+      const order = ownedOrder(callerOf(args, context), args.order_id);
+      const refundedCents = database.refundedCents({ orderId: order.order_id });
+      return {
+        order_id: order.order_id,
+        status: order.status,
+        placed_at: order.placed_at,
+        items: database.listOrderItems({ orderId: order.order_id }),
+        currency: 'CNY',
+        total_cents: order.total_cents,
+        refunded_cents: refundedCents,
+        refundable_cents: refundableCents(order, refundedCents),
+        recipient_name: order.recipient_name,
+        recipient_phone: order.recipient_phone,
+        shipping_address: order.shipping_address,
+      };
+    },
+  });
+
+  const trackShipment = defineTool<{ user_id: string; order_id: string }>({
+    name: 'track_shipment',
+    description:
+      "Delivery progress of one of the signed-in customer's orders: carrier, tracking number, courier events. " +
+      'Not for order details (use query_order) or refunds (use query_refund).',
+    parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
+    sideEffect: 'read',
+    groups: ['lookup'],
+    boundParameters,
+    progress: { en: 'Tracking your parcel…', 'zh-CN': '正在查询物流…' },
+    execute: (args, context) => {
+      const order = ownedOrder(callerOf(args, context), args.order_id);
+      const shipment = database.findShipment({ orderId: order.order_id });
+      if (shipment === undefined) {
+        return {
+          order_id: order.order_id,
+          order_status: order.status,
+          shipped: false,
+          summary:
+            order.status === 'cancelled'
+              ? 'The order was cancelled and will not ship.'
+              : 'The order has not shipped yet, so there is no tracking information.',
+        };
+      }
+      return {
+        order_id: order.order_id,
+        order_status: order.status,
+        shipped: true,
+        carrier: shipment.carrier,
+        tracking_number: shipment.tracking_number,
+        shipped_at: shipment.shipped_at,
+        delivered_at: shipment.delivered_at,
+        events: database.listShipmentEvents({ orderId: order.order_id }),
+      };
+    },
+  });
+
+  const queryRefund = defineTool<{ user_id: string; order_id?: string; refund_no?: string }>({
+    name: 'query_refund',
+    description:
+      "Status of the signed-in customer's refunds, by order_id (all refunds of the order) or refund_no (one " +
+      'refund). Read-only: not for starting a refund (use apply_refund).',
+    parameters: objectSchema(
+      {
+        order_id: { ...orderIdParameter, description: `${orderIdParameter.description}; give this or refund_no` },
+        refund_no: { ...refundNoParameter, description: `${refundNoParameter.description}; give this or order_id` },
+      },
+      [],
+    ),
+    sideEffect: 'read',
+    groups: ['lookup'],
+    boundParameters,
+    progress: { en: 'Checking your refund…', 'zh-CN': '正在查询退款进度…' },
+    execute: (args, context) => {
+      const customerId = callerOf(args, context);
+      if (args.refund_no !== undefined) {
+        const refund = database.findRefund({ customerId, refundNo: args.refund_no });
+        if (refund === undefined || (args.order_id !== undefined && refund.order_id !== args.order_id)) {
+          throw new RetryableToolError({
+            code: 'refund_not_found',
+            field: 'refund_no',
+            message:
+              `No refund ${args.refund_no} was found for this customer` +
+              (args.order_id === undefined ? '' : ` on order ${args.order_id}`) +
+              '. Check the refund number with the customer, or call query_refund with only the order_id.',
+          });
+        }
+        return { refunds: [describeRefund(refund)] };
+      }
+      if (args.order_id === undefined) {
+        throw new RetryableToolError({
+          code: 'missing_field',
+          field: 'order_id',
+          message:
+            'query_refund needs order_id (e.g. SO20260901) or refund_no (e.g. RF2026090001). ' +
+            'Ask the customer for one of them and call again.',
+        });
+      }
+      const order = ownedOrder(customerId, args.order_id);
+      const refunds = database.listRefunds({ orderId: order.order_id });
+      return {
+        order_id: order.order_id,
+        refunds: refunds.map(describeRefund),
+        refundable_cents: refundableCents(order, database.refundedCents({ orderId: order.order_id })),
+      };
+    },
+  });
+
+  const addOrderNote = defineTool<{ user_id: string; order_id: string; note: string }>({
+    name: 'add_order_note',
+    description:
+      "Attach a note for staff to one of the signed-in customer's orders, e.g. delivery instructions. Changes " +
+      'nothing else: not for refunds (use apply_refund).',
+    parameters: objectSchema(
+      {
+        order_id: orderIdParameter,
+        note: {
+          type: 'string',
+          description: 'The note, one or two sentences',
+          minLength: 1,
+          maxLength: 500,
+          examples: ['Please leave the parcel at the building reception.'],
+        },
+      },
+      ['order_id', 'note'],
+    ),
+    sideEffect: 'reversible',
+    groups: ['act'],
+    boundParameters,
+    progress: { en: 'Adding a note to your order…', 'zh-CN': '正在为订单添加备注…' },
+    execute: (args, context) => {
+      const order = ownedOrder(callerOf(args, context), args.order_id);
+      if (order.status === 'cancelled') {
+        throw new FatalToolError({
+          code: 'order_cancelled',
+          message: `Order ${order.order_id} is cancelled, so notes can no longer be added to it.`,
+        });
+      }
+      const createdAt = now().toISOString();
+      const notesOnOrder = database.insertOrderNote({ orderId: order.order_id, note: args.note, createdAt });
+      return { order_id: order.order_id, note: args.note, created_at: createdAt, notes_on_order: notesOnOrder };
+    },
+  });
+
+  const applyRefund = defineTool<{
+    user_id: string;
+    order_id: string;
+    amount_cents: number;
+    reason_category: RefundReasonCategory;
+    reason: string;
+  }>({
+    name: 'apply_refund',
+    description:
+      'Refund part or all of a paid, shipped or delivered order of the signed-in customer. Irreversible; larger ' +
+      'amounts wait for staff approval. Get refundable_cents from query_order first. Not for refund status (use ' +
+      'query_refund).',
+    parameters: objectSchema(
+      {
+        order_id: orderIdParameter,
+        amount_cents: {
+          type: 'integer',
+          description: "Integer cents (fen): 45.50 yuan is 4550. At most the order's refundable_cents",
+          minimum: 1,
+          maximum: 10_000_000,
+          examples: [4550],
+        },
+        reason_category: {
+          type: 'string',
+          description: 'Kind of problem',
+          enum: refundReasonCategories,
+        },
+        reason: {
+          type: 'string',
+          description: "The customer's reason, one sentence",
+          minLength: 1,
+          maxLength: 500,
+          examples: ['The mug arrived with a chipped handle.'],
+        },
+      },
+      ['order_id', 'amount_cents', 'reason_category', 'reason'],
+    ),
+    sideEffect: 'irreversible',
+    groups: ['act'],
+    boundParameters,
+    progress: { en: 'Submitting your refund…', 'zh-CN': '正在提交退款申请…' },
+    execute: (args, context) => {
+      const customerId = callerOf(args, context);
+      return database.transaction(() => {
+        const order = ownedOrder(customerId, args.order_id);
+        refuseUnrefundableState(order);
+        const available = refundableCents(order, database.refundedCents({ orderId: order.order_id }));
+        if (available === 0) {
+          throw new FatalToolError({
+            code: 'order_fully_refunded',
+            message: `Order ${order.order_id} has already been refunded in full; nothing is left to refund.`,
+          });
+        }
+        if (args.amount_cents > available) {
+          throw new RetryableToolError({
+            code: 'amount_exceeds_refundable',
+            field: 'amount_cents',
+            message:
+              `amount_cents ${args.amount_cents} is more than order ${order.order_id} can still refund: ` +
+              `the maximum is ${available} (${formatYuan(available)} yuan). Use ${available} or less.`,
+          });
+        }
+        const refund = database.insertRefund({
+          orderId: order.order_id,
+          amountCents: args.amount_cents,
+          reasonCategory: args.reason_category,
+          reason: args.reason,
+          requestedAt: now().toISOString(),
+        });
+        return {
+          ...describeRefund(refund),
+          remaining_refundable_cents: available - refund.amount_cents,
+          expected: 'Back on the original payment method within 1-3 business days.',
+        };
+      });
+    },
+  });
+
+  return [queryOrder, trackShipment, queryRefund, addOrderNote, applyRefund];
+}
+
+function callerOf(args: { user_id?: unknown }, context: ToolContext): string {
+  if (context.principal === undefined || typeof args.user_id !== 'string' || args.user_id === '') {
+    throw new FatalToolError({
+      code: 'unauthenticated',
+      message:
+        'No signed-in customer is attached to this conversation, so no account data can be used. Ask the customer to sign in.',
+    });
+  }
+  return args.user_id;
+}
+
+/** The same answer for "does not exist" and "belongs to someone else": existence does not leak. */
+function orderNotFound(orderId: string): RetryableToolError {
+  return new RetryableToolError({
+    code: 'order_not_found',
+    field: 'order_id',
+    message:
+      `No order ${orderId} was found for this customer. Check the order number with the customer ` +
+      '("SO" followed by 8 digits, e.g. SO20260901).',
+  });
+}
+
+function refuseUnrefundableState(order: OrderRow): void {
+  if (order.status === 'pending') {
+    throw new FatalToolError({
+      code: 'order_not_paid',
+      message: `Order ${order.order_id} has not been paid yet, so there is nothing to refund.`,
+    });
+  }
+  if (order.status === 'cancelled') {
+    throw new FatalToolError({
+      code: 'order_cancelled',
+      message: `Order ${order.order_id} is cancelled; its payment was already returned when it was cancelled.`,
+    });
+  }
+}
+
+function refundableCents(order: OrderRow, refundedCents: number): number {
+  if (order.status === 'pending' || order.status === 'cancelled') return 0;
+  return Math.max(0, order.total_cents - refundedCents);
+}
+
+function describeRefund(refund: RefundRow) {
+  return {
+    refund_no: refund.refund_no,
+    order_id: refund.order_id,
+    amount_cents: refund.amount_cents,
+    reason_category: refund.reason_category,
+    status: refund.status,
+    requested_at: refund.requested_at,
+    completed_at: refund.completed_at,
+  };
+}
+
+function formatYuan(cents: number): string {
+  return (cents / 100).toFixed(2);
+}

@@ -1,0 +1,50 @@
+import { ArbiterError } from './arbiter-error.js';
+
+const marker = Symbol.for('arbiter.error.model');
+
+export type ModelErrorKind =
+  | 'network'
+  | 'timeout'
+  | 'rate_limited'
+  | 'server'
+  | 'request'
+  | 'authentication'
+  | 'response';
+
+/**
+ * A model call failed. `kind` says which failure class it is, so a retry
+ * policy can decide; the message names the endpoint and model, never the key.
+ *
+ * @example
+ * throw new ModelError({ kind: 'authentication', status: 401, message: 'the endpoint refused the API key (401) at http://localhost:8080/v1, model gpt-4o-mini' });
+ */
+export class ModelError extends ArbiterError {
+  readonly code = 'model_call_failed' as const;
+  readonly [marker] = true;
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor({
+    kind,
+    message,
+    status,
+    retryAfterMs,
+    cause,
+  }: {
+    kind: ModelErrorKind;
+    message: string;
+    status?: number | undefined;
+    retryAfterMs?: number | undefined;
+    cause?: unknown;
+  }) {
+    super(message, { cause });
+    this.kind = kind;
+    this.status = status;
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  static override isInstance(value: unknown): value is ModelError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,25 @@
+import { ArbiterError } from './arbiter-error.js';
+
+const marker = Symbol.for('arbiter.error.tool_definition');
+
+/**
+ * A tool definition that cannot be registered: broken schema, duplicate or
+ * invalid name, missing fields. Thrown at registration, never during a run.
+ *
+ * @example
+ * throw new ToolDefinitionError({ toolName: 'lookup', message: 'tool "lookup": name must match ^[a-zA-Z0-9_-]{1,64}$' });
+ */
+export class ToolDefinitionError extends ArbiterError {
+  readonly code = 'tool_definition_invalid' as const;
+  readonly [marker] = true;
+  readonly toolName: string | undefined;
+
+  constructor({ toolName, message, cause }: { toolName?: string | undefined; message: string; cause?: unknown }) {
+    super(message, { cause });
+    this.toolName = toolName;
+  }
+
+  static override isInstance(value: unknown): value is ToolDefinitionError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

@@ -1,0 +1,95 @@
+import type { StopReason } from '../loop/stop-reason.js';
+import type { TokenUsage } from '../models/model.js';
+
+/** Fields every event carries: which run, its place in the run, and when. */
+export interface EventEnvelope {
+  readonly runId: string;
+  /** Strictly increasing within a run, from 1. A hole means a lost event. */
+  readonly seq: number;
+  /** Epoch milliseconds. */
+  readonly at: number;
+}
+
+export interface RunUsage extends TokenUsage {
+  readonly totalTokens: number;
+}
+
+/** Where in the tool runner a call failed. */
+export type ToolErrorStage = 'validation' | 'brake' | 'gate' | 'execution';
+
+export type AgentEventBody =
+  | { readonly type: 'run:start'; readonly sessionId: string | undefined; readonly model: string }
+  | {
+      readonly type: 'run:end';
+      readonly stopReason: StopReason;
+      readonly steps: number;
+      readonly usage: RunUsage;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: 'run:error';
+      readonly code: string;
+      readonly message: string;
+      readonly steps: number;
+      readonly usage: RunUsage;
+    }
+  | { readonly type: 'model:delta'; readonly step: number; readonly text: string }
+  | {
+      readonly type: 'model:end';
+      readonly step: number;
+      readonly usage: TokenUsage;
+      readonly finishReason: string;
+      readonly toolCalls: number;
+    }
+  | {
+      readonly type: 'tool:proposed';
+      readonly step: number;
+      readonly toolCallId: string;
+      readonly tool: string;
+      /** The raw arguments as the model sent them (internal; never projected as-is). */
+      readonly arguments: string;
+    }
+  | {
+      readonly type: 'approval:required';
+      readonly step: number;
+      readonly toolCallId: string;
+      readonly approvalId: string;
+      readonly tool: string;
+      readonly arguments: Readonly<Record<string, unknown>>;
+      readonly rule: string;
+    }
+  | {
+      readonly type: 'approval:resolved';
+      readonly toolCallId: string;
+      readonly approvalId: string;
+      readonly tool: string;
+      readonly decision: 'approved' | 'rejected' | 'denied';
+      readonly approver: string | undefined;
+    }
+  | { readonly type: 'tool:start'; readonly step: number; readonly toolCallId: string; readonly tool: string }
+  | {
+      readonly type: 'tool:end';
+      readonly step: number;
+      readonly toolCallId: string;
+      readonly tool: string;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: 'tool:error';
+      readonly step: number;
+      readonly toolCallId: string;
+      readonly tool: string;
+      readonly stage: ToolErrorStage;
+      readonly code: string;
+      readonly retryable: boolean;
+      readonly durationMs: number;
+    }
+  | { readonly type: 'heartbeat' };
+
+export type AgentEventType = AgentEventBody['type'];
+
+/** One thing that happened in a run. A discriminated union on `type`. */
+export type AgentEvent = AgentEventBody & EventEnvelope;
+
+/** The event of a given type. */
+export type AgentEventOf<Type extends AgentEventType> = Extract<AgentEvent, { type: Type }>;

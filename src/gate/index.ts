@@ -1,0 +1,2 @@
+export type { Principal } from './principal.js';
+export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';

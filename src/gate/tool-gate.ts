@@ -1,0 +1,30 @@
+import type { RegisteredTool } from '../tools/tool-registry.js';
+import type { ToolContext } from '../tools/tool-types.js';
+
+/** What the gate decides about one validated call, before it executes. */
+export type GateDecision =
+  | { readonly decision: 'allow'; readonly rule?: string }
+  | { readonly decision: 'deny'; readonly rule: string; readonly code: string; readonly message: string };
+
+/**
+ * Decides, in code, whether a validated call may run. Prompts govern intent;
+ * the gate governs permission.
+ *
+ * @example
+ * const gate: ToolGate = {
+ *   check: ({ tool, args }) =>
+ *     tool.definition.name === 'apply_refund' && Number(args.amount) > 500
+ *       ? { decision: 'deny', rule: 'refund_hard_cap', code: 'over_hard_cap', message: 'Refunds above 500.00 cannot be made here.' }
+ *       : { decision: 'allow' },
+ * };
+ */
+export interface ToolGate {
+  check(request: {
+    readonly tool: RegisteredTool;
+    readonly args: Readonly<Record<string, unknown>>;
+    readonly context: ToolContext;
+  }): GateDecision;
+}
+
+/** The gate that allows every validated call. */
+export const allowAllGate: ToolGate = { check: () => ({ decision: 'allow' }) };

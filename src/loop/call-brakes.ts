@@ -1,0 +1,43 @@
+import { canonicalJson } from '../util/canonical-json.js';
+
+/**
+ * The per-run counters behind two brakes: the same call asked for again and
+ * again, and the same tool failing in a row.
+ *
+ * @example
+ * const brakes = new CallBrakes({ maxIdenticalCalls: 2, maxConsecutiveFailures: 2 });
+ * if (brakes.noteCall('query_order', args) > 2) refuse();
+ */
+export class CallBrakes {
+  readonly maxIdenticalCalls: number;
+  readonly maxConsecutiveFailures: number;
+  readonly #identicalCalls = new Map<string, number>();
+  readonly #consecutiveFailures = new Map<string, number>();
+
+  constructor({
+    maxIdenticalCalls,
+    maxConsecutiveFailures,
+  }: { maxIdenticalCalls: number; maxConsecutiveFailures: number }) {
+    this.maxIdenticalCalls = maxIdenticalCalls;
+    this.maxConsecutiveFailures = maxConsecutiveFailures;
+  }
+
+  /** Counts a call by (name, canonical arguments); returns how often it has now been asked for. */
+  noteCall(name: string, args: unknown): number {
+    const key = `${name}\u0000${canonicalJson(args)}`;
+    const count = (this.#identicalCalls.get(key) ?? 0) + 1;
+    this.#identicalCalls.set(key, count);
+    return count;
+  }
+
+  /** Records a call's outcome; returns true when the tool has now failed too often in a row. */
+  noteOutcome(name: string, ok: boolean): boolean {
+    if (ok) {
+      this.#consecutiveFailures.delete(name);
+      return false;
+    }
+    const failures = (this.#consecutiveFailures.get(name) ?? 0) + 1;
+    this.#consecutiveFailures.set(name, failures);
+    return failures >= this.maxConsecutiveFailures;
+  }
+}

@@ -1,0 +1,419 @@
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  type ClientOptions,
+  OpenAIError,
+} from 'openai';
+import type {
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
+import type { ChatMessage } from '../loop/chat-message.js';
+import type { ToolSpec } from '../tools/tool-types.js';
+import { createStreamAssembler, type StreamAssembler } from './assemble-stream.js';
+import type { Model, ModelRequest, ModelResponse } from './model.js';
+
+export interface OpenAiModelOptions {
+  /** An OpenAI-compatible base URL, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** The model id sent as `model`; also this model's `name`. */
+  readonly model: string;
+  /**
+   * Longest wait, in milliseconds, for the response to start and then
+   * between two stream chunks (an idle timeout, so long answers are fine).
+   * Default 60 000.
+   */
+  readonly timeoutMs?: number;
+  /** A `fetch` to use instead of the global one (proxies, tests). */
+  readonly fetch?: ClientOptions['fetch'];
+  /** Extra request-body fields, e.g. `{ temperature: 0 }`; they never override model, messages, tools or streaming. */
+  readonly extraBody?: Readonly<Record<string, unknown>>;
+}
+
+const providerDetailLimit = 300;
+
+/**
+ * A `Model` backed by any OpenAI-compatible chat-completions endpoint, via
+ * the official `openai` SDK. It always streams, forwards text fragments to
+ * `onTextDelta`, and assembles streamed tool calls into whole ones. The SDK
+ * never retries: retrying is arbiter's own policy, driven by `ModelError.kind`.
+ *
+ * Failures are `ModelError`s (`network`, `timeout`, `rate_limited` with
+ * `retryAfterMs`, `server`, `authentication`, `request`, `response`) whose
+ * messages name the endpoint and model, never the API key or any header.
+ *
+ * Abort: when `request.signal` aborts, `generate` rejects with
+ * `request.signal.reason` itself — a `DOMException` named `AbortError` unless
+ * the caller passed its own reason to `abort()` — never with a `ModelError`.
+ * The loop recognises an abort by `signal.aborted`.
+ *
+ * @example
+ * const model = new OpenAiModel({ baseUrl: 'https://api.openai.com/v1', apiKey, model: 'gpt-4o-mini' });
+ * const { message, usage } = await model.generate({
+ *   messages: [{ role: 'user', content: 'Where is order SO20260901?' }],
+ *   tools: registry.specs(),
+ *   onTextDelta: (text) => process.stdout.write(text),
+ * });
+ */
+export class OpenAiModel implements Model {
+  readonly name: string;
+  readonly #client: OpenAI;
+  readonly #model: string;
+  readonly #endpoint: string;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #extraBody: Readonly<Record<string, unknown>>;
+
+  constructor({ baseUrl, apiKey, model, timeoutMs = 60_000, fetch, extraBody = {} }: OpenAiModelOptions) {
+    this.name = model;
+    this.#model = model;
+    this.#endpoint = describeEndpoint(baseUrl);
+    assertUsableBaseUrl(baseUrl);
+    this.#apiKey = apiKey;
+    this.#timeoutMs = Math.max(1, Math.round(timeoutMs));
+    this.#extraBody = extraBody;
+    this.#client = new OpenAI({
+      baseURL: baseUrl,
+      apiKey,
+      maxRetries: 0,
+      timeout: this.#timeoutMs,
+      // Never send the OPENAI_ORG_ID / OPENAI_PROJECT_ID of this process to a third-party endpoint.
+      organization: null,
+      project: null,
+      // The SDK would otherwise log unparsable stream data to the console.
+      logLevel: 'off',
+      ...(fetch === undefined ? {} : { fetch }),
+    });
+  }
+
+  async generate({ messages, tools, signal, onTextDelta }: ModelRequest): Promise<ModelResponse> {
+    signal?.throwIfAborted();
+    // One controller stops the SDK for either cause; which one fired is read from the sources.
+    const stop = new AbortController();
+    const idle = new AbortController();
+    const idleTimer = setTimeout(() => {
+      idle.abort();
+      stop.abort();
+    }, this.#timeoutMs);
+    const onCallerAbort = () => stop.abort();
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const guard = async <T>(operation: Promise<T>): Promise<T> => {
+      try {
+        return await operation;
+      } catch (error) {
+        throw this.#toFailure(error, { signal, idle: idle.signal });
+      }
+    };
+
+    try {
+      const { data: stream, response } = await guard(
+        this.#client.chat.completions.create(this.#body(messages, tools), { signal: stop.signal }).withResponse(),
+      );
+      idleTimer.refresh();
+      const assembler = createStreamAssembler();
+
+      if (isJsonResponse(response)) {
+        // Some compatible servers ignore `stream: true` and answer with one JSON body.
+        const completion: unknown = await guard(response.json());
+        const text = this.#withContext(() => assembler.push(completionToChunk(completion)));
+        if (text !== '') onTextDelta?.(text);
+      } else {
+        await this.#readStream({
+          chunks: stream[Symbol.asyncIterator](),
+          assembler,
+          guard,
+          idleTimer,
+          stopped: stop.signal,
+          onTextDelta,
+        });
+      }
+      // The SDK ends a stream quietly when its signal aborts, so check ours.
+      this.#throwIfStopped({ signal, idle: idle.signal });
+      return this.#withContext(() => assembler.finish());
+    } finally {
+      clearTimeout(idleTimer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  async #readStream({
+    chunks,
+    assembler,
+    guard,
+    idleTimer,
+    stopped,
+    onTextDelta,
+  }: {
+    chunks: AsyncIterator<unknown>;
+    assembler: StreamAssembler;
+    guard: <T>(operation: Promise<T>) => Promise<T>;
+    idleTimer: NodeJS.Timeout;
+    stopped: AbortSignal;
+    onTextDelta: ((text: string) => void) | undefined;
+  }): Promise<void> {
+    let finished = false;
+    try {
+      for (;;) {
+        const next = await guard(chunks.next());
+        idleTimer.refresh();
+        if (next.done === true) {
+          finished = true;
+          return;
+        }
+        // Chunks already buffered when the caller aborted are not forwarded.
+        if (stopped.aborted) return;
+        const text = this.#withContext(() => assembler.push(next.value));
+        if (text !== '') onTextDelta?.(text);
+      }
+    } finally {
+      // Stops the HTTP stream when we leave early (a bad chunk, a throwing onTextDelta).
+      if (!finished) await chunks.return?.().catch(() => undefined);
+    }
+  }
+
+  #body(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): ChatCompletionCreateParamsStreaming {
+    return {
+      ...this.#extraBody,
+      model: this.#model,
+      messages: messages.map(toSdkMessage),
+      ...(tools.length > 0 ? { tools: tools.map(toSdkTool) } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+  }
+
+  /** Runs an assembler step, naming the endpoint and model in a malformed-response error. */
+  #withContext<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
+      if (ModelError.isInstance(error) && error.kind === 'response') {
+        throw this.#error('response', error.message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  #throwIfStopped({ signal, idle }: { signal: AbortSignal | undefined; idle: AbortSignal }): void {
+    signal?.throwIfAborted();
+    if (idle.aborted) throw this.#error('timeout', `the endpoint did not answer within ${this.#timeoutMs} ms`);
+  }
+
+  #toFailure(error: unknown, signals: { signal: AbortSignal | undefined; idle: AbortSignal }): unknown {
+    try {
+      this.#throwIfStopped(signals);
+    } catch (stopped) {
+      return stopped;
+    }
+    if (ModelError.isInstance(error)) return error;
+
+    if (error instanceof APIConnectionTimeoutError) {
+      return this.#error('timeout', `the endpoint did not answer within ${this.#timeoutMs} ms`, { cause: error });
+    }
+    if (error instanceof APIConnectionError) {
+      return this.#error('network', 'could not reach the endpoint', { detail: connectionDetail(error), cause: error });
+    }
+    if (error instanceof APIError) {
+      const status: number | undefined = error.status;
+      const retryAfterMs = error.headers === undefined ? undefined : parseRetryAfter({ headers: error.headers });
+      const [kind, summary] = classifyStatus(status);
+      return this.#error(kind, retryAfterMs === undefined ? summary : `${summary}, retry after ${retryAfterMs} ms`, {
+        // Whatever an endpoint says about a refused key may quote it: say nothing more.
+        detail: kind === 'authentication' ? undefined : providerMessage(error),
+        status,
+        retryAfterMs,
+        cause: error,
+      });
+    }
+    if (error instanceof SyntaxError || error instanceof OpenAIError) {
+      return this.#error('response', 'the endpoint sent a malformed response', { detail: error.message, cause: error });
+    }
+    // Reading the body failed underneath the SDK: the connection dropped mid-stream.
+    return this.#error('network', 'the connection broke mid-response', {
+      detail: connectionDetail(error),
+      cause: error,
+    });
+  }
+
+  /** `<summary> at <endpoint>, model <model>[: <detail>]`, with secrets removed. */
+  #error(
+    kind: ModelErrorKind,
+    summary: string,
+    options: {
+      detail?: string | undefined;
+      status?: number | undefined;
+      retryAfterMs?: number | undefined;
+      cause?: unknown;
+    } = {},
+  ): ModelError {
+    const { detail, status, retryAfterMs, cause } = options;
+    const message = `${summary} at ${this.#endpoint}, model ${this.#model}${this.#detail(detail)}`;
+    return new ModelError({ kind, message: this.#redact(message), status, retryAfterMs, cause });
+  }
+
+  #detail(text: string | undefined): string {
+    if (text === undefined || text.trim() === '') return '';
+    const trimmed = text.trim();
+    return `: ${trimmed.length > providerDetailLimit ? `${trimmed.slice(0, providerDetailLimit)}…` : trimmed}`;
+  }
+
+  #redact(text: string): string {
+    const redacted = text
+      .replace(/\b(?:bearer|basic)\s+[^\s"'),;\]}]+/gi, '[redacted]')
+      .replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) => describeEndpoint(url));
+    // A placeholder key such as `ollama` is no secret, and replacing it would garble messages.
+    return this.#apiKey.length < 8 ? redacted : redacted.split(this.#apiKey).join('[redacted]');
+  }
+}
+
+/**
+ * Reads how long to wait before retrying from `retry-after-ms` (OpenAI's
+ * extension) or `Retry-After` (seconds, or an HTTP date). Returns whole
+ * milliseconds, never negative; undefined when absent or unreadable.
+ *
+ * @example
+ * parseRetryAfter({ headers: new Headers({ 'retry-after': '2' }) }); // 2000
+ */
+export function parseRetryAfter({ headers, now = Date.now() }: { headers: Headers; now?: number }): number | undefined {
+  const milliseconds = parseNumber(headers.get('retry-after-ms'));
+  if (milliseconds !== undefined) return Math.ceil(milliseconds);
+
+  const value = headers.get('retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  const seconds = parseNumber(value);
+  if (seconds !== undefined) return Math.ceil(seconds * 1000);
+  // An HTTP date names its weekday and month; Date.parse alone also accepts `-1`.
+  const date = /[a-z]/i.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - now));
+}
+
+function parseNumber(value: string | null): number | undefined {
+  if (value === null || !/^\s*\d+(\.\d+)?\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
+function classifyStatus(status: number | undefined): [ModelErrorKind, string] {
+  if (status === undefined) return ['server', 'the endpoint reported an error in the stream'];
+  if (status === 401) return ['authentication', 'the endpoint refused the API key (401)'];
+  if (status === 403) return ['authentication', 'the endpoint denied access (403)'];
+  if (status === 408) return ['timeout', 'the endpoint timed out (408)'];
+  if (status === 429) return ['rate_limited', 'the endpoint rate-limited the request (429)'];
+  if (status === 409 || status >= 500) return ['server', `the endpoint failed (${status})`];
+  return ['request', `the endpoint rejected the request (${status})`];
+}
+
+/** The endpoint's own explanation, without the SDK's status prefix. */
+function providerMessage(error: APIError): string | undefined {
+  const body: unknown = error.error;
+  if (typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string') {
+    return body.message;
+  }
+  const prefix = `${error.status} `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+/** The innermost cause's code or message, e.g. `ECONNREFUSED` or `other side closed`. */
+function connectionDetail(error: unknown): string | undefined {
+  let current: unknown = error;
+  let detail: string | undefined;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    if ('code' in current && typeof current.code === 'string') detail = current.code;
+    else if ('message' in current && typeof current.message === 'string' && current.message !== '') {
+      detail = current.message;
+    }
+    current = 'cause' in current ? current.cause : undefined;
+  }
+  return detail;
+}
+
+/** The base URL as shown in messages: no user info, query or fragment. */
+function describeEndpoint(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function assertUsableBaseUrl(baseUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ModelError({ kind: 'request', message: 'the model base URL is not a valid URL' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ModelError({ kind: 'request', message: `the model base URL must be http(s), not ${url.protocol}` });
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    // The SDK appends paths to the base URL as text, so a query would swallow them.
+    throw new ModelError({
+      kind: 'request',
+      message: `the model base URL ${describeEndpoint(baseUrl)} must not carry user info, a query or a fragment; pass the key as apiKey`,
+    });
+  }
+}
+
+function isJsonResponse(response: Response): boolean {
+  return /^application\/(?:[\w.+-]*\+)?json\b/i.test(response.headers.get('content-type') ?? '');
+}
+
+/** A non-streamed `chat.completion` recast as one chunk, so one assembler handles both. */
+function completionToChunk(completion: unknown): unknown {
+  if (typeof completion !== 'object' || completion === null || !('choices' in completion)) return completion;
+  const { choices } = completion;
+  if (!Array.isArray(choices)) return completion;
+  return {
+    ...completion,
+    choices: choices.map((choice: unknown) => {
+      if (typeof choice !== 'object' || choice === null || !('message' in choice)) return choice;
+      const { message, ...rest } = choice;
+      if (typeof message !== 'object' || message === null) return { ...rest, delta: message };
+      const toolCalls = 'tool_calls' in message && Array.isArray(message.tool_calls) ? message.tool_calls : undefined;
+      return {
+        ...rest,
+        delta: {
+          ...message,
+          tool_calls: toolCalls?.map((call: unknown, index) =>
+            typeof call === 'object' && call !== null ? { index, ...call } : call,
+          ),
+        },
+      };
+    }),
+  };
+}
+
+function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'assistant': {
+      const toolCalls = message.tool_calls ?? [];
+      return toolCalls.length === 0
+        ? { role: 'assistant', content: message.content }
+        : {
+            role: 'assistant',
+            content: message.content,
+            tool_calls: toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function',
+              function: { name: call.function.name, arguments: call.function.arguments },
+            })),
+          };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content };
+  }
+}
+
+function toSdkTool(tool: ToolSpec): ChatCompletionFunctionTool {
+  const { name, description, parameters } = tool.function;
+  return { type: 'function', function: { name, description, parameters } };
+}

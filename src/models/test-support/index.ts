@@ -1,0 +1,17 @@
+export {
+  type ChunkIdentity,
+  type FakeAnswer,
+  type FakeToolCall,
+  type FakeUsage,
+  toChatCompletion,
+  toStreamChunks,
+} from './chat-completion-chunks.js';
+export {
+  type FakeChatServer,
+  type FakeReply,
+  type FakeResponder,
+  type FakeStreaming,
+  type FakeTiming,
+  type RecordedRequest,
+  startFakeChatServer,
+} from './fake-chat-server.js';

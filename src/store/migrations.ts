@@ -1,0 +1,32 @@
+/**
+ * The runtime store's schema, as an ordered list of migrations. Each runs
+ * once, in a transaction, and is recorded in `schema_migrations`. Add new
+ * tables by appending; never edit a migration that has shipped.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'runs',
+    sql: `
+      CREATE TABLE runs (
+        run_id        TEXT PRIMARY KEY,
+        session_id    TEXT,
+        model         TEXT NOT NULL,
+        started_at    INTEGER NOT NULL,
+        ended_at      INTEGER NOT NULL,
+        stop_reason   TEXT NOT NULL,
+        steps         INTEGER NOT NULL,
+        input_tokens  INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        error_code    TEXT
+      );
+      CREATE INDEX runs_by_session ON runs (session_id, started_at);
+    `,
+  },
+];

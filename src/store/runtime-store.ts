@@ -1,0 +1,33 @@
+import type { StopReason } from '../loop/stop-reason.js';
+
+/** One finished run, as the store keeps it. */
+export interface RunRecord {
+  readonly runId: string;
+  readonly sessionId: string | undefined;
+  readonly model: string;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly stopReason: StopReason;
+  readonly steps: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly errorCode: string | undefined;
+}
+
+/**
+ * arbiter's own storage, separate from any application's business data.
+ * SQLite is the embedded default; the loop and the gate only see this
+ * interface, so a PostgreSQL implementation can take its place.
+ *
+ * @example
+ * const store = openSqliteStore({ path: '.arbiter/arbiter.db' });
+ * store.saveRun(record);
+ * store.close();
+ */
+export interface RuntimeStore {
+  /** The schema version after migrations ran. */
+  readonly schemaVersion: number;
+  saveRun(record: RunRecord): void;
+  listRuns(options?: { readonly sessionId?: string; readonly limit?: number }): readonly RunRecord[];
+  close(): void;
+}

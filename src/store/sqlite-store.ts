@@ -1,0 +1,112 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { StopReason } from '../loop/stop-reason.js';
+import { migrations as defaultMigrations, type Migration } from './migrations.js';
+import type { RunRecord, RuntimeStore } from './runtime-store.js';
+
+type Sqlite = Database.Database;
+
+interface RunRow {
+  run_id: string;
+  session_id: string | null;
+  model: string;
+  started_at: number;
+  ended_at: number;
+  stop_reason: string;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  error_code: string | null;
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode with
+ * `synchronous = NORMAL`, migrated to the latest schema when opened.
+ *
+ * @example
+ * const store = openSqliteStore({ path: ':memory:' });
+ */
+export function openSqliteStore({
+  path,
+  migrations = defaultMigrations,
+}: {
+  path: string;
+  migrations?: readonly Migration[];
+}): SqliteStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new Database(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const schemaVersion = migrate(database, migrations);
+  return new SqliteStore(database, schemaVersion);
+}
+
+/** Applies every migration newer than the database's version; returns the version reached. */
+export function migrate(database: Sqlite, migrations: readonly Migration[]): number {
+  database.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const row = database.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as {
+    version: number | null;
+  };
+  let version = row.version ?? 0;
+  const record = database.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of [...migrations].sort((left, right) => left.version - right.version)) {
+    if (migration.version <= version) continue;
+    database.transaction(() => {
+      database.exec(migration.sql);
+      record.run(migration.version, migration.name, Date.now());
+    })();
+    version = migration.version;
+  }
+  return version;
+}
+
+export class SqliteStore implements RuntimeStore {
+  readonly schemaVersion: number;
+  /** The underlying connection, for the areas that add their own tables. */
+  readonly database: Sqlite;
+  readonly #insertRun: Database.Statement;
+
+  constructor(database: Sqlite, schemaVersion: number) {
+    this.database = database;
+    this.schemaVersion = schemaVersion;
+    this.#insertRun = database.prepare(
+      `INSERT OR REPLACE INTO runs (run_id, session_id, model, started_at, ended_at, stop_reason, steps, input_tokens, output_tokens, error_code)
+       VALUES (@runId, @sessionId, @model, @startedAt, @endedAt, @stopReason, @steps, @inputTokens, @outputTokens, @errorCode)`,
+    );
+  }
+
+  saveRun(record: RunRecord): void {
+    this.#insertRun.run({ ...record, sessionId: record.sessionId ?? null, errorCode: record.errorCode ?? null });
+  }
+
+  listRuns({ sessionId, limit = 100 }: { sessionId?: string; limit?: number } = {}): readonly RunRecord[] {
+    const rows = (
+      sessionId === undefined
+        ? this.database.prepare('SELECT * FROM runs ORDER BY started_at DESC LIMIT ?').all(limit)
+        : this.database
+            .prepare('SELECT * FROM runs WHERE session_id = ? ORDER BY started_at DESC LIMIT ?')
+            .all(sessionId, limit)
+    ) as RunRow[];
+    return rows.map((row) => ({
+      runId: row.run_id,
+      sessionId: row.session_id ?? undefined,
+      model: row.model,
+      startedAt: row.started_at,
+      endedAt: row.ended_at,
+      stopReason: row.stop_reason as StopReason,
+      steps: row.steps,
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      errorCode: row.error_code ?? undefined,
+    }));
+  }
+
+  close(): void {
+    this.database.close();
+  }
+}

@@ -1,0 +1,14 @@
+export { defineTool } from './define-tool.js';
+export { fromOpenAiTool, type OpenAiFunctionTool } from './from-openai-tool.js';
+export { type RegisteredTool, ToolRegistry, type ToolSet } from './tool-registry.js';
+export type {
+  JsonSchema,
+  Locale,
+  SideEffect,
+  ToolContext,
+  ToolDefinition,
+  ToolErrorPayload,
+  ToolOutcome,
+  ToolSpec,
+  ValidationIssueSummary,
+} from './tool-types.js';

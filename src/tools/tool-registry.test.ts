@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import { defineTool } from './define-tool.js';
+import { fromOpenAiTool } from './from-openai-tool.js';
+import { ToolRegistry } from './tool-registry.js';
+import type { ToolDefinition } from './tool-types.js';
+
+const lookup = (name: string, groups: string[] = ['lookup']): ToolDefinition =>
+  defineTool({
+    name,
+    description: `${name}: look something up. Not for changes: use add_order_note.`,
+    parameters: { type: 'object', properties: { order_id: { type: 'string', description: 'Order number' } } },
+    sideEffect: 'read',
+    groups,
+    execute: () => ({}),
+  });
+
+function registrationError(register: () => unknown): ToolDefinitionError {
+  try {
+    register();
+  } catch (error) {
+    if (ToolDefinitionError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ToolDefinitionError');
+}
+
+describe('ToolRegistry', () => {
+  it('rejects a duplicate name', () => {
+    const registry = new ToolRegistry().register(lookup('query_order'));
+    expect(registrationError(() => registry.register(lookup('query_order'))).message).toBe(
+      'tool "query_order" is registered twice',
+    );
+  });
+
+  it('rejects a name providers would refuse', () => {
+    const error = registrationError(() => new ToolRegistry().register(lookup('query order!')));
+    expect(error.toolName).toBe('query order!');
+    expect(error.message).toMatch(/not accepted by model providers/);
+  });
+
+  it('rejects an invalid JSON Schema, naming the tool', () => {
+    const broken = {
+      ...lookup('query_order'),
+      parameters: { type: 'object', properties: { order_id: { type: 'strin' } } },
+    };
+    const error = registrationError(() => new ToolRegistry().register(broken));
+    expect(error.toolName).toBe('query_order');
+    expect(error.message).toContain('query_order');
+  });
+
+  it('rejects parameters that are not an object schema', () => {
+    const broken = { ...lookup('query_order'), parameters: { type: 'string' } };
+    expect(registrationError(() => new ToolRegistry().register(broken)).message).toMatch(/must describe an object/);
+  });
+
+  it('rejects a missing description and an unknown side effect', () => {
+    expect(
+      registrationError(() => new ToolRegistry().register({ ...lookup('query_order'), description: ' ' })).message,
+    ).toMatch(/no description/);
+    const badTier = { ...lookup('query_order'), sideEffect: 'dangerous' } as unknown as ToolDefinition;
+    expect(registrationError(() => new ToolRegistry().register(badTier)).message).toMatch(/sideEffect "dangerous"/);
+  });
+
+  it('mounts only the tools of the requested groups, with their token cost', () => {
+    const registry = new ToolRegistry()
+      .register(lookup('query_order'))
+      .register(lookup('track_shipment'))
+      .register(lookup('apply_refund', ['act']));
+    const mounted = registry.mount({ groups: ['lookup'] });
+    expect(mounted.names).toEqual(['query_order', 'track_shipment']);
+    expect(mounted.get('apply_refund')).toBeUndefined();
+    expect(mounted.tokenCost()).toBeGreaterThan(0);
+    expect(mounted.tokenCost()).toBeLessThan(registry.tokenCost());
+    expect(registrationError(() => registry.mount({ groups: ['admin'] })).message).toMatch(
+      /no tool belongs to group "admin"/,
+    );
+  });
+
+  it('removes bound parameters from the schema the model sees', () => {
+    const registry = new ToolRegistry().register(
+      defineTool({
+        name: 'query_order',
+        description: 'Look up an order. Not for shipments: use track_shipment.',
+        parameters: {
+          type: 'object',
+          properties: { order_id: { type: 'string' }, user_id: { type: 'string' } },
+          required: ['order_id', 'user_id'],
+        },
+        sideEffect: 'read',
+        boundParameters: { user_id: (principal) => principal.userId },
+        execute: () => ({}),
+      }),
+    );
+    expect(registry.specs[0]?.function.parameters).toEqual({
+      type: 'object',
+      properties: { order_id: { type: 'string' } },
+      required: ['order_id'],
+    });
+  });
+
+  it('accepts tools in OpenAI function-calling format', () => {
+    const registry = new ToolRegistry().register(
+      fromOpenAiTool({
+        type: 'function',
+        function: {
+          name: 'query_order',
+          description: 'Look up an order. Not for shipments: use track_shipment.',
+          parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
+        },
+      }),
+    );
+    expect(registry.specs).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'query_order',
+          description: 'Look up an order. Not for shipments: use track_shipment.',
+          parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
+        },
+      },
+    ]);
+  });
+});

@@ -1,0 +1,190 @@
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { countToolSpecTokens } from '../context/count-tokens.js';
+import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import { compileToolValidator, createAjv, type ToolValidator } from '../validation/compile-tool-validator.js';
+import type { JsonSchema, Locale, SideEffect, ToolDefinition, ToolSpec } from './tool-types.js';
+
+const providerNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const sideEffects: readonly SideEffect[] = ['read', 'reversible', 'irreversible'];
+
+/** A tool after registration: its definition, what the model sees, and its compiled validators. */
+export interface RegisteredTool {
+  readonly definition: ToolDefinition;
+  /** The function definition sent to the model; bound parameters removed. */
+  readonly spec: ToolSpec;
+  readonly boundParameterNames: readonly string[];
+  /** The validator of `spec.function.parameters`, in the given locale. */
+  validator(locale: Locale): ToolValidator;
+}
+
+/** The tools one model request carries. */
+export interface ToolSet {
+  readonly names: readonly string[];
+  readonly specs: readonly ToolSpec[];
+  get(name: string): RegisteredTool | undefined;
+  /** Tokens these definitions cost on every model request that carries them. */
+  tokenCost(): number;
+}
+
+/**
+ * Holds the tools of an application and hands out the set a phase needs.
+ * Registration rejects a broken definition at once with a clear error.
+ *
+ * @example
+ * const registry = new ToolRegistry();
+ * registry.register(queryOrder);
+ * registry.register(applyRefund);
+ * const lookup = registry.mount({ groups: ['lookup'] }); // only read tools go to the model
+ */
+export class ToolRegistry implements ToolSet {
+  readonly #tools = new Map<string, RegisteredTool>();
+  readonly #ajv: Ajv2020;
+  #allSpecs: readonly ToolSpec[] | undefined;
+
+  constructor({ ajv = createAjv() }: { ajv?: Ajv2020 } = {}) {
+    this.#ajv = ajv;
+  }
+
+  /** Adds a tool; throws `ToolDefinitionError` naming the tool and the problem. */
+  register<Args, Result>(definition: ToolDefinition<Args, Result>): this {
+    const tool = definition as unknown as ToolDefinition;
+    const name = checkDefinitionShape(tool);
+    if (this.#tools.has(name)) {
+      throw new ToolDefinitionError({ toolName: name, message: `tool "${name}" is registered twice` });
+    }
+    const parameters = modelFacingSchema(tool);
+    const spec: ToolSpec = {
+      type: 'function',
+      function: { name, description: tool.description, parameters },
+    };
+    const validators = new Map<Locale, ToolValidator>();
+    const ajv = this.#ajv;
+    const compile = (locale: Locale): ToolValidator => {
+      let validator = validators.get(locale);
+      if (validator === undefined) {
+        validator = compileToolValidator({ schema: parameters, toolName: name, locale, ajv });
+        validators.set(locale, validator);
+      }
+      return validator;
+    };
+    compile('en');
+    this.#tools.set(name, {
+      definition: tool,
+      spec,
+      boundParameterNames: Object.keys(tool.boundParameters ?? {}),
+      validator: compile,
+    });
+    this.#allSpecs = undefined;
+    return this;
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  get names(): readonly string[] {
+    return [...this.#tools.keys()];
+  }
+
+  get specs(): readonly ToolSpec[] {
+    this.#allSpecs ??= [...this.#tools.values()].map((tool) => tool.spec);
+    return this.#allSpecs;
+  }
+
+  tokenCost(): number {
+    return specsTokenCost(this.specs);
+  }
+
+  /** The group names in use, in registration order. */
+  get groups(): readonly string[] {
+    const groups = new Set<string>();
+    for (const tool of this.#tools.values()) for (const group of tool.definition.groups ?? []) groups.add(group);
+    return [...groups];
+  }
+
+  /**
+   * The tools of the given groups (all tools when `groups` is omitted). A
+   * model request carries only these definitions, and a call to any other
+   * tool is answered as an unknown tool.
+   */
+  mount({ groups }: { groups?: readonly string[] } = {}): ToolSet {
+    if (groups === undefined) return this;
+    const unknown = groups.filter((group) => !this.groups.includes(group));
+    if (unknown.length > 0) {
+      throw new ToolDefinitionError({
+        message: `no tool belongs to group ${unknown.map((group) => `"${group}"`).join(', ')}; groups in use: ${this.groups.join(', ') || 'none'}`,
+      });
+    }
+    const selected = [...this.#tools.values()].filter((tool) =>
+      (tool.definition.groups ?? []).some((group) => groups.includes(group)),
+    );
+    const byName = new Map(selected.map((tool) => [tool.definition.name, tool]));
+    const specs = selected.map((tool) => tool.spec);
+    return {
+      names: [...byName.keys()],
+      specs,
+      get: (name) => byName.get(name),
+      tokenCost: () => specsTokenCost(specs),
+    };
+  }
+}
+
+function specsTokenCost(specs: readonly ToolSpec[]): number {
+  let total = 0;
+  for (const spec of specs) total += countToolSpecTokens(spec);
+  return total;
+}
+
+function checkDefinitionShape(tool: ToolDefinition): string {
+  if (typeof tool !== 'object' || tool === null) {
+    throw new ToolDefinitionError({ message: 'a tool definition must be an object' });
+  }
+  const name: unknown = tool.name;
+  if (typeof name !== 'string' || !providerNamePattern.test(name)) {
+    throw new ToolDefinitionError({
+      toolName: typeof name === 'string' ? name : undefined,
+      message: `tool name ${JSON.stringify(name)} is not accepted by model providers: use 1-64 characters from a-z, A-Z, 0-9, _ and -, e.g. "query_order"`,
+    });
+  }
+  if (typeof tool.description !== 'string' || tool.description.trim() === '') {
+    throw new ToolDefinitionError({
+      toolName: name,
+      message: `tool "${name}" has no description: say what it does and when not to use it`,
+    });
+  }
+  if (!sideEffects.includes(tool.sideEffect)) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      message: `tool "${name}" has sideEffect ${JSON.stringify(tool.sideEffect)}; expected one of ${sideEffects.join(', ')}`,
+    });
+  }
+  if (typeof tool.execute !== 'function') {
+    throw new ToolDefinitionError({ toolName: name, message: `tool "${name}" has no execute function` });
+  }
+  const parameters: unknown = tool.parameters;
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      message: `tool "${name}": parameters must be a JSON Schema object`,
+    });
+  }
+  if ((parameters as JsonSchema)['type'] !== 'object') {
+    throw new ToolDefinitionError({
+      toolName: name,
+      message: `tool "${name}": parameters must describe an object ({"type": "object", "properties": {...}}), got type ${JSON.stringify((parameters as JsonSchema)['type'])}`,
+    });
+  }
+  return name;
+}
+
+/** The schema without the parameters the principal fills: the model never sees them. */
+function modelFacingSchema(tool: ToolDefinition): JsonSchema {
+  const bound = Object.keys(tool.boundParameters ?? {});
+  if (bound.length === 0) return tool.parameters;
+  const properties = { ...((tool.parameters['properties'] as Record<string, unknown> | undefined) ?? {}) };
+  for (const name of bound) delete properties[name];
+  const required = tool.parameters['required'];
+  const schema: Record<string, unknown> = { ...tool.parameters, properties };
+  if (Array.isArray(required)) schema['required'] = required.filter((name) => !bound.includes(name));
+  return schema;
+}

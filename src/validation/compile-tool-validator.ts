@@ -1,0 +1,93 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import formatsPlugin from 'ajv-formats';
+import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import type { JsonSchema, Locale } from '../tools/tool-types.js';
+import { createIssueBuilder } from './create-issue-builder.js';
+import { schemaGuide } from './schema-guide.js';
+import { isSchemaObject } from './schema-resolver.js';
+import type { ValidationIssue } from './validation-issue.js';
+
+/** Checks one call's arguments; an empty array means they are valid. */
+export type ToolValidator = (args: unknown) => readonly ValidationIssue[];
+
+const noIssues: readonly ValidationIssue[] = Object.freeze([]);
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object, under bundlers the plugin.
+const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ??
+  formatsPlugin) as typeof formatsPlugin.default;
+
+let sharedAjv: Ajv2020 | undefined;
+
+/**
+ * The ajv instance arbiter validates with: JSON Schema 2020-12, every error
+ * reported (`allErrors`), unknown keywords tolerated (`strict: false`, real
+ * tool schemas carry vendor keywords), formats from ajv-formats, each schema
+ * checked against the meta-schema when compiled.
+ *
+ * @example
+ * const ajv = createAjv();
+ * const registry = new ToolRegistry({ ajv });
+ */
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true, validateSchema: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * Compiles a tool's parameter schema once into a validator that returns
+ * every problem with a call's arguments as model-facing issues. The valid
+ * path is the compiled ajv function and a shared empty array.
+ *
+ * Throws `ToolDefinitionError` when the schema is not a valid JSON Schema
+ * 2020-12 object schema.
+ *
+ * @example
+ * const validate = compileToolValidator({ schema: applyRefund.parameters, toolName: 'apply_refund' });
+ * const issues = validate({ order_id: 12345 });
+ * if (issues.length > 0) return formatValidationMessage({ toolName: 'apply_refund', issues });
+ */
+export function compileToolValidator({
+  schema,
+  toolName,
+  locale = 'en',
+  ajv,
+}: {
+  schema: JsonSchema;
+  toolName: string;
+  locale?: Locale;
+  ajv?: Ajv2020;
+}): ToolValidator {
+  if (!isSchemaObject(schema) || schema['type'] !== 'object') {
+    throw new ToolDefinitionError({
+      toolName,
+      message: `tool "${toolName}": parameters must be a JSON Schema object with "type": "object" at the root, got ${describeRoot(schema)}`,
+    });
+  }
+  const compiler = ajv ?? defaultAjv();
+  let validate: ValidateFunction;
+  try {
+    validate = compiler.compile(schema);
+  } catch (error) {
+    throw new ToolDefinitionError({
+      toolName,
+      message: `tool "${toolName}": parameters are not a valid JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  } finally {
+    // The shared instance must not keep every schema ever compiled (nor refuse a second schema with the same $id).
+    if (ajv === undefined) compiler.removeSchema(schema);
+  }
+  const toIssues = createIssueBuilder({ guide: schemaGuide(schema), toolName, locale });
+  return (args) => (validate(args) ? noIssues : toIssues(validate.errors ?? [], args));
+}
+
+function defaultAjv(): Ajv2020 {
+  if (sharedAjv === undefined) sharedAjv = createAjv();
+  return sharedAjv;
+}
+
+function describeRoot(schema: unknown): string {
+  if (!isSchemaObject(schema)) return Array.isArray(schema) ? 'an array' : (JSON.stringify(schema) ?? typeof schema);
+  return schema['type'] === undefined ? 'no "type"' : `"type": ${JSON.stringify(schema['type'])}`;
+}

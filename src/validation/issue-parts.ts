@@ -1,0 +1,102 @@
+import type { FieldFacts } from './schema-guide.js';
+
+/** What is wrong with a field, beyond "it does not match what is expected". */
+export type IssueProblem =
+  | { readonly kind: 'mismatch' }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'missing_with'; readonly property: string }
+  | { readonly kind: 'several_variants' }
+  | { readonly kind: 'duplicates'; readonly first: number; readonly second: number }
+  | {
+      readonly kind: 'unknown_field';
+      /** The object's label; undefined for the top-level arguments. */
+      readonly container: string | undefined;
+      /** The fields the object accepts; undefined when not known. */
+      readonly allowed: readonly string[] | undefined;
+      readonly patterns: readonly string[];
+    }
+  | { readonly kind: 'field_name' }
+  | { readonly kind: 'not_json'; readonly required: readonly string[] }
+  | { readonly kind: 'not_object'; readonly required: readonly string[] }
+  | { readonly kind: 'unknown_tool'; readonly available: readonly string[]; readonly suggestion: string | undefined };
+
+/** What the model sent, as an issue line reports it. */
+export type Received =
+  | { readonly kind: 'omit' }
+  | { readonly kind: 'nothing' }
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'text'; readonly text: string };
+
+/**
+ * A field's expectation in words, rendered once per field schema and locale:
+ * `expected` is the phrase with the description (`an integer >= 1 (Refund
+ * amount in cents)`), `hint` the example sentence with its leading space, or ''.
+ */
+export interface FieldWording {
+  readonly expected: string;
+  readonly hint: string;
+}
+
+/** The parts of one issue line; each locale words them its own way. */
+export interface IssueParts {
+  /** The field as shown between backticks: the path without `$.`, or the tool name for the whole call. */
+  readonly field: string;
+  readonly toolName: string;
+  readonly problem: IssueProblem;
+  readonly wording: FieldWording | undefined;
+  readonly received: Received;
+}
+
+/** The parts of an issue line before what was sent. */
+export type IssueStart = Omit<IssueParts, 'received'>;
+
+/**
+ * One whole issue line (the issue's `message`), without the leading `- `.
+ *
+ * @example
+ * issueLine(validationTexts('en'), { field: 'order_id', toolName: 'apply_refund', problem, wording, received });
+ */
+export function issueLine(texts: ValidationTexts, parts: IssueParts): string {
+  return texts.issueStart(parts) + texts.received(parts.received);
+}
+
+/** Every model-facing sentence of the validation layer, in one language. */
+export interface ValidationTexts {
+  header(options: { toolName: string; count: number; subject: 'arguments' | 'call' }): string;
+  /** What a field expects, in words; cache it per field. */
+  fieldWording(field: FieldFacts): FieldWording;
+  /** One issue up to what was sent, without the leading `- `. */
+  issueStart(parts: IssueStart): string;
+  /** The closing part of an issue line: what was sent (with a leading space where the language wants one), or ''. */
+  received(received: Received): string;
+  /** The line closing a list that was cut short. */
+  notListed(count: number): string;
+}
+
+/** Received strings longer than this are cut in messages. */
+export const maxEchoLength = 60;
+
+/**
+ * A string as JSON, cut to `maxEchoLength` characters with `…` before the
+ * closing quote when cut.
+ *
+ * @example
+ * quoteShort('abc'); // { quoted: '"abc"', cut: false }
+ */
+export function quoteShort(text: string): { readonly quoted: string; readonly cut: boolean } {
+  if (text.length <= maxEchoLength) return { quoted: JSON.stringify(text), cut: false };
+  return { quoted: `${JSON.stringify(cutText(text, maxEchoLength)).slice(0, -1)}…"`, cut: true };
+}
+
+/**
+ * The first `length` UTF-16 units of `text`, one less when the cut would
+ * split a surrogate pair.
+ *
+ * @example
+ * cutText('abcdef', 3); // 'abc'
+ */
+export function cutText(text: string, length: number): string {
+  if (text.length <= length) return text;
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
+}

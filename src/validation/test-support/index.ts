@@ -1,0 +1,7 @@
+export {
+  applyRefundSchema,
+  createRefundSchema,
+  createRefundZod,
+  refundReasons,
+  validCreateRefund,
+} from './tool-schemas.js';

@@ -1,0 +1,275 @@
+import { type IssueParts, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
+import { renderJson } from './render-json.js';
+import { type JsonType, numericLimit, type SchemaFacts, type SchemaLimit, textualLimit } from './schema-facts.js';
+import type { ExampleHint } from './schema-guide.js';
+
+const maxVariantsListed = 6;
+
+const nouns: Readonly<Record<JsonType, string>> = {
+  string: '字符串',
+  integer: '整数',
+  number: '数字',
+  boolean: '布尔值',
+  object: '对象',
+  array: '数组',
+  null: 'null',
+};
+
+/**
+ * Simplified Chinese validation texts.
+ *
+ * @example
+ * chineseTexts.header({ toolName: 'apply_refund', count: 3, subject: 'arguments' });
+ * // '调用 apply_refund 未执行：参数有 3 处问题。请一次改正全部问题后重新调用 apply_refund。'
+ */
+export const chineseTexts: ValidationTexts = {
+  header({ toolName, count, subject }) {
+    if (subject === 'call') return `调用 ${toolName} 未执行：调用有 ${count} 处问题。请改用可用的工具。`;
+    const fix = count === 1 ? '请改正后重新调用' : '请一次改正全部问题后重新调用';
+    return `调用 ${toolName} 未执行：参数有 ${count} 处问题。${fix} ${toolName}。`;
+  },
+
+  fieldWording({ facts, description, hint }) {
+    const expected = facts === undefined ? '一个值' : expectedPhrase(facts);
+    return {
+      expected: description === undefined ? expected : `${expected}（${description}）`,
+      hint: hintSentence(hint),
+    };
+  },
+
+  issueStart(parts) {
+    const head = `\`${parts.field}\`：`;
+    const described = parts.wording?.expected ?? '一个值';
+    const hint = parts.wording?.hint ?? '';
+    const { problem } = parts;
+    switch (problem.kind) {
+      case 'mismatch':
+        return `${head}需要${described}。${hint}`;
+      case 'missing':
+        return `${head}缺少这个必填参数，需要${described}。${hint}`;
+      case 'missing_with':
+        return `${head}传了 \`${problem.property}\` 时必须同时传这个参数，需要${described}。${hint}`;
+      case 'several_variants':
+        return `${head}只能符合以下形式中的一种，但传入的值同时符合多种：${described}。${hint}`;
+      case 'duplicates':
+        return `${head}需要${described}。[${problem.first}] 和 [${problem.second}] 两项相同。${hint}`;
+      case 'unknown_field':
+        return `${head}${unknownFieldSentence(parts.toolName, problem)}`;
+      case 'field_name':
+        return `${head}不接受这个字段名：字段名需要是${described}。`;
+      case 'not_json':
+        return `${head}参数不是合法的 JSON。请传一个 JSON 对象，每个参数作为一个字段${requiredNote(problem.required)}。${hint}`;
+      case 'not_object':
+        return `${head}需要一个 JSON 对象，每个参数作为一个字段${requiredNote(problem.required)}。${hint}`;
+      case 'unknown_tool':
+        return `${head}没有这个名字的工具。${
+          problem.available.length > 0 ? `可用工具：${problem.available.join(', ')}。` : '当前没有可用的工具。'
+        }${problem.suggestion === undefined ? '' : `你是不是想调用 ${problem.suggestion}？`}`;
+    }
+  },
+
+  received: receivedSentence,
+
+  notListed(count) {
+    return `（另有 ${count} 处问题未列出：请先改正以上问题，重新调用后会看到其余问题。）`;
+  },
+};
+
+function unknownFieldSentence(
+  toolName: string,
+  problem: Extract<IssueParts['problem'], { kind: 'unknown_field' }>,
+): string {
+  const root = problem.container === undefined;
+  const where = root ? `${toolName} 没有这个参数，请删除。` : `\`${problem.container}\` 中没有这个字段，请删除。`;
+  const { allowed, patterns } = problem;
+  const patternText = patterns.join(' 或 ');
+  if (allowed === undefined) return where;
+  if (allowed.length === 0 && patterns.length === 0) return `${where}这里不接受任何字段。`;
+  if (allowed.length === 0) return `${where}字段名需匹配 ${patternText}。`;
+  const others = patterns.length === 0 ? '' : `其他字段名需匹配 ${patternText}。`;
+  return `${where}${root ? '可用参数' : '可用字段'}：${fieldList(allowed)}。${others}`;
+}
+
+function requiredNote(required: readonly string[]): string {
+  return required.length === 0 ? '' : `（必填：${fieldList(required)}）`;
+}
+
+function fieldList(names: readonly string[]): string {
+  return names.map((name) => `\`${name}\``).join('、');
+}
+
+function hintSentence(hint: ExampleHint | undefined): string {
+  if (hint === undefined) return '';
+  return hint.kind === 'example' ? `合法示例：${hint.json}。` : `可选值：${hint.json.join(', ')}。`;
+}
+
+function receivedSentence(received: Received): string {
+  switch (received.kind) {
+    case 'omit':
+      return '';
+    case 'nothing':
+      return '你没有传这个参数。';
+    case 'value':
+      return spaced('你传的是', describeValue(received.value), '。');
+    case 'text': {
+      const { quoted, cut } = quoteShort(received.text);
+      return `你传的是文本 ${quoted}${cut ? `（共 ${received.text.length} 个字符，此处已截断）` : ''}。`;
+    }
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string': {
+      if (value === '') return '空字符串 ""';
+      const { quoted, cut } = quoteShort(value);
+      return cut ? `字符串 ${quoted}（共 ${value.length} 个字符，此处已截断）` : `字符串 ${quoted}`;
+    }
+    case 'number':
+      return `数字 ${String(value)}`;
+    case 'boolean':
+      return `布尔值 ${String(value)}`;
+    case 'undefined':
+      return '空值';
+    case 'object':
+      if (Array.isArray(value)) return value.length === 0 ? '空数组 []' : `包含 ${value.length} 项的数组`;
+      return Object.keys(value).length === 0 ? '空对象 {}' : '一个对象';
+    default:
+      return `${typeof value} 类型的值`;
+  }
+}
+
+function expectedPhrase(facts: SchemaFacts): string {
+  if (facts.constant !== undefined) return `固定值 ${renderJson(facts.constant.value)}`;
+  if (facts.allowedValues !== undefined) return '以下取值之一';
+  const types = facts.types.filter((type) => type !== 'number' || !facts.types.includes('integer'));
+  const base = spaced(
+    ...interleave(
+      types.map((type) => typePhrase(type, facts)),
+      '或',
+    ),
+  );
+  if (facts.variants.length === 0) return base === '' ? '一个值' : base;
+  const forms = variantsPhrase(facts.variants);
+  const variantsCarryType = facts.variants.every(
+    (variant) => variant.types.length > 0 && variant.types.every((type) => types.includes(type)),
+  );
+  return base === '' || variantsCarryType ? forms : `${base}，且为${forms}`;
+}
+
+function variantsPhrase(variants: readonly SchemaFacts[]): string {
+  const phrases = [...new Set(variants.map(expectedPhrase))];
+  if (phrases.length === 1) return phrases[0] ?? '一个值';
+  if (phrases.length > maxVariantsListed) return `${phrases.length} 种形式之一`;
+  return `以下形式之一：${phrases.join('；')}`;
+}
+
+function typePhrase(type: JsonType, facts: SchemaFacts): string {
+  switch (type) {
+    case 'string':
+      return stringPhrase(facts);
+    case 'integer':
+    case 'number':
+      return numberPhrase(type, facts);
+    case 'boolean':
+      return '布尔值 true 或 false';
+    case 'null':
+      return 'null';
+    case 'object':
+      return facts.requiredFields.length === 0
+        ? '对象'
+        : withDe(`包含必填字段 ${fieldList(facts.requiredFields)}`, '对象');
+    case 'array':
+      return arrayPhrase(facts);
+  }
+}
+
+function stringPhrase(facts: SchemaFacts): string {
+  const { maxLength, format, pattern } = facts;
+  const minLength = facts.minLength === 0 ? undefined : facts.minLength;
+  const traits: string[] = [];
+  if (minLength === 1) {
+    traits.push('非空');
+    if (maxLength !== undefined) traits.push(`最多 ${maxLength} 个字符`);
+  } else if (minLength !== undefined && maxLength !== undefined) {
+    traits.push(minLength === maxLength ? `长度为 ${minLength} 个字符` : `长度为 ${minLength} 到 ${maxLength} 个字符`);
+  } else if (minLength !== undefined) {
+    traits.push(`至少 ${minLength} 个字符`);
+  } else if (maxLength !== undefined) {
+    traits.push(`最多 ${maxLength} 个字符`);
+  }
+  if (format !== undefined) traits.push(`${format} 格式`);
+  const limits = limitsPhrase(textualLimit(facts.lower), textualLimit(facts.upper));
+  if (limits !== '') traits.push(limits);
+  if (pattern !== undefined) traits.push(`匹配 ${pattern}`);
+  if (traits.length === 1 && traits[0] === '非空') return '非空字符串';
+  return traits.length === 0 ? '字符串' : withDe(traits.join('、'), '字符串');
+}
+
+function numberPhrase(type: 'integer' | 'number', facts: SchemaFacts): string {
+  const traits: string[] = [];
+  const limits = limitsPhrase(numericLimit(facts.lower), numericLimit(facts.upper));
+  if (limits !== '') traits.push(limits);
+  if (facts.multipleOf !== undefined) traits.push(`${facts.multipleOf} 的倍数`);
+  return traits.length === 0 ? nouns[type] : withDe(traits.join('、'), nouns[type]);
+}
+
+function limitsPhrase(lower: SchemaLimit | undefined, upper: SchemaLimit | undefined): string {
+  const parts: string[] = [];
+  if (lower !== undefined) parts.push(`${lower.inclusive ? '大于等于' : '大于'} ${lower.value}`);
+  if (upper !== undefined) parts.push(`${upper.inclusive ? '小于等于' : '小于'} ${upper.value}`);
+  return parts.join(' 且');
+}
+
+function arrayPhrase(facts: SchemaFacts): string {
+  const { minItems, maxItems } = facts;
+  const minimum = minItems === 0 ? undefined : minItems;
+  const itemTypes = facts.itemTypes.filter((type) => type !== 'number' || !facts.itemTypes.includes('integer'));
+  const noun =
+    itemTypes.length === 0
+      ? '数组'
+      : `${spaced(
+          ...interleave(
+            itemTypes.map((type) => nouns[type]),
+            '或',
+          ),
+        )}数组`;
+  const traits: string[] = [];
+  if (minimum === 1 && maxItems === undefined) traits.push('非空');
+  else if (minimum !== undefined && maxItems !== undefined) {
+    traits.push(minimum === maxItems ? `恰好 ${minimum} 项` : `${minimum} 到 ${maxItems} 项`);
+  } else if (minimum !== undefined) traits.push(`至少 ${minimum} 项`);
+  else if (maxItems !== undefined) traits.push(`最多 ${maxItems} 项`);
+  if (facts.uniqueItems) traits.push('元素不重复');
+  return traits.length === 0 ? noun : withDe(traits.join('、'), noun);
+}
+
+/** `traits` + 的 + `noun`, with a space where ASCII text meets Chinese. */
+function withDe(traits: string, noun: string): string {
+  return spaced(traits, `的${noun}`);
+}
+
+function interleave(parts: readonly string[], separator: string): string[] {
+  return parts.flatMap((part, index) => (index === 0 ? [part] : [separator, part]));
+}
+
+/** Joins text pieces, putting a space between ASCII and Chinese text (not next to Chinese punctuation). */
+function spaced(...parts: string[]): string {
+  let text = '';
+  for (const part of parts) {
+    if (part === '') continue;
+    const before = text.at(-1);
+    const after = part[0];
+    if (before !== undefined && after !== undefined && needsSpace(before, after)) text += ' ';
+    text += part;
+  }
+  return text;
+}
+
+function needsSpace(before: string, after: string): boolean {
+  const ascii = (character: string) => character.charCodeAt(0) < 128 && character !== ' ';
+  const punctuation = (character: string) => '，。、；：（）？！'.includes(character);
+  if (punctuation(before) || punctuation(after)) return false;
+  return ascii(before) !== ascii(after);
+}
