@@ -3,7 +3,11 @@ import type { ToolContext } from '../tools/tool-types.js';
 
 /** What the gate decides about one validated call, before it executes. */
 export type GateDecision =
+  /** Runs. `rule` names the rule that allowed an irreversible call automatically (`auto_approved`). */
   | { readonly decision: 'allow'; readonly rule?: string }
+  /** Waits for a person (see `ApprovalBroker`). */
+  | { readonly decision: 'require_approval'; readonly rule: string; readonly reason: string }
+  /** Never runs; the model is told once. */
   | { readonly decision: 'deny'; readonly rule: string; readonly code: string; readonly message: string };
 
 /**

@@ -357,7 +357,7 @@ describe('runAgent brakes', () => {
         ['query_order', { order_id: 'SO20260901' }],
       ),
     ]);
-    const result = await runAgent({ model, tools: registry, messages: [user], principal });
+    const result = await runAgent({ model, tools: registry, messages: [user], principal, maxParallelReads: 1 });
     expect(result.stopReason).toBe('tool_failures');
     expect(executed).toEqual([]);
     const assistant = result.messages.find((message) => message.role === 'assistant' && message.tool_calls);

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import type { RunUsage } from '../events/agent-event.js';
-import { EventBus, type RunEmitter } from '../events/event-bus.js';
+import { EventBus } from '../events/event-bus.js';
+import { type ApprovalBroker, denyAllApprovals } from '../gate/approval-broker.js';
+import type { AuditLog } from '../gate/audit-log.js';
+import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import type { Principal } from '../gate/principal.js';
 import { allowAllGate, type ToolGate } from '../gate/tool-gate.js';
 import type { Model, ModelResponse } from '../models/model.js';
@@ -10,8 +13,10 @@ import type { Locale } from '../tools/tool-types.js';
 import { CallBrakes } from './call-brakes.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from './chat-message.js';
 import { loopTexts } from './loop-texts.js';
+import { type BatchContext, runBatch } from './run-batch.js';
 import { RunControl } from './run-control.js';
-import { type ErrorStyle, runToolCall } from './run-tool-call.js';
+import { createMemoryJournal, type RunJournal } from './run-journal.js';
+import type { ErrorStyle } from './run-tool-call.js';
 import type { StopReason } from './stop-reason.js';
 
 /** The brakes of one run. Whichever trips first stops it. */
@@ -34,17 +39,33 @@ export interface RunAgentOptions {
   readonly tools: ToolRegistry | ToolSet;
   /** Tool groups to mount, fixed or per step (e.g. `lookup` first, `act` once confirmed). */
   readonly groups?: readonly string[] | ((state: { readonly step: number }) => readonly string[]);
-  /** The conversation so far, ending with the user's new message. */
+  /**
+   * The conversation so far: ending with the user's new message, or, to
+   * resume a run, with an assistant message whose tool calls are not all
+   * answered yet (those are run first, their recorded results reused).
+   */
   readonly messages: readonly ChatMessage[];
   readonly principal?: Principal;
   readonly sessionId?: string;
   readonly runId?: string;
   readonly limits?: RunLimits;
+  /** Counters of an interrupted run being resumed: budgets count what was already spent. */
+  readonly resume?: { readonly steps: number; readonly usage: RunUsage; readonly lastSeq?: number };
   readonly signal?: AbortSignal;
   readonly events?: EventBus;
   readonly gate?: ToolGate;
+  /** Decides calls the gate holds for a person. Default: deny them all. */
+  readonly approvals?: ApprovalBroker;
+  readonly idempotency?: IdempotencyStore;
+  readonly audit?: AuditLog;
+  /** Where steps and tool results are written down so a restart loses nothing. */
+  readonly journal?: RunJournal;
   readonly locale?: Locale;
   readonly errorStyle?: ErrorStyle;
+  /** Default per-call tool time limit in milliseconds (a tool's own `timeoutMs` wins). */
+  readonly toolTimeoutMs?: number;
+  /** How many `read` calls of one turn may run at once. Default 4. */
+  readonly maxParallelReads?: number;
 }
 
 export interface RunResult {
@@ -81,39 +102,67 @@ export interface RunResult {
  * if (result.stopReason === 'tool_failures') handOff(result);
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
-  const { model, sessionId, locale = 'en', gate = allowAllGate } = options;
+  const { model, sessionId, locale = 'en' } = options;
   const runId = options.runId ?? randomUUID();
   const limits = options.limits ?? {};
   const maxSteps = limits.maxSteps ?? 10;
   const tokenBudget = limits.tokenBudget ?? Number.POSITIVE_INFINITY;
-  const emitter = (options.events ?? new EventBus()).forRun(runId);
+  const emitter = (options.events ?? new EventBus()).forRun(runId, { startSeq: options.resume?.lastSeq ?? 0 });
   const control = new RunControl({ signal: options.signal, timeLimitMs: limits.timeLimitMs });
-  const brakes = new CallBrakes({
-    maxIdenticalCalls: limits.maxIdenticalCalls ?? 2,
-    maxConsecutiveFailures: limits.maxConsecutiveFailures ?? 2,
-  });
+  const journal = options.journal ?? createMemoryJournal();
   const texts = loopTexts(locale);
   const conversation: ChatMessage[] = [...options.messages];
   const firstNew = conversation.length;
   const startedAt = performance.now();
-  const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
-  let steps = 0;
+  const usage = {
+    inputTokens: options.resume?.usage.inputTokens ?? 0,
+    outputTokens: options.resume?.usage.outputTokens ?? 0,
+    cachedInputTokens: options.resume?.usage.cachedInputTokens ?? 0,
+  };
+  let steps = options.resume?.steps ?? 0;
   let lastText: string | undefined;
+  const batchContext = (tools: ToolSet): BatchContext => ({
+    runId,
+    sessionId,
+    principal: options.principal,
+    tools,
+    brakes,
+    gate: options.gate ?? allowAllGate,
+    approvals: options.approvals ?? denyAllApprovals,
+    idempotency: options.idempotency,
+    audit: options.audit,
+    journal,
+    emitter,
+    control,
+    locale,
+    errorStyle: options.errorStyle ?? 'full',
+    toolTimeoutMs: options.toolTimeoutMs,
+    maxParallelReads: options.maxParallelReads ?? 4,
+  });
+  const brakes = new CallBrakes({
+    maxIdenticalCalls: limits.maxIdenticalCalls ?? 2,
+    maxConsecutiveFailures: limits.maxConsecutiveFailures ?? 2,
+  });
 
   const totalUsage = (): RunUsage => ({ ...usage, totalTokens: usage.inputTokens + usage.outputTokens });
+  const result = (stopReason: StopReason, durationMs: number): RunResult => ({
+    runId,
+    stopReason,
+    text: lastText,
+    messages: conversation,
+    newMessages: conversation.slice(firstNew),
+    steps,
+    usage: totalUsage(),
+    durationMs,
+  });
   const finish = (stopReason: StopReason): RunResult => {
     const durationMs = performance.now() - startedAt;
     emitter.emit({ type: 'run:end', stopReason, steps, usage: totalUsage(), durationMs });
-    return {
-      runId,
-      stopReason,
-      text: lastText,
-      messages: conversation,
-      newMessages: conversation.slice(firstNew),
-      steps,
-      usage: totalUsage(),
-      durationMs,
-    };
+    return result(stopReason, durationMs);
+  };
+  const append = async (...messages: ChatMessage[]) => {
+    conversation.push(...messages);
+    await journal.commitStep({ runId, sessionId, appended: messages, steps, usage: totalUsage() });
   };
   const callModel = async (tools: ToolSet): Promise<ModelResponse> => {
     const step = steps;
@@ -133,18 +182,47 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       finishReason: response.finishReason,
       toolCalls: response.message.tool_calls?.length ?? 0,
     });
-    conversation.push(response.message);
+    await append(response.message);
     if (response.message.content !== null && response.message.content !== '') lastText = response.message.content;
     return response;
   };
-  const answerSkipped = (calls: readonly ToolCall[], reason: StopReason) => {
-    for (const call of calls) {
-      conversation.push({ role: 'tool', tool_call_id: call.id, content: texts.skipped({ reason }) });
+  /** Runs a batch and appends its answers; returns why the run must stop, if it must. */
+  const settle = async (calls: readonly ToolCall[], tools: ToolSet): Promise<StopReason | undefined> => {
+    const batch = await runBatch({ calls, step: steps, context: batchContext(tools) });
+    if (batch.stop === 'awaiting_approval') return batch.stop;
+    await append(...batch.messages);
+    if (batch.failure !== undefined) throw batch.failure;
+    if (batch.stop === 'repeated_call' && control.reason === undefined) {
+      steps += 1;
+      const answer = await callModel(emptyToolSet);
+      const unanswered = answer.message.tool_calls ?? [];
+      if (unanswered.length > 0) {
+        await append(
+          ...unanswered.map(
+            (call): ChatMessage => ({
+              role: 'tool',
+              tool_call_id: call.id,
+              content: texts.skipped({ reason: 'repeated_call' }),
+            }),
+          ),
+        );
+      }
     }
+    if (batch.stop === 'tool_failures') {
+      const handoff: AssistantMessage = { role: 'assistant', content: texts.handoff() };
+      await append(handoff);
+      lastText = handoff.content ?? undefined;
+    }
+    return batch.stop;
   };
 
   emitter.emit({ type: 'run:start', sessionId, model: model.name });
   try {
+    const unanswered = unansweredCalls(conversation);
+    if (unanswered.length > 0) {
+      const stop = await settle(unanswered, mountTools(options, Math.max(steps, 1)));
+      if (stop !== undefined) return finish(stop);
+    }
     for (;;) {
       if (control.reason !== undefined) return finish(control.reason);
       if (steps >= maxSteps) return finish('max_steps');
@@ -161,49 +239,25 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const calls = response.message.tool_calls ?? [];
       if (calls.length === 0) return finish('completed');
       if (usage.inputTokens + usage.outputTokens >= tokenBudget) {
-        answerSkipped(calls, 'token_budget');
+        await append(
+          ...calls.map(
+            (call): ChatMessage => ({
+              role: 'tool',
+              tool_call_id: call.id,
+              content: texts.skipped({ reason: 'token_budget' }),
+            }),
+          ),
+        );
         return finish('token_budget');
       }
-      const stop = await runBatch({
-        options,
-        calls,
-        tools,
-        brakes,
-        gate,
-        emitter,
-        control,
-        conversation,
-        runId,
-        step: steps,
-      });
-      if (stop === undefined) continue;
-      if (stop === 'repeated_call' && control.reason === undefined) {
-        steps += 1;
-        const answer = await callModel(emptyToolSet);
-        answerSkipped(answer.message.tool_calls ?? [], 'repeated_call');
-      }
-      if (stop === 'tool_failures') {
-        const handoff: AssistantMessage = { role: 'assistant', content: texts.handoff() };
-        conversation.push(handoff);
-        lastText = handoff.content ?? undefined;
-      }
-      return finish(stop);
+      const stop = await settle(calls, tools);
+      if (stop !== undefined) return finish(stop);
     }
   } catch (error) {
     const code = ArbiterError.isInstance(error) ? error.code : 'internal_error';
     const message = error instanceof Error ? error.message : String(error);
     emitter.emit({ type: 'run:error', code, message, steps, usage: totalUsage() });
-    return {
-      runId,
-      stopReason: 'error',
-      text: lastText,
-      messages: conversation,
-      newMessages: conversation.slice(firstNew),
-      steps,
-      usage: totalUsage(),
-      durationMs: performance.now() - startedAt,
-      error: { code, message, cause: error },
-    };
+    return { ...result('error', performance.now() - startedAt), error: { code, message, cause: error } };
   } finally {
     control.dispose();
   }
@@ -217,73 +271,16 @@ function mountTools(options: RunAgentOptions, step: number): ToolSet {
   return tools.mount({ groups: typeof groups === 'function' ? groups({ step }) : groups });
 }
 
-/**
- * Runs one assistant turn's calls in order. Once a brake trips or the run is
- * stopped, the remaining calls are answered as not run, so every
- * `tool_call_id` still gets exactly one tool message. An infrastructure
- * failure also answers the rest before it propagates.
- */
-async function runBatch({
-  options,
-  calls,
-  tools,
-  brakes,
-  gate,
-  emitter,
-  control,
-  conversation,
-  runId,
-  step,
-}: {
-  options: RunAgentOptions;
-  calls: readonly ToolCall[];
-  tools: ToolSet;
-  brakes: CallBrakes;
-  gate: ToolGate;
-  emitter: RunEmitter;
-  control: RunControl;
-  conversation: ChatMessage[];
-  runId: string;
-  step: number;
-}): Promise<StopReason | undefined> {
-  const locale = options.locale ?? 'en';
-  const texts = loopTexts(locale);
-  let stop: StopReason | undefined;
-  for (const [index, call] of calls.entries()) {
-    stop ??= control.reason;
-    if (stop !== undefined) {
-      conversation.push({ role: 'tool', tool_call_id: call.id, content: texts.skipped({ reason: stop }) });
-      continue;
-    }
-    let report: Awaited<ReturnType<typeof runToolCall>>;
-    try {
-      report = await runToolCall({
-        call,
-        tools,
-        brakes,
-        gate,
-        emitter,
-        runId,
-        sessionId: options.sessionId,
-        step,
-        principal: options.principal,
-        signal: control.signal,
-        locale,
-        errorStyle: options.errorStyle ?? 'full',
-      });
-    } catch (error) {
-      for (const rest of calls.slice(index)) {
-        conversation.push({ role: 'tool', tool_call_id: rest.id, content: texts.skipped({ reason: 'error' }) });
-      }
-      throw error;
-    }
-    if (report.kind === 'aborted') {
-      stop = control.reason ?? 'aborted';
-      conversation.push({ role: 'tool', tool_call_id: call.id, content: texts.skipped({ reason: stop }) });
-      continue;
-    }
-    conversation.push({ role: 'tool', tool_call_id: call.id, content: report.content });
-    if (report.brake !== undefined) stop = report.brake;
+/** The calls of the last assistant message that have no tool message yet (a run interrupted mid-batch). */
+export function unansweredCalls(messages: readonly ChatMessage[]): readonly ToolCall[] {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message === undefined || message.role === 'tool') continue;
+    if (message.role !== 'assistant' || message.tool_calls === undefined) return [];
+    const answered = new Set(
+      messages.slice(index + 1).flatMap((later) => (later.role === 'tool' ? [later.tool_call_id] : [])),
+    );
+    return message.tool_calls.filter((call) => !answered.has(call.id));
   }
-  return stop;
+  return [];
 }

@@ -1,12 +1,18 @@
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { InfrastructureError } from '../errors/infrastructure-error.js';
 import { RetryableToolError } from '../errors/retryable-tool-error.js';
+import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
 import type { ToolErrorStage } from '../events/agent-event.js';
 import type { RunEmitter } from '../events/event-bus.js';
+import type { ApprovalBroker } from '../gate/approval-broker.js';
+import type { AuditDecision, AuditLog } from '../gate/audit-log.js';
+import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import type { Principal } from '../gate/principal.js';
 import type { ToolGate } from '../gate/tool-gate.js';
-import type { ToolSet } from '../tools/tool-registry.js';
+import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
 import type { Locale, ToolContext, ToolErrorPayload, ToolOutcome } from '../tools/tool-types.js';
+import { redact } from '../util/redact.js';
+import { argumentsHash } from '../util/sha256.js';
 import { validateToolCall } from '../validation/validate-tool-call.js';
 import type { CallBrakes } from './call-brakes.js';
 import type { ToolCall } from './chat-message.js';
@@ -33,13 +39,23 @@ export type ToolCallReport =
       readonly brake?: 'repeated_call' | 'tool_failures';
     }
   /** The run was aborted while the tool ran and the tool gave up. */
-  | { readonly kind: 'aborted'; readonly toolCallId: string; readonly tool: string };
+  | { readonly kind: 'aborted'; readonly toolCallId: string; readonly tool: string }
+  /** The call waits for a person; nothing ran. The run stops with `awaiting_approval`. */
+  | {
+      readonly kind: 'pending_approval';
+      readonly toolCallId: string;
+      readonly tool: string;
+      readonly approvalId: string;
+    };
 
 export interface RunToolCallOptions {
   readonly call: ToolCall;
   readonly tools: ToolSet;
   readonly brakes: CallBrakes;
   readonly gate: ToolGate;
+  readonly approvals: ApprovalBroker;
+  readonly idempotency: IdempotencyStore | undefined;
+  readonly audit: AuditLog | undefined;
   readonly emitter: RunEmitter;
   readonly runId: string;
   readonly sessionId: string | undefined;
@@ -48,34 +64,37 @@ export interface RunToolCallOptions {
   readonly signal: AbortSignal;
   readonly locale: Locale;
   readonly errorStyle: ErrorStyle;
+  /** Default per-call time limit; a tool's own `timeoutMs` wins. */
+  readonly timeoutMs: number | undefined;
 }
 
 /**
  * The tool runner: every tool call passes through here and only here.
- * Parse, look up, validate (all issues at once), brakes, gate, bind the
- * principal's parameters, execute, and turn whatever happened into data for
- * the model. Throws `InfrastructureError` only for failures the model cannot
- * fix; everything the model can act on comes back as a report.
+ * Parse, look up, validate (all issues at once), brakes, bind the
+ * principal's parameters, gate (tier, argument rules, approval), claim the
+ * idempotency key, execute under a time limit, audit, and turn whatever
+ * happened into data for the model. Throws `InfrastructureError` only for
+ * failures the model cannot fix; everything the model can act on comes back
+ * as a report.
  *
  * @example
- * const report = await runToolCall({ call, tools, brakes, gate, emitter, runId, sessionId, step, principal, signal, locale: 'en', errorStyle: 'full' });
- * messages.push({ role: 'tool', tool_call_id: call.id, content: report.content });
+ * const report = await runToolCall({ call, tools, brakes, gate, approvals, emitter, runId, step, signal, ... });
  */
 export async function runToolCall(options: RunToolCallOptions): Promise<ToolCallReport> {
-  const { call, tools, brakes, gate, emitter, step, locale, errorStyle } = options;
+  const { call, tools, brakes, emitter, step, locale, errorStyle } = options;
   const toolCallId = call.id;
   const name = call.function.name;
   const texts = loopTexts(locale);
   const startedAt = performance.now();
+  const elapsed = () => performance.now() - startedAt;
   emitter.emit({ type: 'tool:proposed', step, toolCallId, tool: name, arguments: call.function.arguments });
 
-  const fail = (
+  const report = (
     stage: ToolErrorStage,
     error: ToolErrorPayload,
-    fullContent: string,
-    brake?: 'repeated_call',
+    { counts = true, brake }: { counts?: boolean; brake?: 'repeated_call' } = {},
   ): ToolCallReport => {
-    const tripped = brakes.noteOutcome(name, false) ? 'tool_failures' : undefined;
+    const tripped = counts && brakes.noteOutcome(name, false) ? 'tool_failures' : undefined;
     emitter.emit({
       type: 'tool:error',
       step,
@@ -84,31 +103,31 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       stage,
       code: error.code,
       retryable: error.retryable,
-      durationMs: performance.now() - startedAt,
+      durationMs: elapsed(),
     });
-    const report = {
+    const done = {
       kind: 'done' as const,
       toolCallId,
       tool: name,
       outcome: { ok: false as const, error },
-      content: styleContent({ errorStyle, error, fullContent, locale }),
+      content: styleContent({ errorStyle, error, locale }),
     };
     const stopsRun = brake ?? tripped;
-    return stopsRun === undefined ? report : { ...report, brake: stopsRun };
+    return stopsRun === undefined ? done : { ...done, brake: stopsRun };
   };
 
   const checked = validateToolCall({ registry: tools, name, rawArguments: call.function.arguments, locale });
   if (!checked.ok) {
     const issues = checked.issues.map(({ path, code, message }) => ({ path, code, message }));
     const code = checked.issues.length === 1 ? (checked.issues[0]?.code ?? 'invalid_arguments') : 'invalid_arguments';
-    return fail('validation', { code, retryable: true, message: checked.message, issues }, checked.message);
+    return report('validation', { code, retryable: true, message: checked.message, issues });
   }
   const { tool, args } = checked;
 
   const times = brakes.noteCall(name, args);
   if (times > brakes.maxIdenticalCalls) {
     const message = texts.repeated({ tool: name, times: times - 1 });
-    return fail('brake', { code: 'repeated_call', retryable: false, message }, message, 'repeated_call');
+    return report('brake', { code: 'repeated_call', retryable: false, message }, { brake: 'repeated_call' });
   }
 
   const context: ToolContext = {
@@ -119,54 +138,219 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     principal: options.principal,
     signal: options.signal,
   };
-  const decision = gate.check({ tool, args, context });
-  if (decision.decision === 'deny') {
-    const message = texts.refused({ tool: name, code: decision.code, message: decision.message });
-    return fail('gate', { code: decision.code, retryable: false, message }, message);
+  const boundArgs = bindParameters({ args, tool, principal: options.principal });
+  const hash = argumentsHash(boundArgs);
+  const audit = (
+    decision: AuditDecision,
+    outcome: string,
+    extra: { rule?: string | undefined; approver?: string | undefined } = {},
+  ) =>
+    options.audit?.append({
+      at: Date.now(),
+      sessionId: options.sessionId,
+      runId: options.runId,
+      step,
+      toolCallId,
+      tool: name,
+      sideEffect: tool.definition.sideEffect,
+      argumentsHash: hash,
+      arguments: redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>,
+      decision,
+      rule: extra.rule,
+      approver: extra.approver,
+      outcome,
+      durationMs: elapsed(),
+    });
+
+  const verdict = options.gate.check({ tool, args: boundArgs, context });
+  let decision: AuditDecision = 'allowed';
+  let approver: string | undefined;
+  if (verdict.decision === 'deny') {
+    await audit('denied', 'not_run', { rule: verdict.rule });
+    const message = texts.refused({ tool: name, code: verdict.code, message: verdict.message });
+    return report('gate', { code: verdict.code, retryable: false, message });
+  }
+  if (verdict.decision === 'allow' && verdict.rule !== undefined) decision = 'auto_approved';
+  if (verdict.decision === 'require_approval') {
+    const state = await options.approvals.decide(
+      {
+        runId: options.runId,
+        sessionId: options.sessionId,
+        step,
+        toolCallId,
+        tool: name,
+        arguments: redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>,
+        argumentsHash: hash,
+        rule: verdict.rule,
+        reason: verdict.reason,
+      },
+      { signal: options.signal },
+    );
+    if (state.status === 'pending') {
+      if (state.isNew) {
+        emitter.emit({
+          type: 'approval:required',
+          step,
+          toolCallId,
+          approvalId: state.approvalId,
+          tool: name,
+          arguments: redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>,
+          rule: verdict.rule,
+        });
+      }
+      return { kind: 'pending_approval', toolCallId, tool: name, approvalId: state.approvalId };
+    }
+    const resolvedAs = state.status === 'approved' ? 'approved' : state.status === 'rejected' ? 'rejected' : 'denied';
+    emitter.emit({
+      type: 'approval:resolved',
+      toolCallId,
+      approvalId: state.approvalId,
+      tool: name,
+      decision: resolvedAs,
+      approver: state.status === 'denied' ? undefined : state.approver,
+    });
+    if (state.status === 'rejected') {
+      await audit('rejected', 'not_run', { rule: verdict.rule, approver: state.approver });
+      const message = texts.rejected({ tool: name, reason: state.reason });
+      return report('gate', { code: 'rejected_by_approver', retryable: false, message }, { counts: false });
+    }
+    if (state.status === 'denied') {
+      await audit('denied', 'not_run', { rule: verdict.rule });
+      const message = texts.refused({ tool: name, code: 'approval_denied', message: `No approval: ${state.reason}.` });
+      return report('gate', { code: 'approval_denied', retryable: false, message }, { counts: false });
+    }
+    decision = 'approved';
+    approver = state.approver;
+  }
+  const rule = verdict.rule;
+
+  const key = options.idempotency === undefined ? undefined : tool.definition.idempotencyKey?.(boundArgs, context);
+  let claim: Awaited<ReturnType<IdempotencyStore['claim']>> | undefined;
+  if (key !== undefined && options.idempotency !== undefined) {
+    claim = await options.idempotency.claim({ key, runId: options.runId, toolCallId, tool: name });
+    if (claim.status === 'completed') {
+      await audit(decision, `replayed:${claim.outcome.ok ? 'ok' : claim.outcome.error.code}`, { rule, approver });
+      if (!claim.outcome.ok) return report('execution', claim.outcome.error, { counts: false });
+      emitter.emit({ type: 'tool:end', step, toolCallId, tool: name, durationMs: elapsed() });
+      return {
+        kind: 'done',
+        toolCallId,
+        tool: name,
+        outcome: claim.outcome,
+        content: serialiseResult(claim.outcome.data),
+      };
+    }
+    if (claim.status === 'outcome_unknown') {
+      await audit(decision, 'outcome_unknown', { rule, approver });
+      const message = texts.outcomeUnknown({ tool: name });
+      return report('execution', { code: 'outcome_unknown', retryable: false, message }, { counts: false });
+    }
   }
 
-  const boundArgs = bindParameters({
-    args,
-    boundParameters: tool.definition.boundParameters,
-    principal: options.principal,
-  });
   emitter.emit({ type: 'tool:start', step, toolCallId, tool: name });
-  let data: unknown;
+  const timeoutMs = tool.definition.timeoutMs ?? options.timeoutMs;
+  let outcome: ToolOutcome;
   try {
-    data = await tool.definition.execute(boundArgs, context);
+    const data = await executeWithin({ tool, args: boundArgs, context, timeoutMs });
+    outcome = { ok: true, data };
   } catch (error) {
-    if (RetryableToolError.isInstance(error)) {
-      const message = texts.retryable({ tool: name, code: error.code, message: error.message });
-      return fail('execution', { code: error.code, retryable: true, message }, message);
+    const failure = classifyFailure({ error, tool, timeoutMs, signal: options.signal, locale });
+    if (failure.kind === 'aborted') return { kind: 'aborted', toolCallId, tool: name };
+    if (failure.kind === 'infrastructure') {
+      await audit(decision, 'infrastructure_failure', { rule, approver });
+      throw new InfrastructureError({ message: `tool "${name}" failed unexpectedly`, toolName: name, cause: error });
     }
-    if (FatalToolError.isInstance(error)) {
-      const message = texts.refused({ tool: name, code: error.code, message: error.message });
-      return fail('execution', { code: error.code, retryable: false, message }, message);
-    }
-    if (options.signal.aborted) return { kind: 'aborted', toolCallId, tool: name };
-    throw new InfrastructureError({ message: `tool "${name}" failed unexpectedly`, toolName: name, cause: error });
+    if (claim?.status === 'claimed') await claim.complete({ ok: false, error: failure.error });
+    await audit(decision, failure.error.code, { rule, approver });
+    return report('execution', failure.error);
   }
+  if (claim?.status === 'claimed') await claim.complete(outcome);
+  await audit(decision, 'ok', { rule, approver });
   brakes.noteOutcome(name, true);
-  emitter.emit({ type: 'tool:end', step, toolCallId, tool: name, durationMs: performance.now() - startedAt });
-  return { kind: 'done', toolCallId, tool: name, outcome: { ok: true, data }, content: serialiseResult(data) };
+  emitter.emit({ type: 'tool:end', step, toolCallId, tool: name, durationMs: elapsed() });
+  return { kind: 'done', toolCallId, tool: name, outcome, content: serialiseResult(outcome.ok ? outcome.data : null) };
+}
+
+async function executeWithin({
+  tool,
+  args,
+  context,
+  timeoutMs,
+}: {
+  tool: RegisteredTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  timeoutMs: number | undefined;
+}): Promise<unknown> {
+  if (timeoutMs === undefined) return tool.definition.execute(args, context);
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(context.signal.reason);
+  context.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const reason = new ToolTimeoutError({ toolName: tool.definition.name, timeoutMs });
+      controller.abort(reason);
+      reject(reason);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([tool.definition.execute(args, { ...context, signal: controller.signal }), timeout]);
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function classifyFailure({
+  error,
+  tool,
+  timeoutMs,
+  signal,
+  locale,
+}: {
+  error: unknown;
+  tool: RegisteredTool;
+  timeoutMs: number | undefined;
+  signal: AbortSignal;
+  locale: Locale;
+}): { kind: 'aborted' } | { kind: 'infrastructure' } | { kind: 'model'; error: ToolErrorPayload } {
+  const name = tool.definition.name;
+  const texts = loopTexts(locale);
+  if (RetryableToolError.isInstance(error)) {
+    const message = texts.retryable({ tool: name, code: error.code, message: error.message });
+    return { kind: 'model', error: { code: error.code, retryable: true, message } };
+  }
+  if (FatalToolError.isInstance(error)) {
+    const message = texts.refused({ tool: name, code: error.code, message: error.message });
+    return { kind: 'model', error: { code: error.code, retryable: false, message } };
+  }
+  if (ToolTimeoutError.isInstance(error) && timeoutMs !== undefined) {
+    if (tool.definition.retrySafe !== true) return { kind: 'infrastructure' };
+    const message = texts.timedOut({ tool: name, seconds: error.timeoutMs / 1000 });
+    return { kind: 'model', error: { code: 'tool_timeout', retryable: true, message } };
+  }
+  if (signal.aborted) return { kind: 'aborted' };
+  return { kind: 'infrastructure' };
 }
 
 function bindParameters({
   args,
-  boundParameters,
+  tool,
   principal,
 }: {
   args: Record<string, unknown>;
-  boundParameters: Readonly<Record<string, (principal: Principal) => unknown>> | undefined;
+  tool: RegisteredTool;
   principal: Principal | undefined;
 }): Record<string, unknown> {
+  const boundParameters = tool.definition.boundParameters;
   if (boundParameters === undefined || principal === undefined) return args;
   const bound = { ...args };
   for (const [name, resolve] of Object.entries(boundParameters)) bound[name] = resolve(principal);
   return bound;
 }
 
-/** Results always reach the model as JSON, so text and data are never confused with an error sentence. */
+/** Results always reach the model as JSON, so data is never confused with an error sentence. */
 function serialiseResult(data: unknown): string {
   return JSON.stringify(data ?? null);
 }
@@ -174,15 +358,13 @@ function serialiseResult(data: unknown): string {
 function styleContent({
   errorStyle,
   error,
-  fullContent,
   locale,
 }: {
   errorStyle: ErrorStyle;
   error: ToolErrorPayload;
-  fullContent: string;
   locale: Locale;
 }): string {
-  if (errorStyle === 'full') return fullContent;
+  if (errorStyle === 'full') return error.message;
   if (errorStyle === 'vague') return loopTexts(locale).vague();
   const fields = (error.issues ?? []).map((issue) => issue.path.replace(/^\$\.?/, '')).filter((field) => field !== '');
   if (fields.length === 0)

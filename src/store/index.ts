@@ -1,3 +1,3 @@
-export { type Migration, migrations } from './migrations.js';
+export { type Migration, migrations } from './migrations/index.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
 export { migrate, openSqliteStore, SqliteStore } from './sqlite-store.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations } from './migrations.js';
+import { migrations } from './migrations/index.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 const record = {

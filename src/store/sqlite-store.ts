@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { StopReason } from '../loop/stop-reason.js';
-import { migrations as defaultMigrations, type Migration } from './migrations.js';
+import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 import type { RunRecord, RuntimeStore } from './runtime-store.js';
 
 type Sqlite = Database.Database;
@@ -44,25 +44,29 @@ export function openSqliteStore({
   return new SqliteStore(database, schemaVersion);
 }
 
-/** Applies every migration newer than the database's version; returns the version reached. */
+/**
+ * Applies every migration the database has not recorded yet, in version
+ * order, each in its own transaction; returns the highest version applied.
+ */
 export function migrate(database: Sqlite, migrations: readonly Migration[]): number {
   database.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
   );
-  const row = database.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as {
-    version: number | null;
-  };
-  let version = row.version ?? 0;
+  const applied = new Set(
+    (database.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+      (row) => row.version,
+    ),
+  );
   const record = database.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   for (const migration of [...migrations].sort((left, right) => left.version - right.version)) {
-    if (migration.version <= version) continue;
+    if (applied.has(migration.version)) continue;
     database.transaction(() => {
       database.exec(migration.sql);
       record.run(migration.version, migration.name, Date.now());
     })();
-    version = migration.version;
+    applied.add(migration.version);
   }
-  return version;
+  return Math.max(0, ...applied);
 }
 
 export class SqliteStore implements RuntimeStore {

@@ -44,8 +44,31 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   readonly sensitive?: readonly string[];
   /** Progress sentence per locale while the tool runs, e.g. `Looking up your order…`. */
   readonly progress?: Partial<Record<Locale, string>>;
+  /**
+   * Argument-level rule for the gate, in code: allow automatically, ask a
+   * person, or refuse. Without it an `irreversible` tool always asks.
+   */
+  approval?(args: Args, context: ToolContext): ApprovalVerdict;
+  /**
+   * The idempotency key of a call, from business fields (e.g.
+   * `refund:${order_id}:${amount_cents}`), never from a model-generated id.
+   * A second call with the same key returns the first outcome unexecuted.
+   */
+  idempotencyKey?(args: Args, context: ToolContext): string;
+  /** Rolls back a `reversible` call. */
+  undo?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
+  /** Per-call time limit in milliseconds. */
+  readonly timeoutMs?: number;
+  /** True when a timed-out call may be retried by the model (it changed nothing). Otherwise a timeout stops the run. */
+  readonly retrySafe?: boolean;
   execute(args: Args, context: ToolContext): Promise<Result> | Result;
 }
+
+/** What an argument-level approval rule says about one call. */
+export type ApprovalVerdict =
+  | { readonly verdict: 'allow'; readonly rule: string }
+  | { readonly verdict: 'require'; readonly rule: string; readonly reason: string }
+  | { readonly verdict: 'deny'; readonly rule: string; readonly message: string };
 
 /** The function-calling definition sent to a model. */
 export interface ToolSpec {

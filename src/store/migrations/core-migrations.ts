@@ -1,15 +1,7 @@
-/**
- * The runtime store's schema, as an ordered list of migrations. Each runs
- * once, in a transaction, and is recorded in `schema_migrations`. Add new
- * tables by appending; never edit a migration that has shipped.
- */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+import type { Migration } from './migration.js';
 
-export const migrations: readonly Migration[] = [
+/** Runs: one row per finished run. Versions 1-9. */
+export const coreMigrations: readonly Migration[] = [
   {
     version: 1,
     name: 'runs',

@@ -1,0 +1,27 @@
+import { ArbiterError } from './arbiter-error.js';
+
+const marker = Symbol.for('arbiter.error.tool_timeout');
+
+/**
+ * A tool call ran past its time limit. For a tool that declares itself
+ * `retrySafe` the model is told and may retry; otherwise the run stops.
+ *
+ * @example
+ * throw new ToolTimeoutError({ toolName: 'query_order', timeoutMs: 5000 });
+ */
+export class ToolTimeoutError extends ArbiterError {
+  readonly code = 'tool_timeout' as const;
+  readonly [marker] = true;
+  readonly toolName: string;
+  readonly timeoutMs: number;
+
+  constructor({ toolName, timeoutMs }: { toolName: string; timeoutMs: number }) {
+    super(`tool "${toolName}" did not finish within ${timeoutMs} ms`);
+    this.toolName = toolName;
+    this.timeoutMs = timeoutMs;
+  }
+
+  static override isInstance(value: unknown): value is ToolTimeoutError {
+    return typeof value === 'object' && value !== null && marker in value;
+  }
+}

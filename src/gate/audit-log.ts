@@ -1,0 +1,34 @@
+/** How the gate let a call through, or did not. */
+export type AuditDecision = 'allowed' | 'auto_approved' | 'approved' | 'rejected' | 'denied';
+
+/** One row of the append-only audit log. */
+export interface AuditEntry {
+  readonly at: number;
+  readonly sessionId: string | undefined;
+  readonly runId: string;
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly sideEffect: 'read' | 'reversible' | 'irreversible';
+  /** sha256 of the canonical JSON of the arguments (before redaction). */
+  readonly argumentsHash: string;
+  /** The arguments with every field marked sensitive redacted. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly decision: AuditDecision;
+  readonly rule: string | undefined;
+  readonly approver: string | undefined;
+  /** `ok`, an error code, `outcome_unknown`, or `not_run`. */
+  readonly outcome: string;
+  readonly durationMs: number;
+}
+
+/**
+ * Where audit entries go. The SQLite implementation refuses UPDATE and
+ * DELETE with a trigger.
+ *
+ * @example
+ * await audit.append(entry);
+ */
+export interface AuditLog {
+  append(entry: AuditEntry): Promise<void> | void;
+}

@@ -1,0 +1,166 @@
+import type { RunEmitter } from '../events/event-bus.js';
+import type { ApprovalBroker } from '../gate/approval-broker.js';
+import type { AuditLog } from '../gate/audit-log.js';
+import type { IdempotencyStore } from '../gate/idempotency-store.js';
+import type { Principal } from '../gate/principal.js';
+import type { ToolGate } from '../gate/tool-gate.js';
+import type { ToolSet } from '../tools/tool-registry.js';
+import type { Locale } from '../tools/tool-types.js';
+import type { CallBrakes } from './call-brakes.js';
+import type { ToolCall, ToolMessage } from './chat-message.js';
+import { loopTexts } from './loop-texts.js';
+import type { RunControl } from './run-control.js';
+import type { RecordedToolResult, RunJournal } from './run-journal.js';
+import { type ErrorStyle, runToolCall } from './run-tool-call.js';
+import type { StopReason } from './stop-reason.js';
+
+/** Everything one batch needs from its run. */
+export interface BatchContext {
+  readonly runId: string;
+  readonly sessionId: string | undefined;
+  readonly principal: Principal | undefined;
+  readonly tools: ToolSet;
+  readonly brakes: CallBrakes;
+  readonly gate: ToolGate;
+  readonly approvals: ApprovalBroker;
+  readonly idempotency: IdempotencyStore | undefined;
+  readonly audit: AuditLog | undefined;
+  readonly journal: RunJournal;
+  readonly emitter: RunEmitter;
+  readonly control: RunControl;
+  readonly locale: Locale;
+  readonly errorStyle: ErrorStyle;
+  readonly toolTimeoutMs: number | undefined;
+  /** How many `read` calls of one turn may run at once. */
+  readonly maxParallelReads: number;
+}
+
+export interface BatchResult {
+  /** The tool messages, one per call, in the order of the calls; empty while approvals are pending. */
+  readonly messages: readonly ToolMessage[];
+  /** Set when the run must stop after this batch. */
+  readonly stop: StopReason | undefined;
+  /** An infrastructure failure; `messages` still answers every call. */
+  readonly failure?: unknown;
+}
+
+/**
+ * Runs one assistant turn's tool calls. Consecutive `read` calls run
+ * concurrently (up to `maxParallelReads`); a `reversible` or `irreversible`
+ * call runs alone, in the order the model gave. A call whose result the
+ * journal already holds is not run again. Once a brake trips or the run is
+ * stopped, the remaining calls are answered as not run. While any call waits
+ * for approval, no message is returned and the batch stops with
+ * `awaiting_approval`; results known so far stay in the journal for the
+ * resumed run. An infrastructure failure answers every call and is
+ * returned as `failure`.
+ *
+ * @example
+ * const { messages, stop } = await runBatch({ calls, step, context });
+ */
+export async function runBatch({
+  calls,
+  step,
+  context,
+}: {
+  calls: readonly ToolCall[];
+  step: number;
+  context: BatchContext;
+}): Promise<BatchResult> {
+  const { journal, runId, control } = context;
+  const texts = loopTexts(context.locale);
+  const contents = new Map<string, string>();
+  const pending = new Set<string>();
+  let stop: StopReason | undefined;
+  let failure: unknown;
+
+  const answer = async (result: RecordedToolResult) => {
+    contents.set(result.toolCallId, result.content);
+    await journal.recordToolResult(runId, result);
+  };
+
+  const runOne = async (call: ToolCall): Promise<void> => {
+    const recorded = await journal.findToolResult(runId, call.id);
+    if (recorded !== undefined) {
+      contents.set(call.id, recorded.content);
+      return;
+    }
+    const report = await runToolCall({
+      call,
+      tools: context.tools,
+      brakes: context.brakes,
+      gate: context.gate,
+      approvals: context.approvals,
+      idempotency: context.idempotency,
+      audit: context.audit,
+      emitter: context.emitter,
+      runId,
+      sessionId: context.sessionId,
+      step,
+      principal: context.principal,
+      signal: control.signal,
+      locale: context.locale,
+      errorStyle: context.errorStyle,
+      timeoutMs: context.toolTimeoutMs,
+    });
+    if (report.kind === 'pending_approval') {
+      pending.add(call.id);
+      return;
+    }
+    if (report.kind === 'aborted') {
+      stop ??= control.reason ?? 'aborted';
+      return;
+    }
+    await answer({ toolCallId: call.id, tool: report.tool, content: report.content, outcome: report.outcome });
+    if (report.brake !== undefined) stop ??= report.brake;
+  };
+
+  for (const group of groupCalls(calls, context.tools)) {
+    stop ??= control.reason;
+    if (stop !== undefined || failure !== undefined) break;
+    const limit = group.parallel ? context.maxParallelReads : 1;
+    for (let start = 0; start < group.calls.length; start += limit) {
+      stop ??= control.reason;
+      if (stop !== undefined) break;
+      const settled = await Promise.allSettled(group.calls.slice(start, start + limit).map(runOne));
+      const rejected = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (rejected !== undefined) {
+        failure = rejected.reason;
+        break;
+      }
+    }
+  }
+
+  if (failure === undefined && stop === undefined && pending.size > 0) {
+    return { messages: [], stop: 'awaiting_approval' };
+  }
+  const reason = failure === undefined ? stop : 'error';
+  const messages: ToolMessage[] = [];
+  for (const call of calls) {
+    let content = contents.get(call.id);
+    if (content === undefined) {
+      content = texts.skipped({ reason: reason ?? 'error' });
+      if (failure === undefined) {
+        await journal.recordToolResult(runId, {
+          toolCallId: call.id,
+          tool: call.function.name,
+          content,
+          outcome: { ok: false, error: { code: 'not_run', retryable: false, message: content } },
+        });
+      }
+    }
+    messages.push({ role: 'tool', tool_call_id: call.id, content });
+  }
+  return failure === undefined ? { messages, stop } : { messages, stop: 'error', failure };
+}
+
+function groupCalls(calls: readonly ToolCall[], tools: ToolSet): { parallel: boolean; calls: ToolCall[] }[] {
+  const groups: { parallel: boolean; calls: ToolCall[] }[] = [];
+  for (const call of calls) {
+    const sideEffect = tools.get(call.function.name)?.definition.sideEffect ?? 'read';
+    const last = groups.at(-1);
+    if (sideEffect === 'read' && last?.parallel === true) last.calls.push(call);
+    else groups.push({ parallel: sideEffect === 'read', calls: [call] });
+  }
+  return groups;
+}

@@ -1,0 +1,52 @@
+import type { RunUsage } from '../events/agent-event.js';
+import type { ToolOutcome } from '../tools/tool-types.js';
+import type { ChatMessage } from './chat-message.js';
+
+/** A tool call's answer, recorded as soon as it is known, before the batch's messages are committed. */
+export interface RecordedToolResult {
+  readonly toolCallId: string;
+  readonly tool: string;
+  /** The tool message content the model gets. */
+  readonly content: string;
+  readonly outcome: ToolOutcome;
+}
+
+/** What one step changed: the messages it appended and the counters after it. */
+export interface StepCommit {
+  readonly runId: string;
+  readonly sessionId: string | undefined;
+  readonly appended: readonly ChatMessage[];
+  readonly steps: number;
+  readonly usage: RunUsage;
+}
+
+/**
+ * Where a run writes down what must survive a crash. The loop calls
+ * `commitStep` after every change to the conversation (a model answer, a
+ * resolved batch of tool messages), and records each tool call's result the
+ * moment it is known, so a resumed run never executes a call twice.
+ *
+ * @example
+ * const journal = createMemoryJournal();
+ * await runAgent({ model, tools, messages, journal });
+ */
+export interface RunJournal {
+  findToolResult(
+    runId: string,
+    toolCallId: string,
+  ): Promise<RecordedToolResult | undefined> | RecordedToolResult | undefined;
+  recordToolResult(runId: string, result: RecordedToolResult): Promise<void> | void;
+  commitStep(commit: StepCommit): Promise<void> | void;
+}
+
+/** A journal that keeps tool results in memory and commits nowhere: the default for a run without a store. */
+export function createMemoryJournal(): RunJournal {
+  const results = new Map<string, RecordedToolResult>();
+  return {
+    findToolResult: (runId, toolCallId) => results.get(`${runId}\u0000${toolCallId}`),
+    recordToolResult: (runId, result) => {
+      results.set(`${runId}\u0000${result.toolCallId}`, result);
+    },
+    commitStep: () => {},
+  };
+}

@@ -1,0 +1,7 @@
+import { coreMigrations } from './core-migrations.js';
+import type { Migration } from './migration.js';
+
+export type { Migration } from './migration.js';
+
+/** Every migration of the runtime store, in version order. */
+export const migrations: readonly Migration[] = [...coreMigrations].sort((left, right) => left.version - right.version);

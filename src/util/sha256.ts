@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+
+/**
+ * The sha256 (hex) of a value's canonical JSON: the identity of a set of
+ * arguments, independent of key order.
+ *
+ * @example
+ * argumentsHash({ b: 1, a: 2 }) === argumentsHash({ a: 2, b: 1 }); // true
+ */
+export function argumentsHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
