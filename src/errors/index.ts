@@ -4,6 +4,7 @@ export { InfrastructureError } from './infrastructure-error.js';
 export { InputFileError } from './input-file-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';
 export { RetryableToolError } from './retryable-tool-error.js';
+export { SessionConflictError } from './session-conflict-error.js';
 export { ToolDefinitionError } from './tool-definition-error.js';
 export { ToolTimeoutError } from './tool-timeout-error.js';
 export { UsageError } from './usage-error.js';

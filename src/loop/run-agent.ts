@@ -80,6 +80,8 @@ export interface RunResult {
   readonly steps: number;
   readonly usage: RunUsage;
   readonly durationMs: number;
+  /** The seq of the run's last event, to continue numbering when the run is resumed. */
+  readonly lastSeq: number;
   /** Set when `stopReason` is `error`: an infrastructure failure, for the operator, never for the model. */
   readonly error?: { readonly code: string; readonly message: string; readonly cause: unknown };
 }
@@ -154,6 +156,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     steps,
     usage: totalUsage(),
     durationMs,
+    lastSeq: emitter.lastSeq,
   });
   const finish = (stopReason: StopReason): RunResult => {
     const durationMs = performance.now() - startedAt;

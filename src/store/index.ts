@@ -1,3 +1,5 @@
 export { type Migration, migrations } from './migrations/index.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
+export type { ActiveRun, Session, SessionStatus, SessionStore } from './session-store.js';
+export { SqliteSessionStore } from './sqlite-session-store.js';
 export { migrate, openSqliteStore, SqliteStore } from './sqlite-store.js';

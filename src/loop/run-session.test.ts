@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { SqliteSessionStore } from '../store/sqlite-session-store.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
+import { defineTool } from '../tools/define-tool.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
+import { runSession } from './run-session.js';
+import { calls, sequenceModel } from './test-support/sequence-model.js';
+
+function setup() {
+  const store = openSqliteStore({ path: ':memory:' });
+  const sessions = new SqliteSessionStore({ database: store.database });
+  const executed: string[] = [];
+  const tools = new ToolRegistry().register(
+    defineTool<{ order_id: string }>({
+      name: 'query_order',
+      description: 'Look up an order. Not for shipments: use track_shipment.',
+      parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+      sideEffect: 'read',
+      execute: ({ order_id }) => {
+        executed.push(order_id);
+        return { order_id, status: 'shipped' };
+      },
+    }),
+  );
+  return { store, sessions, tools, executed };
+}
+
+describe('runSession', () => {
+  it('commits every step, so the session holds the whole conversation and its counters', async () => {
+    const { sessions, tools } = setup();
+    const session = await sessions.create({});
+    const model = sequenceModel([
+      calls(['query_order', { order_id: 'SO20260901' }]),
+      { role: 'assistant', content: 'Shipped.' },
+    ]);
+    const result = await runSession({
+      sessions,
+      sessionId: session.id,
+      userMessage: 'Where is SO20260901?',
+      model,
+      tools,
+    });
+    expect(result.stopReason).toBe('completed');
+    const stored = await sessions.load(session.id);
+    expect(stored?.messages).toEqual(result.messages);
+    expect(stored?.stepCount).toBe(2);
+    expect(stored?.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
+    expect(stored?.status).toBe('idle');
+    expect(stored?.activeRun).toBeUndefined();
+
+    const again = await runSession({
+      sessions,
+      sessionId: session.id,
+      userMessage: 'Thanks',
+      model: sequenceModel([{ role: 'assistant', content: 'You are welcome.' }]),
+      tools,
+    });
+    expect(again.messages).toHaveLength(6);
+    expect((await sessions.load(session.id))?.stepCount).toBe(3);
+  });
+
+  it('resumes an interrupted run: answers its pending calls once, keeps its counters, and goes on', async () => {
+    const { sessions, tools, executed } = setup();
+    const session = await sessions.create({});
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1' });
+    const journal = sessions.journal({ sessionId: session.id });
+    const pending = calls(['query_order', { order_id: 'SO20260901' }], ['query_order', { order_id: 'SO20260902' }]);
+    await journal.commitStep({
+      runId: 'run-1',
+      sessionId: session.id,
+      appended: [{ role: 'user', content: 'Two orders please' }, pending],
+      steps: 1,
+      usage: { inputTokens: 100, outputTokens: 20, totalTokens: 120 },
+    });
+    const firstCall = pending.role === 'assistant' ? pending.tool_calls?.[0] : undefined;
+    await journal.recordToolResult('run-1', {
+      toolCallId: firstCall?.id ?? '',
+      tool: 'query_order',
+      content: '{"order_id":"SO20260901","status":"shipped"}',
+      outcome: { ok: true, data: { order_id: 'SO20260901', status: 'shipped' } },
+    });
+
+    const model = sequenceModel([{ role: 'assistant', content: 'Both shipped.' }]);
+    const result = await runSession({
+      sessions,
+      sessionId: session.id,
+      resume: true,
+      model,
+      tools,
+      limits: { tokenBudget: 200 },
+    });
+    expect(result.stopReason).toBe('completed');
+    expect(executed).toEqual(['SO20260902']);
+    expect(result.steps).toBe(2);
+    expect(result.usage.totalTokens).toBe(135);
+    const stored = await sessions.load(session.id);
+    expect(stored?.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(stored?.stepCount).toBe(2);
+  });
+
+  it('counts a budget spent before a restart after it', async () => {
+    const { sessions, tools } = setup();
+    const session = await sessions.create({});
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1' });
+    await sessions.journal({ sessionId: session.id }).commitStep({
+      runId: 'run-1',
+      sessionId: session.id,
+      appended: [{ role: 'user', content: 'Hi' }],
+      steps: 3,
+      usage: { inputTokens: 900, outputTokens: 100, totalTokens: 1000 },
+    });
+    const model = sequenceModel([{ role: 'assistant', content: 'never asked' }]);
+    const result = await runSession({
+      sessions,
+      sessionId: session.id,
+      resume: true,
+      model,
+      tools,
+      limits: { tokenBudget: 1000 },
+    });
+    expect(result.stopReason).toBe('token_budget');
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('refuses a second run while one is active, naming it', async () => {
+    const { sessions, tools } = setup();
+    const session = await sessions.create({});
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1' });
+    const attempt = runSession({ sessions, sessionId: session.id, userMessage: 'Hi', model: sequenceModel([]), tools });
+    await expect(attempt).rejects.toSatisfy(
+      (error: unknown) => SessionConflictError.isInstance(error) && error.activeRunId === 'run-1',
+    );
+  });
+});
