@@ -54,7 +54,8 @@ function readIssue(field: string, text: string): FeedbackIssue {
   const allowedText = allowedPattern.exec(text)?.[1];
   const example = exampleText === undefined ? undefined : parseJson(exampleText);
   const allowed = allowedText === undefined ? undefined : parseJson(`[${allowedText}]`);
-  const expected = text.split(/You sent|你传的是|你没有传/)[0] ?? '';
+  // The expectation, without the field's own description in parentheses (which may say anything).
+  const expected = (text.split(/You sent|你传的是|你没有传/)[0] ?? '').replace(/\([^)]*\)|（[^）]*）/g, '');
   const expects = /an integer|整数/.test(expected)
     ? 'integer'
     : /a number|数字|数值/.test(expected)
@@ -64,7 +65,7 @@ function readIssue(field: string, text: string): FeedbackIssue {
         : undefined;
   return {
     field,
-    pattern: regexPattern.exec(text)?.[1],
+    pattern: regexPattern.exec(text)?.[1]?.replace(/(\$)[.。]$/, '$1'),
     example: example?.value,
     hasExample: example !== undefined,
     allowed: Array.isArray(allowed?.value) ? allowed.value : undefined,

@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { JsonSchema } from '../tools/tool-types.js';
@@ -347,6 +348,76 @@ describe('compileToolValidator', () => {
     for (const { message } of issues) {
       expect(message).not.toMatch(/must NOT|must have|must be|must match|#\/|schemaPath|instancePath/);
     }
+  });
+
+  it('rejects in Chinese with a space wherever Chinese meets ASCII', () => {
+    const schema = objectOf({
+      id: {
+        description: '客户编号或邮箱',
+        anyOf: [
+          { type: 'string', format: 'email' },
+          { type: 'integer', minimum: 1 },
+        ],
+      },
+      tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3, uniqueItems: true },
+      when: { type: ['string', 'null'], format: 'date' },
+      note: { type: 'string', minLength: 1 },
+    });
+    const validate = compileToolValidator({ schema, toolName: 'tag_customer', locale: 'zh-CN' });
+    const issues = validate({ id: 'nope', tags: ['a', 'a', 'b', 'c'], when: 5, note: null });
+    expect(formatValidationMessage({ toolName: 'tag_customer', issues, locale: 'zh-CN' })).toMatchInlineSnapshot(`
+      "调用 tag_customer 未执行：参数有 4 处问题。请一次改正全部问题后重新调用 tag_customer。
+      - \`id\`：需要以下形式之一：email 格式的字符串；大于等于 1 的整数（客户编号或邮箱）。合法示例："name@example.com"。你传的是字符串 "nope"。
+      - \`tags\`：需要 1 到 3 项、元素不重复的字符串数组。你传的是包含 4 项的数组。
+      - \`when\`：需要 date 格式的字符串或 null。合法示例："2026-09-01"。你传的是数字 5。
+      - \`note\`：需要非空字符串。你传的是 null。"
+    `);
+  });
+
+  it('reports what each call sent, not what an earlier call at the same place sent', () => {
+    const amounts = [-1, -2, 0].map((amount_cents) => refund({ order_id: 'SO20260901', amount_cents, reason: 'x' }));
+    expect(amounts.map((issues) => issues[0]?.message.split('You sent ')[1])).toEqual([
+      'the number -1.',
+      'the number -2.',
+      'the number 0.',
+    ]);
+  });
+
+  it('keeps array indexes and numeric object keys apart when both reach the same schema', () => {
+    const schema = objectOf(
+      {
+        data: {
+          type: ['array', 'object'],
+          items: { $ref: '#/$defs/count' },
+          additionalProperties: { $ref: '#/$defs/count' },
+        },
+      },
+      { $defs: { count: { type: 'integer' } } },
+    );
+    const validate = compileToolValidator({ schema, toolName: 'some_tool' });
+    expect(validate({ data: ['x'] })[0]?.path).toBe('$.data[0]');
+    expect(validate({ data: { 0: 'x' } })[0]?.path).toBe('$.data["0"]');
+    expect(validate({ data: ['y'] })[0]?.path).toBe('$.data[0]');
+  });
+
+  it('rejects thousands of unknown fields without trouble, one issue each', () => {
+    const args = Object.fromEntries(Array.from({ length: 3000 }, (_, index) => [`extra_${index}`, index]));
+    const issues = refund({ order_id: 'SO20260901', amount_cents: 1, reason: 'x', ...args });
+    expect(issues).toHaveLength(3000);
+    expect(new Set(issues.map((issue) => issue.path)).size).toBe(3000);
+    expect(formatValidationMessage({ toolName: 'apply_refund', issues }).split('\n')).toHaveLength(22);
+  });
+
+  it('escapes quotes, newlines and lone surrogates in what was sent', () => {
+    const [issue] = refund({ order_id: 'say "hi"\n\ud800', amount_cents: 1, reason: 'x' });
+    expect(issue?.message).toContain('You sent the string "say \\"hi\\"\\n\\ud800".');
+  });
+
+  it('works with an ajv instance that is not verbose', () => {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    const validate = compileToolValidator({ schema: applyRefundSchema, toolName: 'apply_refund', ajv });
+    const plain = validate({ order_id: 12345, amount_cents: -100, reason: '' });
+    expect(plain).toEqual(refund({ order_id: 12345, amount_cents: -100, reason: '' }));
   });
 
   it('throws ToolDefinitionError when the root is not an object schema', () => {

@@ -1,7 +1,18 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Locale } from '../tools/tool-types.js';
-import type { FieldWording, IssueProblem, Received } from './issue-parts.js';
-import { appendKey, childValue, displayName, fieldLabel, locate, walk } from './json-path.js';
+import { param, parentSchemaOf } from './ajv-error-fields.js';
+import type { FieldWording, IssueProblem } from './issue-parts.js';
+import {
+  appendKey,
+  arrayLevels,
+  childValue,
+  displayName,
+  fieldLabel,
+  hasIndexSegment,
+  locate,
+  walk,
+} from './json-path.js';
+import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
 import { isSchemaObject } from './schema-resolver.js';
 import type { ValidationIssue, ValidationIssueCode, ValidationLayer } from './validation-issue.js';
@@ -54,21 +65,10 @@ const classifications: ReadonlyMap<string, Classification> = new Map([
 ]);
 const otherValue = semanticLayer('invalid_value');
 
-/** Keywords whose failure is reported once, in place of the errors of their branches (value: the branches' keyword). */
-const collapsingKeywords: ReadonlyMap<string, string> = new Map([
-  ['anyOf', 'anyOf'],
-  ['oneOf', 'oneOf'],
-  ['discriminator', 'oneOf'],
-  ['contains', 'contains'],
-  ['propertyNames', 'propertyNames'],
-]);
-
 const mismatch: IssueProblem = { kind: 'mismatch' };
 const missing: IssueProblem = { kind: 'missing' };
 const severalVariants: IssueProblem = { kind: 'several_variants' };
 const fieldName: IssueProblem = { kind: 'field_name' };
-const nothing: Received = { kind: 'nothing' };
-const omitted: Received = { kind: 'omit' };
 /** Cache key for "no schema known" (a field without its own schema). */
 const noSchema = Object.freeze({});
 /** Below this many issues, a repeated path is found by scanning them rather than with a set. */
@@ -82,10 +82,14 @@ const maxSites = 2048;
  * value sent. Most refused calls hit the same few sites again and again.
  */
 interface Site {
+  readonly instancePath: string;
+  readonly name: string | undefined;
   readonly parentSchema: unknown;
   readonly keyword: string;
   readonly problem: IssueProblem;
   readonly arrays: number;
+  /** Whether the instance path has segments that may be array indexes (then `arrays` must match too). */
+  readonly indexed: boolean;
   readonly path: string;
   readonly rank: number;
   readonly code: ValidationIssueCode;
@@ -115,8 +119,21 @@ export function createIssueBuilder({
 }): IssueBuilder {
   const texts = validationTexts(locale);
   const shownToolName = displayName(toolName);
+  const sentNothing = texts.received({ kind: 'nothing' });
   const wordings = new WeakMap<object, FieldWording>();
   const sites = new Map<string, Site[]>();
+  let siteCount = 0;
+
+  const requiredWith = new Map<string, IssueProblem>();
+  /** One problem object per property, so that sites can compare problems by identity. */
+  const missingWith = (property: string): IssueProblem => {
+    let problem = requiredWith.get(property);
+    if (problem === undefined) {
+      problem = { kind: 'missing_with', property };
+      requiredWith.set(property, problem);
+    }
+    return problem;
+  };
 
   const wordingOf = (schema: unknown): FieldWording => {
     const key = isSchemaObject(schema) ? schema : noSchema;
@@ -183,46 +200,56 @@ export function createIssueBuilder({
     const field = fieldLabel({ path, toolName });
     const start = flat(texts.issueStart({ field, toolName: shownToolName, problem: worded, wording }));
     const rank = rankOf(error, guide.argumentOrder);
-    return { parentSchema, keyword: error.keyword, problem, arrays, path, rank, code, layer, start };
+    const { instancePath, keyword } = error;
+    const indexed = hasIndexSegment(instancePath);
+    return { instancePath, name, parentSchema, keyword, problem, arrays, indexed, path, rank, code, layer, start };
   };
 
+  /** The cached site of an error, or a new one; the data is walked only when a path has array indexes. */
   const siteFor = (
     error: ErrorObject,
     args: unknown,
     parentSchema: unknown,
     name: string | undefined,
     problem: IssueProblem,
-    arrays: number,
   ): Site => {
-    const cacheable = arrays !== -1 && problem.kind !== 'duplicates';
-    const key = name === undefined ? error.instancePath : `${error.instancePath}/${name}`;
-    const candidates = cacheable ? sites.get(key) : undefined;
+    const { instancePath } = error;
+    // ajv's schema paths are constants of its generated code, so they make cheap keys.
+    const candidates = problem.kind === 'duplicates' ? undefined : sites.get(error.schemaPath);
+    let arrays: number | undefined;
     if (candidates !== undefined) {
       for (const site of candidates) {
         if (
-          site.parentSchema === parentSchema &&
-          site.keyword === error.keyword &&
-          site.problem === problem &&
-          site.arrays === arrays
+          site.instancePath !== instancePath ||
+          site.name !== name ||
+          site.parentSchema !== parentSchema ||
+          site.keyword !== error.keyword ||
+          site.problem !== problem
         ) {
-          return site;
+          continue;
         }
+        if (!site.indexed) return site;
+        arrays ??= arrayLevels(args, instancePath);
+        if (site.arrays === arrays) return site;
       }
     }
+    arrays ??= arrayLevels(args, instancePath);
     const site = createSite(error, args, parentSchema, name, problem, arrays);
-    if (cacheable) {
-      if (sites.size >= maxSites) sites.clear();
-      const list = sites.get(key);
-      if (list === undefined) sites.set(key, [site]);
+    if (arrays !== -1 && problem.kind !== 'duplicates') {
+      if (siteCount >= maxSites) {
+        sites.clear();
+        siteCount = 0;
+      }
+      const list = sites.get(error.schemaPath);
+      if (list === undefined) sites.set(error.schemaPath, [site]);
       else list.push(site);
+      siteCount += 1;
     }
     return site;
   };
 
   return (errors, args) => {
-    const dropped: boolean[] = [];
-    collapseBranches(errors, dropped, guide);
-    dropBelowTypeErrors(errors, dropped);
+    const dropped = pruneAjvErrors({ errors, guide });
     const issues: ValidationIssue[] = [];
     const ranks: number[] = [];
     let seen: Set<string> | undefined;
@@ -230,20 +257,19 @@ export function createIssueBuilder({
       const error = errors[index];
       if (error === undefined || dropped[index] === true) continue;
       const parentSchema = parentSchemaOf(error, guide);
-      const { value, arrays } = walk(args, error.instancePath);
+      // ajv's verbose errors carry the value; with another ajv instance, look it up.
+      const value = error.data !== undefined ? error.data : walk(args, error.instancePath).value;
       let name: string | undefined;
       let problem = mismatch;
-      let received: Received;
+      let sent: string;
       switch (error.keyword) {
         case 'required':
         case 'dependentRequired':
         case 'dependencies': {
           name = String(param(error, 'missingProperty'));
           const property = param(error, 'property');
-          if (error.keyword !== 'required' && typeof property === 'string')
-            problem = { kind: 'missing_with', property };
-          else problem = missing;
-          received = nothing;
+          problem = error.keyword !== 'required' && typeof property === 'string' ? missingWith(property) : missing;
+          sent = sentNothing;
           break;
         }
         case 'additionalProperties':
@@ -251,31 +277,36 @@ export function createIssueBuilder({
           name = String(
             param(error, error.keyword === 'additionalProperties' ? 'additionalProperty' : 'unevaluatedProperty'),
           );
-          received = { kind: 'value', value: childValue(value, name) };
+          sent = texts.sentValue(childValue(value, name));
           break;
         case 'propertyNames':
           name = String(param(error, 'propertyName'));
           problem = fieldName;
-          received = omitted;
+          sent = '';
           break;
         default:
           problem = problemOf(error);
-          received = { kind: 'value', value };
+          sent = texts.sentValue(value);
       }
-      const site = siteFor(error, args, parentSchema, name, problem, arrays);
+      const site = siteFor(error, args, parentSchema, name, problem);
       if (issues.length >= linearScanLimit) seen ??= new Set(issues.map((issue) => issue.path));
-      if (seen === undefined ? issues.some((issue) => issue.path === site.path) : seen.has(site.path)) continue;
+      if (seen === undefined ? hasPath(issues, site.path) : seen.has(site.path)) continue;
       seen?.add(site.path);
       issues.push({
         path: site.path,
         code: site.code,
         layer: site.layer,
-        message: site.start + texts.received(received),
+        message: site.start + sent,
       });
       ranks.push(site.rank);
     }
     return inSchemaOrder(issues, ranks);
   };
+}
+
+function hasPath(issues: readonly ValidationIssue[], path: string): boolean {
+  for (const issue of issues) if (issue.path === path) return true;
+  return false;
 }
 
 /**
@@ -286,87 +317,6 @@ export function createIssueBuilder({
 function flat(text: string): string {
   text.charCodeAt(0);
   return text;
-}
-
-function collapseBranches(errors: readonly ErrorObject[], dropped: boolean[], guide: SchemaGuide): void {
-  for (let index = 0; index < errors.length; index += 1) {
-    const error = errors[index];
-    if (error === undefined) continue;
-    if (error.keyword === 'if') dropped[index] = true;
-    const keyword = collapsingKeywords.get(error.keyword);
-    if (keyword === undefined) continue;
-    const members = guide.membersOf(parentSchemaOf(error, guide), keyword);
-    // Branch errors come right before the error of their anyOf/oneOf: walk back while they belong to it.
-    for (let back = index - 1; back >= 0; back -= 1) {
-      const earlier = errors[back];
-      if (earlier === undefined || !within(earlier.instancePath, error.instancePath)) break;
-      if (!members.has(parentSchemaOf(earlier, guide))) break;
-      dropped[back] = true;
-    }
-  }
-}
-
-/** A value of the wrong type gets one issue: its other keyword errors, and any below it, are noise. */
-function dropBelowTypeErrors(errors: readonly ErrorObject[], dropped: boolean[]): void {
-  const typed: number[] = [];
-  for (let index = 0; index < errors.length; index += 1) {
-    if (errors[index]?.keyword === 'type' && dropped[index] !== true) typed.push(index);
-  }
-  if (typed.length === 0) return;
-  if (typed.length > linearScanLimit) {
-    dropBelowManyTypeErrors(errors, dropped, typed);
-    return;
-  }
-  for (let index = 0; index < errors.length; index += 1) {
-    const error = errors[index];
-    if (error === undefined || dropped[index] === true) continue;
-    for (const owner of typed) {
-      const typeError = errors[owner];
-      if (owner === index || typeError === undefined || !within(error.instancePath, typeError.instancePath)) continue;
-      // At the same path only the first type error stays; below a type error nothing does.
-      if (typeError.instancePath !== error.instancePath || owner < index || error.keyword !== 'type') {
-        dropped[index] = true;
-        break;
-      }
-    }
-  }
-}
-
-/** The same as `dropBelowTypeErrors`, by looking up each ancestor path (for calls with very many type errors). */
-function dropBelowManyTypeErrors(errors: readonly ErrorObject[], dropped: boolean[], typed: readonly number[]): void {
-  const firstAt = new Map<string, number>();
-  for (const index of typed) {
-    const pointer = errors[index]?.instancePath ?? '';
-    if (!firstAt.has(pointer)) firstAt.set(pointer, index);
-  }
-  for (let index = 0; index < errors.length; index += 1) {
-    const error = errors[index];
-    if (error === undefined || dropped[index] === true) continue;
-    let pointer = error.instancePath;
-    for (;;) {
-      const owner = firstAt.get(pointer);
-      if (owner !== undefined && owner !== index) {
-        dropped[index] = true;
-        break;
-      }
-      if (pointer === '') break;
-      pointer = pointer.slice(0, pointer.lastIndexOf('/'));
-    }
-  }
-}
-
-function within(pointer: string, ancestor: string): boolean {
-  return pointer === ancestor || (pointer.startsWith(ancestor) && pointer[ancestor.length] === '/');
-}
-
-function parentSchemaOf(error: ErrorObject, guide: SchemaGuide): unknown {
-  if (error.parentSchema !== undefined) return error.parentSchema;
-  return guide.resolver.atPointer(error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')));
-}
-
-function param(error: ErrorObject, name: string): unknown {
-  const params: Record<string, unknown> = error.params;
-  return params[name];
 }
 
 function problemOf(error: ErrorObject): IssueProblem {
@@ -398,14 +348,23 @@ function rankOf(error: ErrorObject, order: ReadonlyMap<string, number>): number 
   return order.get(key) ?? order.size;
 }
 
-function inSchemaOrder(issues: ValidationIssue[], ranks: readonly number[]): ValidationIssue[] {
-  let sorted = true;
-  for (let index = 1; index < ranks.length; index += 1) {
-    if ((ranks[index] ?? 0) < (ranks[index - 1] ?? 0)) sorted = false;
+/** Sorts issues by rank in place (stable; calls have few issues, so an insertion sort). */
+function inSchemaOrder(issues: ValidationIssue[], ranks: number[]): ValidationIssue[] {
+  for (let index = 1; index < issues.length; index += 1) {
+    const issue = issues[index];
+    const rank = ranks[index];
+    if (issue === undefined || rank === undefined) continue;
+    let position = index - 1;
+    for (;;) {
+      const before = issues[position];
+      const beforeRank = ranks[position];
+      if (before === undefined || beforeRank === undefined || beforeRank <= rank) break;
+      issues[position + 1] = before;
+      ranks[position + 1] = beforeRank;
+      position -= 1;
+    }
+    issues[position + 1] = issue;
+    ranks[position + 1] = rank;
   }
-  if (sorted) return issues;
-  return issues
-    .map((issue, index) => ({ issue, rank: ranks[index] ?? 0 }))
-    .sort((left, right) => left.rank - right.rank)
-    .map(({ issue }) => issue);
+  return issues;
 }

@@ -69,6 +69,8 @@ export interface ValidationTexts {
   issueStart(parts: IssueStart): string;
   /** The closing part of an issue line: what was sent (with a leading space where the language wants one), or ''. */
   received(received: Received): string;
+  /** `received` for a value that was sent. */
+  sentValue(value: unknown): string;
   /** The line closing a list that was cut short. */
   notListed(count: number): string;
 }
@@ -84,8 +86,17 @@ export const maxEchoLength = 60;
  * quoteShort('abc'); // { quoted: '"abc"', cut: false }
  */
 export function quoteShort(text: string): { readonly quoted: string; readonly cut: boolean } {
-  if (text.length <= maxEchoLength) return { quoted: JSON.stringify(text), cut: false };
-  return { quoted: `${JSON.stringify(cutText(text, maxEchoLength)).slice(0, -1)}…"`, cut: true };
+  if (text.length <= maxEchoLength) return { quoted: quote(text), cut: false };
+  return { quoted: `${quote(cutText(text, maxEchoLength)).slice(0, -1)}…"`, cut: true };
+}
+
+/** Characters JSON escapes in a string (surrogates included, so lone ones are escaped as JSON.stringify does). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes.
+const escaped = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text)`, without its cost for the common text that needs no escaping. */
+function quote(text: string): string {
+  return escaped.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /**

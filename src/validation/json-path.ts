@@ -4,6 +4,8 @@ import { isSchemaObject } from './schema-resolver.js';
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const plainToolName = /^[A-Za-z0-9_.:-]{1,64}$/;
 const maxLabelLength = 80;
+/** The last name found plain: a run asks about the same tool name again and again. */
+let lastPlainName: string | undefined;
 
 /**
  * The JSONPath of `key` inside the value at `path`: `$.order_id`, `$["odd key"]`.
@@ -71,6 +73,69 @@ export function walk(root: unknown, pointer: string): { readonly value: unknown;
 }
 
 /**
+ * The `arrays` bitmask of `walk`, without walking when no segment of the
+ * pointer can be an array index (all-digit), which is the common case.
+ *
+ * @example
+ * arrayLevels({ order_id: 1 }, '/order_id'); // 0
+ */
+export function arrayLevels(root: unknown, pointer: string): number {
+  return hasIndexSegment(pointer) ? arrayMask(root, pointer) : 0;
+}
+
+/**
+ * Whether a JSON pointer has an all-digit segment, the only kind that can
+ * index an array.
+ *
+ * @example
+ * hasIndexSegment('/items/0/sku'); // true
+ */
+export function hasIndexSegment(pointer: string): boolean {
+  let digits = 0;
+  for (let position = 1; position <= pointer.length; position += 1) {
+    const code = position < pointer.length ? pointer.charCodeAt(position) : slash;
+    if (code === slash) {
+      if (digits > 0) return true;
+      digits = 0;
+    } else if (digits >= 0 && code >= zero && code <= nine) {
+      digits += 1;
+    } else {
+      digits = -1;
+    }
+  }
+  return false;
+}
+
+/**
+ * `walk(…).arrays` with plain property reads: an inherited value (`constructor`)
+ * is never an array, so it cannot change the mask.
+ */
+function arrayMask(root: unknown, pointer: string): number {
+  let value = root;
+  let arrays = 0;
+  let level = 0;
+  for (let start = 1; start <= pointer.length; level += 1) {
+    const slash = pointer.indexOf('/', start);
+    const end = slash === -1 ? pointer.length : slash;
+    if (typeof value !== 'object' || value === null) return level > maxMaskedLevels ? -1 : arrays;
+    const raw = pointer.slice(start, end);
+    if (Array.isArray(value)) {
+      if (level < maxMaskedLevels) arrays |= 1 << level;
+      value = value[Number(raw)];
+    } else {
+      const segment = raw.includes('~') ? raw.replaceAll('~1', '/').replaceAll('~0', '~') : raw;
+      value = (value as Record<string, unknown>)[segment];
+    }
+    start = end + 1;
+  }
+  return level > maxMaskedLevels ? -1 : arrays;
+}
+
+const slash = 0x2f;
+const zero = 0x30;
+const nine = 0x39;
+
+/**
  * The value of an object's own property `key`; undefined for anything else
  * (inherited names such as `constructor` included).
  *
@@ -102,7 +167,11 @@ export function fieldLabel({ path, toolName }: { path: string; toolName: string 
  * displayName('apply_refund'); // 'apply_refund'
  */
 export function displayName(name: string): string {
-  if (plainToolName.test(name)) return name;
+  if (name === lastPlainName) return name;
+  if (plainToolName.test(name)) {
+    lastPlainName = name;
+    return name;
+  }
   const shown = name.length > 60 ? `${cutText(name, 60)}…` : name;
   return JSON.stringify(shown).replaceAll('`', "'");
 }

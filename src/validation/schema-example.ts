@@ -198,7 +198,7 @@ function arrayExample(flat: JsonSchema, resolver: SchemaResolver, depth: number)
   const item = schemaExample({ schema: flat['items'], resolver, depth: depth + 1 });
   if (item === undefined || maxItems < 1) return minItems === 0 ? { value: [], kind: 'placeholder' } : undefined;
   if (minItems > 1) return undefined;
-  return { value: [item.value], kind: 'derived' };
+  return { value: [item.value], kind: item.kind === 'placeholder' ? 'placeholder' : 'derived' };
 }
 
 function finite(value: unknown): number | undefined {

@@ -39,6 +39,8 @@ export interface SchemaGuide {
   membersOf(schema: unknown, keyword: string): ReadonlySet<unknown>;
   /** The required top-level arguments. */
   readonly requiredArguments: readonly string[];
+  /** Whether the schema uses a keyword whose branch errors get collapsed (`anyOf`, `oneOf`, `contains`, `propertyNames`, `if`). */
+  readonly hasComposites: boolean;
   /** The position of each top-level argument in the schema's `properties`. */
   readonly argumentOrder: ReadonlyMap<string, number>;
   /** An arguments object built from the examples of the required fields, as JSON. */
@@ -67,7 +69,7 @@ export function schemaGuide(root: JsonSchema): SchemaGuide {
 
 function createSchemaGuide(root: JsonSchema): SchemaGuide {
   const resolver = createSchemaResolver(root);
-  const { ownerOf, wrapperOf } = mapOwners(root, resolver);
+  const { ownerOf, wrapperOf, hasComposites } = mapOwners(root, resolver);
   const fields = new WeakMap<object, FieldFacts>();
   const members = new WeakMap<object, Map<string, ReadonlySet<unknown>>>();
   const patterns = new Map<string, RegExp | undefined>();
@@ -181,12 +183,14 @@ function createSchemaGuide(root: JsonSchema): SchemaGuide {
     objectFields,
     membersOf,
     requiredArguments,
+    hasComposites,
     argumentOrder,
     argumentsExample,
   };
 }
 
 const emptySchema: JsonSchema = Object.freeze({});
+const compositeKeywords = ['anyOf', 'oneOf', 'contains', 'propertyNames', 'if', 'discriminator'];
 const emptySet: ReadonlySet<unknown> = new Set();
 
 function describeField(schema: JsonSchema, resolver: SchemaResolver): FieldFacts {
@@ -220,9 +224,11 @@ function mapOwners(root: JsonSchema, resolver: SchemaResolver) {
   const ownerOf = new WeakMap<object, JsonSchema>();
   const referrers = new Map<object, JsonSchema[]>();
   const seen = new Set<object>();
+  let hasComposites = false;
   const visit = (schema: JsonSchema): void => {
     if (seen.has(schema)) return;
     seen.add(schema);
+    if (compositeKeywords.some((keyword) => schema[keyword] !== undefined)) hasComposites = true;
     const ref = schema['$ref'];
     if (typeof ref === 'string') {
       const target = resolver.resolveRef(ref);
@@ -239,7 +245,7 @@ function mapOwners(root: JsonSchema, resolver: SchemaResolver) {
     const [only] = list;
     if (list.length === 1 && only !== undefined) wrapperOf.set(target, only);
   }
-  return { ownerOf, wrapperOf };
+  return { ownerOf, wrapperOf, hasComposites };
 }
 
 function reachableFrom(start: unknown, resolver: SchemaResolver): ReadonlySet<unknown> {

@@ -74,6 +74,7 @@ export const englishTexts: ValidationTexts = {
   },
 
   received: receivedSentence,
+  sentValue,
 
   notListed(count) {
     return `(${count} more problem${count === 1 ? '' : 's'} not listed here: fix the ones above and call again to see the rest.)`;
@@ -115,12 +116,16 @@ function receivedSentence(received: Received): string {
     case 'nothing':
       return ' You sent nothing.';
     case 'value':
-      return ` You sent ${describeValue(received.value)}.`;
+      return sentValue(received.value);
     case 'text': {
       const { quoted, cut } = quoteShort(received.text);
       return ` You sent the text ${quoted}${cut ? ` (${received.text.length} characters, shortened here)` : ''}.`;
     }
   }
+}
+
+function sentValue(value: unknown): string {
+  return ` You sent ${describeValue(value)}.`;
 }
 
 function describeValue(value: unknown): string {

@@ -44,19 +44,19 @@ export const chineseTexts: ValidationTexts = {
     const { problem } = parts;
     switch (problem.kind) {
       case 'mismatch':
-        return `${head}需要${described}。${hint}`;
+        return `${head}${needs(described)}。${hint}`;
       case 'missing':
-        return `${head}缺少这个必填参数，需要${described}。${hint}`;
+        return `${head}缺少这个必填参数，${needs(described)}。${hint}`;
       case 'missing_with':
-        return `${head}传了 \`${problem.property}\` 时必须同时传这个参数，需要${described}。${hint}`;
+        return `${head}传了 \`${problem.property}\` 时必须同时传这个参数，${needs(described)}。${hint}`;
       case 'several_variants':
         return `${head}只能符合以下形式中的一种，但传入的值同时符合多种：${described}。${hint}`;
       case 'duplicates':
-        return `${head}需要${described}。[${problem.first}] 和 [${problem.second}] 两项相同。${hint}`;
+        return `${head}${needs(described)}。[${problem.first}] 和 [${problem.second}] 两项相同。${hint}`;
       case 'unknown_field':
         return `${head}${unknownFieldSentence(parts.toolName, problem)}`;
       case 'field_name':
-        return `${head}不接受这个字段名：字段名需要是${described}。`;
+        return `${head}不接受这个字段名：${spaced('字段名需要是', described)}。`;
       case 'not_json':
         return `${head}参数不是合法的 JSON。请传一个 JSON 对象，每个参数作为一个字段${requiredNote(problem.required)}。${hint}`;
       case 'not_object':
@@ -69,6 +69,7 @@ export const chineseTexts: ValidationTexts = {
   },
 
   received: receivedSentence,
+  sentValue,
 
   notListed(count) {
     return `（另有 ${count} 处问题未列出：请先改正以上问题，重新调用后会看到其余问题。）`;
@@ -110,12 +111,17 @@ function receivedSentence(received: Received): string {
     case 'nothing':
       return '你没有传这个参数。';
     case 'value':
-      return spaced('你传的是', describeValue(received.value), '。');
+      return sentValue(received.value);
     case 'text': {
       const { quoted, cut } = quoteShort(received.text);
       return `你传的是文本 ${quoted}${cut ? `（共 ${received.text.length} 个字符，此处已截断）` : ''}。`;
     }
   }
+}
+
+function sentValue(value: unknown): string {
+  const described = describeValue(value);
+  return described === 'null' ? '你传的是 null。' : `你传的是${described}。`;
 }
 
 function describeValue(value: unknown): string {
@@ -243,6 +249,11 @@ function arrayPhrase(facts: SchemaFacts): string {
   else if (maxItems !== undefined) traits.push(`最多 ${maxItems} 项`);
   if (facts.uniqueItems) traits.push('元素不重复');
   return traits.length === 0 ? noun : withDe(traits.join('、'), noun);
+}
+
+/** 需要 + what is expected, spaced when that starts with ASCII (`需要 date 格式…`). */
+function needs(described: string): string {
+  return spaced('需要', described);
 }
 
 /** `traits` + 的 + `noun`, with a space where ASCII text meets Chinese. */
