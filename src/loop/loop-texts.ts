@@ -10,6 +10,7 @@ export interface LoopTexts {
   rejected(request: { tool: string; reason: string }): string;
   outcomeUnknown(request: { tool: string }): string;
   timedOut(request: { tool: string; seconds: number }): string;
+  interrupted(request: { tool: string }): string;
   vague(): string;
   handoff(): string;
 }
@@ -51,6 +52,8 @@ const english: LoopTexts = {
   outcomeUnknown: ({ tool }) =>
     `Not run: an earlier attempt of exactly this ${tool} call was interrupted and its outcome is unknown. It will not be repeated automatically; tell the user a person will check it.`,
   timedOut: ({ tool, seconds }) => `${tool} did not answer within ${seconds} seconds. You can call it again.`,
+  interrupted: ({ tool }) =>
+    `Not finished: ${tool} failed or did not answer in time, and whether it took effect is unknown. Do not call it again; tell the user a person will check it.`,
   vague: () => 'Tool execution failed',
   handoff: () =>
     "I'm sorry, I couldn't complete this myself. I'm passing your request to a colleague, who will follow up with you.",
@@ -68,6 +71,7 @@ const chinese: LoopTexts = {
   outcomeUnknown: ({ tool }) =>
     `未执行：之前一次完全相同的 ${tool} 调用中途中断，结果未知。系统不会自动重做；请告诉用户会有人工核实。`,
   timedOut: ({ tool, seconds }) => `${tool} 在 ${seconds} 秒内没有响应。你可以重新调用。`,
+  interrupted: ({ tool }) => `未完成：${tool} 执行失败或超时，是否已生效未知。不要再次调用，请告诉用户会有人工核实。`,
   vague: () => '工具执行失败',
   handoff: () => '抱歉，这个问题我这边无法独立完成，已为你转接人工客服，稍后会有同事跟进。',
 };

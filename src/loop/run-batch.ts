@@ -122,12 +122,16 @@ export async function runBatch({
     for (let start = 0; start < group.calls.length; start += limit) {
       stop ??= control.reason;
       if (stop !== undefined) break;
-      const settled = await Promise.allSettled(group.calls.slice(start, start + limit).map(runOne));
-      const rejected = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-      if (rejected !== undefined) {
-        failure = rejected.reason;
-        break;
+      const chunk = group.calls.slice(start, start + limit);
+      const settled = await Promise.allSettled(chunk.map(runOne));
+      for (const [index, outcome] of settled.entries()) {
+        const call = chunk[index];
+        if (outcome.status !== 'rejected' || call === undefined) continue;
+        failure ??= outcome.reason;
+        // It may have taken effect before it failed: never tell the model it did not run.
+        contents.set(call.id, texts.interrupted({ tool: call.function.name }));
       }
+      if (failure !== undefined) break;
     }
   }
 

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatMessage } from '../loop/chat-message.js';
 import type { ToolSpec } from '../tools/tool-types.js';
+import type { ModelDecision } from './model-decision.js';
 
 export interface TokenUsage {
   readonly inputTokens: number;
@@ -16,12 +17,18 @@ export interface ModelRequest {
   readonly signal?: AbortSignal;
   /** Called with each text fragment as it streams in. */
   readonly onTextDelta?: (text: string) => void;
+  /** Upper bound on generated tokens (`max_tokens`); the provider's default when absent. */
+  readonly maxOutputTokens?: number;
+  /** Told of every retry, wait, fallback or give-up a resilient model decides during this call. */
+  readonly onDecision?: (decision: ModelDecision) => void;
 }
 
 export interface ModelResponse {
   readonly message: AssistantMessage;
   readonly usage: TokenUsage;
   readonly finishReason: FinishReason;
+  /** The model that produced this response, when it may differ from `Model.name` (a fallback answered). */
+  readonly model?: string;
 }
 
 /**

@@ -605,6 +605,114 @@ describe('readModelConfig', () => {
   });
 });
 
+describe('OpenAiModel request body', () => {
+  const createShipment: ToolSpec = {
+    type: 'function',
+    function: {
+      name: 'create_shipment',
+      description: 'Ship an order. Not for tracking: use track_shipment.',
+      parameters: {
+        type: 'object',
+        properties: { order_id: { type: 'string' }, note: { type: 'string' } },
+        required: ['order_id'],
+      },
+    },
+  };
+  const setMetadata: ToolSpec = {
+    type: 'function',
+    function: {
+      name: 'set_metadata',
+      description: 'Attach free-form metadata.',
+      parameters: { type: 'object', properties: { metadata: { type: 'object' } }, required: ['metadata'] },
+    },
+  };
+
+  it('sends strict tools with strict: true when strict, and a tool it cannot make strict as it is', async () => {
+    const { server, model } = await setup([{ kind: 'answer', text: 'ok' }], { strict: true });
+
+    await model.generate(request({ tools: [createShipment, setMetadata] }));
+
+    expect(server.requests[0]?.body).toHaveProperty('tools', [
+      {
+        type: 'function',
+        function: {
+          name: 'create_shipment',
+          description: 'Ship an order. Not for tracking: use track_shipment.',
+          parameters: {
+            type: 'object',
+            properties: { order_id: { type: 'string' }, note: { type: ['string', 'null'] } },
+            required: ['order_id', 'note'],
+            additionalProperties: false,
+          },
+          strict: true,
+        },
+      },
+      { type: 'function', function: { ...setMetadata.function, strict: false } },
+    ]);
+    expect(model.strictTools).toBe(true);
+  });
+
+  it('sends tools byte for byte the same on every call, whatever key order a spec was built with', async () => {
+    const { server, model } = await setup(
+      Array.from({ length: 3 }, () => ({ kind: 'answer', text: 'ok' }) as const),
+      { strict: true },
+    );
+    const rebuilt: ToolSpec = {
+      function: {
+        parameters: createShipment.function.parameters,
+        description: createShipment.function.description,
+        name: createShipment.function.name,
+      },
+      type: 'function',
+    };
+
+    await model.generate(request({ tools: [createShipment, queryOrder] }));
+    await model.generate(request({ tools: [createShipment, queryOrder] }));
+    await model.generate(request({ tools: [rebuilt, queryOrder] }));
+
+    const sent = server.requests.map((received) =>
+      JSON.stringify([
+        (received.body as Record<string, unknown>)['tools'],
+        (received.body as Record<string, unknown>)['messages'],
+      ]),
+    );
+    expect(new Set(sent).size).toBe(1);
+  });
+
+  it('sends maxOutputTokens as max_tokens, or as max_completion_tokens when configured, over extraBody', async () => {
+    const { server, model } = await setup([{ kind: 'answer', text: 'ok' }], { extraBody: { max_tokens: 100 } });
+    await model.generate(request({ maxOutputTokens: 4096 }));
+    expect(server.requests[0]?.body).toMatchObject({ max_tokens: 4096 });
+
+    await server.close();
+    const other = await setup(
+      [
+        { kind: 'answer', text: 'ok' },
+        { kind: 'answer', text: 'ok' },
+      ],
+      {
+        outputLimitField: 'max_completion_tokens',
+      },
+    );
+    await other.model.generate(request({ maxOutputTokens: 2048 }));
+    await other.model.generate(request());
+    expect(other.server.requests[0]?.body).toMatchObject({ max_completion_tokens: 2048 });
+    expect(other.server.requests[0]?.body).not.toHaveProperty('max_tokens');
+    expect(other.server.requests[1]?.body).not.toHaveProperty('max_completion_tokens');
+  });
+
+  it('keeps the raw endpoint error out of the error chain, so a quoted key cannot leak through cause', async () => {
+    const { model } = await setup([
+      { kind: 'error', status: 500, body: { error: { message: `upstream rejected ${apiKey}` } } },
+    ]);
+
+    const error = await failure(model.generate(request()));
+
+    expect(error.message).toContain('upstream rejected [redacted]');
+    expect(error.cause).toBeUndefined();
+  });
+});
+
 function catchSync(run: () => unknown): unknown {
   try {
     run();

@@ -15,6 +15,7 @@ import type { ChatMessage } from '../loop/chat-message.js';
 import type { ToolSpec } from '../tools/tool-types.js';
 import { createStreamAssembler, type StreamAssembler } from './assemble-stream.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
+import { toStrictTool } from './strict-tools.js';
 
 export interface OpenAiModelOptions {
   /** An OpenAI-compatible base URL, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
@@ -32,6 +33,19 @@ export interface OpenAiModelOptions {
   readonly fetch?: ClientOptions['fetch'];
   /** Extra request-body fields, e.g. `{ temperature: 0 }`; they never override model, messages, tools or streaming. */
   readonly extraBody?: Readonly<Record<string, unknown>>;
+  /**
+   * Send tools in strict mode (`strict: true`, schemas rewritten by
+   * `toStrictTools`), so the provider constrains arguments to the schema.
+   * Optional fields then arrive as `null`: map them back with
+   * `stripStrictNulls` before validation. Default false.
+   */
+  readonly strict?: boolean;
+  /**
+   * The body field that carries `request.maxOutputTokens`: `max_tokens`
+   * (default; what OpenAI-compatible servers understand) or
+   * `max_completion_tokens` (what OpenAI's reasoning models require).
+   */
+  readonly outputLimitField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 const providerDetailLimit = 300;
@@ -67,8 +81,19 @@ export class OpenAiModel implements Model {
   readonly #apiKey: string;
   readonly #timeoutMs: number;
   readonly #extraBody: Readonly<Record<string, unknown>>;
+  readonly #strict: boolean;
+  readonly #outputLimitField: 'max_tokens' | 'max_completion_tokens';
 
-  constructor({ baseUrl, apiKey, model, timeoutMs = 60_000, fetch, extraBody = {} }: OpenAiModelOptions) {
+  constructor({
+    baseUrl,
+    apiKey,
+    model,
+    timeoutMs = 60_000,
+    fetch,
+    extraBody = {},
+    strict = false,
+    outputLimitField = 'max_tokens',
+  }: OpenAiModelOptions) {
     this.name = model;
     this.#model = model;
     this.#endpoint = describeEndpoint(baseUrl);
@@ -76,6 +101,8 @@ export class OpenAiModel implements Model {
     this.#apiKey = apiKey;
     this.#timeoutMs = Math.max(1, Math.round(timeoutMs));
     this.#extraBody = extraBody;
+    this.#strict = strict;
+    this.#outputLimitField = outputLimitField;
     this.#client = new OpenAI({
       baseURL: baseUrl,
       apiKey,
@@ -90,7 +117,12 @@ export class OpenAiModel implements Model {
     });
   }
 
-  async generate({ messages, tools, signal, onTextDelta }: ModelRequest): Promise<ModelResponse> {
+  /** True when tools are sent in strict mode, so optional arguments may arrive as `null`. */
+  get strictTools(): boolean {
+    return this.#strict;
+  }
+
+  async generate({ messages, tools, signal, onTextDelta, maxOutputTokens }: ModelRequest): Promise<ModelResponse> {
     signal?.throwIfAborted();
     // One controller stops the SDK for either cause; which one fired is read from the sources.
     const stop = new AbortController();
@@ -111,7 +143,9 @@ export class OpenAiModel implements Model {
 
     try {
       const { data: stream, response } = await guard(
-        this.#client.chat.completions.create(this.#body(messages, tools), { signal: stop.signal }).withResponse(),
+        this.#client.chat.completions
+          .create(this.#body({ messages, tools, maxOutputTokens }), { signal: stop.signal })
+          .withResponse(),
       );
       idleTimer.refresh();
       const assembler = createStreamAssembler();
@@ -175,12 +209,28 @@ export class OpenAiModel implements Model {
     }
   }
 
-  #body(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): ChatCompletionCreateParamsStreaming {
+  /**
+   * The request body. Tools keep the order they are given in and each is
+   * rebuilt with a fixed key order (memoised per spec object), so the same
+   * system prompt and tool set serialise to the same bytes on every step and
+   * the provider's prompt cache can hit.
+   */
+  #body({
+    messages,
+    tools,
+    maxOutputTokens,
+  }: {
+    messages: readonly ChatMessage[];
+    tools: readonly ToolSpec[];
+    maxOutputTokens: number | undefined;
+  }): ChatCompletionCreateParamsStreaming {
+    const toTool = this.#strict ? toStrictSdkTool : toSdkTool;
     return {
       ...this.#extraBody,
+      ...(maxOutputTokens === undefined ? {} : { [this.#outputLimitField]: Math.max(1, Math.floor(maxOutputTokens)) }),
       model: this.#model,
       messages: messages.map(toSdkMessage),
-      ...(tools.length > 0 ? { tools: tools.map(toSdkTool) } : {}),
+      ...(tools.length > 0 ? { tools: tools.map(toTool) } : {}),
       stream: true,
       stream_options: { include_usage: true },
     };
@@ -226,11 +276,12 @@ export class OpenAiModel implements Model {
         detail: kind === 'authentication' ? undefined : providerMessage(error),
         status,
         retryAfterMs,
-        cause: error,
+        // No `cause`: the SDK error holds the endpoint's raw body and headers, which may quote the key.
       });
     }
     if (error instanceof SyntaxError || error instanceof OpenAIError) {
-      return this.#error('response', 'the endpoint sent a malformed response', { detail: error.message, cause: error });
+      // No `cause`: a parse error quotes the raw stream text.
+      return this.#error('response', 'the endpoint sent a malformed response', { detail: error.message });
     }
     // Reading the body failed underneath the SDK: the connection dropped mid-stream.
     return this.#error('network', 'the connection broke mid-response', {
@@ -413,7 +464,25 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
+const sdkTools = new WeakMap<ToolSpec, ChatCompletionFunctionTool>();
+const strictSdkTools = new WeakMap<ToolSpec, ChatCompletionFunctionTool>();
+
 function toSdkTool(tool: ToolSpec): ChatCompletionFunctionTool {
-  const { name, description, parameters } = tool.function;
-  return { type: 'function', function: { name, description, parameters } };
+  let sdkTool = sdkTools.get(tool);
+  if (sdkTool === undefined) {
+    const { name, description, parameters } = tool.function;
+    sdkTool = { type: 'function', function: { name, description, parameters } };
+    sdkTools.set(tool, sdkTool);
+  }
+  return sdkTool;
+}
+
+function toStrictSdkTool(tool: ToolSpec): ChatCompletionFunctionTool {
+  let sdkTool = strictSdkTools.get(tool);
+  if (sdkTool === undefined) {
+    const { name, description, parameters, strict } = toStrictTool(tool).tool.function;
+    sdkTool = { type: 'function', function: { name, description, parameters, strict } };
+    strictSdkTools.set(tool, sdkTool);
+  }
+  return sdkTool;
 }
