@@ -387,4 +387,31 @@ describe('runAgent brakes', () => {
       'run:end',
     ]);
   });
+
+  it('puts a cost on the run and stops at the cost budget', async () => {
+    const { registry, executed } = shopRegistry();
+    const prices = { sequence: { inputPerMillion: 1_000, outputPerMillion: 2_000 } };
+    const model = sequenceModel(
+      [calls(['query_order', { order_id: 'SO20260901' }]), calls(['track_shipment', { order_id: 'SO20260901' }])],
+      { usage: { inputTokens: 100, outputTokens: 50 } },
+    );
+    const result = await runAgent({
+      model,
+      tools: registry,
+      messages: [user],
+      principal,
+      prices,
+      limits: { costBudget: 0.25 },
+    });
+    expect(result.stopReason).toBe('cost_budget');
+    expect(result.cost).toBeCloseTo(0.4);
+    expect(executed).toEqual(['query_order SO20260901 for C1001']);
+  });
+
+  it('refuses a cost budget it cannot enforce', async () => {
+    const { registry } = shopRegistry();
+    await expect(
+      runAgent({ model: sequenceModel([]), tools: registry, messages: [user], limits: { costBudget: 1 } }),
+    ).rejects.toThrow('limits.costBudget needs a price table');
+  });
 });

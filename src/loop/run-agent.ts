@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ArbiterError } from '../errors/arbiter-error.js';
+import { ModelError } from '../errors/model-error.js';
 import type { RunUsage } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { type ApprovalBroker, denyAllApprovals } from '../gate/approval-broker.js';
@@ -8,6 +9,7 @@ import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import type { Principal } from '../gate/principal.js';
 import { allowAllGate, type ToolGate } from '../gate/tool-gate.js';
 import type { Model, ModelResponse } from '../models/model.js';
+import { costOf, type PriceTable } from '../models/pricing.js';
 import { ToolRegistry, type ToolSet } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';
 import { CallBrakes } from './call-brakes.js';
@@ -25,6 +27,8 @@ export interface RunLimits {
   readonly maxSteps?: number;
   /** Input + output tokens per run, from the usage the model reports. Default unlimited. */
   readonly tokenBudget?: number;
+  /** Money per run, in the price table's currency (needs `prices`). Default unlimited. */
+  readonly costBudget?: number;
   /** Wall-clock time per run. Default unlimited. */
   readonly timeLimitMs?: number;
   /** How often the same (tool, canonical arguments) may run; the next is refused. Default 2. */
@@ -50,7 +54,14 @@ export interface RunAgentOptions {
   readonly runId?: string;
   readonly limits?: RunLimits;
   /** Counters of an interrupted run being resumed: budgets count what was already spent. */
-  readonly resume?: { readonly steps: number; readonly usage: RunUsage; readonly lastSeq?: number };
+  readonly resume?: {
+    readonly steps: number;
+    readonly usage: RunUsage;
+    readonly lastSeq?: number;
+    readonly cost?: number;
+  };
+  /** Prices per model, to put a cost on the run and enforce `limits.costBudget`. */
+  readonly prices?: PriceTable;
   readonly signal?: AbortSignal;
   readonly events?: EventBus;
   readonly gate?: ToolGate;
@@ -80,6 +91,8 @@ export interface RunResult {
   readonly steps: number;
   readonly usage: RunUsage;
   readonly durationMs: number;
+  /** What the run cost, when `prices` has the model; otherwise undefined. */
+  readonly cost: number | undefined;
   /** The seq of the run's last event, to continue numbering when the run is resumed. */
   readonly lastSeq: number;
   /** Set when `stopReason` is `error`: an infrastructure failure, for the operator, never for the model. */
@@ -109,6 +122,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const limits = options.limits ?? {};
   const maxSteps = limits.maxSteps ?? 10;
   const tokenBudget = limits.tokenBudget ?? Number.POSITIVE_INFINITY;
+  const costBudget = limits.costBudget ?? Number.POSITIVE_INFINITY;
+  if (Number.isFinite(costBudget) && options.prices === undefined) {
+    throw new ModelError({ kind: 'request', message: 'limits.costBudget needs a price table (the prices option)' });
+  }
   const emitter = (options.events ?? new EventBus()).forRun(runId, { startSeq: options.resume?.lastSeq ?? 0 });
   const control = new RunControl({ signal: options.signal, timeLimitMs: limits.timeLimitMs });
   const journal = options.journal ?? createMemoryJournal();
@@ -122,6 +139,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     cachedInputTokens: options.resume?.usage.cachedInputTokens ?? 0,
   };
   let steps = options.resume?.steps ?? 0;
+  let cost = options.resume?.cost ?? 0;
   let lastText: string | undefined;
   const batchContext = (tools: ToolSet): BatchContext => ({
     runId,
@@ -156,6 +174,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     steps,
     usage: totalUsage(),
     durationMs,
+    cost: options.prices === undefined ? undefined : cost,
     lastSeq: emitter.lastSeq,
   });
   const finish = (stopReason: StopReason): RunResult => {
@@ -178,6 +197,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     usage.cachedInputTokens += response.usage.cachedInputTokens ?? 0;
+    if (options.prices !== undefined) {
+      const answeredBy = response.model ?? model.name;
+      const priced = costOf({ model: answeredBy, usage: response.usage, prices: options.prices });
+      if (priced === undefined && Number.isFinite(costBudget)) {
+        throw new ModelError({
+          kind: 'request',
+          message: `no price for model ${answeredBy} in the price table: limits.costBudget cannot be enforced`,
+        });
+      }
+      cost += priced?.total ?? 0;
+    }
     emitter.emit({
       type: 'model:end',
       step,
@@ -230,6 +260,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       if (control.reason !== undefined) return finish(control.reason);
       if (steps >= maxSteps) return finish('max_steps');
       if (usage.inputTokens + usage.outputTokens >= tokenBudget) return finish('token_budget');
+      if (cost >= costBudget) return finish('cost_budget');
       steps += 1;
       const tools = mountTools(options, steps);
       let response: ModelResponse;
@@ -241,17 +272,19 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       }
       const calls = response.message.tool_calls ?? [];
       if (calls.length === 0) return finish('completed');
-      if (usage.inputTokens + usage.outputTokens >= tokenBudget) {
+      const spent: StopReason | undefined =
+        usage.inputTokens + usage.outputTokens >= tokenBudget
+          ? 'token_budget'
+          : cost >= costBudget
+            ? 'cost_budget'
+            : undefined;
+      if (spent !== undefined) {
         await append(
           ...calls.map(
-            (call): ChatMessage => ({
-              role: 'tool',
-              tool_call_id: call.id,
-              content: texts.skipped({ reason: 'token_budget' }),
-            }),
+            (call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: texts.skipped({ reason: spent }) }),
           ),
         );
-        return finish('token_budget');
+        return finish(spent);
       }
       const stop = await settle(calls, tools);
       if (stop !== undefined) return finish(stop);

@@ -2,7 +2,7 @@
  * Why a run stopped, as an enum a caller can switch on.
  *
  * - `completed`: the model answered without calling a tool.
- * - `max_steps`, `token_budget`, `deadline`: a budget ran out.
+ * - `max_steps`, `token_budget`, `cost_budget`, `deadline`: a budget ran out.
  * - `repeated_call`: the model asked for the same call a third time.
  * - `tool_failures`: the same tool failed twice in a row; hand off to a person.
  * - `aborted`: the caller's `AbortSignal` fired.
@@ -13,6 +13,7 @@ export const stopReasons = [
   'completed',
   'max_steps',
   'token_budget',
+  'cost_budget',
   'deadline',
   'repeated_call',
   'tool_failures',
