@@ -1,16 +1,44 @@
-import { describe, expect, it } from 'vitest';
-import { runShopDemo } from './shop-demo.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { approvalsCommand } from '../../src/cli/commands/approvals.js';
+import { approveCommand } from '../../src/cli/commands/approve.js';
+import { auditCommand } from '../../src/cli/commands/audit.js';
+import { openShopDatabase } from './shop-database.js';
+import { demoApprovalMode, resumeShopDemo, runShopDemo } from './shop-demo.js';
+
+const fixedNow = () => new Date('2026-09-04T08:00:00Z');
 
 async function transcript(options: Omit<Parameters<typeof runShopDemo>[0], 'write'>) {
   const lines: string[] = [];
-  const result = await runShopDemo({ ...options, dataDirectory: ':memory:', write: (line) => lines.push(line) });
-  return { text: lines.join('\n'), result };
+  const result = await runShopDemo({
+    dataDirectory: ':memory:',
+    now: fixedNow,
+    ...options,
+    write: (line) => lines.push(line),
+  });
+  return { text: lines.join('\n').replace(/ap_[0-9a-f]{12}/g, 'ap_…'), result, lines };
+}
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function refundsIn(dataDirectory: string) {
+  const shop = openShopDatabase({ path: join(dataDirectory, 'shop.db') });
+  try {
+    return shop.connection.prepare('SELECT refund_no, order_id, amount_cents FROM refunds ORDER BY refund_no').all();
+  } finally {
+    shop.close();
+  }
 }
 
 describe('runShopDemo', () => {
-  it('shows the model fixing its call from arbiter’s message', async () => {
+  it('shows the model fixing its call, a small refund running on its own and a large one waiting for a person', async () => {
     const { text, result } = await transcript({});
-    expect(result.stopReason).toBe('completed');
+    expect(result.stopReason).toBe('awaiting_approval');
     expect(text).toMatchInlineSnapshot(`
       "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901.
       model     calls query_order {"order_id":12345}
@@ -20,8 +48,20 @@ describe('runShopDemo', () => {
       model     calls query_order {"order_id":"SO20260901"}
       arbiter   query_order ran; result: {"order_id":"SO20260901","status":"shipped","placed_at":"2026-09-01T02:15:00Z","items":[{"sku":"SKU-MOUSE-01"…
       assistant Your order SO20260901 is shipped: it was placed on 2026-09-01T02:15:00Z and is on its way to you.
-      [completed] the model answered; 3 model calls, 2 tool calls"
+      [completed] the model answered; 3 model calls, 2 tool calls
+      customer  Thanks! Two refunds, please: the box of the mouse in SO20260901 arrived crushed, so 20 yuan back would be fair; and the glass teapot from SO20260902 arrived cracked, so please refund its 200.00 yuan.
+      model     calls apply_refund {"order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","reason":"The mouse's box arrived crushed."}
+      arbiter   auto-approved by rule refund_under_50_yuan
+      arbiter   apply_refund ran; result: {"refund_no":"RF2026090003","order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","status":…
+      arbiter   [refunded] RF2026090003: 20.00 yuan on SO20260901
+      model     calls apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"The glass teapot arrived cracked."}
+      arbiter   [awaiting approval] ap_…: A refund of 200.00 yuan on SO20260902 is 50.00 yuan or more, so a member of staff must approve it. Nothing was refunded.
+      [awaiting_approval] a call waits for a person; the run is suspended and can be resumed; 2 model calls, 1 tool call
+      audit     query_order   read         allowed       -                      -             ok
+      audit     apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
+                (in memory: nothing is kept; use --data-dir to decide later)"
     `);
+    expect(text).not.toContain('[refunded] RF2026090004');
   });
 
   it('ends with a hand-off when every error says only "Tool execution failed"', async () => {
@@ -40,8 +80,58 @@ describe('runShopDemo', () => {
     `);
   });
 
+  it('executes the large refund exactly once, through the stored approval and a resumed run, when approved', async () => {
+    const { text, result } = await transcript({ approval: 'approve' });
+    expect(result.stopReason).toBe('completed');
+    expect(text.slice(text.indexOf('[awaiting_approval]'))).toMatchInlineSnapshot(`
+      "[awaiting_approval] a call waits for a person; the run is suspended and can be resumed; 2 model calls, 1 tool call
+      arbiter   approved by demo-operator (rule refund_50_yuan_or_more)
+      arbiter   apply_refund ran; result: {"refund_no":"RF2026090004","order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","status"…
+      arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902
+      assistant Both refunds are through: 20.00 yuan for the crushed box, and RF2026090004 for the teapot's 200.00 yuan, which our staff approved. The money is back on your original payment method within 1-3 business days.
+      [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_order   read         allowed       -                      -             ok
+      audit     apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
+      audit     apply_refund  irreversible approved      refund_50_yuan_or_more demo-operator ok"
+    `);
+    expect(text.match(/\[refunded\]/g)).toHaveLength(2);
+  });
+
+  it('lets the model tell the customer what happens next when the large refund is rejected', async () => {
+    const { text, result } = await transcript({ approval: 'reject' });
+    expect(result.stopReason).toBe('completed');
+    expect(text.slice(text.indexOf('[awaiting_approval]'))).toMatchInlineSnapshot(`
+      "[awaiting_approval] a call waits for a person; the run is suspended and can be resumed; 2 model calls, 1 tool call
+      arbiter   rejected by demo-operator; the model reads:
+                Refused (rejected_by_approver): A person reviewed this call and rejected it: Please send us a photo of the cracked teapot first; staff will review the refund within one business day. Do not call apply_refund again for this; tell the user what happened.
+      assistant I'm sorry, I can't do that: A person reviewed this call and rejected it: Please send us a photo of the cracked teapot first; staff will review the refund within one business day.
+      [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_order   read         allowed       -                      -             ok
+      audit     apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
+      audit     apply_refund  irreversible rejected      refund_50_yuan_or_more demo-operator not_run"
+    `);
+    expect(text.match(/\[refunded\]/g)).toHaveLength(1);
+  });
+
+  it('asks the operator with the exact call when approval is "ask"', async () => {
+    const questions: string[] = [];
+    const { result } = await transcript({
+      approval: 'ask',
+      ask: async (question) => {
+        questions.push(question);
+        return true;
+      },
+    });
+    expect(result.stopReason).toBe('completed');
+    expect(questions).toMatchInlineSnapshot(`
+      [
+        "Approve apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"The glass teapot arrived cracked.","user_id":"C1001"}? [y/N] ",
+      ]
+    `);
+  });
+
   it('runs in Chinese', async () => {
-    const { text, result } = await transcript({ locale: 'zh-CN' });
+    const { text, result } = await transcript({ locale: 'zh-CN', approval: 'approve' });
     expect(result.stopReason).toBe('completed');
     expect(text).toMatchInlineSnapshot(`
       "顾客      你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。
@@ -52,7 +142,93 @@ describe('runShopDemo', () => {
       模型      调用 query_order {"order_id":"SO20260901"}
       arbiter   query_order 已执行，结果： {"order_id":"SO20260901","status":"shipped","placed_at":"2026-09-01T02:15:00Z","items":[{"sku":"SKU-MOUSE-01"…
       助手      你的订单 SO20260901 当前状态为 shipped，下单时间 2026-09-01T02:15:00Z，正在配送途中。
-      [completed] 模型已作答；模型调用 3 次，工具调用 2 次"
+      [completed] 模型已作答；模型调用 3 次，工具调用 2 次
+      顾客      谢谢！还有两笔退款：SO20260901 的鼠标外包装压坏了，退 20 元就好；SO20260902 的玻璃茶壶到货就裂了，请退 200.00 元。
+      模型      调用 apply_refund {"order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","reason":"鼠标外包装到货时已压坏。"}
+      arbiter   按规则 refund_under_50_yuan 自动放行
+      arbiter   apply_refund 已执行，结果： {"refund_no":"RF2026090003","order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","status":…
+      arbiter   [已退款] RF2026090003：20.00 元，订单 SO20260901
+      模型      调用 apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"玻璃茶壶到货时已碎裂。"}
+      arbiter   [待确认] ap_…：A refund of 200.00 yuan on SO20260902 is 50.00 yuan or more, so a member of staff must approve it. 尚未退款。
+      [awaiting_approval] 有调用在等待人工确认；本轮已挂起，可稍后继续；模型调用 2 次，工具调用 1 次
+      arbiter   demo-operator 已确认（规则 refund_50_yuan_or_more）
+      arbiter   apply_refund 已执行，结果： {"refund_no":"RF2026090004","order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","status"…
+      arbiter   [已退款] RF2026090004：200.00 元，订单 SO20260902
+      助手      两笔退款都已办好：外包装压坏退 20.00 元；茶壶的 200.00 元退款 RF2026090004 已由工作人员批准。款项将在 1-3 个工作日内原路退回。
+      [completed] 模型已作答；模型调用 3 次，工具调用 2 次
+      审计      query_order   read         allowed       -                      -             ok
+      审计      apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
+      审计      apply_refund  irreversible approved      refund_50_yuan_or_more demo-operator ok"
     `);
+  });
+
+  it('keeps a pending approval in the data directory, to be approved later and the run continued', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-'));
+    directories.push(dataDirectory);
+    const { lines } = await transcript({ dataDirectory });
+    const hint = lines.at(-1) ?? '';
+    const approvalId = /arbiter approve (ap_[0-9a-f]{12})/.exec(hint)?.[1];
+    if (approvalId === undefined) throw new Error(`no approval id in: ${hint}`);
+    expect(hint.replace(approvalId, 'ap_…').replace(dataDirectory, 'DIR')).toBe(
+      '          decide later: arbiter approve ap_… --data-dir DIR   (or: --reject --reason "…")',
+    );
+    expect(refundsIn(dataDirectory)).toHaveLength(3);
+    const listed = await approvalsCommand({ dataDirectory });
+    expect(listed.stdout).toHaveLength(1);
+    expect(listed.stdout[0]).toContain(`${approvalId}  pending`);
+
+    const approved = await approveCommand({
+      approvalId,
+      approver: 'li.wei',
+      dataDirectory,
+      resume: async ({ sessionId }) => {
+        const printed: string[] = [];
+        const result = await resumeShopDemo({ sessionId, dataDirectory, write: (line) => printed.push(line) });
+        return { stdout: printed, failed: result.stopReason === 'error' };
+      },
+    });
+    expect(approved.exitCode).toBe(0);
+    expect(approved.stdout.slice(1, 5)).toEqual([
+      'arbiter   approved by li.wei (rule refund_50_yuan_or_more)',
+      expect.stringContaining('apply_refund ran; result: {"refund_no":"RF2026090004"'),
+      'arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902',
+      expect.stringContaining('assistant Both refunds are through'),
+    ]);
+    expect(refundsIn(dataDirectory)).toHaveLength(4);
+
+    const twice = await approveCommand({ approvalId, approver: 'mallory', dataDirectory });
+    expect(twice).toEqual({
+      exitCode: 1,
+      stdout: [],
+      stderr: [`approval ${approvalId} was already decided: approved by li.wei`],
+    });
+    const audit = await auditCommand({ dataDirectory, json: true });
+    expect(audit.stdout.map((line) => (JSON.parse(line) as { decision: string }).decision)).toEqual([
+      'allowed',
+      'auto_approved',
+      'approved',
+    ]);
+  });
+
+  it('replays the refunds of an earlier demo in the same data directory instead of making them again', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-'));
+    directories.push(dataDirectory);
+    await transcript({ dataDirectory, approval: 'approve' });
+    const { text } = await transcript({ dataDirectory, approval: 'approve' });
+    expect(refundsIn(dataDirectory)).toHaveLength(4);
+    expect(text.match(/already done earlier with the same idempotency key/g)).toHaveLength(2);
+  });
+});
+
+describe('demoApprovalMode', () => {
+  it('chooses reject, approve (flag or APPROVE=1), ask on a terminal, else leave pending', () => {
+    const mode = (approve: boolean, reject: boolean, env: Record<string, string>, isTTY: boolean) =>
+      demoApprovalMode({ approve, reject, env, isTTY });
+    expect(mode(false, true, {}, true)).toBe('reject');
+    expect(mode(true, false, {}, true)).toBe('approve');
+    expect(mode(false, false, { APPROVE: '1' }, false)).toBe('approve');
+    expect(mode(false, false, {}, true)).toBe('ask');
+    expect(mode(false, false, {}, false)).toBe('leave_pending');
+    expect(() => mode(true, true, {}, false)).toThrow('--approve and --reject exclude each other');
   });
 });

@@ -1,49 +1,49 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { UsageError } from '../../src/errors/usage-error.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { EventBus } from '../../src/events/event-bus.js';
-import type { ChatMessage } from '../../src/loop/chat-message.js';
-import { type RunResult, runAgent } from '../../src/loop/run-agent.js';
+import type { Principal } from '../../src/gate/principal.js';
+import { resumeAfterApproval } from '../../src/gate/resume-after-approval.js';
+import { SqliteApprovalBroker } from '../../src/gate/sqlite-approval-broker.js';
+import { type AuditRecord, SqliteAuditLog } from '../../src/gate/sqlite-audit-log.js';
+import { SqliteIdempotencyStore } from '../../src/gate/sqlite-idempotency-store.js';
+import { createTierGate } from '../../src/gate/tier-gate.js';
+import type { RunResult } from '../../src/loop/run-agent.js';
+import { runSession } from '../../src/loop/run-session.js';
 import type { ErrorStyle } from '../../src/loop/run-tool-call.js';
-import type { StopReason } from '../../src/loop/stop-reason.js';
 import type { Script } from '../../src/models/script.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
+import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { ToolRegistry } from '../../src/tools/tool-registry.js';
 import type { Locale } from '../../src/tools/tool-types.js';
 import englishScript from './scripts/order-status.en.json' with { type: 'json' };
 import chineseScript from './scripts/order-status.zh-CN.json' with { type: 'json' };
 import { openShopDatabase } from './shop-database.js';
-import { createShopTools } from './shop-tools.js';
+import { createShopTools, shopGateRules } from './shop-tools.js';
+import { ShopTranscript } from './shop-transcript.js';
+
+const customer: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
 
 const customerQuestion: Record<Locale, string> = {
   en: 'Hi, where is my order 12345? The confirmation email calls it SO20260901.',
   'zh-CN': '你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。',
 };
 
-const labels: Record<Locale, Record<'customer' | 'model' | 'arbiter' | 'assistant', string>> = {
-  en: { customer: 'customer ', model: 'model    ', arbiter: 'arbiter  ', assistant: 'assistant' },
-  'zh-CN': { customer: '顾客     ', model: '模型     ', arbiter: 'arbiter  ', assistant: '助手     ' },
+const refundRequest: Record<Locale, string> = {
+  en: 'Thanks! Two refunds, please: the box of the mouse in SO20260901 arrived crushed, so 20 yuan back would be fair; and the glass teapot from SO20260902 arrived cracked, so please refund its 200.00 yuan.',
+  'zh-CN':
+    '谢谢！还有两笔退款：SO20260901 的鼠标外包装压坏了，退 20 元就好；SO20260902 的玻璃茶壶到货就裂了，请退 200.00 元。',
 };
 
-const verdicts: Record<Locale, Record<'calls' | 'rejected' | 'refused' | 'braked' | 'ran' | 'skipped', string>> = {
-  en: {
-    calls: 'calls',
-    rejected: 'rejected before execution; the model reads:',
-    refused: 'the tool refused; the model reads:',
-    braked: 'stopped by a brake; the model reads:',
-    ran: 'ran; result:',
-    skipped: 'not run:',
-  },
-  'zh-CN': {
-    calls: '调用',
-    rejected: '执行前被拦下，模型读到：',
-    refused: '工具拒绝，模型读到：',
-    braked: '被刹车拦下，模型读到：',
-    ran: '已执行，结果：',
-    skipped: '未执行：',
-  },
+const rejectReason: Record<Locale, string> = {
+  en: 'Please send us a photo of the cracked teapot first; staff will review the refund within one business day',
+  'zh-CN': '请先发一张茶壶破损的照片，工作人员会在一个工作日内复核这笔退款',
 };
+
+/** What the demo does when the large refund waits for a person. */
+export type DemoApproval = 'approve' | 'reject' | 'ask' | 'leave_pending';
 
 export interface ShopDemoOptions {
   readonly errorStyle?: ErrorStyle;
@@ -51,134 +51,277 @@ export interface ShopDemoOptions {
   /** Where the shop's database and arbiter's store live; `:memory:` keeps nothing. */
   readonly dataDirectory?: string;
   readonly write: (line: string) => void;
+  /** Default `leave_pending`: the run stays suspended in the store, to be decided later. */
+  readonly approval?: DemoApproval;
+  /** For `approval: 'ask'`: asks the operator a yes/no question. Default: on the terminal. */
+  readonly ask?: (question: string) => Promise<boolean>;
+  /** Who decides, as recorded in the approvals and the audit log. */
+  readonly approver?: string;
+  /** The shop's clock (refund timestamps); tests pass a fixed one. */
+  readonly now?: () => Date;
 }
 
 /**
- * The offline demo: a customer asks about an order, the scripted model
- * sends a malformed order number, arbiter rejects it before execution with
- * a message the model can act on, the model corrects itself and answers.
- * With `errorStyle: 'vague'` the same script cannot recover.
+ * Picks the demo's approval mode from the command line: `--reject`,
+ * `--approve` or `APPROVE=1`, else asking on a terminal, else leaving the
+ * approval pending.
  *
  * @example
- * await runShopDemo({ write: console.log });
+ * demoApprovalMode({ approve: false, reject: false, env: process.env, isTTY: process.stdin.isTTY === true });
+ */
+export function demoApprovalMode({
+  approve,
+  reject,
+  env,
+  isTTY,
+}: {
+  approve: boolean;
+  reject: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+  isTTY: boolean;
+}): DemoApproval {
+  if (approve && reject) throw new UsageError({ message: '--approve and --reject exclude each other' });
+  if (reject) return 'reject';
+  if (approve || env['APPROVE'] === '1') return 'approve';
+  return isTTY ? 'ask' : 'leave_pending';
+}
+
+/**
+ * The offline demo, in one stored session. First a customer asks about an
+ * order: the scripted model sends a malformed order number, arbiter rejects
+ * it before execution with a message the model can act on, the model
+ * corrects itself and answers (with `errorStyle: 'vague'` it cannot, and
+ * the demo ends there). Then the customer asks for two refunds: 20.00 yuan
+ * runs on its own (the audit says `auto_approved`), 200.00 yuan stops at
+ * `[awaiting approval]` with nothing refunded. `approval` decides what
+ * happens next: approve (the refund runs exactly once, through the stored
+ * approval and a resumed run), reject (the model tells the customer), ask
+ * on the terminal, or leave it pending for `arbiter approve ID`.
+ *
+ * @example
+ * await runShopDemo({ write: console.log, approval: 'approve' });
  */
 export async function runShopDemo({
   errorStyle = 'full',
   locale = 'en',
   dataDirectory = '.arbiter',
   write,
+  approval = 'leave_pending',
+  ask = askOnTerminal,
+  approver = 'demo-operator',
+  now,
 }: ShopDemoOptions): Promise<RunResult> {
+  const demo = openDemo({ dataDirectory, locale, ...(now === undefined ? {} : { now }) });
+  try {
+    const session = await demo.sessions.create({ principal: customer });
+    const sessionId = session.id;
+    const runOptions = { ...demo.runOptions, errorStyle };
+    const show = (result: RunResult) => {
+      demo.saveRun(result);
+      for (const line of demo.transcript.render({ ...demo.state(sessionId), messages: result.messages })) write(line);
+    };
+    const finish = (result: RunResult) => {
+      if (result.stopReason === 'awaiting_approval') {
+        for (const line of demo.transcript.awaiting(
+          demo.broker.listApprovals({ runId: result.runId, status: 'pending' }),
+        ))
+          write(line);
+      }
+      write(demo.transcript.summary(result));
+    };
+
+    const lookup = await runSession({
+      ...runOptions,
+      sessions: demo.sessions,
+      sessionId,
+      userMessage: customerQuestion[locale],
+    });
+    show(lookup);
+    finish(lookup);
+    if (lookup.stopReason !== 'completed') return lookup;
+
+    let last = await runSession({
+      ...runOptions,
+      sessions: demo.sessions,
+      sessionId,
+      userMessage: refundRequest[locale],
+    });
+    show(last);
+    finish(last);
+    const pending = demo.broker.listApprovals({ runId: last.runId, status: 'pending' });
+    if (last.stopReason === 'awaiting_approval' && pending.length > 0) {
+      const decision =
+        approval === 'ask'
+          ? (await ask(
+              approvalQuestion(
+                locale,
+                pending.map((record) => `${record.tool} ${JSON.stringify(record.arguments)}`),
+              ),
+            ))
+            ? 'approve'
+            : 'reject'
+          : approval;
+      if (decision === 'leave_pending') {
+        for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
+        for (const line of laterHint({
+          locale,
+          dataDirectory,
+          approvalIds: pending.map((record) => record.approvalId),
+        }))
+          write(line);
+        return last;
+      }
+      for (const record of pending) {
+        const outcome = await resumeAfterApproval({
+          ...runOptions,
+          sessions: demo.sessions,
+          broker: demo.broker,
+          approvalId: record.approvalId,
+          decision,
+          approver,
+          ...(decision === 'reject' ? { reason: rejectReason[locale] } : {}),
+        });
+        if (outcome.status !== 'resumed') continue;
+        last = outcome.result;
+        show(last);
+        finish(last);
+      }
+    }
+    for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
+    return last;
+  } finally {
+    demo.close();
+  }
+}
+
+/**
+ * Continues a demo session whose approvals were decided elsewhere (e.g. by
+ * `arbiter approve ID`): resumes its suspended run and prints what follows.
+ *
+ * @example
+ * await resumeShopDemo({ sessionId, write: console.log });
+ */
+export async function resumeShopDemo({
+  sessionId,
+  locale = 'en',
+  dataDirectory = '.arbiter',
+  write,
+}: {
+  sessionId: string;
+  locale?: Locale;
+  dataDirectory?: string;
+  write: (line: string) => void;
+}): Promise<RunResult> {
+  const demo = openDemo({ dataDirectory, locale });
+  try {
+    const result = await runSession({ ...demo.runOptions, sessions: demo.sessions, sessionId, resume: true });
+    demo.saveRun(result);
+    const state = demo.state(sessionId);
+    const shown = result.messages.length - result.newMessages.length;
+    demo.transcript.render({ ...state, messages: result.messages.slice(0, shown) });
+    for (const line of demo.transcript.render({ ...state, messages: result.messages })) write(line);
+    write(demo.transcript.summary(result));
+    for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
+    return result;
+  } finally {
+    demo.close();
+  }
+}
+
+function openDemo({ dataDirectory, locale, now }: { dataDirectory: string; locale: Locale; now?: () => Date }) {
   const inMemory = dataDirectory === ':memory:';
   if (!inMemory) mkdirSync(dataDirectory, { recursive: true });
   const shop = openShopDatabase({ path: inMemory ? ':memory:' : join(dataDirectory, 'shop.db') });
   const store = openSqliteStore({ path: inMemory ? ':memory:' : join(dataDirectory, 'arbiter.db') });
-  try {
-    const registry = new ToolRegistry();
-    for (const tool of createShopTools({ database: shop })) registry.register(tool);
-    const script = (locale === 'zh-CN' ? chineseScript : englishScript) as Script;
-    const model = new ScriptedModel({ script });
-    const events = new EventBus();
-    const toolEvents = new Map<string, AgentEvent>();
-    events.subscribe((event) => {
-      if (event.type === 'tool:end' || event.type === 'tool:error') toolEvents.set(event.toolCallId, event);
-    });
-    const question: ChatMessage = { role: 'user', content: customerQuestion[locale] };
-    const startedAt = Date.now();
-    const result = await runAgent({
+  const database = store.database;
+  const registry = new ToolRegistry();
+  for (const tool of createShopTools({ database: shop, ...(now === undefined ? {} : { now }) }))
+    registry.register(tool);
+  const model = new ScriptedModel({ script: (locale === 'zh-CN' ? chineseScript : englishScript) as Script });
+  const events = new EventBus();
+  const toolEvents = new Map<string, AgentEvent>();
+  events.subscribe((event) => {
+    if (event.type === 'tool:end' || event.type === 'tool:error') toolEvents.set(event.toolCallId, event);
+  });
+  const audit = new SqliteAuditLog({ database });
+  const broker = new SqliteApprovalBroker({ database });
+  const startedAt = Date.now();
+  return {
+    sessions: new SqliteSessionStore({ database }),
+    broker,
+    audit,
+    transcript: new ShopTranscript({ locale }),
+    runOptions: {
       model,
       tools: registry,
-      messages: [question],
-      principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+      principal: customer,
       events,
       locale,
-      errorStyle,
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-    store.saveRun({
-      runId: result.runId,
-      sessionId: undefined,
-      model: model.name,
-      startedAt,
-      endedAt: Date.now(),
-      stopReason: result.stopReason,
-      steps: result.steps,
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      errorCode: result.error?.code,
-    });
-    for (const line of renderTranscript({ messages: result.messages, toolEvents, locale })) write(line);
-    write(summaryLine(result, locale));
-    return result;
-  } finally {
-    store.close();
-    shop.close();
-  }
+      gate: createTierGate({ rules: shopGateRules, tools: registry, locale }),
+      approvals: broker,
+      idempotency: new SqliteIdempotencyStore({ database }),
+      audit,
+    },
+    /** What the transcript needs besides messages: tool events and the audit of the session. */
+    state: (sessionId: string) => ({
+      toolEvents,
+      audit: new Map(audit.listAudit({ sessionId }).map((entry): [string, AuditRecord] => [entry.toolCallId, entry])),
+    }),
+    saveRun: (result: RunResult) =>
+      store.saveRun({
+        runId: result.runId,
+        sessionId: undefined,
+        model: model.name,
+        startedAt,
+        endedAt: Date.now(),
+        stopReason: result.stopReason,
+        steps: result.steps,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        errorCode: result.error?.code,
+      }),
+    close: () => {
+      store.close();
+      shop.close();
+    },
+  };
 }
 
-function renderTranscript({
-  messages,
-  toolEvents,
+function approvalQuestion(locale: Locale, calls: readonly string[]): string {
+  return locale === 'zh-CN' ? `确认执行 ${calls.join('；')}？[y/N] ` : `Approve ${calls.join('; ')}? [y/N] `;
+}
+
+function laterHint({
   locale,
+  dataDirectory,
+  approvalIds,
 }: {
-  messages: readonly ChatMessage[];
-  toolEvents: ReadonlyMap<string, AgentEvent>;
   locale: Locale;
+  dataDirectory: string;
+  approvalIds: readonly string[];
 }): string[] {
-  const label = labels[locale];
-  const verdict = verdicts[locale];
-  const indent = ' '.repeat(label.arbiter.length + 1);
-  const lines: string[] = [];
-  const names = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role === 'user') lines.push(`${label.customer} ${message.content}`);
-    if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? []) {
-        names.set(call.id, call.function.name);
-        lines.push(`${label.model} ${verdict.calls} ${call.function.name} ${call.function.arguments}`);
-      }
-      if (message.content) lines.push(`${label.assistant} ${message.content}`);
-    }
-    if (message.role === 'tool') {
-      const event = toolEvents.get(message.tool_call_id);
-      const name = names.get(message.tool_call_id) ?? '';
-      if (event?.type === 'tool:end') {
-        lines.push(`${label.arbiter} ${name} ${verdict.ran} ${shorten(message.content, 110)}`);
-        continue;
-      }
-      const heading =
-        event?.type !== 'tool:error'
-          ? verdict.skipped
-          : event.stage === 'validation'
-            ? verdict.rejected
-            : event.stage === 'brake'
-              ? verdict.braked
-              : verdict.refused;
-      lines.push(`${label.arbiter} ${heading}`);
-      for (const line of message.content.split('\n')) lines.push(`${indent}${line}`);
-    }
+  const indent = ' '.repeat(10);
+  if (dataDirectory === ':memory:') {
+    return [
+      locale === 'zh-CN'
+        ? `${indent}（内存模式：进程结束即丢失；用 --data-dir 保存后可稍后确认）`
+        : `${indent}(in memory: nothing is kept; use --data-dir to decide later)`,
+    ];
   }
-  return lines;
-}
-
-const stopExplanations: Partial<Record<StopReason, Record<Locale, string>>> = {
-  completed: { en: 'the model answered', 'zh-CN': '模型已作答' },
-  tool_failures: {
-    en: 'the model could not fix its call; arbiter stopped the run and handed off to a person',
-    'zh-CN': '模型无法自行改正调用；arbiter 停止本轮并转接人工',
-  },
-};
-
-function summaryLine(result: RunResult, locale: Locale): string {
-  const toolCalls = result.messages.filter((message) => message.role === 'tool').length;
-  const explanation = stopExplanations[result.stopReason]?.[locale];
-  const counts =
+  const flag = dataDirectory === '.arbiter' ? '' : ` --data-dir ${dataDirectory}`;
+  return approvalIds.flatMap((approvalId) =>
     locale === 'zh-CN'
-      ? `模型调用 ${result.steps} 次，工具调用 ${toolCalls} 次`
-      : `${result.steps} model calls, ${toolCalls} tool calls`;
-  const separator = locale === 'zh-CN' ? '；' : '; ';
-  return `[${result.stopReason}] ${explanation === undefined ? '' : `${explanation}${separator}`}${counts}`;
+      ? [`${indent}稍后确认：arbiter approve ${approvalId}${flag}（拒绝：加 --reject --reason "…"）`]
+      : [`${indent}decide later: arbiter approve ${approvalId}${flag}   (or: --reject --reason "…")`],
+  );
 }
 
-function shorten(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
+async function askOnTerminal(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^(y|yes|是|好)$/i.test((await terminal.question(question)).trim());
+  } finally {
+    terminal.close();
+  }
 }

@@ -1,6 +1,7 @@
 import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
 import type { Principal } from '../../src/gate/principal.js';
+import type { GateRule } from '../../src/gate/tier-gate.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import type { JsonSchema, ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
 import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
@@ -22,6 +23,30 @@ export const refundReasonCategories = [
 ] as const;
 
 export type RefundReasonCategory = (typeof refundReasonCategories)[number];
+
+/** Refunds below this many cents (50.00 yuan) run without a person; from here on staff approve each one. */
+export const refundAutoApproveBelowCents = 5_000;
+
+/** Refunds above this many cents (5000.00 yuan) are never made through the assistant. */
+export const refundHardCapCents = 500_000;
+
+/**
+ * The shop's gate configuration (data, as it would sit in a config file):
+ * a hard cap no tool rule and no approver can lift.
+ *
+ * @example
+ * const gate = createTierGate({ rules: shopGateRules, tools: registry });
+ */
+export const shopGateRules: readonly GateRule[] = [
+  {
+    tool: 'apply_refund',
+    when: { field: 'amount_cents', above: refundHardCapCents },
+    effect: 'deny',
+    rule: 'refund_hard_cap',
+    code: 'refund_over_hard_cap',
+    message: `Refunds above ${formatYuan(refundHardCapCents)} yuan cannot be made in this chat. Tell the customer a member of staff will contact them about it.`,
+  },
+];
 
 /** The caller, filled by the runtime from the principal; absent from the schema the model sees. */
 const boundParameters = { user_id: (principal: Principal) => principal.userId };
@@ -218,6 +243,15 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     groups: ['act'],
     boundParameters,
     progress: { en: 'Adding a note to your order…', 'zh-CN': '正在为订单添加备注…' },
+    undo: (args, result) => {
+      const { note, created_at: createdAt } = result as { note: string; created_at: string };
+      database.connection
+        .prepare(
+          `DELETE FROM order_notes WHERE rowid = (
+             SELECT rowid FROM order_notes WHERE order_id = ? AND note = ? AND created_at = ? ORDER BY rowid DESC LIMIT 1)`,
+        )
+        .run(args.order_id, note, createdAt);
+    },
     execute: (args, context) => {
       const order = ownedOrder(callerOf(args, context), args.order_id);
       if (order.status === 'cancelled') {
@@ -273,6 +307,18 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     groups: ['act'],
     boundParameters,
     progress: { en: 'Submitting your refund…', 'zh-CN': '正在提交退款申请…' },
+    approval: ({ order_id, amount_cents }) =>
+      amount_cents < refundAutoApproveBelowCents
+        ? { verdict: 'allow', rule: 'refund_under_50_yuan' }
+        : {
+            verdict: 'require',
+            rule: 'refund_50_yuan_or_more',
+            reason: `A refund of ${formatYuan(amount_cents)} yuan on ${order_id} is 50.00 yuan or more, so a member of staff must approve it.`,
+          },
+    // The business identity of a refund is the order and the amount: a model's retry repeats them, while it may
+    // reword the free-text reason (or pick another category), so neither is part of the key, and no
+    // model-generated id ever is. A second refund of the very same amount on the same order replays the first.
+    idempotencyKey: ({ order_id, amount_cents }) => `refund:${order_id}:${amount_cents}`,
     execute: (args, context) => {
       const customerId = callerOf(args, context);
       return database.transaction(() => {

@@ -5,22 +5,59 @@ export interface ApprovalRequest {
   readonly step: number;
   readonly toolCallId: string;
   readonly tool: string;
-  /** The validated arguments (bound parameters filled), as a person should read them. */
+  /** The validated arguments (bound parameters filled, sensitive fields redacted), as a person should read them. */
   readonly arguments: Readonly<Record<string, unknown>>;
-  /** sha256 of the canonical JSON of `arguments`: an approval is bound to exactly these. */
+  /** sha256 of the canonical JSON of the full arguments: an approval is bound to exactly these. */
   readonly argumentsHash: string;
-  /** The rule that asked for approval, e.g. `refund_over_50`. */
+  /** The rule that asked for approval, e.g. `refund_50_yuan_or_more`. */
   readonly rule: string;
   /** Why, in a sentence for the approver. */
   readonly reason: string;
 }
+
+/**
+ * Why no approval came. Every one of them means the call does not run:
+ * arbiter denies by default.
+ */
+export type ApprovalDeniedCode =
+  /** Denied, no more specific reason known. */
+  | 'approval_denied'
+  /** No broker can ask anyone. */
+  | 'no_approver'
+  /** Nobody answered before the approval expired or the inline approver's time ran out. */
+  | 'approval_timed_out'
+  /** The approver could not be asked (it threw), or gave no usable answer. */
+  | 'approver_failed'
+  /** The approval was already used once for this call. */
+  | 'approval_used'
+  /** The call's arguments differ from the ones the person saw. */
+  | 'arguments_changed'
+  /** The run was cancelled while waiting. */
+  | 'approval_aborted';
 
 /** Where an approval stands. `denied` covers timeouts, approver errors and no answer: default deny. */
 export type ApprovalState =
   | { readonly status: 'pending'; readonly approvalId: string; readonly isNew: boolean }
   | { readonly status: 'approved'; readonly approvalId: string; readonly approver: string }
   | { readonly status: 'rejected'; readonly approvalId: string; readonly approver: string; readonly reason: string }
-  | { readonly status: 'denied'; readonly approvalId: string; readonly reason: string };
+  | {
+      readonly status: 'denied';
+      readonly approvalId: string;
+      /** Why, as data; the model gets a text for it. Default `approval_denied`. */
+      readonly code?: ApprovalDeniedCode;
+      /** For the operator, in English. */
+      readonly reason: string;
+    };
+
+export interface DecideOptions {
+  readonly signal: AbortSignal;
+  /**
+   * Called once when a person is asked for the first time (a pending record
+   * was created, or an inline approver is about to be asked), so the runtime
+   * can announce `approval:required` before waiting.
+   */
+  readonly onRequired?: (approvalId: string) => void;
+}
 
 /**
  * Decides approvals. `decide` is asked each time the loop reaches a call
@@ -33,10 +70,20 @@ export type ApprovalState =
  * if (state.status === 'pending') stopRun('awaiting_approval');
  */
 export interface ApprovalBroker {
-  decide(request: ApprovalRequest, options: { readonly signal: AbortSignal }): Promise<ApprovalState>;
+  decide(request: ApprovalRequest, options: DecideOptions): Promise<ApprovalState>;
 }
 
-/** Without a broker, nothing that needs approval runs. */
+/**
+ * Without a broker, nothing that needs approval runs.
+ *
+ * @example
+ * await runAgent({ model, tools, messages, approvals: denyAllApprovals });
+ */
 export const denyAllApprovals: ApprovalBroker = {
-  decide: async () => ({ status: 'denied', approvalId: 'none', reason: 'no approver is configured' }),
+  decide: async () => ({
+    status: 'denied',
+    approvalId: 'none',
+    code: 'no_approver',
+    reason: 'no approver is configured',
+  }),
 };

@@ -17,7 +17,12 @@ export interface AuditEntry {
   readonly decision: AuditDecision;
   readonly rule: string | undefined;
   readonly approver: string | undefined;
-  /** `ok`, an error code, `outcome_unknown`, or `not_run`. */
+  /**
+   * `ok`; the tool's error code; `not_run` (refused by the gate or a person);
+   * `replayed:ok` / `replayed:CODE` (an idempotency key returned the first
+   * outcome); `outcome_unknown`; `aborted`; `infrastructure_failure`;
+   * `undone` / `undo_failed` (see `undoToolCall`).
+   */
   readonly outcome: string;
   readonly durationMs: number;
 }

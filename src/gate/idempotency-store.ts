@@ -2,11 +2,17 @@ import type { ToolOutcome } from '../tools/tool-types.js';
 
 /** The answer to "may I execute the call with this key?". */
 export type IdempotencyClaim =
-  /** First with this key: execute, then `complete` with the outcome (or `release` if nothing happened). */
+  /**
+   * First with this key: execute, then `complete` with the outcome. `release`
+   * when the tool refused and changed nothing (the key is free again);
+   * `abandon` when the call ended without a known outcome (the key stays
+   * claimed and reads as `outcome_unknown` from then on).
+   */
   | {
       readonly status: 'claimed';
       complete(outcome: ToolOutcome): Promise<void> | void;
       release(): Promise<void> | void;
+      abandon(): Promise<void> | void;
     }
   /** Executed before: here is the first outcome; do not execute again. */
   | { readonly status: 'completed'; readonly outcome: ToolOutcome }
@@ -19,7 +25,7 @@ export type IdempotencyClaim =
  * calls and restarts.
  *
  * @example
- * const claim = await store.claim({ key: 'refund:SO20260901:RF1', runId, toolCallId, tool: 'apply_refund' });
+ * const claim = await store.claim({ key: 'refund:SO20260901:2000', runId, toolCallId, tool: 'apply_refund' });
  * if (claim.status === 'claimed') await claim.complete(await execute());
  */
 export interface IdempotencyStore {

@@ -1,5 +1,28 @@
-export { type ApprovalBroker, type ApprovalRequest, type ApprovalState, denyAllApprovals } from './approval-broker.js';
+export {
+  type ApprovalBroker,
+  type ApprovalDeniedCode,
+  type ApprovalRequest,
+  type ApprovalState,
+  type DecideOptions,
+  denyAllApprovals,
+} from './approval-broker.js';
+export { ApprovalResolutionError, type ApprovalResolutionFailure } from './approval-resolution-error.js';
 export type { AuditDecision, AuditEntry, AuditLog } from './audit-log.js';
+export { bindPrincipalParameters } from './bind-principal-parameters.js';
+export { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
+export { GateRuleError } from './gate-rule-error.js';
+export { type GateTexts, gateTexts } from './gate-texts.js';
 export type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
 export type { Principal } from './principal.js';
+export {
+  type ResumeAfterApprovalOptions,
+  type ResumeAfterApprovalResult,
+  resumeAfterApproval,
+} from './resume-after-approval.js';
+export { type ApprovalRecord, type ApprovalStatus, SqliteApprovalBroker } from './sqlite-approval-broker.js';
+export { type AuditRecord, SqliteAuditLog } from './sqlite-audit-log.js';
+export { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
+export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';
+export { UndoError, type UndoFailure } from './undo-error.js';
+export { type UndoResult, undoToolCall } from './undo-tool-call.js';

@@ -6,7 +6,9 @@ import type { ToolErrorStage } from '../events/agent-event.js';
 import type { RunEmitter } from '../events/event-bus.js';
 import type { ApprovalBroker } from '../gate/approval-broker.js';
 import type { AuditDecision, AuditLog } from '../gate/audit-log.js';
-import type { IdempotencyStore } from '../gate/idempotency-store.js';
+import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
+import { gateTexts } from '../gate/gate-texts.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency-store.js';
 import type { Principal } from '../gate/principal.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
@@ -138,8 +140,9 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     principal: options.principal,
     signal: options.signal,
   };
-  const boundArgs = bindParameters({ args, tool, principal: options.principal });
+  const boundArgs = bindPrincipalParameters({ args, tool, principal: options.principal });
   const hash = argumentsHash(boundArgs);
+  const shownArgs = redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>;
   const audit = (
     decision: AuditDecision,
     outcome: string,
@@ -154,7 +157,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       tool: name,
       sideEffect: tool.definition.sideEffect,
       argumentsHash: hash,
-      arguments: redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>,
+      arguments: shownArgs,
       decision,
       rule: extra.rule,
       approver: extra.approver,
@@ -172,6 +175,20 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
   }
   if (verdict.decision === 'allow' && verdict.rule !== undefined) decision = 'auto_approved';
   if (verdict.decision === 'require_approval') {
+    let announced = false;
+    const announce = (approvalId: string) => {
+      if (announced) return;
+      announced = true;
+      emitter.emit({
+        type: 'approval:required',
+        step,
+        toolCallId,
+        approvalId,
+        tool: name,
+        arguments: shownArgs,
+        rule: verdict.rule,
+      });
+    };
     const state = await options.approvals.decide(
       {
         runId: options.runId,
@@ -179,45 +196,39 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
         step,
         toolCallId,
         tool: name,
-        arguments: redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>,
+        arguments: shownArgs,
         argumentsHash: hash,
         rule: verdict.rule,
         reason: verdict.reason,
       },
-      { signal: options.signal },
+      { signal: options.signal, onRequired: announce },
     );
     if (state.status === 'pending') {
-      if (state.isNew) {
-        emitter.emit({
-          type: 'approval:required',
-          step,
-          toolCallId,
-          approvalId: state.approvalId,
-          tool: name,
-          arguments: redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>,
-          rule: verdict.rule,
-        });
-      }
+      if (state.isNew) announce(state.approvalId);
       return { kind: 'pending_approval', toolCallId, tool: name, approvalId: state.approvalId };
     }
-    const resolvedAs = state.status === 'approved' ? 'approved' : state.status === 'rejected' ? 'rejected' : 'denied';
     emitter.emit({
       type: 'approval:resolved',
       toolCallId,
       approvalId: state.approvalId,
       tool: name,
-      decision: resolvedAs,
+      decision: state.status,
       approver: state.status === 'denied' ? undefined : state.approver,
     });
     if (state.status === 'rejected') {
       await audit('rejected', 'not_run', { rule: verdict.rule, approver: state.approver });
-      const message = texts.rejected({ tool: name, reason: state.reason });
+      const message = texts.refused({
+        tool: name,
+        code: 'rejected_by_approver',
+        message: gateTexts(locale).rejected({ reason: state.reason }),
+      });
       return report('gate', { code: 'rejected_by_approver', retryable: false, message }, { counts: false });
     }
     if (state.status === 'denied') {
+      const code = state.code ?? 'approval_denied';
       await audit('denied', 'not_run', { rule: verdict.rule });
-      const message = texts.refused({ tool: name, code: 'approval_denied', message: `No approval: ${state.reason}.` });
-      return report('gate', { code: 'approval_denied', retryable: false, message }, { counts: false });
+      const message = texts.refused({ tool: name, code, message: gateTexts(locale).approvalDenied({ code }) });
+      return report('gate', { code, retryable: false, message }, { counts: false });
     }
     decision = 'approved';
     approver = state.approver;
@@ -225,7 +236,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
   const rule = verdict.rule;
 
   const key = options.idempotency === undefined ? undefined : tool.definition.idempotencyKey?.(boundArgs, context);
-  let claim: Awaited<ReturnType<IdempotencyStore['claim']>> | undefined;
+  let claim: IdempotencyClaim | undefined;
   if (key !== undefined && options.idempotency !== undefined) {
     claim = await options.idempotency.claim({ key, runId: options.runId, toolCallId, tool: name });
     if (claim.status === 'completed') {
@@ -246,6 +257,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       return report('execution', { code: 'outcome_unknown', retryable: false, message }, { counts: false });
     }
   }
+  const claimed = claim?.status === 'claimed' ? claim : undefined;
 
   emitter.emit({ type: 'tool:start', step, toolCallId, tool: name });
   const timeoutMs = tool.definition.timeoutMs ?? options.timeoutMs;
@@ -255,16 +267,33 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     outcome = { ok: true, data };
   } catch (error) {
     const failure = classifyFailure({ error, tool, timeoutMs, signal: options.signal, locale });
-    if (failure.kind === 'aborted') return { kind: 'aborted', toolCallId, tool: name };
+    if (failure.kind === 'aborted') {
+      // The tool may have acted before it gave up: the key stays claimed, its outcome unknown.
+      await claimed?.abandon();
+      await audit(decision, 'aborted', { rule, approver });
+      return { kind: 'aborted', toolCallId, tool: name };
+    }
     if (failure.kind === 'infrastructure') {
+      await claimed?.abandon();
       await audit(decision, 'infrastructure_failure', { rule, approver });
+      emitter.emit({
+        type: 'tool:error',
+        step,
+        toolCallId,
+        tool: name,
+        stage: 'execution',
+        code: ToolTimeoutError.isInstance(error) ? 'tool_timeout' : 'infrastructure_failure',
+        retryable: false,
+        durationMs: elapsed(),
+      });
       throw new InfrastructureError({ message: `tool "${name}" failed unexpectedly`, toolName: name, cause: error });
     }
-    if (claim?.status === 'claimed') await claim.complete({ ok: false, error: failure.error });
+    // The tool refused and changed nothing: the key is free for a corrected or later call.
+    await claimed?.release();
     await audit(decision, failure.error.code, { rule, approver });
     return report('execution', failure.error);
   }
-  if (claim?.status === 'claimed') await claim.complete(outcome);
+  await claimed?.complete(outcome);
   await audit(decision, 'ok', { rule, approver });
   brakes.noteOutcome(name, true);
   emitter.emit({ type: 'tool:end', step, toolCallId, tool: name, durationMs: elapsed() });
@@ -332,22 +361,6 @@ function classifyFailure({
   }
   if (signal.aborted) return { kind: 'aborted' };
   return { kind: 'infrastructure' };
-}
-
-function bindParameters({
-  args,
-  tool,
-  principal,
-}: {
-  args: Record<string, unknown>;
-  tool: RegisteredTool;
-  principal: Principal | undefined;
-}): Record<string, unknown> {
-  const boundParameters = tool.definition.boundParameters;
-  if (boundParameters === undefined || principal === undefined) return args;
-  const bound = { ...args };
-  for (const [name, resolve] of Object.entries(boundParameters)) bound[name] = resolve(principal);
-  return bound;
 }
 
 /** Results always reach the model as JSON, so data is never confused with an error sentence. */

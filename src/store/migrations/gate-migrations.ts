@@ -1,4 +1,85 @@
 import type { Migration } from './migration.js';
 
-/** Gate tables. Versions 10-29. */
-export const gateMigrations: readonly Migration[] = [];
+/** Gate tables: approvals, idempotency keys, the append-only audit log. Versions 10-29. */
+export const gateMigrations: readonly Migration[] = [
+  {
+    version: 10,
+    name: 'approvals',
+    sql: `
+      CREATE TABLE approvals (
+        approval_id     TEXT PRIMARY KEY,
+        run_id          TEXT NOT NULL,
+        session_id      TEXT,
+        step            INTEGER NOT NULL,
+        tool_call_id    TEXT NOT NULL,
+        tool            TEXT NOT NULL,
+        arguments       TEXT NOT NULL,
+        arguments_hash  TEXT NOT NULL,
+        rule            TEXT NOT NULL,
+        reason          TEXT NOT NULL,
+        status          TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'approved', 'rejected', 'denied')),
+        approver        TEXT,
+        decision_reason TEXT,
+        created_at      INTEGER NOT NULL,
+        decided_at      INTEGER,
+        expires_at      INTEGER NOT NULL,
+        consumed_at     INTEGER,
+        UNIQUE (run_id, tool_call_id)
+      );
+      CREATE INDEX approvals_by_status ON approvals (status, created_at);
+      CREATE INDEX approvals_by_session ON approvals (session_id, created_at);
+    `,
+  },
+  {
+    version: 11,
+    name: 'idempotency_keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        key          TEXT PRIMARY KEY,
+        status       TEXT NOT NULL CHECK (status IN ('claimed', 'completed')),
+        tool         TEXT NOT NULL,
+        run_id       TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        owner        TEXT NOT NULL,
+        outcome      TEXT,
+        claimed_at   INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+    `,
+  },
+  {
+    version: 12,
+    name: 'audit_log',
+    sql: `
+      CREATE TABLE audit_log (
+        audit_id       INTEGER PRIMARY KEY AUTOINCREMENT,
+        at             INTEGER NOT NULL,
+        session_id     TEXT,
+        run_id         TEXT NOT NULL,
+        step           INTEGER NOT NULL,
+        tool_call_id   TEXT NOT NULL,
+        tool           TEXT NOT NULL,
+        side_effect    TEXT NOT NULL CHECK (side_effect IN ('read', 'reversible', 'irreversible')),
+        arguments_hash TEXT NOT NULL,
+        arguments      TEXT NOT NULL,
+        decision       TEXT NOT NULL
+                       CHECK (decision IN ('allowed', 'auto_approved', 'approved', 'rejected', 'denied')),
+        rule           TEXT,
+        approver       TEXT,
+        outcome        TEXT NOT NULL,
+        duration_ms    REAL NOT NULL
+      );
+      CREATE INDEX audit_by_session ON audit_log (session_id, audit_id);
+      CREATE INDEX audit_by_call ON audit_log (run_id, tool_call_id);
+      CREATE TRIGGER audit_log_refuses_update BEFORE UPDATE ON audit_log
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_log is append-only: rows cannot be updated');
+      END;
+      CREATE TRIGGER audit_log_refuses_delete BEFORE DELETE ON audit_log
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_log is append-only: rows cannot be deleted');
+      END;
+    `,
+  },
+];

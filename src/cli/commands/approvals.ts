@@ -1,0 +1,46 @@
+import { type ApprovalStatus, SqliteApprovalBroker } from '../../gate/sqlite-approval-broker.js';
+import type { CommandResult } from '../cli-output.js';
+import { withDataStore } from './open-data-store.js';
+
+/**
+ * `arbiter approvals [--all] [--json] [--data-dir DIR]`: lists the approvals
+ * waiting for a person (all of them with `all`), oldest first, one line each
+ * with the id to pass to `arbiter approve`. Exit 0; 2 when there is no store.
+ *
+ * @example
+ * const result = await approvalsCommand({ dataDirectory: '.arbiter' });
+ */
+export async function approvalsCommand({
+  dataDirectory = '.arbiter',
+  all = false,
+  json = false,
+}: {
+  dataDirectory?: string;
+  all?: boolean;
+  json?: boolean;
+}): Promise<CommandResult> {
+  return withDataStore({
+    dataDirectory,
+    work: (store, path): CommandResult => {
+      if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`no arbiter store at ${path}`] };
+      const filter: { status?: ApprovalStatus } = all ? {} : { status: 'pending' };
+      const approvals = new SqliteApprovalBroker({ database: store.database }).listApprovals(filter);
+      if (json) return { exitCode: 0, stdout: approvals.map((approval) => JSON.stringify(approval)), stderr: [] };
+      if (approvals.length === 0)
+        return { exitCode: 0, stdout: [all ? 'no approvals' : 'no pending approvals'], stderr: [] };
+      return {
+        exitCode: 0,
+        stdout: approvals.map((approval) =>
+          [
+            approval.approvalId,
+            approval.status + (approval.approver === undefined ? '' : ` by ${approval.approver}`),
+            new Date(approval.createdAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            `${approval.tool} ${JSON.stringify(approval.arguments)}`,
+            `(${approval.rule}: ${approval.reason})`,
+          ].join('  '),
+        ),
+        stderr: [],
+      };
+    },
+  });
+}

@@ -1,0 +1,31 @@
+import type { RegisteredTool } from '../tools/tool-registry.js';
+import type { Principal } from './principal.js';
+
+/**
+ * The arguments with every parameter the tool binds to the principal set
+ * from the principal, whatever the model sent for it. Without a principal
+ * those parameters are removed (the tool refuses if it needs them): a value
+ * the model made up never stands in for an identity.
+ *
+ * @example
+ * bindPrincipalParameters({ args: { order_id: 'SO20260906', user_id: 'C1002' }, tool, principal });
+ * // { order_id: 'SO20260906', user_id: 'C1001' }
+ */
+export function bindPrincipalParameters({
+  args,
+  tool,
+  principal,
+}: {
+  args: Readonly<Record<string, unknown>>;
+  tool: RegisteredTool;
+  principal: Principal | undefined;
+}): Record<string, unknown> {
+  const boundParameters = tool.definition.boundParameters;
+  const bound = { ...args };
+  if (boundParameters === undefined) return bound;
+  for (const [name, resolve] of Object.entries(boundParameters)) {
+    if (principal === undefined) delete bound[name];
+    else bound[name] = resolve(principal);
+  }
+  return bound;
+}

@@ -1,0 +1,62 @@
+import type { Locale } from '../tools/tool-types.js';
+import type { ApprovalDeniedCode } from './approval-broker.js';
+
+/** The sentences the gate writes: for the model (refusals) and for the approver (reasons). */
+export interface GateTexts {
+  /** Why an irreversible tool without its own rule waits for a person. */
+  irreversibleDefault(request: { tool: string }): string;
+  /** Why a call was not run when no approval came. */
+  approvalDenied(request: { code: ApprovalDeniedCode }): string;
+  /** What the model reads when a person rejected the call. */
+  rejected(request: { reason: string }): string;
+  /** What the model reads when the tool's own approval rule failed. */
+  ruleFailed(): string;
+}
+
+const english: GateTexts = {
+  irreversibleDefault: ({ tool }) => `${tool} cannot be undone, so a person must approve each call.`,
+  approvalDenied: ({ code }) =>
+    ({
+      approval_denied: 'This call needs a person’s approval and it was not given.',
+      no_approver: 'This call needs a person’s approval and nobody can approve it here.',
+      approval_timed_out: 'This call needed a person’s approval and nobody approved it in time.',
+      approver_failed: 'This call needed a person’s approval and the approval could not be obtained.',
+      approval_used: 'The approval for this call was already used once; an approval is good for one execution.',
+      arguments_changed: 'The approval given does not cover these arguments; an approval is bound to the exact call.',
+      approval_aborted: 'The conversation was cancelled while this call waited for approval.',
+    })[code],
+  rejected: ({ reason }) =>
+    reason.trim() === ''
+      ? 'A person reviewed this call and rejected it.'
+      : `A person reviewed this call and rejected it: ${reason.trim().replace(/[.。]$/, '')}.`,
+  ruleFailed: () => 'The rule that decides whether this call may run could not be evaluated, so it was not run.',
+};
+
+const chinese: GateTexts = {
+  irreversibleDefault: ({ tool }) => `${tool} 不可撤销，每次调用都需要人工确认。`,
+  approvalDenied: ({ code }) =>
+    ({
+      approval_denied: '这次调用需要人工确认，但未获确认。',
+      no_approver: '这次调用需要人工确认，但这里没有人可以确认。',
+      approval_timed_out: '这次调用需要人工确认，但没有人在时限内确认。',
+      approver_failed: '这次调用需要人工确认，但未能取得确认结果。',
+      approval_used: '这次调用的确认已经用过一次；一次确认只对应一次执行。',
+      arguments_changed: '已有的确认不覆盖这组参数；确认只对应完全相同的调用。',
+      approval_aborted: '等待确认期间本轮对话已被取消。',
+    })[code],
+  rejected: ({ reason }) =>
+    reason.trim() === ''
+      ? '审批人审核后拒绝了这次调用。'
+      : `审批人审核后拒绝了这次调用：${reason.trim().replace(/[.。]$/, '')}。`,
+  ruleFailed: () => '判断这次调用能否执行的规则出错，调用未执行。',
+};
+
+/**
+ * The gate's texts in a locale.
+ *
+ * @example
+ * gateTexts('zh-CN').approvalDenied({ code: 'approval_timed_out' });
+ */
+export function gateTexts(locale: Locale): GateTexts {
+  return locale === 'zh-CN' ? chinese : english;
+}

@@ -1,0 +1,301 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from './approval-broker.js';
+import { ApprovalResolutionError } from './approval-resolution-error.js';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'denied';
+
+/** One approval as stored: the request, and the decision once there is one. */
+export interface ApprovalRecord {
+  readonly approvalId: string;
+  readonly runId: string;
+  readonly sessionId: string | undefined;
+  readonly step: number;
+  readonly toolCallId: string;
+  readonly tool: string;
+  /** Sensitive fields redacted. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly argumentsHash: string;
+  readonly rule: string;
+  readonly reason: string;
+  readonly status: ApprovalStatus;
+  readonly approver: string | undefined;
+  readonly decisionReason: string | undefined;
+  readonly createdAt: number;
+  readonly decidedAt: number | undefined;
+  readonly expiresAt: number;
+  /** When the approved call was let through; an approval lets a call through once. */
+  readonly consumedAt: number | undefined;
+}
+
+interface ApprovalRow {
+  approval_id: string;
+  run_id: string;
+  session_id: string | null;
+  step: number;
+  tool_call_id: string;
+  tool: string;
+  arguments: string;
+  arguments_hash: string;
+  rule: string;
+  reason: string;
+  status: ApprovalStatus;
+  approver: string | null;
+  decision_reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/**
+ * Approvals that survive a restart. The first time a call needs one, a
+ * pending record is written (the run stops with `awaiting_approval`); a
+ * person decides with `resolveApproval`, possibly in another process; when
+ * the run is resumed, `decide` returns that decision, but only for the same
+ * run, tool call and argument hash, and an approval lets its call through
+ * once. A pending approval older than `ttlMs` is denied as timed out.
+ *
+ * @example
+ * const broker = new SqliteApprovalBroker({ database: store.database });
+ * await runSession({ sessions, sessionId, userMessage, model, tools, gate, approvals: broker });
+ * // later, anywhere:
+ * broker.resolveApproval({ approvalId, decision: 'approve', approver: 'li.wei' });
+ */
+export class SqliteApprovalBroker implements ApprovalBroker {
+  readonly #database: Database.Database;
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+  readonly #createId: () => string;
+
+  constructor({
+    database,
+    ttlMs = dayMs,
+    now = Date.now,
+    createId = () => `ap_${randomBytes(6).toString('hex')}`,
+  }: {
+    database: Database.Database;
+    /** How long a pending approval waits before it is denied as timed out. Default one day. */
+    ttlMs?: number;
+    now?: () => number;
+    createId?: () => string;
+  }) {
+    this.#database = database;
+    this.#ttlMs = ttlMs;
+    this.#now = now;
+    this.#createId = createId;
+  }
+
+  async decide(request: ApprovalRequest, options: DecideOptions): Promise<ApprovalState> {
+    const state = this.#database.transaction(() => this.#decideNow(request)).immediate();
+    if (state.status === 'pending' && state.isNew) options.onRequired?.(state.approvalId);
+    return state;
+  }
+
+  /**
+   * Records a person's decision on a pending approval. Throws
+   * `ApprovalResolutionError` when the approval does not exist, was already
+   * decided, or has expired (it is then marked denied).
+   */
+  resolveApproval({
+    approvalId,
+    decision,
+    approver,
+    reason,
+  }: {
+    approvalId: string;
+    decision: 'approve' | 'reject';
+    approver: string;
+    reason?: string;
+  }): ApprovalRecord {
+    if (typeof approver !== 'string' || approver.trim() === '') {
+      throw new ApprovalResolutionError({
+        approvalId,
+        failure: 'missing_approver',
+        message: `a decision on approval ${approvalId} must name the approver`,
+      });
+    }
+    // An expired approval is marked denied even though the call fails: the error is thrown after the commit.
+    const outcome = this.#database
+      .transaction((): ApprovalRecord | ApprovalResolutionError => {
+        const row = this.#row(approvalId);
+        if (row === undefined) {
+          return new ApprovalResolutionError({
+            approvalId,
+            failure: 'not_found',
+            message: `no approval ${approvalId} exists`,
+          });
+        }
+        if (row.status !== 'pending') {
+          return new ApprovalResolutionError({
+            approvalId,
+            failure: 'already_decided',
+            status: row.status,
+            message: `approval ${approvalId} was already decided: ${row.status}${row.approver === null ? '' : ` by ${row.approver}`}`,
+          });
+        }
+        const now = this.#now();
+        if (now >= row.expires_at) {
+          this.#expire(row, now);
+          return new ApprovalResolutionError({
+            approvalId,
+            failure: 'expired',
+            status: 'denied',
+            message: `approval ${approvalId} expired at ${new Date(row.expires_at).toISOString()} and was denied`,
+          });
+        }
+        this.#database
+          .prepare(
+            `UPDATE approvals SET status = ?, approver = ?, decision_reason = ?, decided_at = ?
+             WHERE approval_id = ? AND status = 'pending'`,
+          )
+          .run(decision === 'approve' ? 'approved' : 'rejected', approver.trim(), reason ?? null, now, approvalId);
+        return toRecord(this.#row(approvalId) as ApprovalRow);
+      })
+      .immediate();
+    if (ApprovalResolutionError.isInstance(outcome)) throw outcome;
+    return outcome;
+  }
+
+  getApproval(approvalId: string): ApprovalRecord | undefined {
+    const row = this.#row(approvalId);
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  /** Approvals, oldest first, optionally only of one status, run or session. */
+  listApprovals({
+    status,
+    runId,
+    sessionId,
+  }: {
+    status?: ApprovalStatus;
+    runId?: string;
+    sessionId?: string;
+  } = {}): readonly ApprovalRecord[] {
+    const clauses: string[] = [];
+    const values: string[] = [];
+    if (status !== undefined) {
+      clauses.push('status = ?');
+      values.push(status);
+    }
+    if (runId !== undefined) {
+      clauses.push('run_id = ?');
+      values.push(runId);
+    }
+    if (sessionId !== undefined) {
+      clauses.push('session_id = ?');
+      values.push(sessionId);
+    }
+    const where = clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
+    const rows = this.#database
+      .prepare(`SELECT * FROM approvals ${where} ORDER BY created_at, rowid`)
+      .all(...values) as ApprovalRow[];
+    return rows.map(toRecord);
+  }
+
+  /** How many approvals of a run still wait for a person. */
+  countPending({ runId }: { runId: string }): number {
+    const row = this.#database
+      .prepare("SELECT COUNT(*) AS pending FROM approvals WHERE run_id = ? AND status = 'pending'")
+      .get(runId) as { pending: number };
+    return row.pending;
+  }
+
+  #decideNow(request: ApprovalRequest): ApprovalState {
+    const now = this.#now();
+    const row = this.#database
+      .prepare('SELECT * FROM approvals WHERE run_id = ? AND tool_call_id = ?')
+      .get(request.runId, request.toolCallId) as ApprovalRow | undefined;
+    if (row === undefined) {
+      const approvalId = this.#createId();
+      this.#database
+        .prepare(
+          `INSERT INTO approvals (approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash,
+             rule, reason, status, created_at, expires_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+        )
+        .run(
+          approvalId,
+          request.runId,
+          request.sessionId ?? null,
+          request.step,
+          request.toolCallId,
+          request.tool,
+          JSON.stringify(request.arguments),
+          request.argumentsHash,
+          request.rule,
+          request.reason,
+          now,
+          now + this.#ttlMs,
+        );
+      return { status: 'pending', approvalId, isNew: true };
+    }
+    const approvalId = row.approval_id;
+    if (row.tool !== request.tool || row.arguments_hash !== request.argumentsHash) {
+      return {
+        status: 'denied',
+        approvalId,
+        code: 'arguments_changed',
+        reason: `approval ${approvalId} was given for other arguments`,
+      };
+    }
+    if (row.status === 'pending') {
+      if (now < row.expires_at) return { status: 'pending', approvalId, isNew: false };
+      this.#expire(row, now);
+      return { status: 'denied', approvalId, code: 'approval_timed_out', reason: 'timed out' };
+    }
+    if (row.status === 'denied') {
+      return { status: 'denied', approvalId, code: 'approval_timed_out', reason: row.decision_reason ?? 'denied' };
+    }
+    const consumed = this.#database
+      .prepare('UPDATE approvals SET consumed_at = ? WHERE approval_id = ? AND consumed_at IS NULL')
+      .run(now, approvalId);
+    const approver = row.approver ?? 'unknown';
+    if (row.status === 'rejected') {
+      return { status: 'rejected', approvalId, approver, reason: row.decision_reason ?? '' };
+    }
+    if (consumed.changes === 0) {
+      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used' };
+    }
+    return { status: 'approved', approvalId, approver };
+  }
+
+  #expire(row: ApprovalRow, now: number): void {
+    this.#database
+      .prepare(
+        `UPDATE approvals SET status = 'denied', decision_reason = 'timed out', decided_at = ?
+         WHERE approval_id = ? AND status = 'pending'`,
+      )
+      .run(now, row.approval_id);
+  }
+
+  #row(approvalId: string): ApprovalRow | undefined {
+    return this.#database.prepare('SELECT * FROM approvals WHERE approval_id = ?').get(approvalId) as
+      | ApprovalRow
+      | undefined;
+  }
+}
+
+function toRecord(row: ApprovalRow): ApprovalRecord {
+  return {
+    approvalId: row.approval_id,
+    runId: row.run_id,
+    sessionId: row.session_id ?? undefined,
+    step: row.step,
+    toolCallId: row.tool_call_id,
+    tool: row.tool,
+    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
+    argumentsHash: row.arguments_hash,
+    rule: row.rule,
+    reason: row.reason,
+    status: row.status,
+    approver: row.approver ?? undefined,
+    decisionReason: row.decision_reason ?? undefined,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at ?? undefined,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at ?? undefined,
+  };
+}

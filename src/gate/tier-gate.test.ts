@@ -1,0 +1,176 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ToolContext } from '../tools/tool-types.js';
+import { GateRuleError } from './gate-rule-error.js';
+import { createPaymentTools } from './test-support/payment-tools.js';
+import { createTierGate, type GateRule } from './tier-gate.js';
+
+const tools = createPaymentTools({ database: new Database(':memory:') });
+const context: ToolContext = {
+  runId: 'run-1',
+  sessionId: undefined,
+  step: 1,
+  toolCallId: 'call_1',
+  principal: undefined,
+  signal: new AbortController().signal,
+};
+
+function check(gate: ReturnType<typeof createTierGate>, toolName: string, args: Record<string, unknown>) {
+  const tool = tools.get(toolName);
+  if (tool === undefined) throw new Error(`no tool ${toolName}`);
+  return gate.check({ tool, args, context });
+}
+
+const hardCap: GateRule = {
+  tool: 'send_payment',
+  when: { field: 'amount_cents', above: 500_000 },
+  effect: 'deny',
+  rule: 'payment_hard_cap',
+  message: 'Payments above 5000.00 are made by staff only.',
+};
+
+describe('createTierGate', () => {
+  const gate = createTierGate({ rules: [hardCap], tools });
+
+  it('allows a read call when no rule applies', () => {
+    expect(check(gate, 'read_balance', { account: 'AC1001' })).toEqual({ decision: 'allow' });
+  });
+
+  it('allows a reversible call when no rule applies (the runner audits it)', () => {
+    expect(check(gate, 'tag_account', { account: 'AC1001', tag: 'vip' })).toEqual({ decision: 'allow' });
+  });
+
+  it('asks a person for an irreversible call when the tool has no rule of its own', () => {
+    expect(check(gate, 'close_account', { account: 'AC1001' })).toMatchInlineSnapshot(`
+      {
+        "decision": "require_approval",
+        "reason": "close_account cannot be undone, so a person must approve each call.",
+        "rule": "irreversible_default",
+      }
+    `);
+  });
+
+  it("auto-approves an irreversible call when the tool's own rule allows it, naming the rule", () => {
+    expect(check(gate, 'send_payment', { account: 'AC1001', amount_cents: 9_999, reference: 'r' })).toEqual({
+      decision: 'allow',
+      rule: 'payment_under_100',
+    });
+  });
+
+  it("asks a person when the tool's own rule requires it", () => {
+    expect(check(gate, 'send_payment', { account: 'AC1001', amount_cents: 10_000, reference: 'r' })).toEqual({
+      decision: 'require_approval',
+      rule: 'payment_100_or_more',
+      reason: 'Payments of 100.00 or more need a person.',
+    });
+  });
+
+  it('denies outright above the configured hard cap, whatever the tool says', () => {
+    expect(check(gate, 'send_payment', { account: 'AC1001', amount_cents: 500_001, reference: 'r' })).toEqual({
+      decision: 'deny',
+      rule: 'payment_hard_cap',
+      code: 'payment_hard_cap',
+      message: 'Payments above 5000.00 are made by staff only.',
+    });
+    expect(check(gate, 'send_payment', { account: 'AC1001', amount_cents: 500_000, reference: 'r' }).decision).toBe(
+      'require_approval',
+    );
+  });
+
+  it('sends a call the tool would allow to a person when a configured rule says so', () => {
+    const strict = createTierGate({
+      rules: [
+        {
+          tool: 'send_payment',
+          when: { field: 'account', oneOf: ['AC9999'] },
+          effect: 'require_approval',
+          rule: 'watched_account',
+          message: 'AC9999 is under review; every payment to it is checked.',
+        },
+      ],
+    });
+    expect(check(strict, 'send_payment', { account: 'AC9999', amount_cents: 100, reference: 'r' })).toEqual({
+      decision: 'require_approval',
+      rule: 'watched_account',
+      reason: 'AC9999 is under review; every payment to it is checked.',
+    });
+    expect(check(strict, 'send_payment', { account: 'AC1001', amount_cents: 100, reference: 'r' }).decision).toBe(
+      'allow',
+    );
+  });
+
+  it('can deny a read tool as well, with a rule that has no condition', () => {
+    const closed = createTierGate({
+      rules: [{ tool: 'read_balance', effect: 'deny', code: 'maintenance', message: 'Balances are offline.' }],
+    });
+    expect(check(closed, 'read_balance', { account: 'AC1001' })).toEqual({
+      decision: 'deny',
+      rule: 'config_rule_1',
+      code: 'maintenance',
+      message: 'Balances are offline.',
+    });
+  });
+
+  it('does not match a numeric rule when the field is missing or not a number', () => {
+    const rules: GateRule[] = [
+      { tool: '*', when: { field: 'amount_cents', atLeast: 0 }, effect: 'deny', message: 'no' },
+    ];
+    const any = createTierGate({ rules });
+    expect(check(any, 'read_balance', { account: 'AC1001' }).decision).toBe('allow');
+    expect(check(any, 'read_balance', { account: 'AC1001', amount_cents: '5' }).decision).toBe('allow');
+    expect(check(any, 'read_balance', { account: 'AC1001', amount_cents: 5 }).decision).toBe('deny');
+  });
+
+  it("denies when the tool's own rule throws", () => {
+    const base = tools.get('send_payment');
+    if (base === undefined) throw new Error('no send_payment');
+    const broken = {
+      ...base,
+      definition: {
+        ...base.definition,
+        approval: () => {
+          throw new Error('bug in the rule');
+        },
+      },
+    };
+    expect(createTierGate().check({ tool: broken, args: { amount_cents: 1 }, context })).toMatchInlineSnapshot(`
+      {
+        "code": "approval_rule_failed",
+        "decision": "deny",
+        "message": "The rule that decides whether this call may run could not be evaluated, so it was not run.",
+        "rule": "approval_rule_failed",
+      }
+    `);
+  });
+
+  it('rejects a configured rule at creation when it names an unknown tool, no comparison or an unknown effect', () => {
+    const attempt = (rule: GateRule) => {
+      try {
+        createTierGate({ rules: [rule], tools });
+      } catch (error) {
+        if (GateRuleError.isInstance(error)) return error.message;
+        throw error;
+      }
+      return 'accepted';
+    };
+    expect(attempt({ ...hardCap, tool: 'send_paymnet' })).toMatchInlineSnapshot(
+      `"gate rule 1 ("payment_hard_cap") names tool "send_paymnet", which is not registered; registered: read_balance, tag_account, send_payment, close_account"`,
+    );
+    expect(attempt({ ...hardCap, when: { field: 'amount_cents' } })).toMatchInlineSnapshot(
+      `"gate rule 1 ("payment_hard_cap") compares "amount_cents" with nothing; give one of above, atLeast, below, atMost, equals, oneOf"`,
+    );
+    expect(attempt({ ...hardCap, effect: 'allow' as 'deny' })).toMatchInlineSnapshot(
+      `"gate rule 1 ("payment_hard_cap") has effect "allow"; expected one of deny, require_approval"`,
+    );
+  });
+
+  it('decides every amount by the same three bands: allow below 100.00, a person up to the cap, deny above', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2_000_000 }), (amount) => {
+        const { decision } = check(gate, 'send_payment', { account: 'AC1001', amount_cents: amount, reference: 'r' });
+        expect(decision).toBe(amount > 500_000 ? 'deny' : amount >= 10_000 ? 'require_approval' : 'allow');
+      }),
+    );
+  });
+});

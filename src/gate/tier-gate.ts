@@ -1,0 +1,177 @@
+import type { ToolSet } from '../tools/tool-registry.js';
+import type { ApprovalVerdict, Locale } from '../tools/tool-types.js';
+import { GateRuleError } from './gate-rule-error.js';
+import { gateTexts } from './gate-texts.js';
+import type { GateDecision, ToolGate } from './tool-gate.js';
+
+/**
+ * When a configured rule applies: every comparison given must hold for the
+ * value at `field` (a top-level argument, or a dotted path). A value of the
+ * wrong type never matches.
+ */
+export interface GateCondition {
+  readonly field: string;
+  /** value > above */
+  readonly above?: number;
+  /** value >= atLeast */
+  readonly atLeast?: number;
+  /** value < below */
+  readonly below?: number;
+  /** value <= atMost */
+  readonly atMost?: number;
+  readonly equals?: string | number | boolean;
+  readonly oneOf?: readonly (string | number | boolean)[];
+}
+
+/**
+ * A permission rule as data (a config file), checked before the tool's own
+ * rule. Configuration can only tighten: it denies outright (a hard cap) or
+ * sends a call to a person; it never lets through what the tier or the tool
+ * would stop.
+ */
+export interface GateRule {
+  /** The tool it applies to, or `*` for every tool. */
+  readonly tool: string;
+  /** Without `when`, every call of the tool. */
+  readonly when?: GateCondition;
+  readonly effect: 'deny' | 'require_approval';
+  /** The rule's name in audit and approvals, e.g. `refund_hard_cap`. Default `config_rule_N`. */
+  readonly rule?: string;
+  /** `deny`: what the model reads. `require_approval`: what the approver reads. */
+  readonly message: string;
+  /** The error code the model sees for `deny`. Default: the rule's name. */
+  readonly code?: string;
+}
+
+const comparisons = ['above', 'atLeast', 'below', 'atMost', 'equals', 'oneOf'] as const;
+const effects = ['deny', 'require_approval'] as const;
+
+/**
+ * The side-effect tier gate. `read` and `reversible` calls run (and are
+ * audited); an `irreversible` call follows the tool's own `approval` rule
+ * (allow → runs, audited as `auto_approved`; require → waits for a person;
+ * deny → refused) and without one waits for a person (`irreversible_default`).
+ * Configured `rules` are checked first: any matching `deny` refuses the call
+ * whatever the tool says; a matching `require_approval` sends it to a person
+ * even when the tool's rule would allow it. A tool's rule that throws denies.
+ *
+ * Pass `tools` to have rules naming an unknown tool rejected at creation.
+ *
+ * @example
+ * const gate = createTierGate({
+ *   rules: [{ tool: 'apply_refund', when: { field: 'amount_cents', above: 500_000 }, effect: 'deny',
+ *             rule: 'refund_hard_cap', message: 'Refunds above 5000.00 yuan are handled by staff, not in chat.' }],
+ *   tools: registry,
+ * });
+ */
+export function createTierGate({
+  rules = [],
+  tools,
+  locale = 'en',
+}: {
+  rules?: readonly GateRule[];
+  tools?: ToolSet;
+  locale?: Locale;
+} = {}): ToolGate {
+  const checked = rules.map((rule, index) => checkRule(rule, index, tools));
+  const texts = gateTexts(locale);
+  return {
+    check: ({ tool, args, context }): GateDecision => {
+      const name = tool.definition.name;
+      const matching = checked.filter((rule) => (rule.tool === '*' || rule.tool === name) && matches(rule, args));
+      const deny = matching.find((rule) => rule.effect === 'deny');
+      if (deny !== undefined) {
+        return { decision: 'deny', rule: deny.rule, code: deny.code ?? deny.rule, message: deny.message };
+      }
+      let verdict: ApprovalVerdict | undefined;
+      try {
+        verdict = tool.definition.approval?.(args, context);
+      } catch {
+        return {
+          decision: 'deny',
+          rule: 'approval_rule_failed',
+          code: 'approval_rule_failed',
+          message: texts.ruleFailed(),
+        };
+      }
+      if (verdict?.verdict === 'deny') {
+        return { decision: 'deny', rule: verdict.rule, code: verdict.rule, message: verdict.message };
+      }
+      const review = matching.find((rule) => rule.effect === 'require_approval');
+      if (review !== undefined) return { decision: 'require_approval', rule: review.rule, reason: review.message };
+      if (verdict?.verdict === 'require') {
+        return { decision: 'require_approval', rule: verdict.rule, reason: verdict.reason };
+      }
+      if (verdict?.verdict === 'allow') {
+        return tool.definition.sideEffect === 'irreversible'
+          ? { decision: 'allow', rule: verdict.rule }
+          : { decision: 'allow' };
+      }
+      if (tool.definition.sideEffect === 'irreversible') {
+        return {
+          decision: 'require_approval',
+          rule: 'irreversible_default',
+          reason: texts.irreversibleDefault({ tool: name }),
+        };
+      }
+      return { decision: 'allow' };
+    },
+  };
+}
+
+interface CheckedRule extends GateRule {
+  readonly rule: string;
+}
+
+function checkRule(rule: GateRule, index: number, tools: ToolSet | undefined): CheckedRule {
+  const label = `gate rule ${index + 1}${rule.rule === undefined ? '' : ` ("${rule.rule}")`}`;
+  const fail = (message: string): never => {
+    throw new GateRuleError({ ruleIndex: index, message: `${label} ${message}` });
+  };
+  if (typeof rule.tool !== 'string' || rule.tool === '') fail('names no tool; use a tool name or "*"');
+  if (!effects.includes(rule.effect)) {
+    fail(`has effect ${JSON.stringify(rule.effect)}; expected one of ${effects.join(', ')}`);
+  }
+  if (typeof rule.message !== 'string' || rule.message.trim() === '') fail('has no message');
+  if (tools !== undefined && rule.tool !== '*' && tools.get(rule.tool) === undefined) {
+    fail(`names tool "${rule.tool}", which is not registered; registered: ${tools.names.join(', ')}`);
+  }
+  const when = rule.when;
+  if (when !== undefined) {
+    if (typeof when.field !== 'string' || when.field === '') fail('has a "when" without a field');
+    if (!comparisons.some((comparison) => when[comparison] !== undefined)) {
+      fail(`compares "${when.field}" with nothing; give one of ${comparisons.join(', ')}`);
+    }
+    for (const bound of ['above', 'atLeast', 'below', 'atMost'] as const) {
+      const value = when[bound];
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+        fail(`has ${bound}: ${JSON.stringify(value)}; expected a number`);
+      }
+    }
+  }
+  return { ...rule, rule: rule.rule ?? `config_rule_${index + 1}` };
+}
+
+function matches(rule: GateRule, args: Readonly<Record<string, unknown>>): boolean {
+  const when = rule.when;
+  if (when === undefined) return true;
+  const value = readPath(args, when.field);
+  if (value === undefined) return false;
+  const numeric = typeof value === 'number' ? value : undefined;
+  if (when.above !== undefined && !(numeric !== undefined && numeric > when.above)) return false;
+  if (when.atLeast !== undefined && !(numeric !== undefined && numeric >= when.atLeast)) return false;
+  if (when.below !== undefined && !(numeric !== undefined && numeric < when.below)) return false;
+  if (when.atMost !== undefined && !(numeric !== undefined && numeric <= when.atMost)) return false;
+  if (when.equals !== undefined && value !== when.equals) return false;
+  if (when.oneOf !== undefined && !when.oneOf.some((candidate) => candidate === value)) return false;
+  return true;
+}
+
+function readPath(value: unknown, path: string): unknown {
+  let current = value;
+  for (const key of path.split('.')) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}

@@ -1,0 +1,144 @@
+import type { ChatMessage } from '../loop/chat-message.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { ToolSet } from '../tools/tool-registry.js';
+import type { Locale, ToolContext } from '../tools/tool-types.js';
+import { argumentsHash } from '../util/sha256.js';
+import { validateToolCall } from '../validation/validate-tool-call.js';
+import { bindPrincipalParameters } from './bind-principal-parameters.js';
+import type { Principal } from './principal.js';
+import type { AuditRecord, SqliteAuditLog } from './sqlite-audit-log.js';
+import { UndoError } from './undo-error.js';
+
+/** What was rolled back. */
+export interface UndoResult {
+  readonly toolCallId: string;
+  readonly runId: string;
+  readonly tool: string;
+  /** The audit entry of the call that was undone. */
+  readonly undid: AuditRecord;
+}
+
+const executed = new Set(['allowed', 'auto_approved', 'approved']);
+
+/**
+ * Rolls back one executed `reversible` call with its tool's `undo`, from
+ * what the store already holds: the audit log says the call ran and with
+ * which argument hash; the session holds the call's arguments and the
+ * journal its result. The arguments are validated and bound to the
+ * principal again and must hash to what was audited, so what is undone is
+ * exactly what ran. The undo is audited (`outcome: undone`, `rule: undo`,
+ * `approver`: who asked), and a call is undone at most once.
+ *
+ * @example
+ * await undoToolCall({ audit, sessions, tools: registry, runId, toolCallId: 'call_4', undoneBy: 'li.wei' });
+ */
+export async function undoToolCall({
+  audit,
+  sessions,
+  tools,
+  toolCallId,
+  runId,
+  undoneBy,
+  principal,
+  locale = 'en',
+  signal = new AbortController().signal,
+}: {
+  audit: SqliteAuditLog;
+  sessions: SessionStore;
+  tools: ToolSet;
+  toolCallId: string;
+  /** Needed only when the tool call id is not unique in the audit log. */
+  runId?: string;
+  /** Who asked for the undo; audited as the approver. */
+  undoneBy: string;
+  /** Default: the session's principal (tenant and user, no roles). */
+  principal?: Principal;
+  locale?: Locale;
+  signal?: AbortSignal;
+}): Promise<UndoResult> {
+  const startedAt = performance.now();
+  const fail = (failure: UndoError['failure'], message: string, extra: { toolName?: string; cause?: unknown } = {}) =>
+    new UndoError({ toolCallId, failure, message, ...extra });
+  const entries = audit.listAudit({ toolCallId, ...(runId === undefined ? {} : { runId }) });
+  const runs = new Set(entries.map((entry) => entry.runId));
+  if (runs.size > 1) {
+    throw fail('not_found', `tool call ${toolCallId} appears in ${runs.size} runs; name the run`);
+  }
+  const original = entries.find((entry) => entry.outcome === 'ok' && executed.has(entry.decision));
+  if (original === undefined) {
+    throw fail(
+      entries.length === 0 ? 'not_found' : 'not_executed',
+      entries.length === 0 ? `no audited tool call ${toolCallId}` : `tool call ${toolCallId} did not run`,
+    );
+  }
+  const toolName = original.tool;
+  if (entries.some((entry) => entry.outcome === 'undone')) {
+    throw fail('already_undone', `tool call ${toolCallId} (${toolName}) was already undone`, { toolName });
+  }
+  const tool = tools.get(toolName);
+  if (tool === undefined) throw fail('unknown_tool', `tool ${toolName} is not registered here`, { toolName });
+  if (tool.definition.sideEffect !== 'reversible') {
+    throw fail('not_reversible', `${toolName} is ${tool.definition.sideEffect}, not reversible`, { toolName });
+  }
+  const undo = tool.definition.undo;
+  if (undo === undefined) throw fail('no_undo', `${toolName} has no undo`, { toolName });
+
+  const session = original.sessionId === undefined ? undefined : await sessions.load(original.sessionId);
+  const call = session === undefined ? undefined : findToolCall(session.messages, toolCallId);
+  const recorded =
+    original.sessionId === undefined
+      ? undefined
+      : await sessions.journal({ sessionId: original.sessionId }).findToolResult(original.runId, toolCallId);
+  if (session === undefined || call === undefined || recorded === undefined || !recorded.outcome.ok) {
+    throw fail('no_result', `the arguments or result of ${toolCallId} were not kept in a session`, { toolName });
+  }
+  const checked = validateToolCall({ registry: tools, name: toolName, rawArguments: call, locale });
+  const actor: Principal | undefined =
+    principal ??
+    (session.userId === undefined
+      ? undefined
+      : { tenantId: session.tenantId ?? '', userId: session.userId, roles: [] });
+  const args = checked.ok ? bindPrincipalParameters({ args: checked.args, tool, principal: actor }) : undefined;
+  if (args === undefined || argumentsHash(args) !== original.argumentsHash) {
+    throw fail('arguments_mismatch', `the stored arguments of ${toolCallId} do not match what was audited`, {
+      toolName,
+    });
+  }
+
+  const context: ToolContext = {
+    runId: original.runId,
+    sessionId: original.sessionId,
+    step: original.step,
+    toolCallId,
+    principal: actor,
+    signal,
+  };
+  const record = (outcome: 'undone' | 'undo_failed') =>
+    audit.append({
+      ...original,
+      at: Date.now(),
+      decision: 'allowed',
+      rule: 'undo',
+      approver: undoneBy,
+      outcome,
+      durationMs: performance.now() - startedAt,
+    });
+  try {
+    await undo(args, recorded.outcome.data, context);
+  } catch (error) {
+    record('undo_failed');
+    throw fail('undo_failed', `undoing ${toolCallId} (${toolName}) failed`, { toolName, cause: error });
+  }
+  record('undone');
+  return { toolCallId, runId: original.runId, tool: toolName, undid: original };
+}
+
+function findToolCall(messages: readonly ChatMessage[], toolCallId: string): string | undefined {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role !== 'assistant') continue;
+    const call = message.tool_calls?.find((candidate) => candidate.id === toolCallId);
+    if (call !== undefined) return call.function.arguments;
+  }
+  return undefined;
+}
