@@ -4,10 +4,12 @@
  */
 export * from './context/index.js';
 export * from './errors/index.js';
+export * from './evaluation/index.js';
 export * from './events/index.js';
 export * from './gate/index.js';
 export * from './loop/index.js';
 export * from './models/index.js';
+export * from './observe/index.js';
 export * from './store/index.js';
 export * from './tools/index.js';
 export * from './validation/index.js';

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createNdjsonPrinter, createProgressPrinter } from '../../src/cli/progress-printer.js';
 import { UsageError } from '../../src/errors/usage-error.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
 import { EventBus } from '../../src/events/event-bus.js';
@@ -59,6 +60,26 @@ export interface ShopDemoOptions {
   readonly approver?: string;
   /** The shop's clock (refund timestamps); tests pass a fixed one. */
   readonly now?: () => Date;
+  /**
+   * What to show while each run happens: `progress` prints progress lines
+   * (and a typing indicator on a terminal) as events arrive, `ndjson` the
+   * external event stream, `off` nothing (the transcript still follows each run).
+   */
+  readonly live?: 'progress' | 'ndjson' | 'off';
+  /** Raw output for the live printers (lines end with `\n`). Default: `write` without the newline. */
+  readonly writeRaw?: (text: string) => void;
+  /** Draw the typing indicator. Pass `process.stdout.isTTY`. */
+  readonly tty?: boolean;
+  /** How long the scripted model "thinks" before each answer, so live progress is visible. Default 0. */
+  readonly modelLatencyMs?: number;
+  /**
+   * Continue this stored session instead of starting a new one (created
+   * with this id if it does not exist). A run it left suspended or
+   * interrupted is resumed first.
+   */
+  readonly sessionId?: string;
+  /** Told the id of the session the demo runs in. */
+  readonly onSession?: (sessionId: string) => void;
 }
 
 /**
@@ -110,11 +131,25 @@ export async function runShopDemo({
   ask = askOnTerminal,
   approver = 'demo-operator',
   now,
+  live = 'off',
+  writeRaw = (text) => write(text.replace(/\n$/, '')),
+  tty = false,
+  modelLatencyMs = 0,
+  sessionId: requestedSession,
+  onSession,
 }: ShopDemoOptions): Promise<RunResult> {
-  const demo = openDemo({ dataDirectory, locale, ...(now === undefined ? {} : { now }) });
+  const demo = openDemo({ dataDirectory, locale, modelLatencyMs, ...(now === undefined ? {} : { now }) });
+  const watch = <Result>(work: () => Promise<Result>) => watchLive({ demo, live, writeRaw, tty, locale, work });
   try {
-    const session = await demo.sessions.create({ principal: customer });
+    const existing = requestedSession === undefined ? undefined : await demo.sessions.load(requestedSession);
+    const session =
+      existing ??
+      (await demo.sessions.create({
+        principal: customer,
+        ...(requestedSession === undefined ? {} : { sessionId: requestedSession }),
+      }));
     const sessionId = session.id;
+    onSession?.(sessionId);
     const runOptions = { ...demo.runOptions, errorStyle };
     const show = (result: RunResult) => {
       demo.saveRun(result);
@@ -130,22 +165,22 @@ export async function runShopDemo({
       write(demo.transcript.summary(result));
     };
 
-    const lookup = await runSession({
-      ...runOptions,
-      sessions: demo.sessions,
-      sessionId,
-      userMessage: customerQuestion[locale],
-    });
+    if (existing?.activeRun !== undefined) {
+      const resumed = await watch(() => runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true }));
+      show(resumed);
+      finish(resumed);
+      if (resumed.stopReason === 'awaiting_approval') return resumed;
+    }
+    const lookup = await watch(() =>
+      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: customerQuestion[locale] }),
+    );
     show(lookup);
     finish(lookup);
     if (lookup.stopReason !== 'completed') return lookup;
 
-    let last = await runSession({
-      ...runOptions,
-      sessions: demo.sessions,
-      sessionId,
-      userMessage: refundRequest[locale],
-    });
+    let last = await watch(() =>
+      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: refundRequest[locale] }),
+    );
     show(last);
     finish(last);
     const pending = demo.broker.listApprovals({ runId: last.runId, status: 'pending' });
@@ -172,15 +207,17 @@ export async function runShopDemo({
         return last;
       }
       for (const record of pending) {
-        const outcome = await resumeAfterApproval({
-          ...runOptions,
-          sessions: demo.sessions,
-          broker: demo.broker,
-          approvalId: record.approvalId,
-          decision,
-          approver,
-          ...(decision === 'reject' ? { reason: rejectReason[locale] } : {}),
-        });
+        const outcome = await watch(() =>
+          resumeAfterApproval({
+            ...runOptions,
+            sessions: demo.sessions,
+            broker: demo.broker,
+            approvalId: record.approvalId,
+            decision,
+            approver,
+            ...(decision === 'reject' ? { reason: rejectReason[locale] } : {}),
+          }),
+        );
         if (outcome.status !== 'resumed') continue;
         last = outcome.result;
         show(last);
@@ -228,7 +265,49 @@ export async function resumeShopDemo({
   }
 }
 
-function openDemo({ dataDirectory, locale, now }: { dataDirectory: string; locale: Locale; now?: () => Date }) {
+/** Runs `work` with a live printer subscribed to the demo's events, and clears it before the transcript. */
+async function watchLive<Result>({
+  demo,
+  live,
+  writeRaw,
+  tty,
+  locale,
+  work,
+}: {
+  demo: ReturnType<typeof openDemo>;
+  live: 'progress' | 'ndjson' | 'off';
+  writeRaw: (text: string) => void;
+  tty: boolean;
+  locale: Locale;
+  work: () => Promise<Result>;
+}): Promise<Result> {
+  if (live === 'off') return work();
+  const tools = demo.runOptions.tools;
+  const printer =
+    live === 'ndjson'
+      ? createNdjsonPrinter({ write: writeRaw, tools, locale })
+      : createProgressPrinter({ write: writeRaw, locale, tty, tools });
+  const subscription = demo.runOptions.events.subscribe(printer.listener, { queueSize: 10_000 });
+  try {
+    return await work();
+  } finally {
+    await demo.runOptions.events.idle();
+    await printer.close();
+    subscription();
+  }
+}
+
+function openDemo({
+  dataDirectory,
+  locale,
+  now,
+  modelLatencyMs = 0,
+}: {
+  dataDirectory: string;
+  locale: Locale;
+  now?: () => Date;
+  modelLatencyMs?: number;
+}) {
   const inMemory = dataDirectory === ':memory:';
   if (!inMemory) mkdirSync(dataDirectory, { recursive: true });
   const shop = openShopDatabase({ path: inMemory ? ':memory:' : join(dataDirectory, 'shop.db') });
@@ -237,7 +316,10 @@ function openDemo({ dataDirectory, locale, now }: { dataDirectory: string; local
   const registry = new ToolRegistry();
   for (const tool of createShopTools({ database: shop, ...(now === undefined ? {} : { now }) }))
     registry.register(tool);
-  const model = new ScriptedModel({ script: (locale === 'zh-CN' ? chineseScript : englishScript) as Script });
+  const model = new ScriptedModel({
+    script: (locale === 'zh-CN' ? chineseScript : englishScript) as Script,
+    latencyMs: modelLatencyMs,
+  });
   const events = new EventBus();
   const toolEvents = new Map<string, AgentEvent>();
   events.subscribe((event) => {

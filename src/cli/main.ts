@@ -1,74 +1,231 @@
 #!/usr/bin/env node
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { UsageError } from '../errors/usage-error.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';
+import type { CommandResult } from './cli-output.js';
 
 const usage = `arbiter: the model proposes, code decides.
 
 Usage:
-  arbiter demo [--vague-errors] [--lang en|zh-CN] [--data-dir DIR]
-      Run the shop demo offline on the scripted model.
+  arbiter demo [--vague-errors] [--approve | --reject] [--lang en|zh-CN] [--events progress|ndjson|none]
+               [--session ID] [--data-dir DIR]
+      The shop demo, offline, on the scripted model. APPROVE=1 works like --approve;
+      on a terminal without either flag it asks y/n at the approval.
   arbiter validate --tools FILE --calls FILE [--lang en|zh-CN]
       Check tool calls (JSONL) against tools (OpenAI function-calling JSON).
-      Prints one JSON line per call. Exit 0 all valid, 1 any invalid, 2 bad input file.
+      One JSON line per call. Exit 0 all valid, 1 any invalid, 2 bad input file.
   arbiter lint --tools FILE [--json]
       Warn about tool definitions models misuse; print tokens per turn.
       Exit 0 no warnings, 1 warnings, 2 bad input file.
+  arbiter approvals [--all] [--json] [--data-dir DIR]
+  arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--data-dir DIR]
+      List pending approvals; decide one (the demo's suspended run then continues).
+  arbiter audit [--session ID] [--json] [--data-dir DIR]
+      The append-only audit log.
+  arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]
+      Roll back one executed reversible call (e.g. add_order_note).
+  arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
+      Stored sessions (--data-dir DIR, default .arbiter).
+  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE]
+               [--model scripted|openai] [--script FILE]
+      The HTTP API, SSE streams and the chat page at http://HOST:PORT/.
+  arbiter eval [--suite DIR] [--baseline FILE] [--write-baseline FILE] [--json] [--model scripted|configured]
+  arbiter eval --experiment error-messages [--json]
+      The evaluation suite (default evals/shop) and the message-quality experiment.
+  arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
+      Metrics over the runs in a data directory.
   arbiter help
 `;
 
-async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'demo': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          'vague-errors': { type: 'boolean', default: false },
-          lang: { type: 'string', default: 'en' },
-          'data-dir': { type: 'string', default: '.arbiter' },
+type Command = (args: readonly string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  demo: runDemo,
+  validate: async (args) => {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { tools: { type: 'string' }, calls: { type: 'string' }, lang: { type: 'string', default: 'en' } },
+    });
+    if (values.tools === undefined || values.calls === undefined)
+      return fail('validate needs --tools FILE and --calls FILE');
+    const { validateCalls } = await import('./commands/validate-calls.js');
+    return print(validateCalls({ toolsFile: values.tools, callsFile: values.calls, locale: parseLocale(values.lang) }));
+  },
+  lint: async (args) => {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { tools: { type: 'string' }, json: { type: 'boolean', default: false } },
+    });
+    if (values.tools === undefined) return fail('lint needs --tools FILE');
+    const { lintTools } = await import('./commands/lint-tools.js');
+    return print(lintTools({ toolsFile: values.tools, json: values.json }));
+  },
+  approvals: async (args) => {
+    const { values } = parseArgs({
+      args: [...args],
+      options: {
+        all: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        ...dataDirOption,
+      },
+    });
+    const { approvalsCommand } = await import('./commands/approvals.js');
+    return print(await approvalsCommand({ dataDirectory: values['data-dir'], all: values.all, json: values.json }));
+  },
+  approve: async (args) => {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        reject: { type: 'boolean', default: false },
+        reason: { type: 'string' },
+        by: { type: 'string' },
+        lang: { type: 'string', default: 'en' },
+        ...dataDirOption,
+      },
+    });
+    const [approvalId] = positionals;
+    if (approvalId === undefined) return fail('approve needs the approval id');
+    const dataDirectory = values['data-dir'];
+    const locale = parseLocale(values.lang);
+    const [{ approveCommand }, { resumeShopDemo }] = await Promise.all([
+      import('./commands/approve.js'),
+      import('../../examples/shop/shop-demo.js'),
+    ]);
+    return print(
+      await approveCommand({
+        approvalId,
+        decision: values.reject ? 'reject' : 'approve',
+        dataDirectory,
+        ...(values.by === undefined ? {} : { approver: values.by }),
+        ...(values.reason === undefined ? {} : { reason: values.reason }),
+        resume: async ({ sessionId }) => {
+          const lines: string[] = [];
+          const result = await resumeShopDemo({ sessionId, dataDirectory, locale, write: (line) => lines.push(line) });
+          return { stdout: lines, failed: result.stopReason === 'error' };
         },
-      });
-      const { runShopDemo } = await import('../../examples/shop/shop-demo.js');
-      const result = await runShopDemo({
-        errorStyle: values['vague-errors'] ? 'vague' : 'full',
-        locale: parseLocale(values.lang),
+      }),
+    );
+  },
+  audit: async (args) => {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { session: { type: 'string' }, json: { type: 'boolean', default: false }, ...dataDirOption },
+    });
+    const { auditCommand } = await import('./commands/audit.js');
+    return print(
+      await auditCommand({
         dataDirectory: values['data-dir'],
-        write: (line) => process.stdout.write(`${line}\n`),
-      });
-      return result.stopReason === 'error' ? 1 : 0;
-    }
-    case 'validate': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { tools: { type: 'string' }, calls: { type: 'string' }, lang: { type: 'string', default: 'en' } },
-      });
-      if (values.tools === undefined || values.calls === undefined)
-        return fail('validate needs --tools FILE and --calls FILE');
-      const { validateCalls } = await import('./commands/validate-calls.js');
+        json: values.json,
+        ...(values.session === undefined ? {} : { sessionId: values.session }),
+      }),
+    );
+  },
+  undo: async (args) => {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { run: { type: 'string' }, by: { type: 'string' }, ...dataDirOption },
+    });
+    const [toolCallId] = positionals;
+    if (toolCallId === undefined) return fail('undo needs the tool call id');
+    const dataDirectory = values['data-dir'];
+    const { undoCommand } = await import('./commands/undo.js');
+    const shop = await openShopTools(join(dataDirectory, 'shop.db'));
+    try {
       return print(
-        await validateCalls({ toolsFile: values.tools, callsFile: values.calls, locale: parseLocale(values.lang) }),
+        await undoCommand({
+          toolCallId,
+          dataDirectory,
+          tools: shop.registry,
+          ...(values.run === undefined ? {} : { runId: values.run }),
+          ...(values.by === undefined ? {} : { undoneBy: values.by }),
+        }),
       );
+    } finally {
+      shop.close();
     }
-    case 'lint': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { tools: { type: 'string' }, json: { type: 'boolean', default: false } },
-      });
-      if (values.tools === undefined) return fail('lint needs --tools FILE');
-      const { lintTools } = await import('./commands/lint-tools.js');
-      return print(await lintTools({ toolsFile: values.tools, json: values.json }));
+  },
+  sessions: async (args) => {
+    const { sessionsCommand } = await import('./commands/sessions.js');
+    const shop = await openShopTools(':memory:');
+    try {
+      return print(await sessionsCommand({ args, environment: { tools: shop.registry } }));
+    } finally {
+      shop.close();
     }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(usage);
-      return command === undefined ? 2 : 0;
-    default:
-      return fail(`unknown command "${command}"`);
+  },
+  serve: async (args) => {
+    const { runServe } = await import('./commands/serve.js');
+    return runServe({ args, write: (line) => process.stdout.write(`${line}\n`) });
+  },
+  eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
+  stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
+};
+
+const dataDirOption = { 'data-dir': { type: 'string', default: '.arbiter' } } as const;
+
+async function runDemo(args: readonly string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      'vague-errors': { type: 'boolean', default: false },
+      approve: { type: 'boolean', default: false },
+      reject: { type: 'boolean', default: false },
+      lang: { type: 'string', default: 'en' },
+      events: { type: 'string', default: 'progress' },
+      session: { type: 'string' },
+      ...dataDirOption,
+    },
+  });
+  const live = values.events === 'none' ? 'off' : values.events;
+  if (live !== 'progress' && live !== 'ndjson' && live !== 'off') {
+    throw new UsageError({ message: `--events must be progress, ndjson or none, got "${values.events}"` });
   }
+  const { runShopDemo, demoApprovalMode } = await import('../../examples/shop/shop-demo.js');
+  const tty = process.stdout.isTTY === true;
+  // In NDJSON mode stdout carries events only; the transcript goes to stderr.
+  const transcript = live === 'ndjson' ? process.stderr : process.stdout;
+  const locale = parseLocale(values.lang);
+  const result = await runShopDemo({
+    errorStyle: values['vague-errors'] ? 'vague' : 'full',
+    locale,
+    dataDirectory: values['data-dir'],
+    approval: demoApprovalMode({
+      approve: values.approve,
+      reject: values.reject,
+      env: process.env,
+      isTTY: process.stdin.isTTY === true && tty,
+    }),
+    live,
+    tty,
+    writeRaw: (text) => process.stdout.write(text),
+    modelLatencyMs: tty ? 400 : 0,
+    write: (line) => transcript.write(`${line}\n`),
+    onSession: (sessionId) =>
+      transcript.write(
+        locale === 'zh-CN'
+          ? `会话 ${sessionId}（用 --session ${sessionId} 继续）\n`
+          : `session ${sessionId} (continue with --session ${sessionId})\n`,
+      ),
+    ...(values.session === undefined ? {} : { sessionId: values.session }),
+  });
+  return result.stopReason === 'error' ? 1 : 0;
+}
+
+/** The shop's tools on a database, for commands that act on the demo's data. */
+async function openShopTools(path: string) {
+  const [{ openShopDatabase }, { createShopTools }] = await Promise.all([
+    import('../../examples/shop/shop-database.js'),
+    import('../../examples/shop/shop-tools.js'),
+  ]);
+  const database = openShopDatabase({ path });
+  const registry = new ToolRegistry();
+  for (const tool of createShopTools({ database })) registry.register(tool);
+  return { registry, close: () => database.close() };
 }
 
 function parseLocale(value: string | undefined): Locale {
@@ -77,7 +234,7 @@ function parseLocale(value: string | undefined): Locale {
   throw new UsageError({ message: `--lang must be en or zh-CN, got "${value}"` });
 }
 
-function print(result: { exitCode: number; stdout: readonly string[]; stderr: readonly string[] }): number {
+function print(result: CommandResult): number {
   for (const line of result.stdout) process.stdout.write(`${line}\n`);
   for (const line of result.stderr) process.stderr.write(`${line}\n`);
   return result.exitCode;
@@ -86,6 +243,17 @@ function print(result: { exitCode: number; stdout: readonly string[]; stderr: re
 function fail(message: string): number {
   process.stderr.write(`arbiter: ${message}\n\n${usage}`);
   return 2;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(usage);
+    return command === undefined ? 2 : 0;
+  }
+  const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (run === undefined) return fail(`unknown command "${command}"`);
+  return run(rest);
 }
 
 // A reader that stops early (`arbiter validate … | head`) is not an error.

@@ -2,6 +2,7 @@ export { ArbiterError } from './arbiter-error.js';
 export { FatalToolError } from './fatal-tool-error.js';
 export { InfrastructureError } from './infrastructure-error.js';
 export { InputFileError } from './input-file-error.js';
+export { InvalidForkPointError } from './invalid-fork-point-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';
 export { RetryableToolError } from './retryable-tool-error.js';
 export { SessionConflictError } from './session-conflict-error.js';

@@ -1,5 +1,6 @@
 import type { StopReason } from '../loop/stop-reason.js';
 import type { TokenUsage } from '../models/model.js';
+import type { ModelDecision } from '../models/model-decision.js';
 
 /** Fields every event carries: which run, its place in the run, and when. */
 export interface EventEnvelope {
@@ -25,6 +26,8 @@ export type AgentEventBody =
       readonly steps: number;
       readonly usage: RunUsage;
       readonly durationMs: number;
+      /** In the price table's currency, when the run was given prices. */
+      readonly cost?: number;
     }
   | {
       readonly type: 'run:error';
@@ -33,7 +36,22 @@ export type AgentEventBody =
       readonly steps: number;
       readonly usage: RunUsage;
     }
-  | { readonly type: 'model:delta'; readonly step: number; readonly text: string }
+  | {
+      readonly type: 'model:delta';
+      readonly step: number;
+      /**
+       * A fragment of the answer. For a slow subscriber (or behind
+       * `batchDeltas`) several fragments may arrive merged in one event that
+       * carries the seq of the last of them, so the seqs before it look like a hole.
+       */
+      readonly text: string;
+    }
+  | {
+      /** A retry, wait, fallback or give-up of a resilient model: kinds and numbers, never endpoint text. */
+      readonly type: 'model:decision';
+      readonly step: number;
+      readonly decision: ModelDecision;
+    }
   | {
       readonly type: 'model:end';
       readonly step: number;
@@ -86,10 +104,23 @@ export type AgentEventBody =
     }
   | { readonly type: 'heartbeat' };
 
-export type AgentEventType = AgentEventBody['type'];
+/**
+ * Not emitted by a run: the bus hands it to one subscriber that fell so far
+ * behind that even must-deliver events could not be queued. It stands for
+ * every event of the run from `fromSeq` to `toSeq` (both included) that this
+ * subscriber did not get; its own `seq` is `toSeq`, so numbering continues.
+ * Replay the range from the event log to fill it.
+ */
+export interface GapEventBody {
+  readonly type: 'gap';
+  readonly fromSeq: number;
+  readonly toSeq: number;
+}
+
+export type AgentEventType = AgentEventBody['type'] | GapEventBody['type'];
 
 /** One thing that happened in a run. A discriminated union on `type`. */
-export type AgentEvent = AgentEventBody & EventEnvelope;
+export type AgentEvent = (AgentEventBody | GapEventBody) & EventEnvelope;
 
 /** The event of a given type. */
 export type AgentEventOf<Type extends AgentEventType> = Extract<AgentEvent, { type: Type }>;

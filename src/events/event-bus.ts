@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
+import { SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
 
 export type EventListener = (event: AgentEvent) => void | Promise<void>;
 
@@ -13,37 +14,95 @@ export interface RunEmitter {
   emit(body: AgentEventBody): AgentEvent;
 }
 
+export interface SubscribeOptions {
+  /** The most events waiting for this listener; see `SubscriberQueue` for what happens beyond. Default: the bus's. */
+  readonly queueSize?: number;
+  /** Told when this listener throws or rejects, besides the bus's `onListenerError`. */
+  readonly onError?: ListenerErrorHandler;
+  /**
+   * Called once if the bus gives up on this listener: it was cut off across
+   * more runs than it can track (64, or the queue size if larger). It still
+   * gets its queued events and gap markers, then nothing more; resubscribe
+   * and replay from the event log.
+   */
+  readonly onCutOff?: () => void;
+}
+
 /**
- * The typed event bus. Events are a side channel: listeners run after the
- * producer's current synchronous work, never on the loop's stack, and a
- * listener that throws is reported, not propagated.
+ * What `subscribe` returns: call it to unsubscribe. It also tells how the
+ * subscriber is keeping up, and when it has caught up.
+ */
+export interface Subscription {
+  (): void;
+  stats(): SubscriberStats;
+  /** Resolves once every queued event has been handled (never, for a listener that never returns). */
+  idle(): Promise<void>;
+}
+
+const defaultQueueSize = 1024;
+
+/**
+ * The typed event bus. Events are a side channel, never the trunk: `emit`
+ * only numbers the event and puts it in each subscriber's bounded queue;
+ * listeners run later, from a microtask, never on the producer's stack.
+ * Each subscriber gets its events in seq order, one at a time: an async
+ * listener gets the next event after its promise settles. A listener that
+ * throws or rejects is reported and skipped; one that never returns stalls
+ * only its own queue, which then coalesces deltas and drops heartbeats and
+ * progress, and cuts the subscriber off with a `gap` event rather than block
+ * the run or grow memory.
  *
  * @example
- * const bus = new EventBus();
- * const stop = bus.subscribe((event) => console.log(event.seq, event.type));
+ * const bus = new EventBus({ onListenerError: (error) => log.warn(error) });
+ * const stop = bus.subscribe((event) => console.log(event.seq, event.type), { queueSize: 100 });
  * await runAgent({ model, tools, messages, events: bus });
  * stop();
  */
 export class EventBus {
-  readonly #listeners = new Set<EventListener>();
+  readonly #subscribers = new Set<Subscriber>();
   readonly #onListenerError: ListenerErrorHandler;
+  readonly #queueSize: number;
 
-  constructor({ onListenerError = () => {} }: { onListenerError?: ListenerErrorHandler } = {}) {
+  constructor({
+    onListenerError = () => {},
+    queueSize = defaultQueueSize,
+  }: { onListenerError?: ListenerErrorHandler; queueSize?: number } = {}) {
     this.#onListenerError = onListenerError;
+    this.#queueSize = queueSize;
   }
 
-  /** Adds a listener; returns the function that removes it. */
-  subscribe(listener: EventListener): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
+  /** Adds a listener with its own queue; returns the function that removes it. */
+  subscribe(
+    listener: EventListener,
+    { queueSize = this.#queueSize, onError, onCutOff }: SubscribeOptions = {},
+  ): Subscription {
+    const subscriber: Subscriber = new Subscriber({
+      listener,
+      queue: new SubscriberQueue({ capacity: queueSize }),
+      report: (error, event) => {
+        this.reportListenerError(error, event);
+        if (onError !== undefined) guard(() => onError(error, event));
+      },
+      cutOff: () => {
+        this.#subscribers.delete(subscriber);
+        if (onCutOff !== undefined) queueMicrotask(() => guard(onCutOff));
+      },
+    });
+    this.#subscribers.add(subscriber);
+    const unsubscribe = () => {
+      this.#subscribers.delete(subscriber);
+      subscriber.close();
     };
+    return Object.assign(unsubscribe, {
+      stats: () => subscriber.queue.stats(),
+      idle: () => subscriber.idle(),
+    });
   }
 
   /** A producer for one run; `startSeq` continues a resumed run's numbering. */
   forRun(runId: string, { startSeq = 0 }: { startSeq?: number } = {}): RunEmitter {
     let seq = startSeq;
-    const publish = (event: AgentEvent) => this.#publish(event);
+    const subscribers = this.#subscribers;
     return {
       runId,
       get lastSeq() {
@@ -51,31 +110,128 @@ export class EventBus {
       },
       emit(body) {
         seq += 1;
-        const event = { ...body, runId, seq, at: Date.now() } as AgentEvent;
-        publish(event);
+        // Envelope first: V8 takes a slow path when properties are added after a spread.
+        const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
+        for (const subscriber of subscribers) subscriber.offer(event);
         return event;
       },
     };
   }
 
-  #publish(event: AgentEvent): void {
-    for (const listener of this.#listeners) {
-      queueMicrotask(() => {
-        try {
-          const result = listener(event);
-          if (result instanceof Promise) result.catch((error: unknown) => this.#report(error, event));
-        } catch (error) {
-          this.#report(error, event);
-        }
-      });
-    }
+  /**
+   * Resolves once every subscriber has handled everything queued so far;
+   * use it before printing a run's result. Never resolves while a listener
+   * is stuck; subscribers cut off for good are not waited for.
+   */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#subscribers].map((subscriber) => subscriber.idle()));
   }
 
-  #report(error: unknown, event: AgentEvent): void {
-    try {
-      this.#onListenerError(error, event);
-    } catch {
-      // The error reporter itself failed; there is nobody left to tell.
+  /** Passes a listener's failure to `onListenerError`; for helpers that call listeners outside the queue. */
+  reportListenerError(error: unknown, event: AgentEvent): void {
+    guard(() => this.#onListenerError(error, event));
+  }
+}
+
+function guard(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // The error reporter itself failed; there is nobody left to tell.
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+/** One listener and its queue; delivers in order, one event at a time. */
+class Subscriber {
+  readonly queue: SubscriberQueue;
+  readonly #listener: EventListener;
+  readonly #report: ListenerErrorHandler;
+  readonly #cutOff: () => void;
+  #scheduled = false;
+  #busy = false;
+  #closed = false;
+  #waiters: (() => void)[] = [];
+
+  constructor({
+    listener,
+    queue,
+    report,
+    cutOff,
+  }: {
+    listener: EventListener;
+    queue: SubscriberQueue;
+    report: ListenerErrorHandler;
+    cutOff: () => void;
+  }) {
+    this.#listener = listener;
+    this.queue = queue;
+    this.#report = report;
+    this.#cutOff = cutOff;
+  }
+
+  offer(event: AgentEvent): void {
+    if (this.#closed) return;
+    this.queue.offer(event);
+    if (this.queue.closed) this.#cutOff();
+    if (this.#busy || this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#drain);
+  }
+
+  idle(): Promise<void> {
+    if (this.#settled()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.queue.clear();
+    this.#wake();
+  }
+
+  readonly #drain = (): void => {
+    this.#scheduled = false;
+    if (this.#busy) return;
+    this.#busy = true;
+    for (;;) {
+      const event = this.#closed ? undefined : this.queue.take();
+      if (event === undefined) break;
+      let result: unknown;
+      try {
+        result = this.#listener(event);
+      } catch (error) {
+        this.#report(error, event);
+        continue;
+      }
+      if (isThenable(result)) {
+        result.then(this.#resume, (error: unknown) => {
+          this.#report(error, event);
+          this.#resume();
+        });
+        return;
+      }
     }
+    this.#busy = false;
+    this.#wake();
+  };
+
+  readonly #resume = (): void => {
+    this.#busy = false;
+    this.#drain();
+  };
+
+  #settled(): boolean {
+    return this.#closed || (!this.#busy && !this.#scheduled && this.queue.empty);
+  }
+
+  #wake(): void {
+    if (!this.#settled()) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
   }
 }

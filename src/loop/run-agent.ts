@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { PinnedState } from '../context/compress-context.js';
+import type { ContextManager } from '../context/context-manager.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { ModelError } from '../errors/model-error.js';
 import type { RunUsage } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
+import { startHeartbeat } from '../events/start-heartbeat.js';
 import { type ApprovalBroker, denyAllApprovals } from '../gate/approval-broker.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
@@ -77,6 +80,12 @@ export interface RunAgentOptions {
   readonly toolTimeoutMs?: number;
   /** How many `read` calls of one turn may run at once. Default 4. */
   readonly maxParallelReads?: number;
+  /** Counts each request and compresses it past the threshold (see `ContextManager`). Default: none. */
+  readonly context?: ContextManager;
+  /** What compression keeps verbatim: confirmed slots, refused options, unfinished steps. */
+  readonly pinned?: PinnedState;
+  /** A `heartbeat` event every this many milliseconds while the run is alive; 0 turns it off. Default 5000. */
+  readonly heartbeatMs?: number;
 }
 
 export interface RunResult {
@@ -179,21 +188,47 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   });
   const finish = (stopReason: StopReason): RunResult => {
     const durationMs = performance.now() - startedAt;
-    emitter.emit({ type: 'run:end', stopReason, steps, usage: totalUsage(), durationMs });
+    emitter.emit({
+      type: 'run:end',
+      stopReason,
+      steps,
+      usage: totalUsage(),
+      durationMs,
+      ...(options.prices === undefined ? {} : { cost }),
+    });
     return result(stopReason, durationMs);
   };
   const append = async (...messages: ChatMessage[]) => {
     conversation.push(...messages);
-    await journal.commitStep({ runId, sessionId, appended: messages, steps, usage: totalUsage() });
+    await journal.commitStep({
+      runId,
+      sessionId,
+      appended: messages,
+      steps,
+      usage: totalUsage(),
+      cost,
+      lastSeq: emitter.lastSeq,
+    });
   };
   const callModel = async (tools: ToolSet): Promise<ModelResponse> => {
     const step = steps;
-    const response = await model.generate({
+    const prepared = await options.context?.prepare({
       messages: conversation,
+      tools: tools.specs,
+      ...(options.pinned === undefined ? {} : { pinned: options.pinned }),
+      signal: control.signal,
+    });
+    // A summary made to fit the window is a model call of this run: it counts in the budget.
+    usage.inputTokens += prepared?.usage?.inputTokens ?? 0;
+    usage.outputTokens += prepared?.usage?.outputTokens ?? 0;
+    const response = await model.generate({
+      messages: prepared?.messages ?? conversation,
       tools: tools.specs,
       signal: control.signal,
       onTextDelta: (text) => emitter.emit({ type: 'model:delta', step, text }),
+      onDecision: (decision) => emitter.emit({ type: 'model:decision', step, decision }),
     });
+    if (prepared !== undefined) options.context?.observe({ prepared, usage: response.usage });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     usage.cachedInputTokens += response.usage.cachedInputTokens ?? 0;
@@ -250,7 +285,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   };
 
   emitter.emit({ type: 'run:start', sessionId, model: model.name });
+  const stopHeartbeat = startHeartbeat({ emitter, intervalMs: options.heartbeatMs ?? 5_000 });
   try {
+    // A run that crashed after committing its answer but before it was marked ended is already complete.
+    if (options.resume !== undefined && endsWithAnswer(conversation)) return finish('completed');
     const unanswered = unansweredCalls(conversation);
     if (unanswered.length > 0) {
       const stop = await settle(unanswered, mountTools(options, Math.max(steps, 1)));
@@ -295,6 +333,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     emitter.emit({ type: 'run:error', code, message, steps, usage: totalUsage() });
     return { ...result('error', performance.now() - startedAt), error: { code, message, cause: error } };
   } finally {
+    stopHeartbeat();
     control.dispose();
   }
 }
@@ -305,6 +344,12 @@ function mountTools(options: RunAgentOptions, step: number): ToolSet {
   const { tools, groups } = options;
   if (groups === undefined || !(tools instanceof ToolRegistry)) return tools;
   return tools.mount({ groups: typeof groups === 'function' ? groups({ step }) : groups });
+}
+
+/** True when the conversation ends with an assistant message that calls no tool: the run's answer. */
+function endsWithAnswer(messages: readonly ChatMessage[]): boolean {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' && (last.tool_calls?.length ?? 0) === 0;
 }
 
 /** The calls of the last assistant message that have no tool message yet (a run interrupted mid-batch). */

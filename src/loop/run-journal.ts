@@ -18,6 +18,10 @@ export interface StepCommit {
   readonly appended: readonly ChatMessage[];
   readonly steps: number;
   readonly usage: RunUsage;
+  /** Money spent by the run so far (0 without prices). */
+  readonly cost?: number;
+  /** The seq of the run's last event, so a resumed run continues the numbering. */
+  readonly lastSeq?: number;
 }
 
 /**

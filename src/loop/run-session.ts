@@ -38,16 +38,17 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   const session = await sessions.load(sessionId);
   if (session === undefined)
     throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
-  const journal = sessions.journal({ sessionId });
-
   if (resume === true) {
     const active = session.activeRun;
     if (active === undefined) {
       throw new SessionConflictError({ sessionId, message: `session ${sessionId} has no run to resume` });
     }
-    await sessions.beginRun({ sessionId, runId: active.runId });
+    // Fenced on what was read: a second process resuming the same run at once is refused, not doubled.
+    await sessions.beginRun({ sessionId, runId: active.runId, expectedVersion: session.version });
+    const journal = sessions.journal({ sessionId, expectedMessageCount: session.messages.length });
     const result = await runAgent({
       ...runOptions,
+      pinned: { slots: session.slots, ...runOptions.pinned },
       messages: session.messages,
       sessionId,
       runId: active.runId,
@@ -59,11 +60,13 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   }
 
   const runId = randomUUID();
-  await sessions.beginRun({ sessionId, runId });
   const message = { role: 'user' as const, content: userMessage ?? '' };
-  await sessions.append({ sessionId, messages: [message], runId });
+  // The run and its request are one write: a crash cannot leave a run without the message it answers.
+  await sessions.beginRun({ sessionId, runId, messages: [message], expectedVersion: session.version });
+  const journal = sessions.journal({ sessionId, expectedMessageCount: session.messages.length + 1 });
   const result = await runAgent({
     ...runOptions,
+    pinned: { slots: session.slots, ...runOptions.pinned },
     messages: [...session.messages, message],
     sessionId,
     runId,
@@ -82,6 +85,8 @@ async function settleRun({
   sessionId: string;
   result: RunResult;
 }): Promise<void> {
+  // A process whose writes were refused as stale has lost the run to a newer one: it must not end that run.
+  if (SessionConflictError.isInstance(result.error?.cause)) return;
   await sessions.endRun({
     sessionId,
     runId: result.runId,

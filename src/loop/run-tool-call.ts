@@ -1,3 +1,4 @@
+import { truncateToolResult } from '../context/truncate-tool-result.js';
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { InfrastructureError } from '../errors/infrastructure-error.js';
 import { RetryableToolError } from '../errors/retryable-tool-error.js';
@@ -365,7 +366,7 @@ function classifyFailure({
 
 /** Results always reach the model as JSON, so data is never confused with an error sentence. */
 function serialiseResult(data: unknown): string {
-  return JSON.stringify(data ?? null);
+  return truncateToolResult(JSON.stringify(data ?? null));
 }
 
 function styleContent({

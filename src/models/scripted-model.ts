@@ -25,17 +25,28 @@ const defaultRefusal = "I'm sorry, that can't be done: {reason}";
 export class ScriptedModel implements Model {
   readonly name: string;
   readonly #script: Script;
+  readonly #latencyMs: number;
 
-  constructor({ script, name = `scripted:${script.name}` }: { script: Script; name?: string }) {
+  /** `latencyMs`: how long it "thinks" before answering, and a tenth of it between streamed words. */
+  constructor({
+    script,
+    name = `scripted:${script.name}`,
+    latencyMs = 0,
+  }: { script: Script; name?: string; latencyMs?: number }) {
     this.#script = script;
     this.name = name;
+    this.#latencyMs = latencyMs;
   }
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
+    await pause(this.#latencyMs, request.signal);
     const message = this.#decide(request.messages, new Set(request.tools.map((tool) => tool.function.name)));
     if (message.content !== null) {
-      for (const piece of message.content.match(/\S+\s*/g) ?? []) request.onTextDelta?.(piece);
+      for (const piece of message.content.match(/\S+\s*/g) ?? []) {
+        await pause(this.#latencyMs / 10, request.signal);
+        request.onTextDelta?.(piece);
+      }
     }
     const hasCalls = message.tool_calls !== undefined && message.tool_calls.length > 0;
     return {
@@ -329,6 +340,21 @@ function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean):
     if (item !== undefined && predicate(item)) return index;
   }
   return -1;
+}
+
+async function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+  if (milliseconds <= 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, milliseconds);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
 }
 
 /** A rough count (four characters a token): the scripted model has no tokenizer of its own. */

@@ -1,5 +1,6 @@
+export { type EventLog, type ReadEventsOptions, SqliteEventLog } from './event-log.js';
 export { type Migration, migrations } from './migrations/index.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
-export type { ActiveRun, Session, SessionStatus, SessionStore } from './session-store.js';
+export type { ActiveRun, Session, SessionStatus, SessionStore, SessionSummary } from './session-store.js';
 export { SqliteSessionStore } from './sqlite-session-store.js';
 export { migrate, openSqliteStore, SqliteStore } from './sqlite-store.js';

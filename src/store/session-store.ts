@@ -11,28 +11,42 @@ export interface ActiveRun {
   readonly steps: number;
   readonly usage: RunUsage;
   readonly lastSeq: number;
+  /** What the run's model calls cost so far, when the loop prices them (0 otherwise). */
+  readonly cost: number;
 }
 
-/** A conversation and everything needed to continue it in another process. */
-export interface Session {
+/** A session without its messages and slots: what a listing shows. */
+export interface SessionSummary {
   readonly id: string;
   readonly tenantId: string | undefined;
   readonly userId: string | undefined;
   readonly status: SessionStatus;
-  readonly activeRun: ActiveRun | undefined;
-  readonly messages: readonly ChatMessage[];
+  readonly activeRunId: string | undefined;
+  readonly messageCount: number;
   /** Model calls over the session's life. */
   readonly stepCount: number;
   /** Tokens spent over the session's life. */
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number };
-  /** Parameters the user confirmed (kept verbatim through compression). */
-  readonly slots: Readonly<Record<string, unknown>>;
+  /** What the session's model calls cost, when the loop prices them (0 otherwise). */
+  readonly cost: number;
   /** Incremented by every write; a write names the version it read. */
   readonly version: number;
+  /** The session this one was forked from, and at which message. */
   readonly forkedFrom: string | undefined;
+  readonly forkedAt: number | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** When the session may be purged; moved forward by every write when the session has a TTL. */
   readonly expiresAt: number | undefined;
+  readonly ttlMs: number | undefined;
+}
+
+/** A conversation and everything needed to continue it in another process. */
+export interface Session extends Omit<SessionSummary, 'activeRunId' | 'messageCount'> {
+  readonly activeRun: ActiveRun | undefined;
+  readonly messages: readonly ChatMessage[];
+  /** Parameters the user confirmed (kept verbatim through compression). */
+  readonly slots: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -42,16 +56,27 @@ export interface Session {
  * take its place.
  *
  * @example
- * const session = await sessions.create({ principal });
+ * const session = await sessions.create({ principal, ttlMs: 7 * 86_400_000 });
  * await sessions.append({ sessionId: session.id, messages: [{ role: 'user', content: 'Hi' }] });
+ * await sessions.setSlots({ sessionId: session.id, slots: { order_id: 'SO20260901' } });
  */
 export interface SessionStore {
-  create(options?: { sessionId?: string; principal?: Principal; ttlMs?: number }): Promise<Session>;
+  /** A new, empty session. `ttlMs` makes it expire that long after its last write. */
+  create(options?: {
+    sessionId?: string;
+    principal?: Principal;
+    ttlMs?: number;
+    slots?: Readonly<Record<string, unknown>>;
+  }): Promise<Session>;
   load(sessionId: string): Promise<Session | undefined>;
+  /** Sessions, most recently updated first. */
+  list(options?: { limit?: number; tenantId?: string; userId?: string }): Promise<readonly SessionSummary[]>;
   /**
    * Appends messages in one transaction. With `expectedVersion` the write
    * fails with `SessionConflictError` if the session moved on; without it,
-   * a conflict reloads and retries (bounded), never overwrites.
+   * a conflict reloads and retries (bounded, with jittered backoff), never
+   * overwrites. Refused while another run than `runId` is active: its tool
+   * calls and their answers must stay together.
    */
   append(request: {
     sessionId: string;
@@ -59,8 +84,42 @@ export interface SessionStore {
     expectedVersion?: number;
     runId?: string;
   }): Promise<{ version: number }>;
-  /** Marks a run active; fails with `SessionConflictError` (naming the active run) when one already is. */
-  beginRun(request: { sessionId: string; runId: string }): Promise<void>;
+  /**
+   * Merges confirmed parameters into the session's slots (a value of
+   * `undefined` removes the slot). Same versioning as `append`.
+   */
+  setSlots(request: {
+    sessionId: string;
+    slots: Readonly<Record<string, unknown>>;
+    expectedVersion?: number;
+  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }>;
+  getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /**
+   * A new session holding a copy of messages `[0, atMessage)` (default: all)
+   * and of the slots, sharing nothing mutable with the original, with
+   * `forkedFrom` set. Fails with `InvalidForkPointError` (naming the nearest
+   * valid points) when the cut would separate tool calls from their answers.
+   */
+  fork(request: { sessionId: string; atMessage?: number; newSessionId?: string; ttlMs?: number }): Promise<Session>;
+  /**
+   * Deletes sessions, with their messages and recorded tool results: those
+   * not written for `olderThanDays` days, and with `expired` those past
+   * their `expiresAt`. Returns the ids deleted.
+   */
+  purge(request: { olderThanDays?: number; expired?: boolean }): Promise<{ sessionIds: readonly string[] }>;
+  /**
+   * Marks a run active, appending its first messages (the user's request) in
+   * the same transaction, so a crash cannot leave a run without its request.
+   * Fails with `SessionConflictError` when another run is active (naming it),
+   * or when `expectedVersion` is given and the session moved on (two
+   * processes resuming the same run).
+   */
+  beginRun(request: {
+    sessionId: string;
+    runId: string;
+    messages?: readonly ChatMessage[];
+    expectedVersion?: number;
+  }): Promise<{ version: number }>;
   /** Leaves the run: `idle` when it finished, `awaiting_approval` when it waits for a person. */
   endRun(request: {
     sessionId: string;
@@ -68,6 +127,12 @@ export interface SessionStore {
     status: 'idle' | 'awaiting_approval';
     lastSeq: number;
   }): Promise<void>;
-  /** The run journal that writes a run's steps and tool results into this session. */
-  journal(request: { sessionId: string }): RunJournal;
+  /**
+   * The run journal that writes a run's steps and tool results into this
+   * session. A commit is refused (`SessionConflictError`) when the run is no
+   * longer the session's active run, or when the session's messages moved
+   * since this journal last wrote (another process resumed the run):
+   * `expectedMessageCount`, when given, is where the first commit must land.
+   */
+  journal(request: { sessionId: string; expectedMessageCount?: number }): RunJournal;
 }

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
+import { isCleanCut } from '../context/message-units.js';
+import { InvalidForkPointError } from '../errors/invalid-fork-point-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import type { Principal } from '../gate/principal.js';
 import type { ChatMessage } from '../loop/chat-message.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../loop/run-journal.js';
 import type { ToolOutcome } from '../tools/tool-types.js';
-import type { Session, SessionStatus, SessionStore } from './session-store.js';
+import type { Session, SessionStatus, SessionStore, SessionSummary } from './session-store.js';
 
 interface SessionRow {
   session_id: string;
@@ -18,24 +21,40 @@ interface SessionRow {
   run_output_tokens: number;
   run_cached_tokens: number;
   run_last_seq: number;
+  run_cost: number;
   step_count: number;
   input_tokens: number;
   output_tokens: number;
+  cost: number;
   slots: string;
   message_count: number;
   version: number;
   forked_from: string | null;
+  forked_at: number | null;
   created_at: number;
   updated_at: number;
   expires_at: number | null;
+  ttl_ms: number | null;
 }
 
-const maxConflictRetries = 20;
+/** Attempts of a write that found the session moved on between its read and its write. */
+const maxConflictRetries = 50;
+const dayMs = 86_400_000;
+/** Version mismatches: the one conflict a write without `expectedVersion` retries. */
+const versionConflicts = new WeakSet<object>();
+
+/**
+ * What every write does to the session row besides its own change: one more
+ * version, the time, and a TTL pushed forward.
+ */
+const touch =
+  'version = version + 1, updated_at = @now, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE @now + ttl_ms END';
 
 /**
  * Sessions in arbiter's SQLite store. Writes run in `BEGIN IMMEDIATE`
- * transactions, so several processes can share one file (WAL) without
- * losing or reordering a message.
+ * transactions and check the version they read inside them, so several
+ * processes can share one file (WAL) without losing, duplicating or
+ * reordering a message.
  *
  * @example
  * const store = openSqliteStore({ path: '.arbiter/arbiter.db' });
@@ -44,40 +63,65 @@ const maxConflictRetries = 20;
 export class SqliteSessionStore implements SessionStore {
   readonly #database: Database.Database;
   readonly #now: () => number;
+  readonly #statements = new Map<string, Database.Statement>();
+  #conflictRetries = 0;
 
   constructor({ database, now = Date.now }: { database: Database.Database; now?: () => number }) {
     this.#database = database;
     this.#now = now;
   }
 
+  /** How many writes found their session moved on and retried, since this store was opened. */
+  get conflictRetries(): number {
+    return this.#conflictRetries;
+  }
+
   async create({
     sessionId = randomUUID(),
     principal,
     ttlMs,
+    slots = {},
   }: {
     sessionId?: string;
     principal?: Principal;
     ttlMs?: number;
+    slots?: Readonly<Record<string, unknown>>;
   } = {}): Promise<Session> {
     const now = this.#now();
-    this.#database
-      .prepare(
-        `INSERT INTO sessions (session_id, tenant_id, user_id, created_at, updated_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        sessionId,
-        principal?.tenantId ?? null,
-        principal?.userId ?? null,
-        now,
-        now,
-        ttlMs === undefined ? null : now + ttlMs,
-      );
+    this.#statement(
+      `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      sessionId,
+      principal?.tenantId ?? null,
+      principal?.userId ?? null,
+      JSON.stringify(slots),
+      now,
+      now,
+      ttlMs === undefined ? null : now + ttlMs,
+      ttlMs ?? null,
+    );
     return this.#loadNow(sessionId) as Session;
   }
 
   async load(sessionId: string): Promise<Session | undefined> {
     return this.#loadNow(sessionId);
+  }
+
+  async list({
+    limit = 100,
+    tenantId,
+    userId,
+  }: {
+    limit?: number;
+    tenantId?: string;
+    userId?: string;
+  } = {}): Promise<readonly SessionSummary[]> {
+    const rows = this.#statement(
+      `SELECT * FROM sessions WHERE (@tenantId IS NULL OR tenant_id = @tenantId) AND (@userId IS NULL OR user_id = @userId)
+       ORDER BY updated_at DESC, session_id LIMIT @limit`,
+    ).all({ tenantId: tenantId ?? null, userId: userId ?? null, limit }) as SessionRow[];
+    return rows.map(toSummary);
   }
 
   async append({
@@ -91,49 +135,170 @@ export class SqliteSessionStore implements SessionStore {
     expectedVersion?: number;
     runId?: string;
   }): Promise<{ version: number }> {
-    for (let attempt = 0; ; attempt += 1) {
-      const row = this.#row(sessionId);
-      if (row === undefined)
-        throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
-      const base = expectedVersion ?? row.version;
-      try {
-        return { version: this.#appendAt({ sessionId, messages, base, runId }) };
-      } catch (error) {
-        if (!SessionConflictError.isInstance(error) || expectedVersion !== undefined || attempt >= maxConflictRetries) {
-          throw error;
+    return this.#withRetries(expectedVersion, (base) =>
+      this.#write(sessionId, base, (row) => {
+        const active = row.active_run_id;
+        if (active !== null && active !== runId) {
+          throw new SessionConflictError({
+            sessionId,
+            activeRunId: active,
+            message: `session ${sessionId} has run ${active} in progress; its messages come from that run`,
+          });
         }
-      }
-    }
+        this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
+        this.#statement(
+          `UPDATE sessions SET message_count = message_count + @count, ${touch} WHERE session_id = @id`,
+        ).run({ count: messages.length, now: this.#now(), id: sessionId });
+      }),
+    );
   }
 
-  async beginRun({ sessionId, runId }: { sessionId: string; runId: string }): Promise<void> {
+  async setSlots({
+    sessionId,
+    slots,
+    expectedVersion,
+  }: {
+    sessionId: string;
+    slots: Readonly<Record<string, unknown>>;
+    expectedVersion?: number;
+  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
+    let merged: Record<string, unknown> = {};
+    const { version } = await this.#withRetries(expectedVersion, (base) =>
+      this.#write(sessionId, base, (row) => {
+        merged = { ...(JSON.parse(row.slots) as Record<string, unknown>) };
+        for (const [name, value] of Object.entries(slots)) {
+          if (value === undefined) delete merged[name];
+          else Object.defineProperty(merged, name, { value, enumerable: true, writable: true, configurable: true });
+        }
+        this.#statement(`UPDATE sessions SET slots = @slots, ${touch} WHERE session_id = @id`).run({
+          slots: JSON.stringify(merged),
+          now: this.#now(),
+          id: sessionId,
+        });
+      }),
+    );
+    return { version, slots: merged };
+  }
+
+  async getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined> {
+    const row = this.#row(sessionId);
+    return row === undefined ? undefined : (JSON.parse(row.slots) as Record<string, unknown>);
+  }
+
+  async fork({
+    sessionId,
+    atMessage,
+    newSessionId = randomUUID(),
+    ttlMs,
+  }: {
+    sessionId: string;
+    atMessage?: number;
+    newSessionId?: string;
+    ttlMs?: number;
+  }): Promise<Session> {
     this.#database
       .transaction(() => {
-        const row = this.#row(sessionId);
-        if (row === undefined)
-          throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
-        if (row.active_run_id === runId) {
-          this.#database
-            .prepare('UPDATE sessions SET status = ?, version = version + 1, updated_at = ? WHERE session_id = ?')
-            .run('running', this.#now(), sessionId);
-          return;
+        const row = this.#existing(sessionId);
+        const messages = this.#messages(sessionId);
+        const cut = atMessage ?? messages.length;
+        if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
+        const now = this.#now();
+        const keep = ttlMs ?? row.ttl_ms ?? undefined;
+        // The copy is made from the stored JSON: the fork shares no object with the original.
+        this.#statement(
+          `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
+             created_at, updated_at, expires_at, ttl_ms)
+           VALUES (@id, @tenantId, @userId, @slots, @count, @from, @at, @now, @now, @expiresAt, @ttlMs)`,
+        ).run({
+          id: newSessionId,
+          tenantId: row.tenant_id,
+          userId: row.user_id,
+          slots: row.slots,
+          count: cut,
+          from: sessionId,
+          at: cut,
+          now,
+          expiresAt: keep === undefined ? null : now + keep,
+          ttlMs: keep ?? null,
+        });
+        this.#statement(
+          `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
+           SELECT @id, position, NULL, message, @now FROM session_messages
+           WHERE session_id = @from AND position < @count ORDER BY position`,
+        ).run({ id: newSessionId, from: sessionId, count: cut, now });
+      })
+      .immediate();
+    return this.#loadNow(newSessionId) as Session;
+  }
+
+  async purge({
+    olderThanDays,
+    expired = false,
+  }: {
+    olderThanDays?: number;
+    expired?: boolean;
+  }): Promise<{ sessionIds: readonly string[] }> {
+    const now = this.#now();
+    const before = olderThanDays === undefined ? null : now - olderThanDays * dayMs;
+    return this.#database
+      .transaction(() => {
+        const ids = (
+          this.#statement(
+            `SELECT session_id FROM sessions
+             WHERE (@before IS NOT NULL AND updated_at < @before)
+                OR (@expired = 1 AND expires_at IS NOT NULL AND expires_at <= @now)
+             ORDER BY session_id`,
+          ).all({ before, expired: expired ? 1 : 0, now }) as { session_id: string }[]
+        ).map((row) => row.session_id);
+        for (const id of ids) {
+          this.#statement('DELETE FROM tool_results WHERE session_id = ?').run(id);
+          this.#statement('DELETE FROM session_messages WHERE session_id = ?').run(id);
+          this.#statement('DELETE FROM sessions WHERE session_id = ?').run(id);
         }
-        if (row.active_run_id !== null) {
+        return { sessionIds: ids };
+      })
+      .immediate();
+  }
+
+  async beginRun({
+    sessionId,
+    runId,
+    messages = [],
+    expectedVersion,
+  }: {
+    sessionId: string;
+    runId: string;
+    messages?: readonly ChatMessage[];
+    expectedVersion?: number;
+  }): Promise<{ version: number }> {
+    return this.#withRetries(expectedVersion, (base) =>
+      this.#write(sessionId, base, (row) => {
+        const now = this.#now();
+        if (row.active_run_id === runId) {
+          this.#statement(`UPDATE sessions SET status = 'running', ${touch} WHERE session_id = @id`).run({
+            now,
+            id: sessionId,
+          });
+        } else if (row.active_run_id !== null) {
           throw new SessionConflictError({
             sessionId,
             activeRunId: row.active_run_id,
             message: `session ${sessionId} already has run ${row.active_run_id} in progress`,
           });
+        } else {
+          this.#statement(
+            `UPDATE sessions SET status = 'running', active_run_id = @runId, run_steps = 0, run_input_tokens = 0,
+               run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0, ${touch}
+             WHERE session_id = @id`,
+          ).run({ runId, now, id: sessionId });
         }
-        this.#database
-          .prepare(
-            `UPDATE sessions SET status = 'running', active_run_id = ?, run_steps = 0, run_input_tokens = 0,
-               run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, version = version + 1, updated_at = ?
-             WHERE session_id = ?`,
-          )
-          .run(runId, this.#now(), sessionId);
-      })
-      .immediate();
+        this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
+        this.#statement('UPDATE sessions SET message_count = message_count + ? WHERE session_id = ?').run(
+          messages.length,
+          sessionId,
+        );
+      }),
+    );
   }
 
   async endRun({
@@ -147,24 +312,23 @@ export class SqliteSessionStore implements SessionStore {
     status: 'idle' | 'awaiting_approval';
     lastSeq: number;
   }): Promise<void> {
-    this.#database
-      .prepare(
-        `UPDATE sessions SET status = ?, active_run_id = CASE WHEN ? = 'idle' THEN NULL ELSE active_run_id END,
-           run_last_seq = ?, version = version + 1, updated_at = ?
-         WHERE session_id = ? AND active_run_id = ?`,
-      )
-      .run(status, status, lastSeq, this.#now(), sessionId, runId);
+    this.#statement(
+      `UPDATE sessions SET status = @status,
+         active_run_id = CASE WHEN @status = 'idle' THEN NULL ELSE active_run_id END,
+         run_last_seq = MAX(run_last_seq, @lastSeq), ${touch}
+       WHERE session_id = @id AND active_run_id = @runId`,
+    ).run({ status, lastSeq, now: this.#now(), id: sessionId, runId });
   }
 
-  journal({ sessionId }: { sessionId: string }): RunJournal {
-    const database = this.#database;
-    const find = database.prepare(
+  journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
+    const find = this.#statement(
       'SELECT tool, content, outcome FROM tool_results WHERE run_id = ? AND tool_call_id = ?',
     );
-    const record = database.prepare(
+    const record = this.#statement(
       `INSERT OR IGNORE INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
+    let expected = expectedMessageCount;
     return {
       findToolResult: (runId, toolCallId): RecordedToolResult | undefined => {
         const row = find.get(runId, toolCallId) as { tool: string; content: string; outcome: string } | undefined;
@@ -182,73 +346,111 @@ export class SqliteSessionStore implements SessionStore {
           this.#now(),
         );
       },
-      commitStep: (commit) => this.#commitStep(sessionId, commit),
+      commitStep: (commit) => {
+        expected = this.#commitStep(sessionId, commit, expected);
+      },
     };
   }
 
-  #commitStep(sessionId: string, commit: StepCommit): void {
-    this.#database
+  /** Writes one step; returns the message count after it, where the journal's next commit must land. */
+  #commitStep(sessionId: string, commit: StepCommit, expected: number | undefined): number {
+    return this.#database
       .transaction(() => {
-        const row = this.#row(sessionId);
-        if (row === undefined)
-          throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
+        const row = this.#existing(sessionId);
+        if (row.active_run_id !== commit.runId) {
+          throw new SessionConflictError({
+            sessionId,
+            ...(row.active_run_id === null ? {} : { activeRunId: row.active_run_id }),
+            message: `run ${commit.runId} is no longer the active run of session ${sessionId}`,
+          });
+        }
+        if (expected !== undefined && row.message_count !== expected) {
+          throw new SessionConflictError({
+            sessionId,
+            activeRunId: row.active_run_id,
+            message: `session ${sessionId} has ${row.message_count} messages, not ${expected}: another process wrote to run ${commit.runId}`,
+          });
+        }
         const stepDelta = Math.max(0, commit.steps - row.run_steps);
         const inputDelta = Math.max(0, commit.usage.inputTokens - row.run_input_tokens);
         const outputDelta = Math.max(0, commit.usage.outputTokens - row.run_output_tokens);
+        // The loop's cost and last event number so far, once its step commits carry them.
+        const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : row.run_cost;
+        const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : row.run_last_seq;
+        const costDelta = Math.max(0, cost - row.run_cost);
         this.#insertMessages({ sessionId, messages: commit.appended, from: row.message_count, runId: commit.runId });
-        this.#database
-          .prepare(
-            `UPDATE sessions SET message_count = message_count + ?, run_steps = MAX(run_steps, ?),
-               run_input_tokens = MAX(run_input_tokens, ?), run_output_tokens = MAX(run_output_tokens, ?),
-               run_cached_tokens = MAX(run_cached_tokens, ?), step_count = step_count + ?,
-               input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, version = version + 1, updated_at = ?
-             WHERE session_id = ?`,
-          )
-          .run(
-            commit.appended.length,
-            commit.steps,
-            commit.usage.inputTokens,
-            commit.usage.outputTokens,
-            commit.usage.cachedInputTokens ?? 0,
-            stepDelta,
-            inputDelta,
-            outputDelta,
-            this.#now(),
-            sessionId,
-          );
+        this.#statement(
+          `UPDATE sessions SET message_count = message_count + @count, run_steps = MAX(run_steps, @steps),
+             run_input_tokens = MAX(run_input_tokens, @input), run_output_tokens = MAX(run_output_tokens, @output),
+             run_cached_tokens = MAX(run_cached_tokens, @cached), run_cost = MAX(run_cost, @cost),
+             run_last_seq = MAX(run_last_seq, @lastSeq),
+             step_count = step_count + @stepDelta, input_tokens = input_tokens + @inputDelta,
+             output_tokens = output_tokens + @outputDelta, cost = cost + @costDelta, ${touch}
+           WHERE session_id = @id`,
+        ).run({
+          count: commit.appended.length,
+          steps: commit.steps,
+          input: commit.usage.inputTokens,
+          output: commit.usage.outputTokens,
+          cached: commit.usage.cachedInputTokens ?? 0,
+          cost,
+          costDelta,
+          lastSeq,
+          stepDelta,
+          inputDelta,
+          outputDelta,
+          now: this.#now(),
+          id: sessionId,
+        });
+        return row.message_count + commit.appended.length;
       })
       .immediate();
   }
 
-  #appendAt({
-    sessionId,
-    messages,
-    base,
-    runId,
-  }: {
-    sessionId: string;
-    messages: readonly ChatMessage[];
-    base: number;
-    runId: string | undefined;
-  }): number {
+  /**
+   * Runs a versioned write: with `expectedVersion` once; without it, again
+   * after each version conflict (bounded, with jittered backoff so
+   * contending processes spread out). Never overwrites: each attempt
+   * re-reads the version it writes against.
+   */
+  async #withRetries(
+    expectedVersion: number | undefined,
+    attempt: (expectedVersion: number | undefined) => number,
+  ): Promise<{ version: number }> {
+    for (let retry = 0; ; retry += 1) {
+      try {
+        return { version: attempt(expectedVersion) };
+      } catch (error) {
+        if (!versionConflicts.has(error as object) || expectedVersion !== undefined || retry >= maxConflictRetries) {
+          throw error;
+        }
+        this.#conflictRetries += 1;
+        await sleep(Math.random() * Math.min(50, 2 ** retry));
+      }
+    }
+  }
+
+  /**
+   * One versioned write: reads the version (outside the transaction, as a
+   * client reading then writing does) unless one is expected, then inside
+   * `BEGIN IMMEDIATE` checks the session is still at it and applies
+   * `change`. Returns the new version.
+   */
+  #write(sessionId: string, expectedVersion: number | undefined, change: (row: SessionRow) => void): number {
+    const read = expectedVersion ?? this.#existing(sessionId).version;
     return this.#database
       .transaction(() => {
-        const row = this.#row(sessionId);
-        if (row === undefined)
-          throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
-        if (row.version !== base) {
-          throw new SessionConflictError({
+        const row = this.#existing(sessionId);
+        if (row.version !== read) {
+          const conflict = new SessionConflictError({
             sessionId,
-            message: `session ${sessionId} is at version ${row.version}, not ${base}`,
+            message: `session ${sessionId} is at version ${row.version}, not ${read}`,
           });
+          versionConflicts.add(conflict);
+          throw conflict;
         }
-        this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
-        this.#database
-          .prepare(
-            'UPDATE sessions SET message_count = message_count + ?, version = version + 1, updated_at = ? WHERE session_id = ? AND version = ?',
-          )
-          .run(messages.length, this.#now(), sessionId, base);
-        return base + 1;
+        change(row);
+        return read + 1;
       })
       .immediate();
   }
@@ -264,7 +466,8 @@ export class SqliteSessionStore implements SessionStore {
     from: number;
     runId: string | undefined;
   }): void {
-    const insert = this.#database.prepare(
+    if (messages.length === 0) return;
+    const insert = this.#statement(
       'INSERT INTO session_messages (session_id, position, run_id, message, created_at) VALUES (?, ?, ?, ?, ?)',
     );
     const now = this.#now();
@@ -273,48 +476,120 @@ export class SqliteSessionStore implements SessionStore {
     });
   }
 
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#database.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   #row(sessionId: string): SessionRow | undefined {
-    return this.#database.prepare('SELECT * FROM sessions WHERE session_id = ?').get(sessionId) as
-      | SessionRow
-      | undefined;
+    return this.#statement('SELECT * FROM sessions WHERE session_id = ?').get(sessionId) as SessionRow | undefined;
+  }
+
+  #existing(sessionId: string): SessionRow {
+    const row = this.#row(sessionId);
+    if (row === undefined)
+      throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
+    return row;
+  }
+
+  #messages(sessionId: string): ChatMessage[] {
+    return (
+      this.#statement('SELECT message FROM session_messages WHERE session_id = ? ORDER BY position').all(sessionId) as {
+        message: string;
+      }[]
+    ).map((entry) => JSON.parse(entry.message) as ChatMessage);
   }
 
   #loadNow(sessionId: string): Session | undefined {
-    const row = this.#row(sessionId);
-    if (row === undefined) return undefined;
-    const messages = (
-      this.#database
-        .prepare('SELECT message FROM session_messages WHERE session_id = ? ORDER BY position')
-        .all(sessionId) as { message: string }[]
-    ).map((entry) => JSON.parse(entry.message) as ChatMessage);
-    return {
-      id: row.session_id,
-      tenantId: row.tenant_id ?? undefined,
-      userId: row.user_id ?? undefined,
-      status: row.status,
-      activeRun:
-        row.active_run_id === null
-          ? undefined
-          : {
-              runId: row.active_run_id,
-              steps: row.run_steps,
-              usage: {
-                inputTokens: row.run_input_tokens,
-                outputTokens: row.run_output_tokens,
-                cachedInputTokens: row.run_cached_tokens,
-                totalTokens: row.run_input_tokens + row.run_output_tokens,
+    return this.#database.transaction(() => {
+      const row = this.#row(sessionId);
+      if (row === undefined) return undefined;
+      const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
+      return {
+        ...summary,
+        activeRun:
+          row.active_run_id === null
+            ? undefined
+            : {
+                runId: row.active_run_id,
+                steps: row.run_steps,
+                usage: {
+                  inputTokens: row.run_input_tokens,
+                  outputTokens: row.run_output_tokens,
+                  cachedInputTokens: row.run_cached_tokens,
+                  totalTokens: row.run_input_tokens + row.run_output_tokens,
+                },
+                lastSeq: row.run_last_seq,
+                cost: row.run_cost,
               },
-              lastSeq: row.run_last_seq,
-            },
-      messages,
-      stepCount: row.step_count,
-      usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
-      slots: JSON.parse(row.slots) as Record<string, unknown>,
-      version: row.version,
-      forkedFrom: row.forked_from ?? undefined,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      expiresAt: row.expires_at ?? undefined,
-    };
+        messages: this.#messages(sessionId),
+        slots: JSON.parse(row.slots) as Record<string, unknown>,
+      };
+    })();
   }
+}
+
+function toSummary(row: SessionRow): SessionSummary {
+  return {
+    id: row.session_id,
+    tenantId: row.tenant_id ?? undefined,
+    userId: row.user_id ?? undefined,
+    status: row.status,
+    activeRunId: row.active_run_id ?? undefined,
+    messageCount: row.message_count,
+    stepCount: row.step_count,
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
+    cost: row.cost,
+    version: row.version,
+    forkedFrom: row.forked_from ?? undefined,
+    forkedAt: row.forked_at ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at ?? undefined,
+    ttlMs: row.ttl_ms ?? undefined,
+  };
+}
+
+function forkPointError({
+  sessionId,
+  messages,
+  cut,
+}: {
+  sessionId: string;
+  messages: readonly ChatMessage[];
+  cut: number;
+}): InvalidForkPointError {
+  const valid = (index: number) => isCleanCut(messages, index);
+  let nearestBefore: number | undefined;
+  for (let index = Math.min(cut, messages.length) - 1; index >= 0; index -= 1) {
+    if (valid(index)) {
+      nearestBefore = index;
+      break;
+    }
+  }
+  let nearestAfter: number | undefined;
+  for (let index = Math.max(cut, -1) + 1; index <= messages.length; index += 1) {
+    if (valid(index)) {
+      nearestAfter = index;
+      break;
+    }
+  }
+  const why =
+    !Number.isInteger(cut) || cut < 0 || cut > messages.length
+      ? `it has ${messages.length} messages, so --at must be 0 to ${messages.length}`
+      : `message ${cut} would separate an assistant message's tool calls from their tool messages`;
+  const options = [nearestBefore, nearestAfter].filter((index) => index !== undefined);
+  return new InvalidForkPointError({
+    sessionId,
+    atMessage: cut,
+    nearestBefore,
+    nearestAfter,
+    message: `cannot fork session ${sessionId} at message ${cut}: ${why}${
+      options.length === 0 ? '' : `; fork at ${options.join(' or ')} instead`
+    }`,
+  });
 }

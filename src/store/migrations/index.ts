@@ -2,6 +2,7 @@ import { coreMigrations } from './core-migrations.js';
 import { eventMigrations } from './event-migrations.js';
 import { gateMigrations } from './gate-migrations.js';
 import type { Migration } from './migration.js';
+import { serverMigrations } from './server-migrations.js';
 import { sessionMigrations } from './session-migrations.js';
 
 export type { Migration } from './migration.js';
@@ -12,4 +13,5 @@ export const migrations: readonly Migration[] = [
   ...gateMigrations,
   ...eventMigrations,
   ...sessionMigrations,
+  ...serverMigrations,
 ].sort((left, right) => left.version - right.version);

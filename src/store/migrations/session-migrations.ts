@@ -49,4 +49,16 @@ export const sessionMigrations: readonly Migration[] = [
       CREATE INDEX sessions_by_expiry ON sessions (expires_at);
     `,
   },
+  {
+    version: 51,
+    name: 'session_ttl_forks_and_cost',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN ttl_ms INTEGER;
+      ALTER TABLE sessions ADD COLUMN run_cost REAL NOT NULL DEFAULT 0;
+      ALTER TABLE sessions ADD COLUMN cost REAL NOT NULL DEFAULT 0;
+      ALTER TABLE sessions ADD COLUMN forked_at INTEGER;
+      CREATE INDEX sessions_by_update ON sessions (updated_at);
+      CREATE INDEX tool_results_by_session ON tool_results (session_id);
+    `,
+  },
 ];

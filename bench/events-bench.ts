@@ -1,0 +1,158 @@
+/**
+ * The event bus under load, in one process: how many events a second reach
+ * a fast subscriber, and how fast a run can still emit while a subscriber
+ * that never returns is attached. Two shapes:
+ *
+ * - one long answer (a single run streaming deltas, heartbeats and tool
+ *   events): the stalled subscriber stays attached, its full queue
+ *   coalescing deltas and dropping heartbeats and progress;
+ * - many 1,000-event runs: the stalled subscriber is soon cut off (gap
+ *   markers), then closed for good once it has missed 64 runs.
+ *
+ * Each ratio is producer rate with the stalled subscriber over producer
+ * rate with a fast one; 1.0 or more means a stalled subscriber does not
+ * slow the run.
+ */
+import type { AgentEventBody } from '../src/events/agent-event.js';
+import { EventBus, type RunEmitter, type Subscription } from '../src/events/event-bus.js';
+import { formatRate, measure } from './measure.js';
+
+const burst = 1_000;
+const iterations = 200;
+
+/** One in ten a heartbeat, one in twenty a tool event, the rest deltas: the shape of a streaming answer. */
+function body(index: number): AgentEventBody {
+  if (index % 10 === 0) return { type: 'heartbeat' };
+  if (index % 20 === 5) return { type: 'tool:start', step: 1, toolCallId: `c${index}`, tool: 'query_order' };
+  return { type: 'model:delta', step: 1, text: 'tok ' };
+}
+
+const usage = { inputTokens: 100, outputTokens: 900, totalTokens: 1000 };
+let runs = 0;
+
+/** One whole run of `burst` events, from run:start to run:end. */
+function emitRun(bus: EventBus): void {
+  runs += 1;
+  const emitter = bus.forRun(`run-${runs}`);
+  emitter.emit({ type: 'run:start', sessionId: undefined, model: 'bench' });
+  for (let index = 2; index < burst; index += 1) emitter.emit(body(index));
+  emitter.emit({ type: 'run:end', stopReason: 'completed', steps: 1, usage, durationMs: 1 });
+}
+
+/** The next `burst` events of one long run. */
+function emitBurst(emitter: RunEmitter): void {
+  for (let index = 0; index < burst; index += 1) emitter.emit(body(index));
+}
+
+const perSecond = (nanosecondsPerBurst: number) => 1e9 / (nanosecondsPerBurst / burst);
+
+function fastSubscriber(bus: EventBus): { subscription: Subscription; received: () => number } {
+  let received = 0;
+  const subscription = bus.subscribe(() => {
+    received += 1;
+  });
+  return { subscription, received: () => received };
+}
+
+function checkFast({ subscription, received }: ReturnType<typeof fastSubscriber>, expected: number): void {
+  const { dropped, coalesced } = subscription.stats();
+  if (received() !== expected || dropped + coalesced !== 0) {
+    throw new Error(`the fast subscriber missed events: got ${received()} of ${expected}`);
+  }
+}
+
+function stalledSubscriber(bus: EventBus): Subscription {
+  return bus.subscribe(() => new Promise<void>(() => {}), { queueSize: 100 });
+}
+
+function describeStalled(subscription: Subscription): string {
+  const stats = subscription.stats();
+  if (stats.maxQueued > 100) throw new Error(`the stalled queue grew to ${stats.maxQueued}`);
+  const count = (value: number) => value.toLocaleString('en-US');
+  return `queue peaked at ${stats.maxQueued}; ${count(stats.coalesced)} deltas coalesced, ${count(stats.dropped)} dropped, ${count(stats.lost)} cut off${stats.closed ? ', then closed' : ''}`;
+}
+
+export async function runEventsBench(): Promise<{ lines: string[]; ratios: Record<string, number> }> {
+  const rounds = 8;
+
+  const longFastBus = new EventBus();
+  const longFast = fastSubscriber(longFastBus);
+  const longFastEmitter = longFastBus.forRun('long-fast');
+  const answerFast = await measure({
+    operation: async () => {
+      emitBurst(longFastEmitter);
+      await longFastBus.idle();
+    },
+    iterations,
+  });
+  checkFast(longFast, rounds * iterations * burst);
+
+  const longStalledBus = new EventBus();
+  const longStalled = stalledSubscriber(longStalledBus);
+  const longStalledEmitter = longStalledBus.forRun('long-stalled');
+  longStalledEmitter.emit({ type: 'run:start', sessionId: undefined, model: 'bench' });
+  const answerStalled = await measure({
+    operation: async () => {
+      emitBurst(longStalledEmitter);
+      await Promise.resolve();
+    },
+    iterations,
+  });
+
+  const alone = new EventBus();
+  const runsAlone = await measure({
+    operation: async () => {
+      emitRun(alone);
+      await Promise.resolve();
+    },
+    iterations,
+  });
+
+  const runsFastBus = new EventBus();
+  const runsFast = fastSubscriber(runsFastBus);
+  const runsFastResult = await measure({
+    operation: async () => {
+      emitRun(runsFastBus);
+      await runsFastBus.idle();
+    },
+    iterations,
+  });
+  checkFast(runsFast, rounds * iterations * burst);
+
+  const runsStalledBus = new EventBus();
+  const runsStalled = stalledSubscriber(runsStalledBus);
+  const runsStalledResult = await measure({
+    operation: async () => {
+      emitRun(runsStalledBus);
+      await Promise.resolve();
+    },
+    iterations,
+  });
+
+  const attached = perSecond(answerStalled.nanosecondsPerOperation) / perSecond(answerFast.nanosecondsPerOperation);
+  const cutOff =
+    perSecond(runsStalledResult.nanosecondsPerOperation) / perSecond(runsFastResult.nanosecondsPerOperation);
+  const verdict = (ratio: number) => `${ratio.toFixed(2)} (target >= 1.00) ${ratio >= 1 ? 'MET' : 'MISSED'}`;
+  return {
+    lines: [
+      `events: bursts of ${burst} events (deltas, 1 in 10 heartbeats, 1 in 20 tool events), median of 7 rounds`,
+      '  one long answer (a single run):',
+      `    emit + delivery to a fast subscriber        ${formatRate(perSecond(answerFast.nanosecondsPerOperation))}`,
+      `    emit with a stalled subscriber (queue 100)  ${formatRate(perSecond(answerStalled.nanosecondsPerOperation))}`,
+      `      ${describeStalled(longStalled)}`,
+      `    ratio stalled / fast: ${verdict(attached)}`,
+      `  many runs of ${burst} events (run:start … run:end):`,
+      `    emit, no subscriber                         ${formatRate(perSecond(runsAlone.nanosecondsPerOperation))}`,
+      `    emit + delivery to a fast subscriber        ${formatRate(perSecond(runsFastResult.nanosecondsPerOperation))}`,
+      `    emit with a stalled subscriber (queue 100)  ${formatRate(perSecond(runsStalledResult.nanosecondsPerOperation))}`,
+      `      ${describeStalled(runsStalled)}`,
+      `    ratio stalled / fast: ${verdict(cutOff)}`,
+    ],
+    ratios: { stalledAttachedVersusFastSubscriber: attached, stalledCutOffVersusFastSubscriber: cutOff },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { lines } = await runEventsBench();
+  for (const line of lines) console.log(line);
+}

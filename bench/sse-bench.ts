@@ -1,0 +1,289 @@
+/**
+ * The HTTP server under many streams, on loopback: 500 SSE clients at once,
+ * each starting a run (the shop's order question on the offline scripted
+ * model, paced like a person reading: 40 ms to think per step, 5 ms per text
+ * fragment) and following it to its `run:end`. A warm-up of 50 clients
+ * (not measured), then three rounds on one server, so the later rounds show
+ * whether memory keeps growing.
+ *
+ * The server runs in a child process (started with `--expose-gc`), so its
+ * memory is the server's alone; the clients use node:http in this process.
+ * Delivery latency is the event's `at` (when the agent emitted it, server
+ * clock) to the moment a client parsed it (same machine, same clock): over
+ * the events emitted while the client was connected (live), and over every
+ * event, which adds the replay of what happened before the client's stream
+ * opened (under the start-up burst of 500 runs, that wait is most of it).
+ *
+ * Ratios: `sse.run_end_received` (clients that got their run:end / clients;
+ * must be 1), `sse.heap_growth` and `sse.rss_growth` (after the last round / after
+ * round 1, both after a GC; about 1 means bounded).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const clients = 500;
+const warmUpClients = 50;
+const rounds = 3;
+const roundTimeoutMs = 60_000;
+const token = 'bench-token-0001';
+
+interface Memory {
+  readonly rss: number;
+  readonly heapUsed: number;
+}
+
+type ChildMessage = { type: 'ready'; url: string } | { type: 'memory'; memory: Memory };
+
+interface RoundResult {
+  readonly completed: number;
+  readonly latenciesMs: number[];
+  readonly liveLatenciesMs: number[];
+  readonly events: number;
+  readonly wallMs: number;
+  readonly failures: string[];
+}
+
+/** Runs the benchmark; see the file's comment for what is measured. */
+export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<string, number> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'arbiter-sse-bench-'));
+  const child = fork(fileURLToPath(import.meta.url), ['--serve-for-bench', dataDir], {
+    execArgv: [...process.execArgv, '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    const url = await waitFor<string>(child, (message) => (message.type === 'ready' ? message.url : undefined));
+    const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+    await runRound({ url, agent, count: warmUpClients });
+    const before = await memoryOf(child);
+    const results: RoundResult[] = [];
+    const after: Memory[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      results.push(await runRound({ url, agent, count: clients }));
+      after.push(await memoryOf(child));
+    }
+    agent.destroy();
+
+    const lines = [
+      `sse: ${clients} concurrent SSE clients on loopback, each following one run to its run:end, ${rounds} rounds`,
+    ];
+    results.forEach((result, index) => {
+      const memory = after[index] as Memory;
+      lines.push(
+        `  round ${index + 1}: ${result.completed}/${clients} got run:end in ${Math.round(result.wallMs)} ms, ` +
+          `${result.events.toLocaleString('en-US')} events; live delivery p50 ${percentile(result.liveLatenciesMs, 50)} ms, ` +
+          `p99 ${percentile(result.liveLatenciesMs, 99)} ms (${result.liveLatenciesMs.length.toLocaleString('en-US')} events); ` +
+          `with replay p50 ${percentile(result.latenciesMs, 50)} ms, p99 ${percentile(result.latenciesMs, 99)} ms; ` +
+          `server rss ${megabytes(memory.rss)}, heap ${megabytes(memory.heapUsed)}`,
+      );
+      for (const failure of result.failures.slice(0, 3)) lines.push(`    failure: ${failure}`);
+    });
+    const first = after[0] as Memory;
+    const last = after.at(-1) as Memory;
+    lines.push(
+      `  server memory after GC: after warm-up rss ${megabytes(before.rss)} heap ${megabytes(before.heapUsed)}; ` +
+        `after round 1 rss ${megabytes(first.rss)} heap ${megabytes(first.heapUsed)}; ` +
+        `after round ${rounds} rss ${megabytes(last.rss)} heap ${megabytes(last.heapUsed)}`,
+    );
+    const completed = results.reduce((sum, result) => sum + result.completed, 0);
+    return {
+      lines,
+      ratios: {
+        'sse.run_end_received': completed / (clients * rounds),
+        'sse.heap_growth': last.heapUsed / first.heapUsed,
+        'sse.rss_growth': last.rss / first.rss,
+      },
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function runRound({ url, agent, count }: { url: string; agent: Agent; count: number }): Promise<RoundResult> {
+  const startedAt = performance.now();
+  const latenciesMs: number[] = [];
+  const liveLatenciesMs: number[] = [];
+  const failures: string[] = [];
+  let events = 0;
+  const deadline = AbortSignal.timeout(roundTimeoutMs);
+  const outcomes = await Promise.all(
+    Array.from({ length: count }, async () => {
+      try {
+        const session = await post(`${url}/v1/sessions`, {}, deadline);
+        const message = await post(
+          `${url}/v1/sessions/${session.id}/messages`,
+          { content: 'Where is my order SO20260901?' },
+          deadline,
+        );
+        return await follow({
+          url: `${url}/v1/runs/${message.runId}/events`,
+          agent,
+          signal: deadline,
+          onEvent: (event, receivedAt, connectedAt) => {
+            events += 1;
+            const latency = Math.max(0, receivedAt - event.at);
+            latenciesMs.push(latency);
+            if (event.at >= connectedAt) liveLatenciesMs.push(latency);
+          },
+        });
+      } catch (error) {
+        failures.push(error instanceof Error ? error.message : String(error));
+        return false;
+      }
+    }),
+  );
+  return {
+    completed: outcomes.filter(Boolean).length,
+    latenciesMs,
+    liveLatenciesMs,
+    events,
+    wallMs: performance.now() - startedAt,
+    failures,
+  };
+}
+
+async function post(url: string, body: unknown, signal: AbortSignal): Promise<Record<string, string>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) throw new Error(`POST ${new URL(url).pathname} answered ${response.status}`);
+  return (await response.json()) as Record<string, string>;
+}
+
+/** Follows one run's stream to its end; true when its run:end came. */
+function follow({
+  url,
+  agent,
+  signal,
+  onEvent,
+}: {
+  url: string;
+  agent: Agent;
+  signal: AbortSignal;
+  /** `connectedAt`: when the stream's first bytes arrived. */
+  onEvent: (event: { type: string; at: number }, receivedAt: number, connectedAt: number) => void;
+}): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const request = get(url, { agent, signal, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      if (response.statusCode !== 200) {
+        reject(new Error(`GET events answered ${response.statusCode}`));
+        response.resume();
+        return;
+      }
+      response.setEncoding('utf8');
+      let connectedAt: number | undefined;
+      let buffer = '';
+      let ended = false;
+      response.on('data', (chunk: string) => {
+        const receivedAt = Date.now();
+        connectedAt ??= receivedAt;
+        buffer += chunk;
+        let boundary = buffer.indexOf('\n\n');
+        while (boundary >= 0) {
+          const block = buffer.slice(0, boundary);
+          buffer = buffer.slice(boundary + 2);
+          boundary = buffer.indexOf('\n\n');
+          const data = block
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => line.slice(6))
+            .join('\n');
+          if (data === '') continue;
+          const event = JSON.parse(data) as { type: string; at: number };
+          onEvent(event, receivedAt, connectedAt);
+          if (event.type === 'run:end' || event.type === 'run:error') ended = event.type === 'run:end';
+        }
+      });
+      response.on('end', () => resolve(ended));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+function waitFor<T>(child: ChildProcess, pick: (message: ChildMessage) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ChildMessage) => {
+      const picked = pick(message);
+      if (picked === undefined) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(picked);
+    };
+    const onExit = (code: number | null) => reject(new Error(`the bench server exited (${code})`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+function memoryOf(child: ChildProcess): Promise<Memory> {
+  const answer = waitFor(child, (message) => (message.type === 'memory' ? message.memory : undefined));
+  child.send({ type: 'memory' });
+  return answer;
+}
+
+function percentile(values: readonly number[], rank: number): string {
+  if (values.length === 0) return 'n/a';
+  const sorted = [...values].sort((left, right) => left - right);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((rank / 100) * sorted.length) - 1));
+  return String(sorted[index]);
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** The child: the server, with a token for the clients, answering memory questions after a GC. */
+async function serveForBench(dataDir: string): Promise<void> {
+  const { startServer } = await import('../src/server/start-server.js');
+  const running = await startServer({
+    port: 0,
+    dataDir,
+    auth: { tokens: [{ token, tenantId: 'bench', userId: 'C1001', roles: ['customer'] }] },
+    streamingDelay: { firstTokenMs: 40, deltaMs: 5 },
+    heartbeatMs: 5_000,
+    shutdownGraceMs: 0,
+    onError: (error) => console.error('bench server:', error),
+  });
+  const collect = (globalThis as { gc?: () => void }).gc;
+  process.on('message', (message: { type: string }) => {
+    if (message.type !== 'memory') return;
+    collect?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    process.send?.({ type: 'memory', memory: { rss, heapUsed } });
+  });
+  process.once('SIGTERM', () => {
+    running.close().finally(() => process.exit(0));
+  });
+  process.send?.({ type: 'ready', url: running.url });
+}
+
+function isMainModule(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  const serveAt = process.argv.indexOf('--serve-for-bench');
+  if (serveAt >= 0) {
+    await serveForBench(process.argv[serveAt + 1] ?? tmpdir());
+  } else {
+    const { lines, ratios } = await runSseBench();
+    console.log(lines.join('\n'));
+    console.log(JSON.stringify(ratios));
+  }
+}

@@ -1,0 +1,172 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { InputFileError } from '../../errors/input-file-error.js';
+import { UsageError } from '../../errors/usage-error.js';
+import type { Model } from '../../models/model.js';
+import { readModelConfig } from '../../models/model-config.js';
+import { OpenAiModel } from '../../models/openai-model.js';
+import type { Script } from '../../models/script.js';
+import { ScriptedModel } from '../../models/scripted-model.js';
+import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
+import { loadToolsModule } from '../../server/load-tools-module.js';
+import { shopSystemPrompts } from '../../server/shop-defaults.js';
+import { type RunningServer, type StartServerOptions, startServer } from '../../server/start-server.js';
+import { withStreamingDelay } from '../../server/with-streaming-delay.js';
+import type { Locale, ToolDefinition } from '../../tools/tool-types.js';
+
+/** The usage lines of `arbiter serve`, for the CLI's help text. */
+export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--auth FILE]
+               [--tools MODULE] [--model scripted|openai] [--script FILE]
+      Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
+      --auth FILE     bearer tokens → principals (JSON); default: demo tokens, shown at start
+      --tools MODULE  a module exporting createTools() or an array of tools; default: the shop example
+      --model         scripted (offline, default) or openai (ARBITER_BASE_URL, ARBITER_API_KEY, ARBITER_MODEL)
+      --script FILE   the scripted model's script (JSON); default: the shop chat
+`;
+
+/** `arbiter serve`'s flags, checked. */
+export interface ServeFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly authFile: string | undefined;
+  readonly toolsModule: string | undefined;
+  readonly model: 'scripted' | 'openai';
+  readonly scriptFile: string | undefined;
+}
+
+/**
+ * Reads `arbiter serve`'s flags; a value that cannot be used is a `UsageError`.
+ *
+ * @example
+ * parseServeFlags(['--port', '9000', '--model', 'openai']).port; // 9000
+ */
+export function parseServeFlags(args: readonly string[]): ServeFlags {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: 'string', default: '8787' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'data-dir': { type: 'string', default: '.arbiter' },
+      auth: { type: 'string' },
+      tools: { type: 'string' },
+      model: { type: 'string', default: 'scripted' },
+      script: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError({ message: `--port must be an integer from 0 to 65535, got "${values.port}"` });
+  }
+  if (values.model !== 'scripted' && values.model !== 'openai') {
+    throw new UsageError({ message: `--model must be scripted or openai, got "${values.model}"` });
+  }
+  if (values.script !== undefined && values.model !== 'scripted') {
+    throw new UsageError({ message: '--script only applies to --model scripted' });
+  }
+  return {
+    port,
+    host: values.host,
+    dataDir: values['data-dir'],
+    authFile: values.auth,
+    toolsModule: values.tools,
+    model: values.model,
+    scriptFile: values.script,
+  };
+}
+
+/**
+ * Builds the server's options from the flags: reads the auth file, loads
+ * the tools module, picks the model (the offline scripted shop chat, paced
+ * for a person to watch, or an OpenAI-compatible endpoint from the
+ * environment).
+ *
+ * @example
+ * const options = await serveOptions(parseServeFlags(['--model', 'openai']));
+ */
+export async function serveOptions(flags: ServeFlags): Promise<StartServerOptions> {
+  const auth: AuthConfig | undefined =
+    flags.authFile === undefined ? undefined : await readAuthConfig({ file: flags.authFile });
+  const tools: readonly ToolDefinition[] | undefined =
+    flags.toolsModule === undefined
+      ? undefined
+      : await loadToolsModule({ path: flags.toolsModule, context: { dataDir: flags.dataDir } });
+  let model: Model | ((locale: Locale) => Model) | undefined;
+  if (flags.model === 'openai') {
+    model = new OpenAiModel(readModelConfig());
+  } else if (flags.scriptFile !== undefined) {
+    const script = await readScript(flags.scriptFile);
+    model = withStreamingDelay(new ScriptedModel({ script }), { firstTokenMs: 400, deltaMs: 15 });
+  }
+  return {
+    port: flags.port,
+    host: flags.host,
+    dataDir: flags.dataDir,
+    ...(auth === undefined ? {} : { auth }),
+    ...(tools === undefined ? {} : { tools }),
+    ...(model === undefined ? {} : { model }),
+    ...(flags.model === 'openai' && tools === undefined
+      ? { systemPrompt: (locale: Locale) => shopSystemPrompts[locale] }
+      : {}),
+  };
+}
+
+/**
+ * `arbiter serve`: starts the server, says where it listens (and, without
+ * `--auth`, the demo tokens), and resolves with exit code 0 once SIGINT or
+ * SIGTERM has closed it (runs still going get a grace period, then stop).
+ *
+ * @example
+ * // in src/cli/main.ts
+ * case 'serve': return runServe({ args: rest, write: (line) => process.stdout.write(`${line}\n`) });
+ */
+export async function runServe({
+  args,
+  write,
+  onStarted,
+}: {
+  args: readonly string[];
+  write: (line: string) => void;
+  /** Called with the running server (tests stop it through this). */
+  onStarted?: (running: RunningServer) => void;
+}): Promise<number> {
+  const flags = parseServeFlags(args);
+  const running = await startServer(await serveOptions(flags));
+  write(`arbiter serve: listening on ${running.url} (data in ${flags.dataDir}, model ${flags.model})`);
+  if (flags.authFile === undefined) {
+    write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);
+  }
+  write(`open ${running.url}/ for the chat page; Ctrl-C stops the server`);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      write('arbiter serve: stopping…');
+      running.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    onStarted?.({ ...running, close: async () => stop() });
+  });
+}
+
+async function readScript(file: string): Promise<Script> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new InputFileError({ file, message: `${file}: cannot be read as JSON`, cause: error });
+  }
+  if (typeof value !== 'object' || value === null || !Array.isArray((value as { turns?: unknown }).turns)) {
+    throw new InputFileError({ file, message: `${file}: a script needs "name" and a "turns" array` });
+  }
+  return value as Script;
+}

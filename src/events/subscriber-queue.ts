@@ -1,0 +1,315 @@
+import type { AgentEvent, AgentEventOf } from './agent-event.js';
+
+/**
+ * How an event may be treated when a subscriber's queue is full:
+ * `coalesce` merges into the queued delta before it, `heartbeat` is dropped
+ * first, `progress` is dropped next, `keep` is never dropped silently.
+ */
+export type DeliveryClass = 'coalesce' | 'heartbeat' | 'progress' | 'keep';
+
+/**
+ * The delivery class of an event. Terminal, approval, start and error events
+ * are `keep`: losing one leaves a person staring at "typing…" forever or an
+ * approval card that never appears.
+ *
+ * @example
+ * deliveryClass({ type: 'heartbeat', runId: 'r1', seq: 4, at: 0 }); // 'heartbeat'
+ */
+export function deliveryClass(event: AgentEvent): DeliveryClass {
+  switch (event.type) {
+    case 'model:delta':
+      return 'coalesce';
+    case 'heartbeat':
+      return 'heartbeat';
+    case 'tool:proposed':
+    case 'tool:start':
+    case 'tool:end':
+    case 'model:end':
+      return 'progress';
+    default:
+      return 'keep';
+  }
+}
+
+/** What happened to the events offered to one subscriber. */
+export interface SubscriberStats {
+  /** Events waiting now. */
+  readonly queued: number;
+  /** The most events ever waiting at once; never above the queue size. */
+  readonly maxQueued: number;
+  /** Events taken for delivery, gap markers included. */
+  readonly delivered: number;
+  /** Deltas merged into a delta queued before them. */
+  readonly coalesced: number;
+  /** Heartbeats, progress events and deltas discarded to keep the bound. */
+  readonly dropped: number;
+  /** Events not queued while the subscriber was cut off; each is inside a gap marker. */
+  readonly lost: number;
+  /** Gap markers produced. */
+  readonly gaps: number;
+  /** True once the subscriber was cut off across more runs than it can track: it gets its gaps, then nothing more. */
+  readonly closed: boolean;
+}
+
+type Delta = AgentEventOf<'model:delta'>;
+
+function isDelta(event: AgentEvent | undefined): event is Delta {
+  return event?.type === 'model:delta';
+}
+
+function mergeable(earlier: AgentEvent | undefined, later: Delta): earlier is Delta {
+  return isDelta(earlier) && earlier.runId === later.runId && earlier.step === later.step;
+}
+
+type MutableDelta = { -readonly [Key in keyof Delta]: Delta[Key] };
+
+/** A new delta with both texts and the later one's place; built field by field, which V8 keeps fast. */
+function merge(earlier: Delta, later: Delta): MutableDelta {
+  return {
+    runId: later.runId,
+    seq: later.seq,
+    at: later.at,
+    type: 'model:delta',
+    step: later.step,
+    text: earlier.text + later.text,
+  };
+}
+
+/**
+ * The bounded queue between the bus and one subscriber. It never holds more
+ * than `capacity` events. When full it coalesces deltas, then drops
+ * heartbeats, then progress events; when even `keep` events cannot fit, the
+ * subscriber is cut off: nothing more is queued until it has taken
+ * everything, then it gets one `gap` event per run naming the seqs it missed,
+ * and delivery resumes. A subscriber cut off across more than
+ * `maxMissedRuns` runs is closed for good (after its gaps), so even a
+ * listener that never returns costs bounded memory.
+ *
+ * @example
+ * const queue = new SubscriberQueue({ capacity: 100 });
+ * queue.offer(event);
+ * const next = queue.take();
+ */
+export class SubscriberQueue {
+  readonly capacity: number;
+  readonly maxMissedRuns: number;
+  #items: AgentEvent[] = [];
+  /** How many queued events of each droppable class; lets a full queue decide without scanning. */
+  #heartbeats = 0;
+  #progress = 0;
+  #deltas = 0;
+  /** False once no two queued deltas sit side by side (so merging cannot free a slot). */
+  #adjacentDeltas = false;
+  /** A merged delta this queue built and still holds at its tail: safe to extend in place. */
+  #ownedTail: MutableDelta | undefined;
+  /**
+   * Fragments merged into the owned tail, joined into its text in batches:
+   * appending to a long string one fragment at a time costs V8 far more.
+   */
+  #ownedFragments: string[] = [];
+  #missed: Map<string, { fromSeq: number; toSeq: number }> | undefined;
+  #maxQueued = 0;
+  #delivered = 0;
+  #coalesced = 0;
+  #dropped = 0;
+  #lost = 0;
+  #gaps = 0;
+  #closed = false;
+
+  constructor({ capacity, maxMissedRuns = Math.max(64, capacity) }: { capacity: number; maxMissedRuns?: number }) {
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`queue capacity must be a positive integer, got ${capacity}`);
+    }
+    this.capacity = capacity;
+    this.maxMissedRuns = maxMissedRuns;
+  }
+
+  /** True once the queue accepts nothing more; see `SubscriberStats.closed`. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** True while nothing waits, gap markers included. */
+  get empty(): boolean {
+    return this.#items.length === 0 && this.#missed === undefined;
+  }
+
+  stats(): SubscriberStats {
+    return {
+      queued: this.#items.length,
+      maxQueued: this.#maxQueued,
+      delivered: this.#delivered,
+      coalesced: this.#coalesced,
+      dropped: this.#dropped,
+      lost: this.#lost,
+      gaps: this.#gaps,
+      closed: this.#closed,
+    };
+  }
+
+  offer(event: AgentEvent): void {
+    if (this.#closed) return;
+    if (this.#missed !== undefined) {
+      this.#miss(event);
+      return;
+    }
+    if (this.#items.length < this.capacity) {
+      this.#push(event);
+      return;
+    }
+    const kind = deliveryClass(event);
+    if (kind === 'coalesce' && isDelta(event)) {
+      const last = this.#items.length - 1;
+      const tail = this.#items[last];
+      if (mergeable(tail, event)) {
+        if (tail === this.#ownedTail) {
+          this.#ownedFragments.push(event.text);
+          this.#ownedTail.seq = event.seq;
+          this.#ownedTail.at = event.at;
+          if (this.#ownedFragments.length >= 256) this.#settleOwnedTail();
+        } else {
+          this.#settleOwnedTail();
+          this.#ownedTail = merge(tail, event);
+          this.#items[last] = this.#ownedTail;
+        }
+        this.#coalesced += 1;
+        return;
+      }
+    }
+    if (kind === 'heartbeat') {
+      this.#dropped += 1;
+      return;
+    }
+    if (this.#makeRoom(kind)) {
+      this.#push(event);
+      return;
+    }
+    if (kind === 'keep') {
+      this.#miss(event);
+      return;
+    }
+    this.#dropped += 1;
+  }
+
+  /** The next event to deliver, or undefined when nothing waits. */
+  take(): AgentEvent | undefined {
+    if (this.#items.length === 0 && this.#missed !== undefined) this.#releaseGaps();
+    this.#settleOwnedTail();
+    const next = this.#items.shift();
+    if (next !== undefined) {
+      this.#delivered += 1;
+      this.#count(next, -1);
+    }
+    return next;
+  }
+
+  /** Forgets everything waiting and accepts nothing more (the subscriber left). */
+  clear(): void {
+    this.#closed = true;
+    this.#items = [];
+    this.#heartbeats = 0;
+    this.#progress = 0;
+    this.#deltas = 0;
+    this.#adjacentDeltas = false;
+    this.#ownedTail = undefined;
+    this.#ownedFragments = [];
+    this.#missed = undefined;
+  }
+
+  #settleOwnedTail(): void {
+    if (this.#ownedTail === undefined || this.#ownedFragments.length === 0) return;
+    this.#ownedTail.text += this.#ownedFragments.join('');
+    this.#ownedFragments = [];
+  }
+
+  #count(event: AgentEvent, by: 1 | -1): void {
+    const kind = deliveryClass(event);
+    if (kind === 'heartbeat') this.#heartbeats += by;
+    else if (kind === 'progress') this.#progress += by;
+    else if (kind === 'coalesce') this.#deltas += by;
+  }
+
+  #push(event: AgentEvent): void {
+    if (isDelta(event) && mergeable(this.#items[this.#items.length - 1], event)) this.#adjacentDeltas = true;
+    this.#items.push(event);
+    this.#count(event, 1);
+    if (this.#items.length > this.#maxQueued) this.#maxQueued = this.#items.length;
+  }
+
+  /** Frees one slot for an event of the given class, cheapest loss first. */
+  #makeRoom(kind: DeliveryClass): boolean {
+    if (this.#heartbeats > 0) return this.#evict((item) => item.type === 'heartbeat');
+    if (this.#adjacentDeltas && this.#mergeAdjacentDeltas()) return true;
+    if (kind === 'progress') return false;
+    if (this.#progress > 0) return this.#evict((item) => deliveryClass(item) === 'progress');
+    if (kind === 'coalesce') return false;
+    if (this.#deltas > 0) return this.#evict(isDelta);
+    return false;
+  }
+
+  /**
+   * Drops the newest queued event that matches, merging the deltas it leaves
+   * side by side. Newest, because under a flood of deltas that is the one
+   * just let in, at the tail, where removing it costs nothing.
+   */
+  #evict(matches: (item: AgentEvent) => boolean): boolean {
+    this.#settleOwnedTail();
+    const index = this.#items.findLastIndex(matches);
+    const [evicted] = index < 0 ? [] : this.#items.splice(index, 1);
+    if (evicted === undefined) return false;
+    this.#count(evicted, -1);
+    this.#dropped += 1;
+    const before = this.#items[index - 1];
+    const after = this.#items[index];
+    if (isDelta(after) && mergeable(before, after)) {
+      this.#items.splice(index - 1, 2, merge(before, after));
+      this.#deltas -= 1;
+      this.#coalesced += 1;
+    }
+    return true;
+  }
+
+  /**
+   * Merges the pair of side-by-side deltas nearest the tail, where pushes
+   * create them, so freeing a slot costs little; true when one was found.
+   */
+  #mergeAdjacentDeltas(): boolean {
+    this.#settleOwnedTail();
+    for (let index = this.#items.length - 1; index > 0; index -= 1) {
+      const later = this.#items[index];
+      const earlier = this.#items[index - 1];
+      if (isDelta(later) && mergeable(earlier, later)) {
+        this.#items.splice(index - 1, 2, merge(earlier, later));
+        this.#deltas -= 1;
+        this.#coalesced += 1;
+        return true;
+      }
+    }
+    this.#adjacentDeltas = false;
+    return false;
+  }
+
+  #miss(event: AgentEvent): void {
+    this.#missed ??= new Map();
+    this.#lost += 1;
+    const range = this.#missed.get(event.runId);
+    if (range !== undefined) range.toSeq = Math.max(range.toSeq, event.seq);
+    else if (this.#missed.size < this.maxMissedRuns)
+      this.#missed.set(event.runId, { fromSeq: event.seq, toSeq: event.seq });
+    else this.#closed = true;
+  }
+
+  /** Turns the missed ranges into gap events, at most a queue's worth at a time. */
+  #releaseGaps(): void {
+    const missed = this.#missed;
+    if (missed === undefined) return;
+    const at = Date.now();
+    for (const [runId, { fromSeq, toSeq }] of missed) {
+      if (this.#items.length >= this.capacity) break;
+      this.#push({ type: 'gap', runId, seq: toSeq, at, fromSeq, toSeq });
+      this.#gaps += 1;
+      missed.delete(runId);
+    }
+    if (missed.size === 0) this.#missed = undefined;
+  }
+}

@@ -1,0 +1,82 @@
+import { Hono } from 'hono';
+import { ApprovalResolutionError } from '../gate/approval-resolution-error.js';
+import type { ApprovalRecord } from '../gate/sqlite-approval-broker.js';
+import { HttpError } from './http-error.js';
+import { optionalChoice, readJsonBody } from './read-json-body.js';
+import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
+
+const maxReasonLength = 500;
+
+/**
+ * `POST /v1/approvals/:id` `{ "decision": "approve" | "reject", "reason"? }`,
+ * only for the `approver` role of the run's tenant. Records the decision;
+ * once no approval of the run is pending any more, resumes the run in the
+ * background, and its events continue on the run's stream (the semantics of
+ * `resumeAfterApproval`, with the run handed to the run manager). 202
+ * `{ approvalId, decision, runId, pending, resumed }`.
+ *
+ * @example
+ * app.route('/v1/approvals', approvalRoutes(dependencies));
+ */
+export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
+  const { approvals, runs, manager } = dependencies;
+  const routes = new Hono<ServerEnv>();
+
+  routes.post('/:id', async (c) => {
+    const principal = c.get('principal');
+    if (!principal.roles.includes(approverRole)) {
+      throw new HttpError({
+        status: 403,
+        reason: 'forbidden',
+        message: `deciding approvals needs the "${approverRole}" role`,
+      });
+    }
+    const body = await readJsonBody(c);
+    const decision = optionalChoice(body, 'decision', ['approve', 'reject'] as const);
+    if (decision === undefined) {
+      throw new HttpError({
+        status: 400,
+        reason: 'invalid_body',
+        message: '"decision" must be "approve" or "reject"',
+        details: { field: 'decision' },
+      });
+    }
+    const reason = body.reason;
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length > maxReasonLength)) {
+      throw new HttpError({
+        status: 400,
+        reason: 'invalid_body',
+        message: `"reason" must be a string of at most ${maxReasonLength} characters`,
+        details: { field: 'reason' },
+      });
+    }
+    const approvalId = c.req.param('id');
+    const existing = approvals.getApproval(approvalId);
+    const run = existing === undefined ? undefined : runs.find(existing.runId);
+    if (run === undefined || run.tenantId !== principal.tenantId) throw notFound('approval', approvalId);
+
+    let approval: ApprovalRecord;
+    try {
+      approval = approvals.resolveApproval({
+        approvalId,
+        decision,
+        approver: principal.userId,
+        ...(typeof reason === 'string' && reason.trim() !== '' ? { reason: reason.trim() } : {}),
+      });
+    } catch (error) {
+      if (!ApprovalResolutionError.isInstance(error)) throw error;
+      if (error.failure === 'not_found') throw notFound('approval', approvalId);
+      throw new HttpError({
+        status: 409,
+        reason: error.failure === 'expired' ? 'approval_expired' : 'already_decided',
+        message: error.message,
+        details: { status: error.status ?? null },
+      });
+    }
+    const pending = approvals.countPending({ runId: run.runId });
+    if (pending === 0) manager.resume({ runId: run.runId });
+    return c.json({ approvalId, decision: approval.status, runId: run.runId, pending, resumed: pending === 0 }, 202);
+  });
+
+  return routes;
+}

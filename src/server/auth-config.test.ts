@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputFileError } from '../errors/input-file-error.js';
+import { createAuthenticator, demoAuthConfig, demoTokens, parseAuthConfig, readAuthConfig } from './auth-config.js';
+
+describe('createAuthenticator', () => {
+  it('maps a bearer token to its principal, by the token itself or its sha256', () => {
+    const hashed = createHash('sha256').update('staff-secret-1').digest('hex');
+    const authenticate = createAuthenticator(
+      parseAuthConfig({
+        tokens: [
+          { token: 'alice-secret-1', tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+          { tokenSha256: hashed.toUpperCase(), tenantId: 'shop', userId: 'S9001', roles: ['approver'] },
+        ],
+      }),
+    );
+    expect(authenticate('Bearer alice-secret-1')).toEqual({ tenantId: 'shop', userId: 'C1001', roles: ['customer'] });
+    expect(authenticate('bearer staff-secret-1')?.roles).toEqual(['approver']);
+    expect([undefined, '', 'Bearer', 'Bearer wrong-token', 'Basic alice-secret-1'].map(authenticate)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('knows the demo customer and approver', () => {
+    const authenticate = createAuthenticator(demoAuthConfig);
+    expect(authenticate(`Bearer ${demoTokens.customer}`)).toEqual({
+      tenantId: 'shop',
+      userId: 'C1001',
+      roles: ['customer'],
+    });
+    expect(authenticate(`Bearer ${demoTokens.approver}`)?.roles).toContain('approver');
+  });
+});
+
+describe('parseAuthConfig', () => {
+  it('rejects a malformed entry naming where it is', () => {
+    const attempt = (value: unknown) => {
+      try {
+        parseAuthConfig(value, { file: 'auth.json' });
+        return 'accepted';
+      } catch (error) {
+        return InputFileError.isInstance(error) ? error.message : String(error);
+      }
+    };
+    expect(
+      [
+        [],
+        { tokens: [{ token: 'short', tenantId: 't', userId: 'u', roles: [] }] },
+        { tokens: [{ tenantId: 't', userId: 'u', roles: [] }] },
+        { tokens: [{ token: 'long-enough', tenantId: '', userId: 'u', roles: [] }] },
+        { tokens: [{ token: 'long-enough', tenantId: 't', userId: 'u', roles: 'approver' }] },
+        { tokens: [{ tokenSha256: 'abc', tenantId: 't', userId: 'u', roles: [] }] },
+      ].map(attempt),
+    ).toMatchInlineSnapshot(`
+      [
+        "auth.json: expected an object with a "tokens" array",
+        "auth.json: tokens[0].token must be a string of at least 8 characters",
+        "auth.json: tokens[0] needs "token" or "tokenSha256"",
+        "auth.json: tokens[0].tenantId must be a non-empty string",
+        "auth.json: tokens[0].roles must be an array of strings",
+        "auth.json: tokens[0].tokenSha256 must be 64 hex digits",
+      ]
+    `);
+  });
+
+  it('reads a file and names it when it is not JSON', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'arbiter-auth-'));
+    const good = join(directory, 'auth.json');
+    writeFileSync(good, JSON.stringify({ tokens: [{ token: 'token-0001', tenantId: 't', userId: 'u', roles: [] }] }));
+    expect((await readAuthConfig({ file: good })).tokens).toHaveLength(1);
+    const bad = join(directory, 'bad.json');
+    writeFileSync(bad, '{ tokens: ');
+    await expect(readAuthConfig({ file: bad })).rejects.toThrow(`${bad}: not valid JSON`);
+    await expect(readAuthConfig({ file: join(directory, 'missing.json') })).rejects.toThrow('cannot be read');
+  });
+});

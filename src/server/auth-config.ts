@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { InputFileError } from '../errors/input-file-error.js';
+import type { Principal } from '../gate/principal.js';
+
+/**
+ * One bearer token and the principal it stands for. Give the token as is
+ * (`token`) or, to keep it out of the file, as the hex sha256 of it
+ * (`tokenSha256`).
+ */
+export interface AuthEntry {
+  readonly token?: string;
+  readonly tokenSha256?: string;
+  readonly tenantId: string;
+  readonly userId: string;
+  /** `approver` may decide approvals of its tenant. */
+  readonly roles: readonly string[];
+}
+
+/**
+ * The `--auth FILE` format:
+ *
+ * ```json
+ * { "tokens": [
+ *   { "token": "alice-secret", "tenantId": "shop", "userId": "C1001", "roles": ["customer"] },
+ *   { "tokenSha256": "9f86d08…", "tenantId": "shop", "userId": "S9001", "roles": ["approver"] }
+ * ] }
+ * ```
+ */
+export interface AuthConfig {
+  readonly tokens: readonly AuthEntry[];
+}
+
+/** The demo's tokens; only for a server on your own machine. */
+export const demoTokens = { customer: 'demo-customer-token', approver: 'demo-approver-token' } as const;
+
+/**
+ * The configuration used without `--auth`: customer C1001 of tenant `shop`
+ * (the shop example's first customer) and staff member S9001 of the same
+ * tenant with the `approver` role.
+ *
+ * @example
+ * const authenticate = createAuthenticator(demoAuthConfig);
+ * authenticate(`Bearer ${demoTokens.customer}`)?.userId; // 'C1001'
+ */
+export const demoAuthConfig: AuthConfig = {
+  tokens: [
+    { token: demoTokens.customer, tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+    { token: demoTokens.approver, tenantId: 'shop', userId: 'S9001', roles: ['approver'] },
+  ],
+};
+
+/**
+ * Reads and checks an auth file; an unreadable or malformed one is an
+ * `InputFileError` naming the file and the entry.
+ *
+ * @example
+ * const config = await readAuthConfig({ file: 'auth.json' });
+ */
+export async function readAuthConfig({ file }: { file: string }): Promise<AuthConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new InputFileError({ file, message: `${file}: cannot be read`, cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputFileError({ file, message: `${file}: not valid JSON`, cause: error });
+  }
+  return parseAuthConfig(value, { file });
+}
+
+/**
+ * Checks an auth configuration already parsed from JSON.
+ *
+ * @example
+ * parseAuthConfig({ tokens: [{ token: 't', tenantId: 'shop', userId: 'u1', roles: [] }] });
+ */
+export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file?: string } = {}): AuthConfig {
+  const fail = (message: string): never => {
+    throw new InputFileError({ file, message: `${file}: ${message}` });
+  };
+  if (!isRecord(value) || !Array.isArray(value.tokens)) return fail('expected an object with a "tokens" array');
+  const tokens = value.tokens.map((entry: unknown, index): AuthEntry => {
+    const where = `tokens[${index}]`;
+    if (!isRecord(entry)) return fail(`${where} must be an object`);
+    const { token, tokenSha256, tenantId, userId, roles } = entry;
+    if ((token === undefined) === (tokenSha256 === undefined)) return fail(`${where} needs "token" or "tokenSha256"`);
+    if (token !== undefined && (typeof token !== 'string' || token.length < 8)) {
+      return fail(`${where}.token must be a string of at least 8 characters`);
+    }
+    if (tokenSha256 !== undefined && (typeof tokenSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(tokenSha256))) {
+      return fail(`${where}.tokenSha256 must be 64 hex digits`);
+    }
+    if (typeof tenantId !== 'string' || tenantId === '') return fail(`${where}.tenantId must be a non-empty string`);
+    if (typeof userId !== 'string' || userId === '') return fail(`${where}.userId must be a non-empty string`);
+    if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string')) {
+      return fail(`${where}.roles must be an array of strings`);
+    }
+    return {
+      ...(typeof token === 'string' ? { token } : {}),
+      ...(typeof tokenSha256 === 'string' ? { tokenSha256: tokenSha256.toLowerCase() } : {}),
+      tenantId,
+      userId,
+      roles: roles as string[],
+    };
+  });
+  return { tokens };
+}
+
+/**
+ * Maps an `Authorization: Bearer …` header to its principal, or `undefined`.
+ * Tokens are compared by their sha256, so lookup time does not depend on
+ * how much of a guess was right.
+ *
+ * @example
+ * const authenticate = createAuthenticator(config);
+ * const principal = authenticate(request.headers.get('authorization') ?? undefined);
+ */
+export function createAuthenticator(config: AuthConfig): (authorization: string | undefined) => Principal | undefined {
+  const byHash = new Map<string, Principal>();
+  for (const entry of config.tokens) {
+    const hash = entry.tokenSha256 ?? sha256(entry.token ?? '');
+    byHash.set(hash, { tenantId: entry.tenantId, userId: entry.userId, roles: [...entry.roles] });
+  }
+  return (authorization) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    return match?.[1] === undefined ? undefined : byHash.get(sha256(match[1]));
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

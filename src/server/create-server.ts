@@ -1,0 +1,246 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { EventBus } from '../events/event-bus.js';
+import type { AuditLog } from '../gate/audit-log.js';
+import type { IdempotencyStore } from '../gate/idempotency-store.js';
+import { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
+import { SqliteAuditLog } from '../gate/sqlite-audit-log.js';
+import { SqliteIdempotencyStore } from '../gate/sqlite-idempotency-store.js';
+import { createTierGate } from '../gate/tier-gate.js';
+import type { ToolGate } from '../gate/tool-gate.js';
+import type { RunLimits } from '../loop/run-agent.js';
+import type { Model } from '../models/model.js';
+import { computeMetrics } from '../observe/compute-metrics.js';
+import { metricsToPrometheus } from '../observe/prometheus-metrics.js';
+import { createRunCollector } from '../observe/run-collector.js';
+import { type EventLog, SqliteEventLog } from '../store/event-log.js';
+import type { SessionStore } from '../store/session-store.js';
+import { SqliteSessionStore } from '../store/sqlite-session-store.js';
+import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
+import type { Locale, ToolDefinition } from '../tools/tool-types.js';
+import { approvalRoutes } from './approval-routes.js';
+import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
+import { HttpError } from './http-error.js';
+import { loadPageAssets } from './page-assets.js';
+import { RunManager } from './run-manager.js';
+import { runRoutes } from './run-routes.js';
+import type { ServerDependencies, ServerEnv } from './server-env.js';
+import { ServerMetrics } from './server-metrics.js';
+import { ServerRuns } from './server-runs.js';
+import { sessionRoutes } from './session-routes.js';
+import { openShopTools, shopChatModel } from './shop-defaults.js';
+import type { StreamingDelay } from './with-streaming-delay.js';
+
+export interface CreateServerOptions {
+  /** Where arbiter's store (and the shop's database) live; `:memory:` keeps nothing. Default `.arbiter`. */
+  readonly dataDir?: string;
+  /** Bearer tokens and their principals. Default: the demo (`demoAuthConfig`), whose tokens the page may fetch. */
+  readonly auth?: AuthConfig;
+  /** The application's tools. Default: the shop example's, on a shop database in `dataDir`. */
+  readonly tools?: readonly ToolDefinition[];
+  /** The model, or one per language. Default: the offline scripted shop chat. */
+  readonly model?: Model | ((locale: Locale) => Model);
+  /** Pace of the default scripted model; `false` for full speed. Default 400 ms to think, 15 ms a fragment. */
+  readonly streamingDelay?: StreamingDelay | false;
+  /** Default: `createTierGate` (side-effect tiers and each tool's own approval rule). */
+  readonly gate?: ToolGate;
+  /** A system message for each new session, by language. */
+  readonly systemPrompt?: (locale: Locale) => string | undefined;
+  readonly limits?: RunLimits;
+  /** Default: `SqliteIdempotencyStore` in the store. */
+  readonly idempotency?: IdempotencyStore;
+  /** Default: `SqliteAuditLog` in the store. */
+  readonly audit?: AuditLog;
+  /** Largest request body. Default 32 KiB. */
+  readonly bodyLimitBytes?: number;
+  /** SSE heartbeat interval. Default 15 s. */
+  readonly heartbeatMs?: number;
+  /** Text fragments within this window go out as one event. Default 30 ms. */
+  readonly deltaWindowMs?: number;
+  /** Events a slow SSE client may have waiting before it is disconnected (and replays). Default 2048. */
+  readonly maxQueuedEvents?: number;
+  /** How long `close` waits for running runs before aborting them. Default 10 s. */
+  readonly shutdownGraceMs?: number;
+  /** Resume runs a previous process left in the middle. Default true. */
+  readonly resumeInterrupted?: boolean;
+  /** Where failures nobody else hears of go. Default `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A server ready to listen: its hono app and the stores behind it. */
+export interface ArbiterServer {
+  readonly app: Hono<ServerEnv>;
+  readonly store: SqliteStore;
+  readonly sessions: SessionStore;
+  readonly runs: ServerRuns;
+  readonly log: EventLog;
+  readonly approvals: SqliteApprovalBroker;
+  readonly manager: RunManager;
+  readonly metrics: ServerMetrics;
+  /** Resolves when no run is executing. */
+  idle(): Promise<void>;
+  /** Waits for running runs (up to `shutdownGraceMs`, then aborts them), then closes the databases. */
+  close(): Promise<void>;
+}
+
+/**
+ * arbiter over HTTP: sessions, runs started in the background, their
+ * events as SSE with replay, approvals, health and metrics, and the chat
+ * page at `/`. The shop example by default; bring your own `tools`,
+ * `model`, `gate` and `auth`.
+ *
+ * Routes (all under `/v1` need `Authorization: Bearer TOKEN`):
+ * - `POST /v1/sessions` → 201 `{ id }`
+ * - `GET /v1/sessions/:id` → messages, status, runs, pending approvals
+ * - `POST /v1/sessions/:id/messages` `{ content, locale? }` → 202 `{ runId }`; 409 `{ activeRunId }` when a run is active
+ * - `GET /v1/runs/:id`, `GET /v1/runs/:id/events` (SSE, `Last-Event-ID`)
+ * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role)
+ * - `GET /v1/me`, `GET /healthz`, `GET /metrics`, `GET /demo.json`, `GET /`
+ *
+ * @example
+ * const server = createServer({ dataDir: '.arbiter' });
+ * serve({ fetch: server.app.fetch, port: 8787 });
+ */
+export function createServer(options: CreateServerOptions = {}): ArbiterServer {
+  const dataDir = options.dataDir ?? '.arbiter';
+  const inMemory = dataDir === ':memory:';
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
+  const store = openSqliteStore({ path: inMemory ? ':memory:' : join(dataDir, 'arbiter.db') });
+  const shop = options.tools === undefined ? openShopTools({ dataDir }) : undefined;
+  const registry = new ToolRegistry();
+  for (const tool of options.tools ?? shop?.tools ?? []) registry.register(tool);
+
+  const sessions = new SqliteSessionStore({ database: store.database });
+  const runs = new ServerRuns({ database: store.database });
+  const log = new SqliteEventLog({ database: store.database });
+  const approvals = new SqliteApprovalBroker({ database: store.database });
+  const metrics = new ServerMetrics();
+  const bus = new EventBus({ onListenerError: (error) => onError(error) });
+  const recentRuns = createRunCollector({ bus, limit: 1000 });
+  const model = options.model ?? ((locale: Locale) => shopChatModel({ locale, delay: options.streamingDelay ?? {} }));
+  const manager = new RunManager({
+    bus,
+    sessions,
+    runs,
+    log,
+    approvals,
+    tools: registry,
+    model: typeof model === 'function' ? model : () => model,
+    gate: options.gate ?? createTierGate({ tools: registry }),
+    idempotency: options.idempotency ?? new SqliteIdempotencyStore({ database: store.database }),
+    audit: options.audit ?? new SqliteAuditLog({ database: store.database }),
+    metrics,
+    onError,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.deltaWindowMs === undefined ? {} : { deltaWindowMs: options.deltaWindowMs }),
+  });
+  const dependencies: ServerDependencies = {
+    sessions,
+    runs,
+    log,
+    approvals,
+    manager,
+    metrics,
+    systemPrompt: options.systemPrompt,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxQueuedEvents: options.maxQueuedEvents ?? 2048,
+  };
+
+  const app = new Hono<ServerEnv>();
+  const authenticate = createAuthenticator(options.auth ?? demoAuthConfig);
+  const assets = loadPageAssets();
+
+  app.use('*', async (c, next) => {
+    const startedAt = performance.now();
+    await next();
+    metrics.observeRequest({
+      method: c.req.method,
+      route: c.req.routePath,
+      status: c.res.status,
+      seconds: (performance.now() - startedAt) / 1000,
+    });
+  });
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: options.bodyLimitBytes ?? 32 * 1024,
+      onError: (c) =>
+        c.json(
+          {
+            error: {
+              code: 'body_too_large',
+              message: `request body is over ${options.bodyLimitBytes ?? 32 * 1024} bytes`,
+            },
+          },
+          413,
+        ),
+    }),
+  );
+  app.use('/v1/*', async (c, next) => {
+    const principal = authenticate(c.req.header('authorization'));
+    if (principal === undefined) {
+      c.header('WWW-Authenticate', 'Bearer');
+      throw new HttpError({ status: 401, reason: 'unauthenticated', message: 'a valid bearer token is required' });
+    }
+    c.set('principal', principal);
+    await next();
+  });
+
+  app.get('/healthz', (c) => {
+    store.database.prepare('SELECT 1').get();
+    return c.json({ ok: true });
+  });
+  app.get('/metrics', (c) => {
+    const recent = metricsToPrometheus(computeMetrics(recentRuns.runs()), { prefix: 'arbiter_recent' });
+    return c.text(`${metrics.render()}${recent.map((line) => `${line}\n`).join('')}`, 200, {
+      'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
+    });
+  });
+  app.get('/demo.json', (c) =>
+    options.auth === undefined
+      ? c.json({ customerToken: demoTokens.customer, approverToken: demoTokens.approver })
+      : c.json({ error: { code: 'not_found', message: 'no demo tokens: the server uses its own auth file' } }, 404),
+  );
+  for (const [path, asset] of assets) {
+    app.get(path, (c) => c.body(asset.body, 200, { 'Content-Type': asset.contentType, 'Cache-Control': 'no-cache' }));
+  }
+  app.get('/v1/me', (c) => c.json(c.get('principal')));
+  app.route('/v1/sessions', sessionRoutes(dependencies));
+  app.route('/v1/runs', runRoutes(dependencies));
+  app.route('/v1/approvals', approvalRoutes(dependencies));
+
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.onError((error, c) => {
+    if (HttpError.isInstance(error)) return c.json(error.toBody(), error.status);
+    if (SessionConflictError.isInstance(error)) {
+      return c.json({ error: { code: 'session_conflict', message: error.message } }, 409);
+    }
+    onError(error);
+    return c.json({ error: { code: 'internal_error', message: 'the server failed; the error was logged' } }, 500);
+  });
+
+  if (options.resumeInterrupted ?? true) manager.resumeInterrupted();
+
+  return {
+    app,
+    store,
+    sessions,
+    runs,
+    log,
+    approvals,
+    manager,
+    metrics,
+    idle: () => manager.idle(),
+    close: async () => {
+      await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
+      recentRuns.stop();
+      store.close();
+      shop?.close();
+    },
+  };
+}

@@ -1,0 +1,442 @@
+import { setMaxListeners } from 'node:events';
+import { SessionConflictError } from '../errors/session-conflict-error.js';
+import type { AgentEvent } from '../events/agent-event.js';
+import { batchDeltas } from '../events/batch-deltas.js';
+import { createEventProjector, type EventProjector } from '../events/create-event-projector.js';
+import { EventBus } from '../events/event-bus.js';
+import type { ExternalEvent, ExternalEventBody } from '../events/external-event.js';
+import { eventTexts } from '../events/progress-texts.js';
+import type { AuditLog } from '../gate/audit-log.js';
+import type { IdempotencyStore } from '../gate/idempotency-store.js';
+import type { Principal } from '../gate/principal.js';
+import type { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
+import type { ToolGate } from '../gate/tool-gate.js';
+import type { RunLimits, RunResult } from '../loop/run-agent.js';
+import { runSession } from '../loop/run-session.js';
+import type { Model } from '../models/model.js';
+import type { EventLog } from '../store/event-log.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { Locale } from '../tools/tool-types.js';
+import type { ServerMetrics } from './server-metrics.js';
+import type { ServerRuns } from './server-runs.js';
+
+export interface RunManagerOptions {
+  readonly sessions: SessionStore;
+  readonly runs: ServerRuns;
+  readonly log: EventLog;
+  readonly approvals: SqliteApprovalBroker;
+  readonly tools: ToolRegistry;
+  /** The model for a run in this language. */
+  readonly model: (locale: Locale) => Model;
+  readonly gate: ToolGate;
+  readonly metrics: ServerMetrics;
+  /** The bus runs emit on. Default: a bus of the manager's own. */
+  readonly bus?: EventBus;
+  readonly limits?: RunLimits;
+  readonly idempotency?: IdempotencyStore;
+  readonly audit?: AuditLog;
+  /** Text fragments arriving within this window reach clients as one event. Default 30 ms. */
+  readonly deltaWindowMs?: number;
+  /** Told of failures no client can be told of (a run that could not even start). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A run being started: what its `run:start` needs to become a server run. */
+interface PendingStart {
+  readonly principal: Principal;
+  readonly locale: Locale;
+  readonly messageOffset: number;
+  readonly resolve: (runId: string) => void;
+}
+
+/** The run of a session executing in this process. */
+interface SessionTask {
+  runId: string | undefined;
+  /** Its `run:start` went out: a failure from here on ends the stream with `run:error`. */
+  started: boolean;
+  /** The run's terminal event went out; the task is only settling the session. */
+  finished: boolean;
+  /** A decision came in while the run was still stopping; resume once it has. */
+  resumeAgain: boolean;
+  readonly done: Promise<void>;
+}
+
+interface RunStream {
+  readonly sessionId: string;
+  readonly locale: Locale;
+  seq: number;
+}
+
+export type RunFollower = (event: ExternalEvent) => void;
+
+/**
+ * True for the events after which a run's stream closes: `run:end` (any
+ * stop reason, `awaiting_approval` included) and `run:error`.
+ *
+ * @example
+ * if (isTerminalEvent(event)) stream.close();
+ */
+export function isTerminalEvent(event: { readonly type: string }): boolean {
+  return event.type === 'run:end' || event.type === 'run:error';
+}
+
+/**
+ * Runs sessions in the background and turns their events into streams.
+ * One subscriber on the event bus merges text fragments (`batchDeltas`),
+ * projects every event for people (`createEventProjector`, in the run's
+ * language), numbers it, queues it for the event log and hands it to the
+ * connections following the run — in that order, synchronously, so a
+ * connection that replays (`replay`: the log, then what is still queued
+ * for it) and then follows misses nothing and sees nothing twice. The log
+ * is written once per turn of the event loop, in one transaction, rather
+ * than once per event.
+ *
+ * A stream's `seq` is its own: 1, 2, 3… per run with no holes (merged
+ * fragments and internal-only events leave none), continued from the log
+ * when a run is resumed, even in another process. `at` is the agent's.
+ *
+ * @example
+ * const { runId } = await manager.start({ sessionId, principal, content: 'Where is my order?', locale: 'en' });
+ * const stop = manager.follow(runId, (event) => send(event));
+ */
+export class RunManager {
+  readonly #options: RunManagerOptions;
+  readonly #bus: EventBus;
+  readonly #streams = new Map<string, RunStream>();
+  readonly #projectors = new Map<Locale, EventProjector>();
+  readonly #followers = new Map<string, Set<RunFollower>>();
+  readonly #pending = new Map<string, PendingStart>();
+  readonly #starting = new Map<string, Promise<unknown>>();
+  readonly #tasks = new Map<string, SessionTask>();
+  readonly #stop: () => void;
+  readonly #shutdown = new AbortController();
+  /** Published events not yet in the log, oldest first. */
+  #unlogged: ExternalEvent[] = [];
+  #flushScheduled = false;
+
+  constructor(options: RunManagerOptions) {
+    this.#options = options;
+    const onError = options.onError ?? (() => {});
+    // Every run listens to this signal; hundreds at once are expected, not a leak.
+    setMaxListeners(0, this.#shutdown.signal);
+    this.#bus = options.bus ?? new EventBus({ onListenerError: (error) => onError(error) });
+    const project = batchDeltas((event) => this.#onEvent(event), {
+      windowMs: options.deltaWindowMs ?? 30,
+      onError: (error) => onError(error),
+    });
+    // Both subscribers are synchronous and never fall behind for long, but a burst across many runs must
+    // not cost them an event (a dropped tool:start would be a missing progress line or a miscount).
+    const stopProjecting = this.#bus.subscribe(project, { queueSize: 1_000_000 });
+    const stopMeasuring = this.#bus.subscribe((event) => options.metrics.observe(event), { queueSize: 100_000 });
+    this.#stop = () => {
+      stopProjecting();
+      stopMeasuring();
+      project.dispose();
+    };
+  }
+
+  /**
+   * Starts a run with the user's message and resolves with its id once it
+   * has begun (its `run:start`). Rejects with `SessionConflictError`, naming
+   * the active run, when the session already has one; nothing is written then.
+   */
+  async start({
+    sessionId,
+    principal,
+    content,
+    locale,
+  }: {
+    sessionId: string;
+    principal: Principal;
+    content: string;
+    locale: Locale;
+  }): Promise<{ runId: string }> {
+    for (;;) {
+      const task = this.#tasks.get(sessionId);
+      if (task?.finished === true) await task.done;
+      const other = this.#starting.get(sessionId);
+      if (other === undefined) break;
+      await other.catch(() => {});
+    }
+    const active = this.#tasks.get(sessionId);
+    if (active !== undefined) {
+      throw new SessionConflictError({
+        sessionId,
+        ...(active.runId === undefined ? {} : { activeRunId: active.runId }),
+        message: `session ${sessionId} already has run ${active.runId ?? '(starting)'} in progress`,
+      });
+    }
+    let settle = () => {};
+    this.#starting.set(
+      sessionId,
+      new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    );
+    try {
+      const session = await this.#options.sessions.load(sessionId);
+      if (session === undefined) {
+        throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
+      }
+      const runId = await new Promise<string>((resolve, reject) => {
+        this.#pending.set(sessionId, { principal, locale, messageOffset: session.messages.length, resolve });
+        const run = runSession({ ...this.#runOptions(principal, locale), sessionId, userMessage: content });
+        this.#track({ sessionId, runId: undefined, run, onEarlyFailure: reject });
+      });
+      return { runId };
+    } finally {
+      this.#pending.delete(sessionId);
+      this.#starting.delete(sessionId);
+      settle();
+    }
+  }
+
+  /**
+   * Continues a run that stopped for an approval, in the background; its
+   * events continue on the same stream. A run still stopping is resumed as
+   * soon as it has stopped.
+   */
+  resume({ runId }: { runId: string }): void {
+    const run = this.#options.runs.find(runId);
+    if (run === undefined) return;
+    const task = this.#tasks.get(run.sessionId);
+    if (task !== undefined) {
+      task.resumeAgain = true;
+      return;
+    }
+    this.#streams.set(runId, {
+      sessionId: run.sessionId,
+      locale: run.locale,
+      seq: this.lastSeq(runId),
+    });
+    const previous = run.status;
+    this.#options.runs.setStatus(runId, 'running');
+    const resumed = runSession({
+      ...this.#runOptions(run.principal, run.locale),
+      sessionId: run.sessionId,
+      resume: true,
+    });
+    this.#track({
+      sessionId: run.sessionId,
+      runId,
+      run: resumed,
+      onEarlyFailure: (error) => {
+        this.#streams.delete(runId);
+        this.#options.runs.setStatus(runId, previous);
+        this.#options.onError?.(error);
+      },
+    });
+  }
+
+  /** Resumes every run a previous process left in the middle. */
+  resumeInterrupted(): number {
+    const interrupted = this.#options.runs.listInterrupted();
+    for (const run of interrupted) this.resume({ runId: run.runId });
+    return interrupted.length;
+  }
+
+  /**
+   * The run's events after `afterSeq`, in order: what the log holds, then
+   * what is published but not yet written. Call it in the same synchronous
+   * step as `follow` to join replay and live without a gap or a duplicate.
+   */
+  replay(runId: string, afterSeq: number): ExternalEvent[] {
+    const events: ExternalEvent[] = [];
+    let last = afterSeq;
+    for (let page = this.#options.log.readEvents({ runId, afterSeq }); page.length > 0; ) {
+      events.push(...page);
+      last = page.at(-1)?.seq ?? last;
+      page = this.#options.log.readEvents({ runId, afterSeq: last });
+    }
+    for (const event of this.#unlogged) if (event.runId === runId && event.seq > last) events.push(event);
+    return events;
+  }
+
+  /** The seq of the run's last published event (0 before the first). */
+  lastSeq(runId: string): number {
+    const unlogged = this.#unlogged.findLast((event) => event.runId === runId);
+    return unlogged?.seq ?? this.#options.log.lastSeq(runId);
+  }
+
+  /** Calls `follower` with each new event of the run, synchronously as it is published; returns the unfollow. */
+  follow(runId: string, follower: RunFollower): () => void {
+    let followers = this.#followers.get(runId);
+    if (followers === undefined) {
+      followers = new Set();
+      this.#followers.set(runId, followers);
+    }
+    followers.add(follower);
+    return () => {
+      const current = this.#followers.get(runId);
+      current?.delete(follower);
+      if (current?.size === 0) this.#followers.delete(runId);
+    };
+  }
+
+  /** True while the run executes in this process. */
+  isActive(runId: string): boolean {
+    return this.#streams.has(runId);
+  }
+
+  /** Resolves when no run executes any more (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.#tasks.size > 0) await Promise.all([...this.#tasks.values()].map((task) => task.done));
+  }
+
+  /**
+   * Waits up to `graceMs` for running runs, aborts those still running
+   * (they stop with `aborted`), then stops listening.
+   */
+  async close({ graceMs = 10_000 }: { graceMs?: number } = {}): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.idle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    this.#shutdown.abort(new Error('the server is shutting down'));
+    await this.idle();
+    this.#stop();
+    this.#flush();
+  }
+
+  #runOptions(principal: Principal, locale: Locale) {
+    const { sessions, tools, gate, approvals, limits, idempotency, audit } = this.#options;
+    return {
+      sessions,
+      tools,
+      model: this.#options.model(locale),
+      principal,
+      locale,
+      events: this.#bus,
+      signal: this.#shutdown.signal,
+      gate,
+      approvals,
+      ...(limits === undefined ? {} : { limits }),
+      ...(idempotency === undefined ? {} : { idempotency }),
+      ...(audit === undefined ? {} : { audit }),
+    };
+  }
+
+  #track({
+    sessionId,
+    runId,
+    run,
+    onEarlyFailure,
+  }: {
+    sessionId: string;
+    runId: string | undefined;
+    run: Promise<RunResult>;
+    onEarlyFailure: (error: unknown) => void;
+  }): void {
+    const task: SessionTask = {
+      runId,
+      started: false,
+      finished: false,
+      resumeAgain: false,
+      done: run.then(
+        () => {},
+        async (error: unknown) => {
+          if (!task.started || task.runId === undefined) {
+            onEarlyFailure(error);
+            return;
+          }
+          await this.#bus.idle();
+          this.#options.onError?.(error);
+          const stream = this.#streams.get(task.runId);
+          if (stream !== undefined) {
+            const failure = { type: 'run:error', code: errorCode(error), text: eventTexts(stream.locale).runFailed };
+            this.#publish(task.runId, stream, failure as ExternalEventBody, Date.now());
+          }
+        },
+      ),
+    };
+    this.#tasks.set(sessionId, task);
+    void task.done.finally(() => {
+      if (this.#tasks.get(sessionId) === task) this.#tasks.delete(sessionId);
+      if (task.resumeAgain && task.runId !== undefined) this.resume({ runId: task.runId });
+    });
+  }
+
+  #onEvent(event: AgentEvent): void {
+    if (event.type === 'heartbeat') return;
+    if (event.type === 'gap') {
+      this.#options.onError?.(new Error(`events ${event.fromSeq}-${event.toSeq} of run ${event.runId} were lost`));
+      return;
+    }
+    let stream = this.#streams.get(event.runId);
+    if (stream === undefined && event.type === 'run:start' && event.sessionId !== undefined) {
+      stream = this.#begin(event.runId, event.sessionId);
+    }
+    if (stream === undefined) return;
+    if (event.type === 'run:start') {
+      const task = this.#tasks.get(stream.sessionId);
+      if (task !== undefined) task.started = true;
+    }
+    const { runId: _runId, seq: _seq, at: _at, ...body } = this.#projector(stream.locale)(event);
+    this.#publish(event.runId, stream, body as ExternalEventBody, event.at);
+  }
+
+  #projector(locale: Locale): EventProjector {
+    let projector = this.#projectors.get(locale);
+    if (projector === undefined) {
+      projector = createEventProjector({ tools: this.#options.tools, locale });
+      this.#projectors.set(locale, projector);
+    }
+    return projector;
+  }
+
+  /** A new run's `run:start`: record it, then tell `start` its id. */
+  #begin(runId: string, sessionId: string): RunStream | undefined {
+    const pending = this.#pending.get(sessionId);
+    if (pending === undefined) return undefined;
+    this.#pending.delete(sessionId);
+    this.#options.runs.insert({
+      runId,
+      sessionId,
+      tenantId: pending.principal.tenantId,
+      principal: pending.principal,
+      locale: pending.locale,
+      messageOffset: pending.messageOffset,
+    });
+    const task = this.#tasks.get(sessionId);
+    if (task !== undefined) task.runId = runId;
+    const stream: RunStream = { sessionId, locale: pending.locale, seq: 0 };
+    this.#streams.set(runId, stream);
+    pending.resolve(runId);
+    return stream;
+  }
+
+  #publish(runId: string, stream: RunStream, body: ExternalEventBody, at: number): void {
+    stream.seq += 1;
+    const event = { ...body, runId, seq: stream.seq, at } as ExternalEvent;
+    this.#unlogged.push(event);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    if (isTerminalEvent(event)) {
+      this.#options.runs.setStatus(runId, event.type === 'run:end' ? event.stopReason : 'error');
+      this.#streams.delete(runId);
+      const task = this.#tasks.get(stream.sessionId);
+      if (task !== undefined && task.runId === runId) task.finished = true;
+    }
+    for (const follower of this.#followers.get(runId) ?? []) follower(event);
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const events = this.#unlogged;
+    if (events.length === 0) return;
+    try {
+      this.#options.log.append(events);
+    } catch (error) {
+      this.#options.onError?.(error);
+    }
+    this.#unlogged = [];
+  }
+}
+
+function errorCode(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : 'internal_error';
+}

@@ -1,0 +1,58 @@
+import { Hono } from 'hono';
+import { HttpError } from './http-error.js';
+import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
+import type { ServerRun } from './server-runs.js';
+import { parseLastEventId, streamRunEvents } from './stream-run-events.js';
+
+/**
+ * `GET /v1/runs/:id` (where a run stands) and `GET /v1/runs/:id/events`
+ * (its SSE stream, resumable with `Last-Event-ID`).
+ *
+ * @example
+ * app.route('/v1/runs', runRoutes(dependencies));
+ */
+export function runRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
+  const { runs, manager, metrics } = dependencies;
+  const routes = new Hono<ServerEnv>();
+
+  const visibleRun = (principal: ServerEnv['Variables']['principal'], id: string): ServerRun => {
+    const run = runs.find(id);
+    if (run === undefined || !canSee(principal, { tenantId: run.tenantId, userId: run.principal.userId })) {
+      throw notFound('run', id);
+    }
+    return run;
+  };
+
+  routes.get('/:id', (c) => {
+    const run = visibleRun(c.get('principal'), c.req.param('id'));
+    return c.json({
+      runId: run.runId,
+      sessionId: run.sessionId,
+      status: run.status,
+      lastSeq: manager.lastSeq(run.runId),
+    });
+  });
+
+  routes.get('/:id/events', (c) => {
+    const run = visibleRun(c.get('principal'), c.req.param('id'));
+    const afterSeq = parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
+    if (afterSeq === undefined) {
+      throw new HttpError({
+        status: 400,
+        reason: 'invalid_last_event_id',
+        message: 'Last-Event-ID must be a non-negative integer (the seq of the last event received)',
+      });
+    }
+    return streamRunEvents(c, {
+      runId: run.runId,
+      status: run.status,
+      afterSeq,
+      manager,
+      metrics,
+      heartbeatMs: dependencies.heartbeatMs,
+      maxQueued: dependencies.maxQueuedEvents,
+    });
+  });
+
+  return routes;
+}

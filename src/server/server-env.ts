@@ -1,0 +1,56 @@
+import type { Principal } from '../gate/principal.js';
+import type { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
+import type { EventLog } from '../store/event-log.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { Locale } from '../tools/tool-types.js';
+import { HttpError } from './http-error.js';
+import type { RunManager } from './run-manager.js';
+import type { ServerMetrics } from './server-metrics.js';
+import type { ServerRuns } from './server-runs.js';
+
+/** What hono keeps per request: the authenticated caller. */
+export interface ServerEnv {
+  Variables: { principal: Principal };
+}
+
+/** What the route handlers share. */
+export interface ServerDependencies {
+  readonly sessions: SessionStore;
+  readonly runs: ServerRuns;
+  readonly log: EventLog;
+  readonly approvals: SqliteApprovalBroker;
+  readonly manager: RunManager;
+  readonly metrics: ServerMetrics;
+  readonly systemPrompt: ((locale: Locale) => string | undefined) | undefined;
+  readonly heartbeatMs: number;
+  readonly maxQueuedEvents: number;
+}
+
+/** The role that may decide approvals of its tenant. */
+export const approverRole = 'approver';
+
+/**
+ * Whether a caller may see what belongs to `owner`: same tenant, and the
+ * owner themself or an approver. Anything else is answered as if it did not
+ * exist, so ids of other tenants cannot be probed.
+ *
+ * @example
+ * if (!canSee(principal, { tenantId: session.tenantId, userId: session.userId })) throw notFound('session', id);
+ */
+export function canSee(
+  principal: Principal,
+  owner: { readonly tenantId: string | undefined; readonly userId: string | undefined },
+): boolean {
+  if (owner.tenantId !== principal.tenantId) return false;
+  return owner.userId === principal.userId || principal.roles.includes(approverRole);
+}
+
+/**
+ * The 404 for an id that does not exist or is not the caller's to see.
+ *
+ * @example
+ * throw notFound('run', runId);
+ */
+export function notFound(kind: 'session' | 'run' | 'approval', id: string): HttpError {
+  return new HttpError({ status: 404, reason: 'not_found', message: `no ${kind} ${id}` });
+}

@@ -1,0 +1,115 @@
+import { Hono } from 'hono';
+import { SessionConflictError } from '../errors/session-conflict-error.js';
+import type { ChatMessage } from '../loop/chat-message.js';
+import type { Session } from '../store/session-store.js';
+import type { Locale } from '../tools/tool-types.js';
+import { HttpError } from './http-error.js';
+import { optionalChoice, readJsonBody, requireString } from './read-json-body.js';
+import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
+import type { ServerRun } from './server-runs.js';
+
+const locales = ['en', 'zh-CN'] as const satisfies readonly Locale[];
+const maxMessageLength = 8000;
+
+/** A message as the browser sees it: what the user said and what the assistant answered. */
+export interface VisibleMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: string;
+  /** The run that added it. */
+  readonly runId: string | undefined;
+}
+
+/**
+ * `POST /v1/sessions`, `GET /v1/sessions/:id` and
+ * `POST /v1/sessions/:id/messages`.
+ *
+ * @example
+ * app.route('/v1/sessions', sessionRoutes(dependencies));
+ */
+export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
+  const { sessions, runs, approvals, manager, systemPrompt } = dependencies;
+  const routes = new Hono<ServerEnv>();
+
+  const visibleSession = async (principal: ServerEnv['Variables']['principal'], id: string): Promise<Session> => {
+    const session = await sessions.load(id);
+    if (session === undefined || !canSee(principal, session)) throw notFound('session', id);
+    return session;
+  };
+
+  routes.post('/', async (c) => {
+    const body = await readJsonBody(c, { optional: true });
+    const locale = optionalChoice(body, 'locale', locales) ?? 'en';
+    const principal = c.get('principal');
+    const session = await sessions.create({ principal });
+    const prompt = systemPrompt?.(locale);
+    if (prompt !== undefined)
+      await sessions.append({ sessionId: session.id, messages: [{ role: 'system', content: prompt }] });
+    return c.json({ id: session.id }, 201);
+  });
+
+  routes.get('/:id', async (c) => {
+    const session = await visibleSession(c.get('principal'), c.req.param('id'));
+    const sessionRuns = runs.listForSession(session.id);
+    const activeRunId = session.activeRun?.runId;
+    return c.json({
+      id: session.id,
+      status: session.status,
+      activeRunId: activeRunId ?? null,
+      messages: visibleMessages(session.messages, sessionRuns),
+      runs: sessionRuns.map((run) => ({
+        runId: run.runId,
+        status: run.status,
+        lastSeq: manager.lastSeq(run.runId),
+      })),
+      pendingApprovals:
+        activeRunId === undefined
+          ? []
+          : approvals.listApprovals({ status: 'pending', runId: activeRunId }).map((approval) => ({
+              approvalId: approval.approvalId,
+              tool: approval.tool,
+              arguments: approval.arguments,
+              reason: approval.reason,
+            })),
+    });
+  });
+
+  routes.post('/:id/messages', async (c) => {
+    const principal = c.get('principal');
+    const body = await readJsonBody(c);
+    const content = requireString(body, 'content', { maxLength: maxMessageLength });
+    const locale = optionalChoice(body, 'locale', locales) ?? 'en';
+    const session = await visibleSession(principal, c.req.param('id'));
+    if (session.userId !== principal.userId) {
+      throw new HttpError({ status: 403, reason: 'forbidden', message: 'only the session owner can send messages' });
+    }
+    try {
+      const { runId } = await manager.start({ sessionId: session.id, principal, content, locale });
+      return c.json({ runId }, 202);
+    } catch (error) {
+      if (SessionConflictError.isInstance(error) && error.activeRunId !== undefined) {
+        throw new HttpError({
+          status: 409,
+          reason: 'run_active',
+          message: `session ${session.id} already has run ${error.activeRunId} in progress`,
+          details: { activeRunId: error.activeRunId },
+        });
+      }
+      throw error;
+    }
+  });
+
+  return routes;
+}
+
+/** User and assistant texts, each tagged with the run that added it; tool traffic stays inside. */
+export function visibleMessages(messages: readonly ChatMessage[], sessionRuns: readonly ServerRun[]): VisibleMessage[] {
+  const owners = [...sessionRuns].sort((left, right) => left.messageOffset - right.messageOffset);
+  const runAt = (index: number): string | undefined => owners.findLast((run) => run.messageOffset <= index)?.runId;
+  return messages.flatMap((message, index): VisibleMessage[] => {
+    if (message.role === 'user') return [{ role: 'user', content: message.content, runId: runAt(index) }];
+    if (message.role === 'assistant' && message.content !== null && message.content !== '') {
+      return [{ role: 'assistant', content: message.content, runId: runAt(index) }];
+    }
+    return [];
+  });
+}

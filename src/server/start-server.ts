@@ -1,0 +1,53 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { type ArbiterServer, type CreateServerOptions, createServer } from './create-server.js';
+
+export interface StartServerOptions extends CreateServerOptions {
+  /** Default 8787; 0 picks a free port. */
+  readonly port?: number;
+  /** Default `127.0.0.1`: reachable from this machine only. */
+  readonly host?: string;
+}
+
+/** A listening server. */
+export interface RunningServer {
+  readonly server: ArbiterServer;
+  /** e.g. `http://127.0.0.1:8787` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting connections, ends open streams, waits for runs, closes the stores. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the server (`createServer`) and listens on `host:port`.
+ *
+ * @example
+ * const { url, close } = await startServer({ port: 0, dataDir: tmp });
+ * await fetch(`${url}/healthz`);
+ * await close();
+ */
+export async function startServer({
+  port = 8787,
+  host = '127.0.0.1',
+  ...options
+}: StartServerOptions = {}): Promise<RunningServer> {
+  const server = createServer(options);
+  const listening = await new Promise<{ http: ReturnType<typeof serve>; address: AddressInfo }>((resolve, reject) => {
+    const http = serve({ fetch: server.app.fetch, port, hostname: host }, (address) => resolve({ http, address }));
+    http.once('error', reject);
+  });
+  const { http, address } = listening;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shownHost}:${address.port}`,
+    port: address.port,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      if ('closeAllConnections' in http) http.closeAllConnections();
+      await closed;
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { ExternalEvent } from '../events/external-event.js';
+import { isTerminalEvent, type RunManager } from './run-manager.js';
+import type { ServerMetrics } from './server-metrics.js';
+import type { ServerRunStatus } from './server-runs.js';
+
+export interface StreamRunEventsOptions {
+  readonly runId: string;
+  /** The run's status when the request came in. */
+  readonly status: ServerRunStatus;
+  /** The client's `Last-Event-ID`: everything up to it is not sent again. */
+  readonly afterSeq: number;
+  readonly manager: RunManager;
+  readonly metrics: ServerMetrics;
+  /** A `: ping` comment this often, so clients and proxies know the stream is alive. */
+  readonly heartbeatMs: number;
+  /** Events waiting for a slow client; beyond it the connection is closed and the client replays from the log. */
+  readonly maxQueued: number;
+}
+
+/**
+ * The SSE response of one run: first what the log holds after `afterSeq`,
+ * then live events, each once, in seq order, `id:` = seq. Following the run
+ * and replaying happen in the same synchronous step, and the manager
+ * publishes each event to both in one step too, so nothing falls between
+ * replay and live. The connection ends after the first terminal event it
+ * sends — `run:end` (also with `awaiting_approval`) or `run:error` — or at
+ * once when the run has finished and the client has seen everything. A
+ * client reconnecting to a run that waits for approval is held open (with
+ * heartbeats) until the resumed run's events come.
+ *
+ * @example
+ * app.get('/v1/runs/:id/events', (c) => streamRunEvents(c, { runId, status, afterSeq, manager, log, metrics, heartbeatMs: 15_000, maxQueued: 2048 }));
+ */
+export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Response {
+  const { runId, afterSeq, manager, metrics, heartbeatMs, maxQueued } = options;
+  c.header('X-Accel-Buffering', 'no');
+  return streamSSE(c, async (stream) => {
+    const queue: ExternalEvent[] = [];
+    let lastQueued = afterSeq;
+    let overflow = false;
+    let bound = maxQueued;
+    let pingDue = false;
+    let closed = false;
+    let wake: (() => void) | undefined;
+    const nudge = () => {
+      const resume = wake;
+      wake = undefined;
+      resume?.();
+    };
+    const push = (event: ExternalEvent) => {
+      if (event.seq <= lastQueued) return;
+      lastQueued = event.seq;
+      queue.push(event);
+      if (queue.length > bound) overflow = true;
+      nudge();
+    };
+
+    const unfollow = manager.follow(runId, push);
+    for (const event of manager.replay(runId, afterSeq)) push(event);
+    bound = queue.length + maxQueued;
+    const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
+    const nothingMore = settled && !manager.isActive(runId) && !queue.some(isTerminalEvent);
+
+    metrics.streamOpened();
+    const heartbeat = setInterval(() => {
+      pingDue = true;
+      nudge();
+    }, heartbeatMs);
+    stream.onAbort(() => {
+      closed = true;
+      nudge();
+    });
+    try {
+      await stream.write(`retry: 1000\n: ping interval=${heartbeatMs}\n\n`);
+      if (nothingMore) return;
+      let ended = false;
+      while (!closed && !overflow && !ended) {
+        if (queue.length > 0) {
+          // Everything waiting goes out in one write: fewer syscalls when a client is behind or a burst arrives.
+          const batch = queue.splice(0, queue.length);
+          const terminal = batch.findIndex(isTerminalEvent);
+          if (terminal >= 0) {
+            batch.length = terminal + 1;
+            ended = true;
+          }
+          await stream.write(batch.map((event) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
+          const now = Date.now();
+          for (const event of batch) metrics.observeDelivery(Math.max(0, now - event.at) / 1000);
+          continue;
+        }
+        if (pingDue) {
+          pingDue = false;
+          await stream.write(': ping\n\n');
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      clearInterval(heartbeat);
+      unfollow();
+      metrics.streamClosed();
+    }
+  });
+}
+
+/**
+ * The seq a client has seen, from `Last-Event-ID` (or `?lastEventId=` for
+ * clients that cannot set headers): a non-negative integer, 0 when absent,
+ * `undefined` when malformed.
+ *
+ * @example
+ * parseLastEventId('12'); // 12
+ */
+export function parseLastEventId(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return 0;
+  if (!/^\d{1,15}$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}

@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3';
+import type { ExternalEvent } from '../events/external-event.js';
+
+export interface ReadEventsOptions {
+  readonly runId: string;
+  /** Only events after this seq; 0 (the default) reads from the start. */
+  readonly afterSeq?: number;
+  /** At most this many events. Default 1000. */
+  readonly limit?: number;
+}
+
+/**
+ * The external events of runs, kept so a screen that reconnects (SSE
+ * `Last-Event-ID`) or a subscriber that got a `gap` can replay what it
+ * missed. Holds projected events only: nothing sensitive is ever written.
+ *
+ * @example
+ * const log = new SqliteEventLog({ database: store.database });
+ * for (const event of log.readEvents({ runId, afterSeq: lastSeenSeq })) send(event);
+ */
+export interface EventLog {
+  /** Writes events; an event already written (same run and seq) is left as it was. */
+  append(events: readonly ExternalEvent[]): void;
+  /** A run's events in seq order, after `afterSeq`. */
+  readEvents(options: ReadEventsOptions): readonly ExternalEvent[];
+  /** The highest seq written for the run, 0 when none. */
+  lastSeq(runId: string): number;
+  /** Removes the events written before `before` (epoch ms); returns how many. */
+  prune(options: { readonly before: number }): number;
+}
+
+/**
+ * The event log in the runtime store's SQLite database (table `run_events`,
+ * migration 30). Pass `store.database` from `openSqliteStore`.
+ *
+ * @example
+ * const store = openSqliteStore({ path: ':memory:' });
+ * const log = new SqliteEventLog({ database: store.database });
+ */
+export class SqliteEventLog implements EventLog {
+  readonly #insert: Database.Statement;
+  readonly #read: Database.Statement;
+  readonly #last: Database.Statement;
+  readonly #prune: Database.Statement;
+  readonly #appendAll: (events: readonly ExternalEvent[]) => void;
+
+  constructor({ database }: { database: Database.Database }) {
+    this.#insert = database.prepare(
+      'INSERT OR IGNORE INTO run_events (run_id, seq, type, at, event) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.#read = database.prepare('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
+    this.#last = database.prepare('SELECT MAX(seq) AS seq FROM run_events WHERE run_id = ?');
+    this.#prune = database.prepare('DELETE FROM run_events WHERE at < ?');
+    this.#appendAll = database.transaction((events: readonly ExternalEvent[]) => {
+      for (const event of events) {
+        this.#insert.run(event.runId, event.seq, event.type, event.at, JSON.stringify(event));
+      }
+    });
+  }
+
+  append(events: readonly ExternalEvent[]): void {
+    if (events.length === 0) return;
+    this.#appendAll(events);
+  }
+
+  readEvents({ runId, afterSeq = 0, limit = 1000 }: ReadEventsOptions): readonly ExternalEvent[] {
+    const rows = this.#read.all(runId, afterSeq, limit) as { event: string }[];
+    return rows.map((row) => JSON.parse(row.event) as ExternalEvent);
+  }
+
+  lastSeq(runId: string): number {
+    const row = this.#last.get(runId) as { seq: number | null } | undefined;
+    return row?.seq ?? 0;
+  }
+
+  prune({ before }: { readonly before: number }): number {
+    return this.#prune.run(before).changes;
+  }
+}
