@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createNdjsonPrinter, createProgressPrinter } from '../../src/cli/progress-printer.js';
 import { UsageError } from '../../src/errors/usage-error.js';
@@ -15,6 +15,7 @@ import { runSession } from '../../src/loop/run-session.js';
 import type { ErrorStyle } from '../../src/loop/run-tool-call.js';
 import type { Script } from '../../src/models/script.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
+import { createTraceWriter } from '../../src/observe/trace-writer.js';
 import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { ToolRegistry } from '../../src/tools/tool-registry.js';
@@ -166,7 +167,9 @@ export async function runShopDemo({
     };
 
     if (existing?.activeRun !== undefined) {
-      const resumed = await watch(() => runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true }));
+      const resumed = await watch(() =>
+        runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true }),
+      );
       show(resumed);
       finish(resumed);
       if (resumed.stopReason === 'awaiting_approval') return resumed;
@@ -227,7 +230,7 @@ export async function runShopDemo({
     for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
     return last;
   } finally {
-    demo.close();
+    await demo.close();
   }
 }
 
@@ -261,7 +264,7 @@ export async function resumeShopDemo({
     for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
     return result;
   } finally {
-    demo.close();
+    await demo.close();
   }
 }
 
@@ -325,6 +328,13 @@ function openDemo({
   events.subscribe((event) => {
     if (event.type === 'tool:end' || event.type === 'tool:error') toolEvents.set(event.toolCallId, event);
   });
+  // Every run's steps as JSON lines (digests only), for `arbiter stats`.
+  const trace = inMemory
+    ? undefined
+    : createTraceWriter({
+        bus: events,
+        write: (line) => appendFileSync(join(dataDirectory, 'traces.jsonl'), `${line}\n`),
+      });
   const audit = new SqliteAuditLog({ database });
   const broker = new SqliteApprovalBroker({ database });
   const startedAt = Date.now();
@@ -362,7 +372,9 @@ function openDemo({
         outputTokens: result.usage.outputTokens,
         errorCode: result.error?.code,
       }),
-    close: () => {
+    close: async () => {
+      await events.idle();
+      trace?.stop();
       store.close();
       shop.close();
     },
