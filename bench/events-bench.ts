@@ -15,7 +15,7 @@
  */
 import type { AgentEventBody } from '../src/events/agent-event.js';
 import { EventBus, type RunEmitter, type Subscription } from '../src/events/event-bus.js';
-import { formatRate, measure } from './measure.js';
+import { formatRate, isMainModule, measure } from './measure.js';
 
 const burst = 1_000;
 const iterations = 200;
@@ -152,7 +152,7 @@ export async function runEventsBench(): Promise<{ lines: string[]; ratios: Recor
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMainModule(import.meta.url)) {
   const { lines } = await runEventsBench();
   for (const line of lines) console.log(line);
 }

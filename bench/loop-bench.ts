@@ -12,7 +12,7 @@ import { runAgent } from '../src/loop/run-agent.js';
 import type { Model } from '../src/models/model.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
-import { formatMicroseconds, measure } from './measure.js';
+import { formatMicroseconds, isMainModule, measure } from './measure.js';
 
 const steps = 20;
 const orderId = (step: number) => `SO2026${String(step).padStart(4, '0')}`;
@@ -135,7 +135,7 @@ export async function runLoopBench(): Promise<{ lines: string[]; ratios: Record<
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMainModule(import.meta.url)) {
   const { lines } = await runLoopBench();
   for (const line of lines) console.log(line);
 }

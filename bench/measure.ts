@@ -1,3 +1,6 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 /** Shared timing helpers for the benchmarks: medians of repeated rounds, measured in one process. */
 
 export interface Measurement {
@@ -40,4 +43,15 @@ export function formatMicroseconds(nanoseconds: number): string {
 
 export function formatRate(operationsPerSecond: number): string {
   return `${Math.round(operationsPerSecond).toLocaleString('en-US')}/s`;
+}
+
+/** True when the module at `moduleUrl` is the script node was started with (run alone, not imported by run-all). */
+export function isMainModule(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(moduleUrl));
+  } catch {
+    return false;
+  }
 }

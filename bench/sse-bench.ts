@@ -19,12 +19,12 @@
  * round 1, both after a GC; about 1 means bounded).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainModule } from './measure.js';
 
 const clients = 500;
 const warmUpClients = 50;
@@ -267,17 +267,7 @@ async function serveForBench(dataDir: string): Promise<void> {
   process.send?.({ type: 'ready', url: running.url });
 }
 
-function isMainModule(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isMainModule()) {
+if (isMainModule(import.meta.url)) {
   const serveAt = process.argv.indexOf('--serve-for-bench');
   if (serveAt >= 0) {
     await serveForBench(process.argv[serveAt + 1] ?? tmpdir());

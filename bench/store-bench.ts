@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ChatMessage } from '../src/loop/chat-message.js';
 import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
-import { formatMicroseconds, formatRate, measure } from './measure.js';
+import { formatMicroseconds, formatRate, isMainModule, measure } from './measure.js';
 
 const resumeMessages = 1000;
 
@@ -99,7 +99,7 @@ export async function runStoreBench(): Promise<{ lines: string[]; ratios: Record
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMainModule(import.meta.url)) {
   const { lines } = await runStoreBench();
   for (const line of lines) console.log(line);
 }
