@@ -414,4 +414,34 @@ describe('runAgent brakes', () => {
       runAgent({ model: sequenceModel([]), tools: registry, messages: [user], limits: { costBudget: 1 } }),
     ).rejects.toThrow('limits.costBudget needs a price table');
   });
+
+  it('reads null as absent for a model that decodes tools in strict mode, and only then', async () => {
+    const received: unknown[] = [];
+    const registry = new ToolRegistry().register(
+      defineTool<{ order_id: string; note?: string }>({
+        name: 'add_order_note',
+        description: 'Add a note to an order. Not for refunds: use apply_refund.',
+        parameters: {
+          type: 'object',
+          properties: { order_id: { type: 'string' }, note: { type: 'string', minLength: 1 } },
+          required: ['order_id'],
+          additionalProperties: false,
+        },
+        sideEffect: 'reversible',
+        execute: (args) => {
+          received.push(args);
+          return { ok: true };
+        },
+      }),
+    );
+    const reply = () => calls(['add_order_note', { order_id: 'SO20260901', note: null }]);
+    const strict = { ...sequenceModel([reply()]), strictTools: true };
+    await runAgent({ model: strict, tools: registry, messages: [user] });
+    expect(received).toEqual([{ order_id: 'SO20260901' }]);
+
+    const loose = sequenceModel([reply()]);
+    const result = await runAgent({ model: loose, tools: registry, messages: [user] });
+    expect(received).toHaveLength(1);
+    expect(toolMessages(result.messages)[0]?.content).toMatch(/`note`/);
+  });
 });

@@ -167,6 +167,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     errorStyle: options.errorStyle ?? 'full',
     toolTimeoutMs: options.toolTimeoutMs,
     maxParallelReads: options.maxParallelReads ?? 4,
+    nullMeansAbsent: model.strictTools === true,
   });
   const brakes = new CallBrakes({
     maxIdenticalCalls: limits.maxIdenticalCalls ?? 2,

@@ -33,6 +33,8 @@ export interface BatchContext {
   readonly toolTimeoutMs: number | undefined;
   /** How many `read` calls of one turn may run at once. */
   readonly maxParallelReads: number;
+  /** The model decodes tools in strict mode (optional arguments arrive as `null`). */
+  readonly nullMeansAbsent: boolean;
 }
 
 export interface BatchResult {
@@ -102,6 +104,7 @@ export async function runBatch({
       locale: context.locale,
       errorStyle: context.errorStyle,
       timeoutMs: context.toolTimeoutMs,
+      nullMeansAbsent: context.nullMeansAbsent,
     });
     if (report.kind === 'pending_approval') {
       pending.add(call.id);

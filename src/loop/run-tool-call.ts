@@ -69,6 +69,8 @@ export interface RunToolCallOptions {
   readonly errorStyle: ErrorStyle;
   /** Default per-call time limit; a tool's own `timeoutMs` wins. */
   readonly timeoutMs: number | undefined;
+  /** The model decodes tools in strict mode: an optional argument sent as `null` means absent. */
+  readonly nullMeansAbsent?: boolean;
 }
 
 /**
@@ -119,7 +121,13 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     return stopsRun === undefined ? done : { ...done, brake: stopsRun };
   };
 
-  const checked = validateToolCall({ registry: tools, name, rawArguments: call.function.arguments, locale });
+  const checked = validateToolCall({
+    registry: tools,
+    name,
+    rawArguments: call.function.arguments,
+    locale,
+    nullMeansAbsent: options.nullMeansAbsent === true,
+  });
   if (!checked.ok) {
     const issues = checked.issues.map(({ path, code, message }) => ({ path, code, message }));
     const code = checked.issues.length === 1 ? (checked.issues[0]?.code ?? 'invalid_arguments') : 'invalid_arguments';

@@ -40,5 +40,7 @@ export interface ModelResponse {
  */
 export interface Model {
   readonly name: string;
+  /** True when tools are sent in strict mode, so optional arguments arrive as `null` (see `stripStrictNulls`). */
+  readonly strictTools?: boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
 }

@@ -400,6 +400,24 @@ describe('compileToolValidator', () => {
     expect(validate({ data: ['y'] })[0]?.path).toBe('$.data[0]');
   });
 
+  it('keeps array indexes and numeric object keys apart when fields below them fail', () => {
+    const schema = objectOf(
+      {
+        data: {
+          type: ['array', 'object'],
+          items: { $ref: '#/$defs/line' },
+          additionalProperties: { $ref: '#/$defs/line' },
+        },
+      },
+      { $defs: { line: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } } },
+    );
+    const validate = compileToolValidator({ schema, toolName: 'some_tool' });
+    const paths = (args: unknown) => validate(args).map((issue) => issue.path);
+    expect(paths({ data: [{ sku: 1 }, {}] })).toEqual(['$.data[0].sku', '$.data[1].sku']);
+    expect(paths({ data: { 0: { sku: 1 }, 1: {} } })).toEqual(['$.data["0"].sku', '$.data["1"].sku']);
+    expect(paths({ data: [{ sku: 2 }, {}] })).toEqual(['$.data[0].sku', '$.data[1].sku']);
+  });
+
   it('rejects thousands of unknown fields without trouble, one issue each', () => {
     const args = Object.fromEntries(Array.from({ length: 3000 }, (_, index) => [`extra_${index}`, index]));
     const issues = refund({ order_id: 'SO20260901', amount_cents: 1, reason: 'x', ...args });

@@ -7,23 +7,40 @@ import { validationTexts } from './validation-texts.js';
 /** Lines beyond this many are summarised; a model fixes the first ones and is told the rest next round. */
 const maxListedIssues = 20;
 
-/** Headers already worded, per texts and tool; most refusals repeat a handful of them. */
-const headers = new WeakMap<ValidationTexts, Map<string, string>>();
-const maxCachedHeaders = 512;
+/** Headers for up to this many problems are kept once worded; a call rarely has more. */
+const maxCachedCount = 64;
+/** Tools whose headers are kept per locale before the cache starts over. */
+const maxCachedTools = 512;
 
-function headerOf(texts: ValidationTexts, toolName: string, count: number, subject: 'arguments' | 'call'): string {
-  let cache = headers.get(texts);
-  if (cache === undefined) {
-    cache = new Map();
-    headers.set(texts, cache);
+/** What a refusal is about: the call's arguments, or the call itself (a tool that does not exist). */
+type Subject = 'arguments' | 'call';
+
+/** A tool's headers already worded, by subject, at the index of their problem count. */
+interface ToolHeaders {
+  readonly arguments: string[];
+  readonly call: string[];
+}
+
+/** Headers per locale and tool name; a tool's refusals repeat a handful of them. */
+const headers: Readonly<Record<Locale, Map<string, ToolHeaders>>> = { en: new Map(), 'zh-CN': new Map() };
+
+function headerOf(texts: ValidationTexts, locale: Locale, toolName: string, count: number, subject: Subject): string {
+  if (count >= maxCachedCount) return texts.header({ toolName: displayName(toolName), count, subject });
+  // Like validationTexts, anything but a known locale (from plain JavaScript) is worded in English.
+  const byTool = headers[locale] ?? headers.en;
+  let toolHeaders = byTool.get(toolName);
+  if (toolHeaders === undefined) {
+    if (byTool.size >= maxCachedTools) byTool.clear();
+    toolHeaders = { arguments: [], call: [] };
+    byTool.set(toolName, toolHeaders);
   }
-  const key = `${subject === 'call' ? 'c' : 'a'}${count} ${toolName}`;
-  let header = cache.get(key);
+  const worded = toolHeaders[subject];
+  let header = worded[count];
   if (header === undefined) {
-    if (cache.size >= maxCachedHeaders) cache.clear();
     header = texts.header({ toolName: displayName(toolName), count, subject });
+    // Laid out flat once, so that no message built from it walks its pieces again.
     header.charCodeAt(0);
-    cache.set(key, header);
+    worded[count] = header;
   }
   return header;
 }
@@ -49,10 +66,15 @@ export function formatValidationMessage({
   locale?: Locale;
 }): string {
   const texts = validationTexts(locale);
-  const subject = issues.some((issue) => issue.code === 'unknown_tool') ? 'call' : 'arguments';
-  let message = headerOf(texts, toolName, issues.length, subject);
+  let message = headerOf(texts, locale, toolName, issues.length, subjectOf(issues));
   const listed = Math.min(issues.length, maxListedIssues);
   for (let index = 0; index < listed; index += 1) message += `\n- ${issues[index]?.message}`;
   if (issues.length > listed) message += `\n${texts.notListed(issues.length - listed)}`;
   return message;
+}
+
+/** A call to a tool that does not exist is wrong as a whole; any other refusal is about its arguments. */
+function subjectOf(issues: readonly ValidationIssue[]): Subject {
+  for (const issue of issues) if (issue.code === 'unknown_tool') return 'call';
+  return 'arguments';
 }

@@ -80,14 +80,24 @@ export const maxEchoLength = 60;
 
 /**
  * A string as JSON, cut to `maxEchoLength` characters with `…` before the
- * closing quote when cut.
+ * closing quote when longer (`isCutShort` says whether it was).
  *
  * @example
- * quoteShort('abc'); // { quoted: '"abc"', cut: false }
+ * quoteShort('abc'); // '"abc"'
  */
-export function quoteShort(text: string): { readonly quoted: string; readonly cut: boolean } {
-  if (text.length <= maxEchoLength) return { quoted: quote(text), cut: false };
-  return { quoted: `${quote(cutText(text, maxEchoLength)).slice(0, -1)}…"`, cut: true };
+export function quoteShort(text: string): string {
+  if (text.length <= maxEchoLength) return quote(text);
+  return `${quote(cutText(text, maxEchoLength)).slice(0, -1)}…"`;
+}
+
+/**
+ * Whether `quoteShort` cuts a text.
+ *
+ * @example
+ * isCutShort('x'.repeat(61)); // true
+ */
+export function isCutShort(text: string): boolean {
+  return text.length > maxEchoLength;
 }
 
 /** Characters JSON escapes in a string (surrogates included, so lone ones are escaped as JSON.stringify does). */

@@ -2,6 +2,7 @@ import { cutText } from './issue-parts.js';
 import { isSchemaObject } from './schema-resolver.js';
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const allDigits = /^[0-9]+$/;
 const plainToolName = /^[A-Za-z0-9_.:-]{1,64}$/;
 const maxLabelLength = 80;
 /** The last name found plain: a run asks about the same tool name again and again. */
@@ -41,46 +42,83 @@ export function locate(root: unknown, pointer: string): { readonly path: string;
   return { path, value };
 }
 
-/** Levels of a path a `walk` can describe in its `arrays` bitmask. */
+/** Levels of a path whose array steps an `arrayLevels` mask can record. */
 const maxMaskedLevels = 30;
 
 /**
- * Follows an ajv `instancePath` through the arguments without building a
- * path: the value found, and a bitmask of the levels that stepped into an
- * array (-1 when the path is deeper than the mask can say).
+ * The value an ajv `instancePath` (a JSON pointer) names inside the
+ * arguments; undefined when there is none.
  *
  * @example
- * walk({ items: [{ sku: 1 }] }, '/items/0/sku'); // { value: 1, arrays: 0b10 }
+ * valueAt({ items: [{ sku: 1 }] }, '/items/0/sku'); // 1
  */
-export function walk(root: unknown, pointer: string): { readonly value: unknown; readonly arrays: number } {
+export function valueAt(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root;
   let value = root;
-  let arrays = 0;
-  let level = 0;
-  for (let start = 1; pointer !== '' && start <= pointer.length; level += 1) {
-    const slash = pointer.indexOf('/', start);
-    const end = slash === -1 ? pointer.length : slash;
-    const raw = pointer.slice(start, end);
-    const segment = raw.includes('~') ? raw.replaceAll('~1', '/').replaceAll('~0', '~') : raw;
-    if (Array.isArray(value)) {
-      if (level < maxMaskedLevels) arrays |= 1 << level;
-      value = value[Number(segment)];
-    } else {
-      value = childValue(value, segment);
-    }
-    start = end + 1;
+  for (const segment of pointerSegments(pointer)) {
+    value = Array.isArray(value) ? value[Number(segment)] : childValue(value, segment);
   }
-  return { value, arrays: level > maxMaskedLevels ? -1 : arrays };
+  return value;
 }
 
 /**
- * The `arrays` bitmask of `walk`, without walking when no segment of the
- * pointer can be an array index (all-digit), which is the common case.
+ * The decoded segments of a non-empty JSON pointer (`~1` is `/`, `~0` is `~`).
  *
  * @example
- * arrayLevels({ order_id: 1 }, '/order_id'); // 0
+ * pointerSegments('/items/0/a~1b'); // ['items', '0', 'a/b']
  */
-export function arrayLevels(root: unknown, pointer: string): number {
-  return hasIndexSegment(pointer) ? arrayMask(root, pointer) : 0;
+export function pointerSegments(pointer: string): string[] {
+  const segments = pointer.slice(1).split('/');
+  for (let index = 0; index < segments.length; index += 1) {
+    const segment = segments[index] ?? '';
+    if (segment.includes('~')) segments[index] = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+  }
+  return segments;
+}
+
+/**
+ * The decoded segments of a JSON pointer up to its last all-digit one; none
+ * when no segment is all digits. Only an all-digit segment can index an
+ * array (an array's children are addressed by index, nothing else), so
+ * these are all the levels whose kind `arrayLevels` needs to check.
+ *
+ * @example
+ * segmentsToLastIndex('/items/0/sku'); // ['items', '0']
+ * segmentsToLastIndex('/order_id'); // undefined
+ */
+export function segmentsToLastIndex(pointer: string): string[] | undefined {
+  if (!hasIndexSegment(pointer)) return undefined;
+  const segments = pointerSegments(pointer);
+  let end = segments.length;
+  while (end > 0 && !allDigits.test(segments[end - 1] ?? '')) end -= 1;
+  return segments.slice(0, end);
+}
+
+/**
+ * Which levels of a path through the arguments step into an array, as a
+ * bitmask (bit n: the value holding segment n is an array); -1 when the
+ * path is deeper than the mask can say. Takes the pointer's segments
+ * already decoded, so that a path seen before is followed without parsing.
+ *
+ * @example
+ * arrayLevels({ items: [{ sku: 1 }] }, ['items', '0']); // 0b10
+ */
+export function arrayLevels(root: unknown, segments: readonly string[]): number {
+  if (segments.length > maxMaskedLevels) return -1;
+  let value = root;
+  let arrays = 0;
+  for (let level = 0; level < segments.length; level += 1) {
+    if (typeof value !== 'object' || value === null) break;
+    const segment = segments[level] ?? '';
+    if (Array.isArray(value)) {
+      arrays |= 1 << level;
+      value = value[Number(segment)];
+    } else {
+      // An inherited value (`constructor`) is never an array, so a plain read cannot change the mask.
+      value = (value as Record<string, unknown>)[segment];
+    }
+  }
+  return arrays;
 }
 
 /**
@@ -104,31 +142,6 @@ export function hasIndexSegment(pointer: string): boolean {
     }
   }
   return false;
-}
-
-/**
- * `walk(…).arrays` with plain property reads: an inherited value (`constructor`)
- * is never an array, so it cannot change the mask.
- */
-function arrayMask(root: unknown, pointer: string): number {
-  let value = root;
-  let arrays = 0;
-  let level = 0;
-  for (let start = 1; start <= pointer.length; level += 1) {
-    const slash = pointer.indexOf('/', start);
-    const end = slash === -1 ? pointer.length : slash;
-    if (typeof value !== 'object' || value === null) return level > maxMaskedLevels ? -1 : arrays;
-    const raw = pointer.slice(start, end);
-    if (Array.isArray(value)) {
-      if (level < maxMaskedLevels) arrays |= 1 << level;
-      value = value[Number(raw)];
-    } else {
-      const segment = raw.includes('~') ? raw.replaceAll('~1', '/').replaceAll('~0', '~') : raw;
-      value = (value as Record<string, unknown>)[segment];
-    }
-    start = end + 1;
-  }
-  return level > maxMaskedLevels ? -1 : arrays;
 }
 
 const slash = 0x2f;

@@ -10,6 +10,8 @@ const collapsingKeywords: ReadonlyMap<string, string> = new Map([
   ['contains', 'contains'],
   ['propertyNames', 'propertyNames'],
 ]);
+/** What `pruneAjvErrors` returns when every error stays (most refused calls have neither type errors nor composites). */
+const nothingDropped: readonly boolean[] = Object.freeze([]);
 /** Below this many type errors, each error is checked against all of them rather than through a map. */
 const linearScanLimit = 16;
 
@@ -23,11 +25,23 @@ const linearScanLimit = 16;
  * @example
  * const dropped = pruneAjvErrors({ errors: validate.errors ?? [], guide });
  */
-export function pruneAjvErrors({ errors, guide }: { errors: readonly ErrorObject[]; guide: SchemaGuide }): boolean[] {
+export function pruneAjvErrors({
+  errors,
+  guide,
+}: {
+  errors: readonly ErrorObject[];
+  guide: SchemaGuide;
+}): readonly boolean[] {
+  if (!guide.hasComposites && !hasTypeError(errors)) return nothingDropped;
   const dropped: boolean[] = [];
   if (guide.hasComposites) collapseBranches(errors, dropped, guide);
   dropBelowTypeErrors(errors, dropped);
   return dropped;
+}
+
+function hasTypeError(errors: readonly ErrorObject[]): boolean {
+  for (const error of errors) if (error.keyword === 'type') return true;
+  return false;
 }
 
 function collapseBranches(errors: readonly ErrorObject[], dropped: boolean[], guide: SchemaGuide): void {

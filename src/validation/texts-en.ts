@@ -1,4 +1,4 @@
-import { type IssueParts, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
+import { type IssueParts, isCutShort, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
 import { renderJson } from './render-json.js';
 import { type JsonType, numericLimit, type SchemaFacts, type SchemaLimit, textualLimit } from './schema-facts.js';
 import type { ExampleHint } from './schema-guide.js';
@@ -118,38 +118,38 @@ function receivedSentence(received: Received): string {
     case 'value':
       return sentValue(received.value);
     case 'text': {
-      const { quoted, cut } = quoteShort(received.text);
-      return ` You sent the text ${quoted}${cut ? ` (${received.text.length} characters, shortened here)` : ''}.`;
+      const { text } = received;
+      const note = isCutShort(text) ? ` (${text.length} characters, shortened here)` : '';
+      return ` You sent the text ${quoteShort(text)}${note}.`;
     }
   }
 }
 
+/** What was sent, as the closing sentence of an issue line: each case one template, so it is few pieces to lay out flat. */
 function sentValue(value: unknown): string {
-  return ` You sent ${describeValue(value)}.`;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
+  if (value === null) return ' You sent null.';
   switch (typeof value) {
     case 'string': {
-      if (value === '') return 'an empty string ""';
-      const { quoted, cut } = quoteShort(value);
-      return cut ? `the string ${quoted} (${value.length} characters, shortened here)` : `the string ${quoted}`;
+      if (value === '') return ' You sent an empty string "".';
+      const quoted = quoteShort(value);
+      return isCutShort(value)
+        ? ` You sent the string ${quoted} (${value.length} characters, shortened here).`
+        : ` You sent the string ${quoted}.`;
     }
     case 'number':
-      return `the number ${String(value)}`;
+      return ` You sent the number ${String(value)}.`;
     case 'boolean':
-      return `the boolean ${String(value)}`;
+      return ` You sent the boolean ${String(value)}.`;
     case 'undefined':
-      return 'nothing';
+      return ' You sent nothing.';
     case 'object':
       if (Array.isArray(value)) {
-        if (value.length === 0) return 'an empty array []';
-        return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+        if (value.length === 0) return ' You sent an empty array [].';
+        return ` You sent an array of ${value.length} item${value.length === 1 ? '' : 's'}.`;
       }
-      return Object.keys(value).length === 0 ? 'an empty object {}' : 'an object';
+      return Object.keys(value).length === 0 ? ' You sent an empty object {}.' : ' You sent an object.';
     default:
-      return `a value of type ${typeof value}`;
+      return ` You sent a value of type ${typeof value}.`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { type IssueParts, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
+import { type IssueParts, isCutShort, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
 import { renderJson } from './render-json.js';
 import { type JsonType, numericLimit, type SchemaFacts, type SchemaLimit, textualLimit } from './schema-facts.js';
 import type { ExampleHint } from './schema-guide.js';
@@ -113,36 +113,36 @@ function receivedSentence(received: Received): string {
     case 'value':
       return sentValue(received.value);
     case 'text': {
-      const { quoted, cut } = quoteShort(received.text);
-      return `你传的是文本 ${quoted}${cut ? `（共 ${received.text.length} 个字符，此处已截断）` : ''}。`;
+      const { text } = received;
+      const note = isCutShort(text) ? `（共 ${text.length} 个字符，此处已截断）` : '';
+      return `你传的是文本 ${quoteShort(text)}${note}。`;
     }
   }
 }
 
+/** What was sent, as the closing sentence of an issue line: each case one template, so it is few pieces to lay out flat. */
 function sentValue(value: unknown): string {
-  const described = describeValue(value);
-  return described === 'null' ? '你传的是 null。' : `你传的是${described}。`;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
+  if (value === null) return '你传的是 null。';
   switch (typeof value) {
     case 'string': {
-      if (value === '') return '空字符串 ""';
-      const { quoted, cut } = quoteShort(value);
-      return cut ? `字符串 ${quoted}（共 ${value.length} 个字符，此处已截断）` : `字符串 ${quoted}`;
+      if (value === '') return '你传的是空字符串 ""。';
+      const quoted = quoteShort(value);
+      return isCutShort(value)
+        ? `你传的是字符串 ${quoted}（共 ${value.length} 个字符，此处已截断）。`
+        : `你传的是字符串 ${quoted}。`;
     }
     case 'number':
-      return `数字 ${String(value)}`;
+      return `你传的是数字 ${String(value)}。`;
     case 'boolean':
-      return `布尔值 ${String(value)}`;
+      return `你传的是布尔值 ${String(value)}。`;
     case 'undefined':
-      return '空值';
+      return '你传的是空值。';
     case 'object':
-      if (Array.isArray(value)) return value.length === 0 ? '空数组 []' : `包含 ${value.length} 项的数组`;
-      return Object.keys(value).length === 0 ? '空对象 {}' : '一个对象';
+      if (Array.isArray(value))
+        return value.length === 0 ? '你传的是空数组 []。' : `你传的是包含 ${value.length} 项的数组。`;
+      return Object.keys(value).length === 0 ? '你传的是空对象 {}。' : '你传的是一个对象。';
     default:
-      return `${typeof value} 类型的值`;
+      return `你传的是${typeof value} 类型的值。`;
   }
 }
 

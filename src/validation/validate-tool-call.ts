@@ -1,3 +1,4 @@
+import { stripStrictNulls } from '../models/strip-strict-nulls.js';
 import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';
 import { formatValidationMessage } from './format-validation-message.js';
@@ -11,7 +12,10 @@ export type ToolCallValidation =
       readonly ok: false;
       readonly tool: RegisteredTool | undefined;
       readonly issues: readonly ValidationIssue[];
-      /** The one tool message the model gets, every issue in it. */
+      /**
+       * The one tool message the model gets, every issue in it: a header line,
+       * then one `- \`field\`: …` line per issue, whatever refused the call.
+       */
       readonly message: string;
     };
 
@@ -30,16 +34,23 @@ export function validateToolCall({
   name,
   rawArguments,
   locale = 'en',
+  nullMeansAbsent = false,
 }: {
   registry: ToolSet;
   name: string;
   rawArguments: string;
   locale?: Locale;
+  /**
+   * The model decodes in strict mode, where optional fields are sent as
+   * `null`: read such a `null` as "absent" before validating against the
+   * original schema.
+   */
+  nullMeansAbsent?: boolean;
 }): ToolCallValidation {
   const tool = registry.get(name);
   if (tool === undefined) {
-    const issue = unknownToolIssue({ name, available: registry.names, locale });
-    return { ok: false, tool, issues: [issue], message: issue.message };
+    const issues = [unknownToolIssue({ name, available: registry.names, locale })];
+    return { ok: false, tool, issues, message: formatValidationMessage({ toolName: name, issues, locale }) };
   }
   const parsed = parseToolArguments({
     toolName: name,
@@ -48,9 +59,10 @@ export function validateToolCall({
     locale,
   });
   if (!parsed.ok) {
-    return { ok: false, tool, issues: [parsed.issue], message: parsed.issue.message };
+    const issues = [parsed.issue];
+    return { ok: false, tool, issues, message: formatValidationMessage({ toolName: name, issues, locale }) };
   }
-  const args = parsed.value;
+  const args = nullMeansAbsent ? stripStrictNulls(parsed.value, tool.spec.function.parameters) : parsed.value;
   for (const bound of tool.boundParameterNames) delete args[bound];
   const issues = tool.validator(locale)(args);
   if (issues.length === 0) return { ok: true, tool, args };
