@@ -57,6 +57,14 @@ export async function resumeAfterApproval(options: ResumeAfterApprovalOptions): 
   if (session?.activeRun?.runId !== approval.runId) {
     return { status: 'not_resumable', approval, reason: `run ${approval.runId} is no longer suspended` };
   }
+  if (session.status !== 'awaiting_approval') {
+    // Its process has not suspended it yet: resuming now would run it twice at once.
+    return {
+      status: 'not_resumable',
+      approval,
+      reason: `run ${approval.runId} is still running; resume its session once it is suspended`,
+    };
+  }
   const result = await runSession({
     ...runOptions,
     sessions,

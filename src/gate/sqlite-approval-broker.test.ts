@@ -241,10 +241,11 @@ describe('SqliteApprovalBroker', () => {
     expect(afterSecond.result.stopReason).toBe('completed');
     expect(afterSecond.result.messages.filter((message) => message.role === 'tool')).toHaveLength(3);
     expect(countPayments(harness.store.database)).toBe(2);
+    // In the model's order: the read after the held payments waited for them instead of running first.
     expect(harness.audit.listAudit().map((entry) => `${entry.toolCallId}:${entry.decision}:${entry.outcome}`)).toEqual([
-      'call_c:allowed:ok',
       'call_a:approved:ok',
       'call_b:approved:ok',
+      'call_c:allowed:ok',
     ]);
   });
 });

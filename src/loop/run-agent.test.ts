@@ -5,7 +5,7 @@ import type { AgentEvent } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import type { ChatMessage, ToolMessage } from './chat-message.js';
+import type { AssistantMessage, ChatMessage, ToolMessage } from './chat-message.js';
 import { runAgent } from './run-agent.js';
 import { calls, sequenceModel } from './test-support/sequence-model.js';
 
@@ -443,5 +443,102 @@ describe('runAgent brakes', () => {
     const result = await runAgent({ model: loose, tools: registry, messages: [user] });
     expect(received).toHaveLength(1);
     expect(toolMessages(result.messages)[0]?.content).toMatch(/`note`/);
+  });
+
+  it('gives a repeated tool call id a new one, so a new call never receives an old result', async () => {
+    const { registry, executed } = shopRegistry();
+    const sameId = (orderId: string): AssistantMessage => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_0',
+          type: 'function',
+          function: { name: 'query_order', arguments: JSON.stringify({ order_id: orderId }) },
+        },
+      ],
+    });
+    const model = sequenceModel([sameId('SO20260901'), sameId('SO20260902')]);
+    const result = await runAgent({ model, tools: registry, messages: [user], principal });
+    expect(executed).toEqual(['query_order SO20260901 for C1001', 'query_order SO20260902 for C1001']);
+    const ids = toolMessages(result.messages).map((message) => message.tool_call_id);
+    expect(new Set(ids).size).toBe(2);
+    expect(toolMessages(result.messages)[1]?.content).toContain('SO20260902');
+  });
+
+  it('runs nothing after a call held for a person until it is decided', async () => {
+    const executed: string[] = [];
+    const registry = new ToolRegistry();
+    for (const [name, sideEffect] of [
+      ['apply_refund', 'irreversible'],
+      ['add_order_note', 'reversible'],
+    ] as const) {
+      registry.register(
+        defineTool({
+          name,
+          description: `${name}. Not for lookups: use query_order.`,
+          parameters: { type: 'object', properties: {} },
+          sideEffect,
+          execute: () => {
+            executed.push(name);
+            return { ok: true };
+          },
+        }),
+      );
+    }
+    const gate = {
+      check: ({ tool }: { tool: { definition: { name: string } } }) =>
+        tool.definition.name === 'apply_refund'
+          ? { decision: 'require_approval' as const, rule: 'refund', reason: 'a person decides' }
+          : { decision: 'allow' as const },
+    };
+    const requested: string[] = [];
+    const approvals = {
+      decide: async (request: { toolCallId: string }) => {
+        requested.push(request.toolCallId);
+        return { status: 'pending' as const, approvalId: `ap_${request.toolCallId}`, isNew: true };
+      },
+    };
+    const model = sequenceModel([calls(['apply_refund', {}], ['add_order_note', {}])]);
+    const result = await runAgent({ model, tools: registry, messages: [user], gate, approvals });
+    expect(result.stopReason).toBe('awaiting_approval');
+    expect(executed).toEqual([]);
+    expect(requested).toHaveLength(1);
+    expect(toolMessages(result.messages)).toEqual([]);
+  });
+
+  it('answers a tool stopped mid-run as outcome unknown, not as never run', async () => {
+    const abort = new AbortController();
+    const registry = new ToolRegistry().register(
+      defineTool({
+        name: 'add_order_note',
+        description: 'Add a note. Not for refunds: use apply_refund.',
+        parameters: { type: 'object', properties: {} },
+        sideEffect: 'reversible',
+        execute: (_args, context) =>
+          new Promise((_resolve, reject) => {
+            context.signal.addEventListener('abort', () => reject(context.signal.reason));
+            abort.abort();
+          }),
+      }),
+    );
+    const result = await runAgent({
+      model: sequenceModel([calls(['add_order_note', {}])]),
+      tools: registry,
+      messages: [user],
+      signal: abort.signal,
+    });
+    expect(result.stopReason).toBe('aborted');
+    expect(toolMessages(result.messages)[0]?.content).toMatch(/^Not finished: add_order_note .* unknown/);
+  });
+
+  it('keeps the answer after a repeated call inside the step limit', async () => {
+    const { registry } = shopRegistry();
+    const same = () => calls(['query_order', { order_id: 'SO20260901' }]);
+    const model = sequenceModel([same(), same(), same(), { role: 'assistant', content: 'never asked' }]);
+    const result = await runAgent({ model, tools: registry, messages: [user], principal, limits: { maxSteps: 3 } });
+    expect(result.stopReason).toBe('repeated_call');
+    expect(result.steps).toBe(3);
+    expect(model.requests).toHaveLength(3);
   });
 });

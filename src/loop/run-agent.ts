@@ -251,9 +251,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       finishReason: response.finishReason,
       toolCalls: response.message.tool_calls?.length ?? 0,
     });
-    await append(response.message);
-    if (response.message.content !== null && response.message.content !== '') lastText = response.message.content;
-    return response;
+    const message = withUniqueCallIds(response.message, conversation);
+    await append(message);
+    if (message.content !== null && message.content !== '') lastText = message.content;
+    return { ...response, message };
   };
   /** Runs a batch and appends its answers; returns why the run must stop, if it must. */
   const settle = async (calls: readonly ToolCall[], tools: ToolSet): Promise<StopReason | undefined> => {
@@ -261,9 +262,16 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     if (batch.stop === 'awaiting_approval') return batch.stop;
     await append(...batch.messages);
     if (batch.failure !== undefined) throw batch.failure;
-    if (batch.stop === 'repeated_call' && control.reason === undefined) {
+    const roomForAnswer = steps < maxSteps && usage.inputTokens + usage.outputTokens < tokenBudget && cost < costBudget;
+    if (batch.stop === 'repeated_call' && control.reason === undefined && roomForAnswer) {
       steps += 1;
-      const answer = await callModel(emptyToolSet);
+      let answer: ModelResponse;
+      try {
+        answer = await callModel(emptyToolSet);
+      } catch (error) {
+        if (control.reason !== undefined) return control.reason;
+        throw error;
+      }
       const unanswered = answer.message.tool_calls ?? [];
       if (unanswered.length > 0) {
         await append(
@@ -345,6 +353,34 @@ function mountTools(options: RunAgentOptions, step: number): ToolSet {
   const { tools, groups } = options;
   if (groups === undefined || !(tools instanceof ToolRegistry)) return tools;
   return tools.mount({ groups: typeof groups === 'function' ? groups({ step }) : groups });
+}
+
+/**
+ * The message with every tool call id unique in the conversation. Some
+ * endpoints number calls `call_0`, `call_1`… afresh at each step (or send
+ * none); answers and recorded results are keyed by id, so a repeated id
+ * would hand a new call an old result.
+ */
+function withUniqueCallIds(message: AssistantMessage, conversation: readonly ChatMessage[]): AssistantMessage {
+  const calls = message.tool_calls;
+  if (calls === undefined || calls.length === 0) return message;
+  const seen = new Set<string>();
+  for (const earlier of conversation) {
+    if (earlier.role === 'assistant') for (const call of earlier.tool_calls ?? []) seen.add(call.id);
+  }
+  let changed = false;
+  const unique = calls.map((call) => {
+    if (call.id !== '' && !seen.has(call.id)) {
+      seen.add(call.id);
+      return call;
+    }
+    changed = true;
+    let id = `${call.id || 'call'}_${randomUUID().slice(0, 8)}`;
+    while (seen.has(id)) id = `${call.id || 'call'}_${randomUUID().slice(0, 8)}`;
+    seen.add(id);
+    return { ...call, id };
+  });
+  return changed ? { ...message, tool_calls: unique } : message;
 }
 
 /** True when the conversation ends with an assistant message that calls no tool: the run's answer. */

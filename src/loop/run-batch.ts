@@ -49,7 +49,9 @@ export interface BatchResult {
 /**
  * Runs one assistant turn's tool calls. Consecutive `read` calls run
  * concurrently (up to `maxParallelReads`); a `reversible` or `irreversible`
- * call runs alone, in the order the model gave. A call whose result the
+ * call runs alone, in the order the model gave. Once a call waits for a
+ * person, the calls after it are only checked (and their own approvals
+ * requested), never run: they run on resume, after the decision. A call whose result the
  * journal already holds is not run again. Once a brake trips or the run is
  * stopped, the remaining calls are answered as not run. While any call waits
  * for approval, no message is returned and the batch stops with
@@ -105,13 +107,25 @@ export async function runBatch({
       errorStyle: context.errorStyle,
       timeoutMs: context.toolTimeoutMs,
       nullMeansAbsent: context.nullMeansAbsent,
+      hold: pending.size > 0,
     });
+    if (report.kind === 'held') return;
     if (report.kind === 'pending_approval') {
       pending.add(call.id);
       return;
     }
     if (report.kind === 'aborted') {
       stop ??= control.reason ?? 'aborted';
+      if (report.started) {
+        // It may have acted before it gave up: never tell the model it did not run.
+        const content = texts.interrupted({ tool: report.tool });
+        await answer({
+          toolCallId: call.id,
+          tool: report.tool,
+          content,
+          outcome: { ok: false, error: { code: 'outcome_unknown', retryable: false, message: content } },
+        });
+      }
       return;
     }
     await answer({ toolCallId: call.id, tool: report.tool, content: report.content, outcome: report.outcome });

@@ -132,4 +132,21 @@ describe('runSession', () => {
       (error: unknown) => SessionConflictError.isInstance(error) && error.activeRunId === 'run-1',
     );
   });
+
+  it('ends the run when the loop refuses to start, so the session is not left busy', async () => {
+    const { sessions, tools } = setup();
+    const session = await sessions.create({});
+    const attempt = runSession({
+      sessions,
+      sessionId: session.id,
+      userMessage: 'Hi',
+      model: sequenceModel([]),
+      tools,
+      limits: { costBudget: 1 },
+    });
+    await expect(attempt).rejects.toThrow('limits.costBudget needs a price table');
+    const stored = await sessions.load(session.id);
+    expect(stored?.activeRun).toBeUndefined();
+    expect(stored?.status).toBe('idle');
+  });
 });

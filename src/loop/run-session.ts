@@ -6,6 +6,11 @@ import { type RunAgentOptions, type RunResult, runAgent } from './run-agent.js';
 export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' | 'runId' | 'resume' | 'journal'> & {
   readonly sessions: SessionStore;
   readonly sessionId: string;
+  /**
+   * Where the run's events are persisted, if they are: a resumed run goes on
+   * numbering after the last one logged (events after the last commit survive a crash there).
+   */
+  readonly eventLog?: { lastSeq(runId: string): number };
 } & (
     | {
         /** Starts a new run with this user message. */
@@ -34,63 +39,49 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
  * const second = await runSession({ sessions, sessionId, resume: true, model, tools, approvals });
  */
 export async function runSession(options: RunSessionOptions): Promise<RunResult> {
-  const { sessions, sessionId, userMessage, resume, ...runOptions } = options;
+  const { sessions, sessionId, userMessage, resume, eventLog, ...runOptions } = options;
   const session = await sessions.load(sessionId);
-  if (session === undefined)
+  if (session === undefined) {
     throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
-  if (resume === true) {
-    const active = session.activeRun;
-    if (active === undefined) {
-      throw new SessionConflictError({ sessionId, message: `session ${sessionId} has no run to resume` });
-    }
-    // Fenced on what was read: a second process resuming the same run at once is refused, not doubled.
-    await sessions.beginRun({ sessionId, runId: active.runId, expectedVersion: session.version });
-    const journal = sessions.journal({ sessionId, expectedMessageCount: session.messages.length });
-    const result = await runAgent({
-      ...runOptions,
-      pinned: { slots: session.slots, ...runOptions.pinned },
-      messages: session.messages,
-      sessionId,
-      runId: active.runId,
-      journal,
-      resume: active,
-    });
-    await settleRun({ sessions, sessionId, result });
-    return result;
   }
-
-  const runId = randomUUID();
-  const message = { role: 'user' as const, content: userMessage ?? '' };
-  // The run and its request are one write: a crash cannot leave a run without the message it answers.
-  await sessions.beginRun({ sessionId, runId, messages: [message], expectedVersion: session.version });
-  const journal = sessions.journal({ sessionId, expectedMessageCount: session.messages.length + 1 });
-  const result = await runAgent({
-    ...runOptions,
-    pinned: { slots: session.slots, ...runOptions.pinned },
-    messages: [...session.messages, message],
+  const active = session.activeRun;
+  if (resume === true && active === undefined) {
+    throw new SessionConflictError({ sessionId, message: `session ${sessionId} has no run to resume` });
+  }
+  const runId = resume === true && active !== undefined ? active.runId : randomUUID();
+  const request = resume === true ? [] : [{ role: 'user' as const, content: userMessage ?? '' }];
+  // Fenced on what was read, and the run begins together with its request in one write: a second
+  // process resuming the same run is refused, and a crash cannot leave a run without its message.
+  await sessions.beginRun({
     sessionId,
     runId,
-    journal,
+    expectedVersion: session.version,
+    ...(request.length === 0 ? {} : { messages: request }),
   });
-  await settleRun({ sessions, sessionId, result });
-  return result;
-}
-
-async function settleRun({
-  sessions,
-  sessionId,
-  result,
-}: {
-  sessions: SessionStore;
-  sessionId: string;
-  result: RunResult;
-}): Promise<void> {
-  // A process whose writes were refused as stale has lost the run to a newer one: it must not end that run.
-  if (SessionConflictError.isInstance(result.error?.cause)) return;
-  await sessions.endRun({
-    sessionId,
-    runId: result.runId,
-    status: result.stopReason === 'awaiting_approval' ? 'awaiting_approval' : 'idle',
-    lastSeq: result.lastSeq,
-  });
+  const messages = [...session.messages, ...request];
+  let result: RunResult | undefined;
+  try {
+    result = await runAgent({
+      ...runOptions,
+      pinned: { slots: session.slots, ...runOptions.pinned },
+      messages,
+      sessionId,
+      runId,
+      journal: sessions.journal({ sessionId, expectedMessageCount: messages.length }),
+      ...(resume === true && active !== undefined
+        ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, eventLog?.lastSeq(runId) ?? 0) } }
+        : {}),
+    });
+    return result;
+  } finally {
+    // A process whose writes were refused as stale has lost the run to a newer one: it must not end that run.
+    if (!SessionConflictError.isInstance(result?.error?.cause)) {
+      await sessions.endRun({
+        sessionId,
+        runId,
+        status: result?.stopReason === 'awaiting_approval' ? 'awaiting_approval' : 'idle',
+        lastSeq: result?.lastSeq ?? active?.lastSeq ?? 0,
+      });
+    }
+  }
 }

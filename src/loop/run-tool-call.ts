@@ -41,8 +41,14 @@ export type ToolCallReport =
       /** Set when this call trips a brake that stops the run. */
       readonly brake?: 'repeated_call' | 'tool_failures';
     }
-  /** The run was aborted while the tool ran and the tool gave up. */
-  | { readonly kind: 'aborted'; readonly toolCallId: string; readonly tool: string }
+  /**
+   * The run was stopped: before the tool started (`started: false`, nothing
+   * happened), or while it ran and it gave up (`started: true`: it may have
+   * acted, its outcome is unknown).
+   */
+  | { readonly kind: 'aborted'; readonly toolCallId: string; readonly tool: string; readonly started: boolean }
+  /** Checked and allowed, but not run: an earlier call of the turn waits for a person (see `hold`). */
+  | { readonly kind: 'held'; readonly toolCallId: string; readonly tool: string }
   /** The call waits for a person; nothing ran. The run stops with `awaiting_approval`. */
   | {
       readonly kind: 'pending_approval';
@@ -71,6 +77,11 @@ export interface RunToolCallOptions {
   readonly timeoutMs: number | undefined;
   /** The model decodes tools in strict mode: an optional argument sent as `null` means absent. */
   readonly nullMeansAbsent?: boolean;
+  /**
+   * An earlier call of the turn waits for a person: check this call and ask
+   * for its approval if it needs one, but run nothing (it runs on resume).
+   */
+  readonly hold?: boolean;
 }
 
 /**
@@ -183,6 +194,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     return report('gate', { code: verdict.code, retryable: false, message });
   }
   if (verdict.decision === 'allow' && verdict.rule !== undefined) decision = 'auto_approved';
+  if (verdict.decision === 'allow' && options.hold === true) return { kind: 'held', toolCallId, tool: name };
   if (verdict.decision === 'require_approval') {
     let announced = false;
     const announce = (approvalId: string) => {
@@ -233,6 +245,12 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       });
       return report('gate', { code: 'rejected_by_approver', retryable: false, message }, { counts: false });
     }
+    if (state.status === 'denied' && state.code === 'approval_used') {
+      // This exact call was approved and let through before, yet has no recorded result: it may have run.
+      await audit('denied', 'outcome_unknown', { rule: verdict.rule });
+      const message = texts.outcomeUnknown({ tool: name });
+      return report('execution', { code: 'outcome_unknown', retryable: false, message }, { counts: false });
+    }
     if (state.status === 'denied') {
       const code = state.code ?? 'approval_denied';
       await audit('denied', 'not_run', { rule: verdict.rule });
@@ -243,6 +261,8 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     approver = state.approver;
   }
   const rule = verdict.rule;
+  // An approval may have waited a long time: nothing starts once the run is stopped.
+  if (options.signal.aborted) return { kind: 'aborted', toolCallId, tool: name, started: false };
 
   const key = options.idempotency === undefined ? undefined : tool.definition.idempotencyKey?.(boundArgs, context);
   let claim: IdempotencyClaim | undefined;
@@ -280,7 +300,17 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       // The tool may have acted before it gave up: the key stays claimed, its outcome unknown.
       await claimed?.abandon();
       await audit(decision, 'aborted', { rule, approver });
-      return { kind: 'aborted', toolCallId, tool: name };
+      emitter.emit({
+        type: 'tool:error',
+        step,
+        toolCallId,
+        tool: name,
+        stage: 'execution',
+        code: 'outcome_unknown',
+        retryable: false,
+        durationMs: elapsed(),
+      });
+      return { kind: 'aborted', toolCallId, tool: name, started: true };
     }
     if (failure.kind === 'infrastructure') {
       await claimed?.abandon();
@@ -323,7 +353,8 @@ async function executeWithin({
   if (timeoutMs === undefined) return tool.definition.execute(args, context);
   const controller = new AbortController();
   const onAbort = () => controller.abort(context.signal.reason);
-  context.signal.addEventListener('abort', onAbort, { once: true });
+  if (context.signal.aborted) onAbort();
+  else context.signal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
