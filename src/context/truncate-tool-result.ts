@@ -38,6 +38,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export function truncateToolResult(content: string, options: TruncateOptions = {}): string {
   const maxItemChars = options.maxItemChars ?? TOOL_RESULT_ITEM_CHARS;
   const maxResultChars = options.maxResultChars ?? TOOL_RESULT_CHARS;
+  // No part of a result can be longer than the whole: a short one is within every limit.
+  if (content.length <= Math.min(maxItemChars, maxResultChars)) return content;
   let parsed: Json;
   try {
     parsed = JSON.parse(content) as Json;

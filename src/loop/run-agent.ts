@@ -140,6 +140,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const journal = options.journal ?? createMemoryJournal();
   const texts = loopTexts(locale);
   const conversation: ChatMessage[] = [...options.messages];
+  const callIds = new Set(
+    conversation
+      .flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : []))
+      .map((call) => call.id),
+  );
   const firstNew = conversation.length;
   const startedAt = performance.now();
   const usage = {
@@ -174,7 +179,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     maxConsecutiveFailures: limits.maxConsecutiveFailures ?? 2,
   });
 
-  const totalUsage = (): RunUsage => ({ ...usage, totalTokens: usage.inputTokens + usage.outputTokens });
+  // Built field by field: a spread here is measurably slower on Node 20, and this runs every step.
+  const totalUsage = (): RunUsage => ({
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+  });
   const result = (stopReason: StopReason, durationMs: number): RunResult => ({
     runId,
     stopReason,
@@ -251,7 +262,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       finishReason: response.finishReason,
       toolCalls: response.message.tool_calls?.length ?? 0,
     });
-    const message = withUniqueCallIds(response.message, conversation);
+    const message = withUniqueCallIds(response.message, callIds);
     await append(message);
     if (message.content !== null && message.content !== '') lastText = message.content;
     return { ...response, message };
@@ -359,15 +370,12 @@ function mountTools(options: RunAgentOptions, step: number): ToolSet {
  * The message with every tool call id unique in the conversation. Some
  * endpoints number calls `call_0`, `call_1`… afresh at each step (or send
  * none); answers and recorded results are keyed by id, so a repeated id
- * would hand a new call an old result.
+ * would hand a new call an old result. `seen` holds the conversation's ids
+ * and gains the message's.
  */
-function withUniqueCallIds(message: AssistantMessage, conversation: readonly ChatMessage[]): AssistantMessage {
+function withUniqueCallIds(message: AssistantMessage, seen: Set<string>): AssistantMessage {
   const calls = message.tool_calls;
   if (calls === undefined || calls.length === 0) return message;
-  const seen = new Set<string>();
-  for (const earlier of conversation) {
-    if (earlier.role === 'assistant') for (const call of earlier.tool_calls ?? []) seen.add(call.id);
-  }
   let changed = false;
   const unique = calls.map((call) => {
     if (call.id !== '' && !seen.has(call.id)) {
