@@ -190,12 +190,9 @@ export async function showSession({
   json?: boolean;
 }): Promise<CommandResult> {
   return withStore(dataDirectory, async (sessions) => {
-    const session = await sessions?.load(sessionId);
-    if (session === undefined) return missing(sessionId);
-    const shown = redacting
-      ? redactSession({ session, sensitive, ...(tools === undefined ? {} : { tools }) })
-      : session;
-    const stale = toolNames === undefined ? undefined : findStaleToolNames({ messages: session.messages, toolNames });
+    const loaded = await loadForDisplay({ sessions, sessionId, redacting, sensitive, toolNames, tools });
+    if (loaded === undefined) return missing(sessionId);
+    const { session, shown, stale } = loaded;
     if (json) return done([JSON.stringify({ ...shown, ...(stale === undefined ? {} : { staleTools: stale }) })]);
     const staleNames = new Set(stale?.map((entry) => entry.name));
     const lines = [
@@ -241,12 +238,9 @@ export async function exportSession({
   tools?: Pick<ToolSet, 'get'>;
 }): Promise<CommandResult> {
   return withStore(dataDirectory, async (sessions) => {
-    const session = await sessions?.load(sessionId);
-    if (session === undefined) return missing(sessionId);
-    const shown = redacting
-      ? redactSession({ session, sensitive, ...(tools === undefined ? {} : { tools }) })
-      : session;
-    const stale = toolNames === undefined ? undefined : findStaleToolNames({ messages: session.messages, toolNames });
+    const loaded = await loadForDisplay({ sessions, sessionId, redacting, sensitive, toolNames, tools });
+    if (loaded === undefined) return missing(sessionId);
+    const { shown, stale } = loaded;
     return done([
       JSON.stringify({ ...shown, redacted: redacting, ...(stale === undefined ? {} : { staleTools: stale }) }, null, 2),
     ]);
@@ -402,6 +396,29 @@ async function withStore(
 
 function done(stdout: readonly string[]): CommandResult {
   return { exitCode: 0, stdout, stderr: [] };
+}
+
+/** A stored session as `show` and `export` print it: redacted if asked, with the tool names no longer registered. */
+async function loadForDisplay({
+  sessions,
+  sessionId,
+  redacting,
+  sensitive,
+  toolNames,
+  tools,
+}: {
+  sessions: SqliteSessionStore | undefined;
+  sessionId: string;
+  redacting: boolean;
+  sensitive: readonly string[];
+  toolNames: readonly string[] | undefined;
+  tools: Pick<ToolSet, 'get'> | undefined;
+}) {
+  const session = await sessions?.load(sessionId);
+  if (session === undefined) return undefined;
+  const shown = redacting ? redactSession({ session, sensitive, ...(tools === undefined ? {} : { tools }) }) : session;
+  const stale = toolNames === undefined ? undefined : findStaleToolNames({ messages: session.messages, toolNames });
+  return { session, shown, stale };
 }
 
 function missing(sessionId: string): CommandResult {
