@@ -75,6 +75,8 @@ export type AgentEventBody =
       readonly tool: string;
       readonly arguments: Readonly<Record<string, unknown>>;
       readonly rule: string;
+      /** Why a person must decide, in a sentence for the approver. */
+      readonly reason: string;
     }
   | {
       readonly type: 'approval:resolved';

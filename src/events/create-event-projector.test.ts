@@ -67,6 +67,7 @@ function events(): AgentEvent[] {
         pickup: { street_address: '88 Jianguo Road', floor: 3 },
       },
       rule: 'amount_over_cap',
+      reason: 'Refunds of 50.00 yuan or more need staff approval.',
     },
     {
       type: 'approval:resolved',
@@ -169,6 +170,7 @@ describe('createEventProjector', () => {
             },
           },
           "at": 0,
+          "reason": "Refunds of 50.00 yuan or more need staff approval.",
           "runId": "r1",
           "seq": 7,
           "status": "awaiting_approval",
@@ -371,7 +373,7 @@ describe('createEventProjector', () => {
           const bodies: AgentEventBody[] = [
             { type: 'run:start', sessionId: userId, model: userId },
             { ...call, type: 'tool:proposed', arguments: JSON.stringify(args) },
-            { ...call, type: 'approval:required', approvalId: 'ap_1', arguments: args, rule: 'always' },
+            { ...call, type: 'approval:required', approvalId: 'ap_1', arguments: args, rule: 'always', reason: 'always asks' },
             {
               type: 'approval:resolved',
               toolCallId: 'c1',

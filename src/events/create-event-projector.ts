@@ -109,6 +109,7 @@ export function createEventProjector({
           approvalId: event.approvalId,
           status: 'awaiting_approval',
           arguments: displayArguments(event.arguments, policyOf(registered)),
+          reason: event.reason,
           text: texts.awaitingApproval,
         };
       case 'approval:resolved':

@@ -45,6 +45,8 @@ export type ExternalEventBody =
       readonly status: 'awaiting_approval';
       /** What the approval card shows: bound parameters removed, sensitive values `[redacted]`. */
       readonly arguments: Readonly<Record<string, unknown>>;
+      /** Why a person must decide (the rule's sentence). */
+      readonly reason: string;
       readonly text: string;
     }
   | {

@@ -208,6 +208,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
         tool: name,
         arguments: shownArgs,
         rule: verdict.rule,
+        reason: verdict.reason,
       });
     };
     const state = await options.approvals.decide(

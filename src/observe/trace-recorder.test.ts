@@ -32,6 +32,7 @@ const approvalRun: AgentEventBody[] = [
     tool: 'apply_refund',
     arguments: {},
     rule: 'refund_50_yuan_or_more',
+    reason: 'A person must decide.',
   },
   { type: 'run:end', stopReason: 'awaiting_approval', steps: 1, usage, durationMs: 60 },
 ];

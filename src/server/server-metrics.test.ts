@@ -32,6 +32,7 @@ describe('ServerMetrics', () => {
         tool: 'apply_refund',
         arguments: {},
         rule: 'refund_50_yuan_or_more',
+        reason: 'A person must decide.',
       },
       { ...envelope, type: 'run:end', stopReason: 'awaiting_approval', steps: 2, usage, durationMs: 40 },
       {

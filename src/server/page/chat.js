@@ -201,6 +201,7 @@ function applyEvent(event) {
         approvalId: event.approvalId,
         tool: event.tool,
         arguments: event.arguments,
+        reason: event.reason,
         status: 'pending',
       });
       current.typing = false;
@@ -504,6 +505,9 @@ function drawApproval(node, card) {
   title.textContent = strings.approvalTitle;
   const intro = document.createElement('p');
   intro.textContent = `${strings.approvalIntro}: ${humanize(card.tool)}`;
+  const why = document.createElement('p');
+  why.className = 'approval-reason';
+  why.textContent = card.reason ?? '';
   const details = document.createElement('dl');
   for (const [field, value] of Object.entries(card.arguments ?? {})) {
     const { label, shown } = describeArgument(field, value);
@@ -539,7 +543,7 @@ function drawApproval(node, card) {
     status.textContent = strings[card.status] ?? card.status;
     actions.append(status);
   }
-  node.append(title, intro, details, actions);
+  node.append(title, intro, why, details, actions);
 }
 
 /** `amount_cents: 20000` reads as "Amount: 200.00"; `order_id` as "Order id". */
