@@ -309,6 +309,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   try {
     // A run that crashed after committing its answer but before it was marked ended is already complete.
     if (options.resume !== undefined && endsWithAnswer(conversation)) return finish('completed');
+    if (options.resume !== undefined) await replayBrakes({ brakes, conversation, journal, runId });
     const unanswered = unansweredCalls(conversation);
     if (unanswered.length > 0) {
       const stop = await settle(unanswered, mountTools(options, Math.max(steps, 1)));
@@ -389,6 +390,47 @@ function withUniqueCallIds(message: AssistantMessage, seen: Set<string>): Assist
     return { ...call, id };
   });
   return changed ? { ...message, tool_calls: unique } : message;
+}
+
+/**
+ * Brings a resumed run's brakes back to where they were: the calls this run
+ * already made (after its user message) count again, from the outcomes the
+ * journal recorded, so a restart cannot reset "the same call a third time"
+ * or "the same tool failing twice in a row".
+ */
+async function replayBrakes({
+  brakes,
+  conversation,
+  journal,
+  runId,
+}: {
+  brakes: CallBrakes;
+  conversation: readonly ChatMessage[];
+  journal: RunJournal;
+  runId: string;
+}): Promise<void> {
+  let start = conversation.length;
+  while (start > 0 && conversation[start - 1]?.role !== 'user') start -= 1;
+  for (const message of conversation.slice(start)) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.tool_calls ?? []) {
+      const recorded = await journal.findToolResult(runId, call.id);
+      if (recorded === undefined) continue;
+      const { outcome } = recorded;
+      if (!outcome.ok && outcome.error.code === 'not_run') continue;
+      // Calls refused before validation passed never counted as "the same call".
+      if (outcome.ok || outcome.error.issues === undefined) brakes.noteCall(call.function.name, parseArguments(call));
+      brakes.noteOutcome(call.function.name, outcome.ok);
+    }
+  }
+}
+
+function parseArguments(call: ToolCall): unknown {
+  try {
+    return JSON.parse(call.function.arguments) as unknown;
+  } catch {
+    return call.function.arguments;
+  }
 }
 
 /** True when the conversation ends with an assistant message that calls no tool: the run's answer. */

@@ -149,4 +149,47 @@ describe('runSession', () => {
     expect(stored?.activeRun).toBeUndefined();
     expect(stored?.status).toBe('idle');
   });
+
+  it('keeps counting repeated calls across a restart', async () => {
+    const { sessions, tools, executed } = setup();
+    const session = await sessions.create({});
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1' });
+    const journal = sessions.journal({ sessionId: session.id });
+    const same = () => calls(['query_order', { order_id: 'SO20260901' }]);
+    const appended = [];
+    let steps = 0;
+    await journal.commitStep({
+      runId: 'run-1',
+      sessionId: session.id,
+      appended: [{ role: 'user', content: 'Where is it?' }],
+      steps,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
+    for (let index = 0; index < 2; index += 1) {
+      const message = same();
+      const call = message.role === 'assistant' ? message.tool_calls?.[0] : undefined;
+      if (call === undefined) throw new Error('expected a call');
+      const content = '{"order_id":"SO20260901","status":"shipped"}';
+      await journal.recordToolResult('run-1', {
+        toolCallId: call.id,
+        tool: 'query_order',
+        content,
+        outcome: { ok: true, data: { order_id: 'SO20260901', status: 'shipped' } },
+      });
+      steps += 1;
+      appended.push(message, { role: 'tool' as const, tool_call_id: call.id, content });
+    }
+    await journal.commitStep({
+      runId: 'run-1',
+      sessionId: session.id,
+      appended,
+      steps,
+      usage: { inputTokens: 20, outputTokens: 10, totalTokens: 30 },
+    });
+
+    const model = sequenceModel([same(), { role: 'assistant', content: 'It shipped.' }]);
+    const result = await runSession({ sessions, sessionId: session.id, resume: true, model, tools });
+    expect(result.stopReason).toBe('repeated_call');
+    expect(executed).toEqual([]);
+  });
 });
