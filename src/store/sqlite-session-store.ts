@@ -2,40 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { isCleanCut } from '../context/message-units.js';
-import { InvalidForkPointError } from '../errors/invalid-fork-point-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import type { Principal } from '../gate/principal.js';
 import type { ChatMessage } from '../loop/chat-message.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../loop/run-journal.js';
 import type { ToolOutcome } from '../tools/tool-types.js';
-import type { Session, SessionStatus, SessionStore, SessionSummary } from './session-store.js';
-
-interface SessionRow {
-  session_id: string;
-  tenant_id: string | null;
-  user_id: string | null;
-  status: SessionStatus;
-  active_run_id: string | null;
-  run_steps: number;
-  run_input_tokens: number;
-  run_output_tokens: number;
-  run_cached_tokens: number;
-  run_last_seq: number;
-  run_cost: number;
-  step_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost: number;
-  slots: string;
-  message_count: number;
-  version: number;
-  forked_from: string | null;
-  forked_at: number | null;
-  created_at: number;
-  updated_at: number;
-  expires_at: number | null;
-  ttl_ms: number | null;
-}
+import { forkPointError } from './fork-point-error.js';
+import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
+import type { Session, SessionStore, SessionSummary } from './session-store.js';
 
 /** Attempts of a write that found the session moved on between its read and its write. */
 const maxConflictRetries = 50;
@@ -511,85 +485,10 @@ export class SqliteSessionStore implements SessionStore {
       const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
       return {
         ...summary,
-        activeRun:
-          row.active_run_id === null
-            ? undefined
-            : {
-                runId: row.active_run_id,
-                steps: row.run_steps,
-                usage: {
-                  inputTokens: row.run_input_tokens,
-                  outputTokens: row.run_output_tokens,
-                  cachedInputTokens: row.run_cached_tokens,
-                  totalTokens: row.run_input_tokens + row.run_output_tokens,
-                },
-                lastSeq: row.run_last_seq,
-                cost: row.run_cost,
-              },
+        activeRun: toActiveRun(row),
         messages: this.#messages(sessionId),
         slots: JSON.parse(row.slots) as Record<string, unknown>,
       };
     })();
   }
-}
-
-function toSummary(row: SessionRow): SessionSummary {
-  return {
-    id: row.session_id,
-    tenantId: row.tenant_id ?? undefined,
-    userId: row.user_id ?? undefined,
-    status: row.status,
-    activeRunId: row.active_run_id ?? undefined,
-    messageCount: row.message_count,
-    stepCount: row.step_count,
-    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
-    cost: row.cost,
-    version: row.version,
-    forkedFrom: row.forked_from ?? undefined,
-    forkedAt: row.forked_at ?? undefined,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    expiresAt: row.expires_at ?? undefined,
-    ttlMs: row.ttl_ms ?? undefined,
-  };
-}
-
-function forkPointError({
-  sessionId,
-  messages,
-  cut,
-}: {
-  sessionId: string;
-  messages: readonly ChatMessage[];
-  cut: number;
-}): InvalidForkPointError {
-  const valid = (index: number) => isCleanCut(messages, index);
-  let nearestBefore: number | undefined;
-  for (let index = Math.min(cut, messages.length) - 1; index >= 0; index -= 1) {
-    if (valid(index)) {
-      nearestBefore = index;
-      break;
-    }
-  }
-  let nearestAfter: number | undefined;
-  for (let index = Math.max(cut, -1) + 1; index <= messages.length; index += 1) {
-    if (valid(index)) {
-      nearestAfter = index;
-      break;
-    }
-  }
-  const why =
-    !Number.isInteger(cut) || cut < 0 || cut > messages.length
-      ? `it has ${messages.length} messages, so --at must be 0 to ${messages.length}`
-      : `message ${cut} would separate an assistant message's tool calls from their tool messages`;
-  const options = [nearestBefore, nearestAfter].filter((index) => index !== undefined);
-  return new InvalidForkPointError({
-    sessionId,
-    atMessage: cut,
-    nearestBefore,
-    nearestAfter,
-    message: `cannot fork session ${sessionId} at message ${cut}: ${why}${
-      options.length === 0 ? '' : `; fork at ${options.join(' or ')} instead`
-    }`,
-  });
 }

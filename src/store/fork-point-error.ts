@@ -1,0 +1,51 @@
+import { isCleanCut } from '../context/message-units.js';
+import { InvalidForkPointError } from '../errors/invalid-fork-point-error.js';
+import type { ChatMessage } from '../loop/chat-message.js';
+
+/**
+ * Why a session cannot be forked at message `cut` (out of range, or between
+ * an assistant's tool calls and their tool messages), naming the nearest
+ * points where it can.
+ *
+ * @example
+ * throw forkPointError({ sessionId, messages, cut: 3 });
+ */
+export function forkPointError({
+  sessionId,
+  messages,
+  cut,
+}: {
+  sessionId: string;
+  messages: readonly ChatMessage[];
+  cut: number;
+}): InvalidForkPointError {
+  const valid = (index: number) => isCleanCut(messages, index);
+  let nearestBefore: number | undefined;
+  for (let index = Math.min(cut, messages.length) - 1; index >= 0; index -= 1) {
+    if (valid(index)) {
+      nearestBefore = index;
+      break;
+    }
+  }
+  let nearestAfter: number | undefined;
+  for (let index = Math.max(cut, -1) + 1; index <= messages.length; index += 1) {
+    if (valid(index)) {
+      nearestAfter = index;
+      break;
+    }
+  }
+  const why =
+    !Number.isInteger(cut) || cut < 0 || cut > messages.length
+      ? `it has ${messages.length} messages, so --at must be 0 to ${messages.length}`
+      : `message ${cut} would separate an assistant message's tool calls from their tool messages`;
+  const options = [nearestBefore, nearestAfter].filter((index) => index !== undefined);
+  return new InvalidForkPointError({
+    sessionId,
+    atMessage: cut,
+    nearestBefore,
+    nearestAfter,
+    message: `cannot fork session ${sessionId} at message ${cut}: ${why}${
+      options.length === 0 ? '' : `; fork at ${options.join(' or ')} instead`
+    }`,
+  });
+}
