@@ -55,6 +55,8 @@ export type AgentEventBody =
   | {
       readonly type: 'model:end';
       readonly step: number;
+      /** The model that answered (after a fallback, not the one first asked). */
+      readonly model?: string;
       readonly usage: TokenUsage;
       readonly finishReason: string;
       readonly toolCalls: number;

@@ -258,6 +258,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     emitter.emit({
       type: 'model:end',
       step,
+      model: response.model ?? model.name,
       usage: response.usage,
       finishReason: response.finishReason,
       toolCalls: response.message.tool_calls?.length ?? 0,

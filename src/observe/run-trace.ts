@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunUsage, ToolErrorStage } from '../events/agent-event.js';
 import type { StopReason } from '../loop/stop-reason.js';
+import type { ModelDecision } from '../models/model-decision.js';
 import { argumentsHash } from '../util/sha256.js';
 
 /**
@@ -46,6 +47,8 @@ export interface StepTrace {
   /** `stop`, `tool_calls`, `length`…; `resumed` for calls answered at the start of a resumed run. */
   readonly finishReason: string;
   readonly calls: readonly CallTrace[];
+  /** Retries, waits and fallbacks of a resilient model during this step's model call. */
+  readonly decisions: readonly ModelDecision[];
   /** When the step began: the end of the previous step, or the run's start. */
   readonly startedAt: number;
   readonly modelEndedAt: number;

@@ -27,6 +27,14 @@ export interface TraceStepLine {
   readonly outputTokens: number;
   readonly finishReason: string;
   readonly calls: readonly TraceCallLine[];
+  /** Retries, waits and fallbacks of the model call, when there were any. */
+  readonly decisions?: readonly {
+    readonly kind: string;
+    readonly model: string;
+    readonly attempt: number;
+    readonly delayMs: number;
+    readonly errorKind: string;
+  }[];
   /** The whole step: model call and tool calls. */
   readonly elapsedMs: number;
   /** The model call alone. */
@@ -80,6 +88,17 @@ export function stepLine(run: RunTrace, step: StepTrace): TraceStepLine {
       ...(call.resultDigest === undefined ? {} : { resultDigest: call.resultDigest }),
       elapsedMs: round(call.durationMs ?? call.endedAt - call.startedAt),
     })),
+    ...(step.decisions.length === 0
+      ? {}
+      : {
+          decisions: step.decisions.map((decision) => ({
+            kind: decision.kind,
+            model: decision.model,
+            attempt: decision.attempt,
+            delayMs: decision.delayMs,
+            errorKind: decision.errorKind,
+          })),
+        }),
     elapsedMs: round(step.endedAt - step.startedAt),
     modelMs: round(step.modelEndedAt - step.startedAt),
     at: step.startedAt,

@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../events/agent-event.js';
+import type { ModelDecision } from '../models/model-decision.js';
 import {
   type CallTrace,
   digestArguments,
@@ -16,6 +17,8 @@ type OpenRun = Omit<Mutable<RunTrace>, 'steps'> & {
   steps: OpenStep[];
   /** Result digests seen before their call's events arrived (the journal is called synchronously). */
   results: Map<string, string>;
+  /** Model decisions of the step whose `model:end` has not come yet. */
+  decisions: ModelDecision[];
 };
 
 export interface TraceRecorderOptions {
@@ -73,17 +76,24 @@ export class TraceRecorder {
         steps: [],
         end: undefined,
         results: new Map(),
+        decisions: [],
       });
       return;
     }
     const run = this.#runs.get(event.runId);
     if (run === undefined) return;
     switch (event.type) {
+      case 'model:decision':
+        run.decisions.push(event.decision);
+        return;
       case 'model:end': {
         this.#closeStep(run);
+        const decisions = run.decisions;
+        run.decisions = [];
         run.steps.push({
           step: event.step,
-          model: run.model,
+          model: event.model ?? run.model,
+          decisions,
           inputTokens: event.usage.inputTokens,
           outputTokens: event.usage.outputTokens,
           finishReason: event.finishReason,
@@ -214,6 +224,7 @@ function openStepFor(run: OpenRun, step: number, at: number): OpenStep {
     outputTokens: 0,
     finishReason: 'resumed',
     calls: [],
+    decisions: [],
     startedAt: stepBoundary(run),
     modelEndedAt: at,
     endedAt: at,

@@ -2,9 +2,12 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openShopDatabase } from '../../examples/shop/shop-database.js';
 import { createShopTools, shopGateRules } from '../../examples/shop/shop-tools.js';
+import { ModelError } from '../errors/model-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { createTierGate } from '../gate/tier-gate.js';
 import { runAgent } from '../loop/run-agent.js';
+import type { Model } from '../models/model.js';
+import { ResilientModel } from '../models/resilient-model.js';
 import type { Script } from '../models/script.js';
 import { ScriptedModel } from '../models/scripted-model.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -226,5 +229,36 @@ describe('parseTraceLines', () => {
       '{"type":"step","runId":"r2","step":1,"calls":[',
     ].join('\n');
     expect(parseTraceLines(text).map((line) => line.runId)).toEqual(['r1']);
+  });
+
+  it('records the retries and fallback of a resilient model in the step that made them', async () => {
+    const bus = new EventBus();
+    const lines: string[] = [];
+    const trace = createTraceWriter({ bus, write: (line) => lines.push(line) });
+    const failing: Model = {
+      name: 'primary-model',
+      generate: async () => {
+        throw new ModelError({ kind: 'server', status: 503, message: 'unavailable' });
+      },
+    };
+    const fallback: Model = {
+      name: 'fallback-model',
+      generate: async () => ({
+        message: { role: 'assistant', content: 'Hello.' },
+        usage: { inputTokens: 5, outputTokens: 2 },
+        finishReason: 'stop',
+      }),
+    };
+    const model = new ResilientModel({ primary: failing, fallback, sleep: async () => {} });
+    await runAgent({ model, tools: new ToolRegistry(), messages: [{ role: 'user', content: 'Hi' }], events: bus });
+    await bus.idle();
+    trace.stop();
+    const [step] = parseTraceLines(lines.join('\n')).filter((line) => line.type === 'step');
+    expect(step?.type === 'step' && step.decisions?.map((decision) => decision.kind)).toEqual([
+      'retry',
+      'retry',
+      'fallback',
+    ]);
+    expect(step?.type === 'step' && step.model).toBe('fallback-model');
   });
 });
