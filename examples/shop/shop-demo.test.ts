@@ -232,3 +232,33 @@ describe('demoApprovalMode', () => {
     expect(() => mode(true, true, {}, false)).toThrow('--approve and --reject exclude each other');
   });
 });
+
+describe('runShopDemo --session', () => {
+  it('continues a stored session in a later invocation: its suspended run first, nothing refunded twice', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-session-'));
+    directories.push(dataDirectory);
+    let sessionId = '';
+    const first = await runShopDemo({
+      dataDirectory,
+      write: () => {},
+      onSession: (id) => {
+        sessionId = id;
+      },
+    });
+    expect(first.stopReason).toBe('awaiting_approval');
+    expect(refundsIn(dataDirectory)).toHaveLength(3);
+
+    const lines: string[] = [];
+    const second = await runShopDemo({
+      dataDirectory,
+      sessionId,
+      approval: 'approve',
+      write: (line) => lines.push(line),
+    });
+    expect(second.stopReason).toBe('completed');
+    // The seeded refunds, the 20.00 yuan one, and the approved 200.00 yuan one: the repeated requests replayed them.
+    expect(refundsIn(dataDirectory)).toHaveLength(4);
+    expect(lines.filter((line) => line.startsWith('customer'))).toHaveLength(2);
+    expect(lines.join('\n')).toContain('already done earlier with the same idempotency key');
+  });
+});

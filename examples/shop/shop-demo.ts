@@ -166,28 +166,10 @@ export async function runShopDemo({
       write(demo.transcript.summary(result));
     };
 
-    if (existing?.activeRun !== undefined) {
-      const resumed = await watch(() =>
-        runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true }),
-      );
-      show(resumed);
-      finish(resumed);
-      if (resumed.stopReason === 'awaiting_approval') return resumed;
-    }
-    const lookup = await watch(() =>
-      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: customerQuestion[locale] }),
-    );
-    show(lookup);
-    finish(lookup);
-    if (lookup.stopReason !== 'completed') return lookup;
-
-    let last = await watch(() =>
-      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: refundRequest[locale] }),
-    );
-    show(last);
-    finish(last);
-    const pending = demo.broker.listApprovals({ runId: last.runId, status: 'pending' });
-    if (last.stopReason === 'awaiting_approval' && pending.length > 0) {
+    /** Decides a suspended run's approvals as the demo was asked to, and resumes it. */
+    const settleApprovals = async (result: RunResult): Promise<{ result: RunResult; leftPending: boolean }> => {
+      const pending = demo.broker.listApprovals({ runId: result.runId, status: 'pending' });
+      if (result.stopReason !== 'awaiting_approval' || pending.length === 0) return { result, leftPending: false };
       const decision =
         approval === 'ask'
           ? (await ask(
@@ -207,8 +189,9 @@ export async function runShopDemo({
           approvalIds: pending.map((record) => record.approvalId),
         }))
           write(line);
-        return last;
+        return { result, leftPending: true };
       }
+      let last = result;
       for (const record of pending) {
         const outcome = await watch(() =>
           resumeAfterApproval({
@@ -226,7 +209,38 @@ export async function runShopDemo({
         show(last);
         finish(last);
       }
+      return { result: last, leftPending: false };
+    };
+
+    if (existing !== undefined) {
+      // What an earlier invocation printed is not printed again.
+      demo.transcript.render({ ...demo.state(sessionId), messages: existing.messages });
     }
+    if (existing?.activeRun !== undefined) {
+      // A run this session left suspended or interrupted goes first.
+      const resumed = await watch(() =>
+        runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true }),
+      );
+      show(resumed);
+      finish(resumed);
+      const settled = await settleApprovals(resumed);
+      if (settled.leftPending) return settled.result;
+    }
+    const lookup = await watch(() =>
+      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: customerQuestion[locale] }),
+    );
+    show(lookup);
+    finish(lookup);
+    if (lookup.stopReason !== 'completed') return lookup;
+
+    const refund = await watch(() =>
+      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: refundRequest[locale] }),
+    );
+    show(refund);
+    finish(refund);
+    const settled = await settleApprovals(refund);
+    if (settled.leftPending) return settled.result;
+    const last = settled.result;
     for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
     return last;
   } finally {
