@@ -149,7 +149,7 @@ describe('runShopDemo', () => {
       arbiter   apply_refund 已执行，结果： {"refund_no":"RF2026090003","order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","status":…
       arbiter   [已退款] RF2026090003：20.00 元，订单 SO20260901
       模型      调用 apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"玻璃茶壶到货时已碎裂。"}
-      arbiter   [待确认] ap_…：A refund of 200.00 yuan on SO20260902 is 50.00 yuan or more, so a member of staff must approve it. 尚未退款。
+      arbiter   [待确认] ap_…：订单 SO20260902 的退款 200.00 元不低于 50.00 元，需要工作人员审批。 尚未退款。
       [awaiting_approval] 有调用在等待人工确认；本轮已挂起，可稍后继续；模型调用 2 次，工具调用 1 次
       arbiter   demo-operator 已确认（规则 refund_50_yuan_or_more）
       arbiter   apply_refund 已执行，结果： {"refund_no":"RF2026090004","order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","status"…

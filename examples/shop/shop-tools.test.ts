@@ -29,6 +29,7 @@ function contextFor(principal: Principal | undefined): ToolContext {
     toolCallId: 'call-1',
     principal,
     signal: new AbortController().signal,
+    locale: 'en',
   };
 }
 

@@ -307,13 +307,16 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     groups: ['act'],
     boundParameters,
     progress: { en: 'Submitting your refund…', 'zh-CN': '正在提交退款申请…' },
-    approval: ({ order_id, amount_cents }) =>
+    approval: ({ order_id, amount_cents }, context) =>
       amount_cents < refundAutoApproveBelowCents
         ? { verdict: 'allow', rule: 'refund_under_50_yuan' }
         : {
             verdict: 'require',
             rule: 'refund_50_yuan_or_more',
-            reason: `A refund of ${formatYuan(amount_cents)} yuan on ${order_id} is 50.00 yuan or more, so a member of staff must approve it.`,
+            reason:
+              context.locale === 'zh-CN'
+                ? `订单 ${order_id} 的退款 ${formatYuan(amount_cents)} 元不低于 50.00 元，需要工作人员审批。`
+                : `A refund of ${formatYuan(amount_cents)} yuan on ${order_id} is 50.00 yuan or more, so a member of staff must approve it.`,
           },
     // The business identity of a refund is the order and the amount: a model's retry repeats them, while it may
     // reword the free-text reason (or pick another category), so neither is part of the key, and no

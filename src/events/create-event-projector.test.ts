@@ -373,7 +373,14 @@ describe('createEventProjector', () => {
           const bodies: AgentEventBody[] = [
             { type: 'run:start', sessionId: userId, model: userId },
             { ...call, type: 'tool:proposed', arguments: JSON.stringify(args) },
-            { ...call, type: 'approval:required', approvalId: 'ap_1', arguments: args, rule: 'always', reason: 'always asks' },
+            {
+              ...call,
+              type: 'approval:required',
+              approvalId: 'ap_1',
+              arguments: args,
+              rule: 'always',
+              reason: 'always asks',
+            },
             {
               type: 'approval:resolved',
               toolCallId: 'c1',

@@ -14,6 +14,7 @@ const context: ToolContext = {
   toolCallId: 'call_1',
   principal: undefined,
   signal: new AbortController().signal,
+  locale: 'en',
 };
 
 function check(gate: ReturnType<typeof createTierGate>, toolName: string, args: Record<string, unknown>) {

@@ -112,6 +112,7 @@ export async function undoToolCall({
     toolCallId,
     principal: actor,
     signal,
+    locale: 'en',
   };
   const record = (outcome: 'undone' | 'undo_failed') =>
     audit.append({

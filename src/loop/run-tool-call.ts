@@ -159,6 +159,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     toolCallId,
     principal: options.principal,
     signal: options.signal,
+    locale,
   };
   const boundArgs = bindPrincipalParameters({ args, tool, principal: options.principal });
   const hash = argumentsHash(boundArgs);

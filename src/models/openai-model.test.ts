@@ -381,6 +381,27 @@ describe('OpenAiModel errors', () => {
     expect(error.retryAfterMs).toBeUndefined();
   });
 
+  it('reports a 429 for an exhausted quota as a request error, not a rate limit to wait out', async () => {
+    const { model } = await setup([
+      {
+        kind: 'error',
+        status: 429,
+        body: {
+          error: {
+            message: 'You exceeded your current quota.',
+            type: 'insufficient_quota',
+            code: 'insufficient_quota',
+          },
+        },
+      },
+    ]);
+
+    const error = await failure(model.generate(request()));
+
+    expect(error.kind).toBe('request');
+    expect(error.message).toContain('no quota left');
+  });
+
   it('rejects with kind network when nothing listens at the base URL', async () => {
     const closed = await startFakeChatServer({ respond: [] });
     await closed.close();

@@ -270,7 +270,7 @@ export class OpenAiModel implements Model {
     if (error instanceof APIError) {
       const status: number | undefined = error.status;
       const retryAfterMs = error.headers === undefined ? undefined : parseRetryAfter({ headers: error.headers });
-      const [kind, summary] = classifyStatus(status);
+      const [kind, summary] = classifyStatus(status, error.code);
       return this.#error(kind, retryAfterMs === undefined ? summary : `${summary}, retry after ${retryAfterMs} ms`, {
         // Whatever an endpoint says about a refused key may quote it: say nothing more.
         detail: kind === 'authentication' ? undefined : providerMessage(error),
@@ -347,8 +347,12 @@ function parseNumber(value: string | null): number | undefined {
   return Number(value);
 }
 
-function classifyStatus(status: number | undefined): [ModelErrorKind, string] {
+function classifyStatus(status: number | undefined, code: string | null | undefined): [ModelErrorKind, string] {
   if (status === undefined) return ['server', 'the endpoint reported an error in the stream'];
+  // Out of credit is a 429 too, but waiting will not help: it is the account's configuration.
+  if (status === 429 && code === 'insufficient_quota') {
+    return ['request', 'the endpoint says the account has no quota left (429 insufficient_quota)'];
+  }
   if (status === 401) return ['authentication', 'the endpoint refused the API key (401)'];
   if (status === 403) return ['authentication', 'the endpoint denied access (403)'];
   if (status === 408) return ['timeout', 'the endpoint timed out (408)'];

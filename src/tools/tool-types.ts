@@ -19,6 +19,8 @@ export interface ToolContext {
   /** The server-side identity of the caller; never taken from the model. */
   readonly principal: Principal | undefined;
   readonly signal: AbortSignal;
+  /** The run's language, for texts a tool or an approval rule writes for people. */
+  readonly locale: Locale;
 }
 
 /** A language for model-facing and progress texts. */
