@@ -292,6 +292,18 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
 
   emitter.emit({ type: 'tool:start', step, toolCallId, tool: name });
   const timeoutMs = tool.definition.timeoutMs ?? options.timeoutMs;
+  /** Closes the `tool:start` of a call that ended without an answer for the model. */
+  const executionFailed = (code: string) =>
+    emitter.emit({
+      type: 'tool:error',
+      step,
+      toolCallId,
+      tool: name,
+      stage: 'execution',
+      code,
+      retryable: false,
+      durationMs: elapsed(),
+    });
   let outcome: ToolOutcome;
   try {
     const data = await executeWithin({ tool, args: boundArgs, context, timeoutMs });
@@ -302,31 +314,13 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       // The tool may have acted before it gave up: the key stays claimed, its outcome unknown.
       await claimed?.abandon();
       await audit(decision, 'aborted', { rule, approver });
-      emitter.emit({
-        type: 'tool:error',
-        step,
-        toolCallId,
-        tool: name,
-        stage: 'execution',
-        code: 'outcome_unknown',
-        retryable: false,
-        durationMs: elapsed(),
-      });
+      executionFailed('outcome_unknown');
       return { kind: 'aborted', toolCallId, tool: name, started: true };
     }
     if (failure.kind === 'infrastructure') {
       await claimed?.abandon();
       await audit(decision, 'infrastructure_failure', { rule, approver });
-      emitter.emit({
-        type: 'tool:error',
-        step,
-        toolCallId,
-        tool: name,
-        stage: 'execution',
-        code: ToolTimeoutError.isInstance(error) ? 'tool_timeout' : 'infrastructure_failure',
-        retryable: false,
-        durationMs: elapsed(),
-      });
+      executionFailed(ToolTimeoutError.isInstance(error) ? 'tool_timeout' : 'infrastructure_failure');
       throw new InfrastructureError({ message: `tool "${name}" failed unexpectedly`, toolName: name, cause: error });
     }
     // The tool refused and changed nothing: the key is free for a corrected or later call.

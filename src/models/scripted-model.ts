@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatMessage, ToolCall } from '../loop/chat-message.js';
+import { abortableSleep } from './abortable-sleep.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import { type FeedbackIssue, readToolFeedback } from './read-tool-feedback.js';
 import type { Script, ScriptStep, ScriptTurn } from './script.js';
@@ -40,11 +41,11 @@ export class ScriptedModel implements Model {
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
-    await pause(this.#latencyMs, request.signal);
+    if (this.#latencyMs > 0) await abortableSleep(this.#latencyMs, request.signal);
     const message = this.#decide(request.messages, new Set(request.tools.map((tool) => tool.function.name)));
     if (message.content !== null) {
       for (const piece of message.content.match(/\S+\s*/g) ?? []) {
-        await pause(this.#latencyMs / 10, request.signal);
+        if (this.#latencyMs > 0) await abortableSleep(this.#latencyMs / 10, request.signal);
         request.onTextDelta?.(piece);
       }
     }
@@ -340,21 +341,6 @@ function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean):
     if (item !== undefined && predicate(item)) return index;
   }
   return -1;
-}
-
-async function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  if (milliseconds <= 0) return;
-  await new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** A rough count (four characters a token): the scripted model has no tokenizer of its own. */

@@ -1,3 +1,4 @@
+import { abortableSleep } from '../models/abortable-sleep.js';
 import type { Model, ModelRequest, ModelResponse } from '../models/model.js';
 
 export interface StreamingDelay {
@@ -32,9 +33,9 @@ export function withStreamingDelay(
         ...rest,
         onTextDelta: (text) => fragments.push(...cut(text, maxFragmentLength)),
       });
-      await sleep(firstTokenMs, request.signal);
+      await abortableSleep(firstTokenMs, request.signal);
       for (const [index, fragment] of fragments.entries()) {
-        if (index > 0) await sleep(deltaMs, request.signal);
+        if (index > 0) await abortableSleep(deltaMs, request.signal);
         onTextDelta?.(fragment);
       }
       return response;
@@ -50,20 +51,4 @@ function cut(text: string, length: number): string[] {
     pieces.push(characters.slice(start, start + length).join(''));
   }
   return pieces;
-}
-
-function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  signal?.throwIfAborted();
-  if (milliseconds <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
