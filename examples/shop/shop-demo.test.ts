@@ -167,10 +167,10 @@ describe('runShopDemo', () => {
     directories.push(dataDirectory);
     const { lines } = await transcript({ dataDirectory });
     const hint = lines.at(-1) ?? '';
-    const approvalId = /arbiter approve (ap_[0-9a-f]{12})/.exec(hint)?.[1];
+    const approvalId = /arbiter -- approve (ap_[0-9a-f]{12})/.exec(hint)?.[1];
     if (approvalId === undefined) throw new Error(`no approval id in: ${hint}`);
     expect(hint.replace(approvalId, 'ap_…').replace(dataDirectory, 'DIR')).toBe(
-      '          decide later: arbiter approve ap_… --data-dir DIR   (or: --reject --reason "…")',
+      '          decide later: npm run arbiter -- approve ap_… --data-dir DIR   (or: --reject --reason "…")',
     );
     expect(refundsIn(dataDirectory)).toHaveLength(3);
     const listed = await approvalsCommand({ dataDirectory });

@@ -419,8 +419,8 @@ function laterHint({
   const flag = dataDirectory === '.arbiter' ? '' : ` --data-dir ${dataDirectory}`;
   return approvalIds.flatMap((approvalId) =>
     locale === 'zh-CN'
-      ? [`${indent}稍后确认：arbiter approve ${approvalId}${flag}（拒绝：加 --reject --reason "…"）`]
-      : [`${indent}decide later: arbiter approve ${approvalId}${flag}   (or: --reject --reason "…")`],
+      ? [`${indent}稍后确认：npm run arbiter -- approve ${approvalId}${flag}（拒绝：加 --reject --reason "…"）`]
+      : [`${indent}decide later: npm run arbiter -- approve ${approvalId}${flag}   (or: --reject --reason "…")`],
   );
 }
 
