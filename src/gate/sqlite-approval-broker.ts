@@ -6,18 +6,8 @@ import { ApprovalResolutionError } from './approval-resolution-error.js';
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'denied';
 
 /** One approval as stored: the request, and the decision once there is one. */
-export interface ApprovalRecord {
+export interface ApprovalRecord extends ApprovalRequest {
   readonly approvalId: string;
-  readonly runId: string;
-  readonly sessionId: string | undefined;
-  readonly step: number;
-  readonly toolCallId: string;
-  readonly tool: string;
-  /** Sensitive fields redacted. */
-  readonly arguments: Readonly<Record<string, unknown>>;
-  readonly argumentsHash: string;
-  readonly rule: string;
-  readonly reason: string;
   readonly status: ApprovalStatus;
   readonly approver: string | undefined;
   readonly decisionReason: string | undefined;

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactConversation } from '../../context/redact-conversation.js';
@@ -7,11 +6,11 @@ import { UsageError } from '../../errors/usage-error.js';
 import type { ChatMessage } from '../../loop/chat-message.js';
 import type { Session, SessionSummary } from '../../store/session-store.js';
 import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import { redact } from '../../util/redact.js';
 import type { CommandResult } from '../cli-output.js';
 import { readToolsFile } from '../read-input-file.js';
+import { withDataStore } from './open-data-store.js';
 
 /** Where `arbiter` keeps its store unless `--data-dir` says otherwise. */
 export const defaultDataDirectory = '.arbiter';
@@ -378,20 +377,15 @@ function parseCount(value: string | undefined, flag: string): number | undefined
   return number;
 }
 
-/** Opens the store for `work`, or gives it nothing when there is no store yet (a listing creates no files). */
-async function withStore(
+/** The sessions of the data directory's store for `work`, or nothing when there is no store yet (a listing creates no files). */
+function withStore(
   dataDirectory: string,
   work: (sessions: SqliteSessionStore | undefined) => Promise<CommandResult>,
 ): Promise<CommandResult> {
-  const path = join(dataDirectory, 'arbiter.db');
-  if (!existsSync(path)) return work(undefined);
-  let store: SqliteStore | undefined;
-  try {
-    store = openSqliteStore({ path });
-    return await work(new SqliteSessionStore({ database: store.database }));
-  } finally {
-    store?.close();
-  }
+  return withDataStore({
+    dataDirectory,
+    work: (store) => work(store === undefined ? undefined : new SqliteSessionStore({ database: store.database })),
+  });
 }
 
 function done(stdout: readonly string[]): CommandResult {
