@@ -166,7 +166,8 @@ function parseArguments(raw: string): unknown {
   }
 }
 
-function includesValues(args: unknown, includes: Readonly<Record<string, unknown>>): boolean {
+/** True when `args` is an object holding every field of `includes` with an equal (canonical JSON) value. */
+export function includesValues(args: unknown, includes: Readonly<Record<string, unknown>>): boolean {
   if (typeof args !== 'object' || args === null) return false;
   const record = args as Record<string, unknown>;
   return Object.entries(includes).every(([key, value]) => canonicalJson(record[key]) === canonicalJson(value));

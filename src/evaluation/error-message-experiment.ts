@@ -9,8 +9,8 @@ import type { CallTrace, RunTrace } from '../observe/run-trace.js';
 import { TraceRecorder } from '../observe/trace-recorder.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import type { JsonSchema } from '../tools/tool-types.js';
-import { canonicalJson } from '../util/canonical-json.js';
 import { compileToolValidator } from '../validation/compile-tool-validator.js';
+import { includesValues } from './check-expectations.js';
 import type { EvalToolkitFactory } from './eval-toolkit.js';
 import { createFixtureTools, type FixtureToolSpec } from './fixture-tools.js';
 
@@ -160,23 +160,19 @@ function classify({
   if (succeeded === 0) return 'not_broken';
   if (succeeded > 0) {
     const ran = calls[succeeded];
-    const right = call.expected !== 'ask' && ran !== undefined && includesValues(ran.rawArguments, call.expected);
+    const right = call.expected !== 'ask' && ran !== undefined && includesRawValues(ran.rawArguments, call.expected);
     if (!right) return 'wrong_fix';
     return succeeded === 1 ? 'corrected_1' : 'corrected_2';
   }
   return result.stopReason === 'completed' && result.text?.startsWith(askPrefix) === true ? 'asked' : 'gave_up';
 }
 
-function includesValues(rawArguments: string, expected: Readonly<Record<string, unknown>>): boolean {
-  let args: unknown;
+function includesRawValues(rawArguments: string, expected: Readonly<Record<string, unknown>>): boolean {
   try {
-    args = JSON.parse(rawArguments);
+    return includesValues(JSON.parse(rawArguments) as unknown, expected);
   } catch {
     return false;
   }
-  if (typeof args !== 'object' || args === null) return false;
-  const record = args as Record<string, unknown>;
-  return Object.entries(expected).every(([key, value]) => canonicalJson(record[key]) === canonicalJson(value));
 }
 
 const outcomeNames: readonly ExperimentOutcome[] = [
