@@ -7,7 +7,6 @@ export interface LoopTexts {
   refused(request: { tool: string; code: string; message: string }): string;
   repeated(request: { tool: string; times: number }): string;
   skipped(request: { reason: StopReason }): string;
-  rejected(request: { tool: string; reason: string }): string;
   outcomeUnknown(request: { tool: string }): string;
   timedOut(request: { tool: string; seconds: number }): string;
   interrupted(request: { tool: string }): string;
@@ -49,8 +48,6 @@ const english: LoopTexts = {
   repeated: ({ tool, times }) =>
     `Not run: you already called ${tool} with exactly these arguments ${times} times and the result will not change. Do not call it again; answer the user from the results you already have.`,
   skipped: ({ reason }) => `Not run: the run stopped before this call (${stopReasonEnglish[reason]}).`,
-  rejected: ({ tool, reason }) =>
-    `Rejected by the approver: ${reason} ${tool} was not run. Do not call it again for this; tell the user what happens next.`,
   outcomeUnknown: ({ tool }) =>
     `Not run: an earlier attempt of exactly this ${tool} call was interrupted and its outcome is unknown. It will not be repeated automatically; tell the user a person will check it.`,
   timedOut: ({ tool, seconds }) => `${tool} did not answer within ${seconds} seconds. You can call it again.`,
@@ -68,8 +65,6 @@ const chinese: LoopTexts = {
   repeated: ({ tool, times }) =>
     `未执行：你已经用完全相同的参数调用过 ${tool} ${times} 次，结果不会变化。不要再调用它，请根据已有结果回答用户。`,
   skipped: ({ reason }) => `未执行：本轮在这次调用之前已停止（${stopReasonChinese[reason]}）。`,
-  rejected: ({ tool, reason }) =>
-    `审批人已拒绝：${reason} ${tool} 未执行。不要为此再次调用，请告诉用户接下来会怎样处理。`,
   outcomeUnknown: ({ tool }) =>
     `未执行：之前一次完全相同的 ${tool} 调用中途中断，结果未知。系统不会自动重做；请告诉用户会有人工核实。`,
   timedOut: ({ tool, seconds }) => `${tool} 在 ${seconds} 秒内没有响应。你可以重新调用。`,
