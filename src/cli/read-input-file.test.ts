@@ -148,3 +148,21 @@ describe('readCallsFile', () => {
     );
   });
 });
+
+describe('input size cap', () => {
+  it('rejects /dev/zero after the cap instead of reading forever', () => {
+    const error = inputError(() => readToolsFile({ path: '/dev/zero', maxBytes: 1024 * 1024 }));
+    expect(error.message).toBe('/dev/zero: larger than 1 MiB, the most arbiter reads from one input file');
+    expect(error.file).toBe('/dev/zero');
+  });
+
+  it('rejects a calls file over the default cap of 16 MiB', () => {
+    const path = scratchFile('big.jsonl', `${'{"name":"x","arguments":{}}\n'.repeat(600_000)}`);
+    expect(inputError(() => readCallsFile({ path })).message).toMatch(/big\.jsonl: larger than 16 MiB, the most/);
+  });
+
+  it('reads a file of exactly the cap', () => {
+    const path = scratchFile('exact.json', `[${' '.repeat(98)}]`);
+    expect(readToolsFile({ path, maxBytes: 100 })).toEqual([]);
+  });
+});

@@ -1,6 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { InputFileError } from '../errors/input-file-error.js';
 import type { OpenAiFunctionTool } from '../tools/from-openai-tool.js';
+
+/**
+ * The most bytes arbiter reads from one input file: 16 MiB. A tools or
+ * calls file is far smaller; the cap stops `/dev/zero`, a pipe that never
+ * ends, or a wrong path from filling memory.
+ */
+export const defaultMaxInputBytes = 16 * 1024 * 1024;
+
+const chunkBytes = 64 * 1024;
 
 /** One line of a calls file: a tool call as a model sent it. */
 export interface ToolCallRecord {
@@ -21,8 +30,15 @@ export interface ToolCallRecord {
  * const tools = readToolsFile({ path: 'tools.json' });
  * tools.map((tool) => tool.function.name); // ['query_order', …]
  */
-export function readToolsFile({ path }: { path: string }): OpenAiFunctionTool[] {
-  const text = readText(path);
+export function readToolsFile({
+  path,
+  maxBytes = defaultMaxInputBytes,
+}: {
+  path: string;
+  /** Refuse a file larger than this; 16 MiB by default. */
+  maxBytes?: number;
+}): OpenAiFunctionTool[] {
+  const text = readText(path, maxBytes);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -54,9 +70,16 @@ export function readToolsFile({ path }: { path: string }): OpenAiFunctionTool[] 
  * @example
  * for (const call of readCallsFile({ path: 'calls.jsonl' })) validateToolCall({ registry, name: call.name, rawArguments: call.rawArguments });
  */
-export function readCallsFile({ path }: { path: string }): ToolCallRecord[] {
+export function readCallsFile({
+  path,
+  maxBytes = defaultMaxInputBytes,
+}: {
+  path: string;
+  /** Refuse a file larger than this; 16 MiB by default. */
+  maxBytes?: number;
+}): ToolCallRecord[] {
   const calls: ToolCallRecord[] = [];
-  const lines = readText(path).split(/\r?\n/);
+  const lines = readText(path, maxBytes).split(/\r?\n/);
   for (const [index, text] of lines.entries()) {
     const line = index + 1;
     if (text.trim() === '') continue;
@@ -84,13 +107,41 @@ export function readCallsFile({ path }: { path: string }): ToolCallRecord[] {
   return calls;
 }
 
-function readText(path: string): string {
+/** Reads in chunks and stops one byte past the cap, so endless inputs (`/dev/zero`, pipes) end too. */
+function readText(path: string, maxBytes: number): string {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let descriptor: number | undefined;
   try {
-    return readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+    descriptor = openSync(path, 'r');
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(chunkBytes, maxBytes + 1 - total));
+      const read = readSync(descriptor, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      chunks.push(chunk.subarray(0, read));
+      total += read;
+      if (total > maxBytes) break;
+    }
   } catch (error) {
     const reason = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : errorText(error);
     throw new InputFileError({ file: path, message: `${path}: cannot read the file (${reason})`, cause: error });
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
   }
+  if (total > maxBytes) {
+    throw new InputFileError({
+      file: path,
+      message: `${path}: larger than ${sizeText(maxBytes)}, the most arbiter reads from one input file`,
+    });
+  }
+  return Buffer.concat(chunks, total)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+}
+
+function sizeText(bytes: number): string {
+  const mebibytes = bytes / (1024 * 1024);
+  return Number.isInteger(mebibytes) ? `${mebibytes} MiB` : `${bytes} bytes`;
 }
 
 function checkTool({ path, tool, index }: { path: string; tool: unknown; index: number }): OpenAiFunctionTool {

@@ -3,6 +3,8 @@ import formatsPlugin from 'ajv-formats';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { JsonSchema, Locale } from '../tools/tool-types.js';
 import { createIssueBuilder } from './create-issue-builder.js';
+import { findUnsupportedPattern } from './find-unsupported-pattern.js';
+import { linearRegExp } from './linear-reg-exp.js';
 import { schemaGuide } from './schema-guide.js';
 import { isSchemaObject } from './schema-resolver.js';
 import type { ValidationIssue } from './validation-issue.js';
@@ -22,14 +24,22 @@ let sharedAjv: Ajv2020 | undefined;
  * The ajv instance arbiter validates with: JSON Schema 2020-12, every error
  * reported (`allErrors`), unknown keywords tolerated (`strict: false`, real
  * tool schemas carry vendor keywords), formats from ajv-formats, each schema
- * checked against the meta-schema when compiled.
+ * checked against the meta-schema when compiled, and `pattern`s matched in
+ * linear time by RE2 (see `linearRegExp`) so no third-party pattern can
+ * stall validation.
  *
  * @example
  * const ajv = createAjv();
  * const registry = new ToolRegistry({ ajv });
  */
 export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true, validateSchema: true });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    verbose: true,
+    validateSchema: true,
+    code: { regExp: linearRegExp },
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -40,7 +50,8 @@ export function createAjv(): Ajv2020 {
  * path is the compiled ajv function and a shared empty array.
  *
  * Throws `ToolDefinitionError` when the schema is not a valid JSON Schema
- * 2020-12 object schema.
+ * 2020-12 object schema, or when a `pattern` (or `patternProperties` key)
+ * uses what a linear-time engine cannot match: lookaround, backreferences.
  *
  * @example
  * const validate = compileToolValidator({ schema: applyRefund.parameters, toolName: 'apply_refund' });
@@ -62,6 +73,13 @@ export function compileToolValidator({
     throw new ToolDefinitionError({
       toolName,
       message: `tool "${toolName}": parameters must be a JSON Schema object with "type": "object" at the root, got ${describeRoot(schema)}`,
+    });
+  }
+  const unsupported = findUnsupportedPattern(schema);
+  if (unsupported !== undefined) {
+    throw new ToolDefinitionError({
+      toolName,
+      message: `tool "${toolName}": the pattern ${JSON.stringify(unsupported.pattern)} at parameters${unsupported.schemaPath} cannot be matched in linear time (${unsupported.reason}); lookahead, lookbehind and backreferences are not supported`,
     });
   }
   const compiler = ajv ?? defaultAjv();

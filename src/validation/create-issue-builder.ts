@@ -6,6 +6,7 @@ import { createIssueSites } from './issue-sites.js';
 import { childValue, valueAt } from './json-path.js';
 import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
+import { misnamedFields } from './suggest-field-match.js';
 import type { ValidationIssue } from './validation-issue.js';
 import { validationTexts } from './validation-texts.js';
 
@@ -60,6 +61,7 @@ export function createIssueBuilder({
     const issues: ValidationIssue[] = [];
     const ranks: number[] = [];
     let seen: Set<string> | undefined;
+    const misnamedAt = new Map<string, Map<string, string>>();
     for (let index = 0; index < errors.length; index += 1) {
       const error = errors[index];
       if (error === undefined || dropped[index] === true) continue;
@@ -76,7 +78,16 @@ export function createIssueBuilder({
           name = String(param(error, 'missingProperty'));
           const property = param(error, 'property');
           problem = error.keyword !== 'required' && typeof property === 'string' ? missingWith(property) : missing;
-          sent = sentNothing;
+          let misnamed = misnamedAt.get(error.instancePath);
+          if (misnamed === undefined) {
+            misnamed = misnamedFields({ value, schema: parentSchema });
+            misnamedAt.set(error.instancePath, misnamed);
+          }
+          const sentInstead = misnamed.get(name);
+          sent =
+            sentInstead === undefined
+              ? sentNothing
+              : texts.received({ kind: 'misnamed', sent: sentInstead, wanted: name });
           break;
         }
         case 'additionalProperties':

@@ -25,7 +25,9 @@ export type Received =
   | { readonly kind: 'omit' }
   | { readonly kind: 'nothing' }
   | { readonly kind: 'value'; readonly value: unknown }
-  | { readonly kind: 'text'; readonly text: string };
+  | { readonly kind: 'text'; readonly text: string }
+  /** A required field is missing and `sent`, an undeclared field, is likely it under another name. */
+  | { readonly kind: 'misnamed'; readonly sent: string; readonly wanted: string };
 
 /**
  * A field's expectation in words, rendered once per field schema and locale:

@@ -152,3 +152,15 @@ export function numericLimit(limit: SchemaLimit | undefined): SchemaLimit | unde
 export function textualLimit(limit: SchemaLimit | undefined): SchemaLimit | undefined {
   return typeof limit?.value === 'string' ? limit : undefined;
 }
+
+/**
+ * True for `type: array` with an enum of scalars: the values were meant for
+ * `items`, and no array can equal one.
+ *
+ * @example
+ * isEnumOnArray(schemaFacts({ schema: { type: 'array', enum: ['red'] }, resolver })); // true
+ */
+export function isEnumOnArray(facts: SchemaFacts): boolean {
+  const values = facts.allowedValues ?? [];
+  return facts.types.includes('array') && values.length > 0 && values.every((value) => !Array.isArray(value));
+}

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../tools/tool-types.js';
+import { listHead } from './list-head.js';
 import { renderJson } from './render-json.js';
 import { schemaExample, setOwn } from './schema-example.js';
 import { type SchemaFacts, schemaFacts } from './schema-facts.js';
@@ -7,7 +8,13 @@ import { createSchemaResolver, forEachSubschema, isSchemaObject, type SchemaReso
 /** How an issue shows a valid value: one example, or every allowed value of an enum. */
 export type ExampleHint =
   | { readonly kind: 'example'; readonly json: string }
-  | { readonly kind: 'allowed'; readonly json: readonly string[] };
+  | {
+      readonly kind: 'allowed';
+      /** The first allowed values (see `maxListed`). */
+      readonly json: readonly string[];
+      /** How many allowed values `json` leaves out. */
+      readonly more: number;
+    };
 
 /** Everything an issue says about the field it concerns, computed once per field schema. */
 export interface FieldFacts {
@@ -199,7 +206,8 @@ function describeField(schema: JsonSchema, resolver: SchemaResolver): FieldFacts
   const description = typeof flat['description'] === 'string' ? oneLine(flat['description']) : undefined;
   let hint: ExampleHint | undefined;
   if (facts.allowedValues !== undefined && facts.allowedValues.length > 0) {
-    hint = { kind: 'allowed', json: facts.allowedValues.map((value) => renderJson(value)) };
+    const { shown, more } = listHead(facts.allowedValues);
+    hint = { kind: 'allowed', json: shown.map((value) => renderJson(value)), more };
   } else {
     const example = schemaExample({ schema, resolver });
     if (example !== undefined && example.kind !== 'placeholder')

@@ -1,6 +1,14 @@
 import { type IssueParts, isCutShort, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
+import { listHead } from './list-head.js';
 import { renderJson } from './render-json.js';
-import { type JsonType, numericLimit, type SchemaFacts, type SchemaLimit, textualLimit } from './schema-facts.js';
+import {
+  isEnumOnArray,
+  type JsonType,
+  numericLimit,
+  type SchemaFacts,
+  type SchemaLimit,
+  textualLimit,
+} from './schema-facts.js';
 import type { ExampleHint } from './schema-guide.js';
 
 const maxVariantsListed = 6;
@@ -67,7 +75,7 @@ export const englishTexts: ValidationTexts = {
       case 'unknown_tool':
         return `${head}there is no tool with this name. ${
           problem.available.length > 0
-            ? `Available tools: ${problem.available.join(', ')}.`
+            ? `Available tools: ${withMore(problem.available)}.`
             : 'No tools are available at this point.'
         }${problem.suggestion === undefined ? '' : ` Did you mean ${problem.suggestion}?`}`;
     }
@@ -101,12 +109,21 @@ function requiredNote(required: readonly string[]): string {
 }
 
 function fieldList(names: readonly string[]): string {
-  return names.map((name) => `\`${name}\``).join(', ');
+  return withMore(names.map((name) => `\`${name}\``));
+}
+
+/** The first items of a list, then "and K more": a long enum or field list must not flood the message. */
+function withMore(items: readonly string[], more = 0): string {
+  const head = listHead(items);
+  const left = head.more + more;
+  return left === 0 ? head.shown.join(', ') : `${head.shown.join(', ')} and ${left} more`;
 }
 
 function hintSentence(hint: ExampleHint | undefined): string {
   if (hint === undefined) return '';
-  return hint.kind === 'example' ? ` Valid example: ${hint.json}.` : ` Allowed values: ${hint.json.join(', ')}.`;
+  return hint.kind === 'example'
+    ? ` Valid example: ${hint.json}.`
+    : ` Allowed values: ${withMore(hint.json, hint.more)}.`;
 }
 
 function receivedSentence(received: Received): string {
@@ -115,6 +132,8 @@ function receivedSentence(received: Received): string {
       return '';
     case 'nothing':
       return ' You sent nothing.';
+    case 'misnamed':
+      return ` You sent \`${received.sent}\` instead; did you mean \`${received.wanted}\`?`;
     case 'value':
       return sentValue(received.value);
     case 'text': {
@@ -155,7 +174,11 @@ function sentValue(value: unknown): string {
 
 function expectedPhrase(facts: SchemaFacts): string {
   if (facts.constant !== undefined) return `exactly ${renderJson(facts.constant.value)}`;
-  if (facts.allowedValues !== undefined) return 'one of the allowed values';
+  if (facts.allowedValues !== undefined) {
+    return isEnumOnArray(facts)
+      ? 'an array whose items are one of the allowed values; the schema puts the allowed values on the array itself, so no array can pass: tell the user this tool is misconfigured'
+      : 'one of the allowed values';
+  }
   const types = facts.types.filter((type) => type !== 'number' || !facts.types.includes('integer'));
   const base = alternatives(types.map((type) => typePhrase(type, facts)));
   if (facts.variants.length === 0) return base === '' ? 'a value' : base;

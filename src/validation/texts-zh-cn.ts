@@ -1,6 +1,14 @@
 import { type IssueParts, isCutShort, quoteShort, type Received, type ValidationTexts } from './issue-parts.js';
+import { listHead } from './list-head.js';
 import { renderJson } from './render-json.js';
-import { type JsonType, numericLimit, type SchemaFacts, type SchemaLimit, textualLimit } from './schema-facts.js';
+import {
+  isEnumOnArray,
+  type JsonType,
+  numericLimit,
+  type SchemaFacts,
+  type SchemaLimit,
+  textualLimit,
+} from './schema-facts.js';
 import type { ExampleHint } from './schema-guide.js';
 
 const maxVariantsListed = 6;
@@ -63,7 +71,7 @@ export const chineseTexts: ValidationTexts = {
         return `${head}需要一个 JSON 对象，每个参数作为一个字段${requiredNote(problem.required)}。${hint}`;
       case 'unknown_tool':
         return `${head}没有这个名字的工具。${
-          problem.available.length > 0 ? `可用工具：${problem.available.join(', ')}。` : '当前没有可用的工具。'
+          problem.available.length > 0 ? `可用工具：${withMore(problem.available, ', ')}。` : '当前没有可用的工具。'
         }${problem.suggestion === undefined ? '' : `你是不是想调用 ${problem.suggestion}？`}`;
     }
   },
@@ -96,12 +104,22 @@ function requiredNote(required: readonly string[]): string {
 }
 
 function fieldList(names: readonly string[]): string {
-  return names.map((name) => `\`${name}\``).join('、');
+  return withMore(
+    names.map((name) => `\`${name}\``),
+    '、',
+  );
+}
+
+/** The first items of a list, then "等（另有 K 个）": a long enum or field list must not flood the message. */
+function withMore(items: readonly string[], separator: string, more = 0): string {
+  const head = listHead(items);
+  const left = head.more + more;
+  return left === 0 ? head.shown.join(separator) : `${head.shown.join(separator)} 等（另有 ${left} 个）`;
 }
 
 function hintSentence(hint: ExampleHint | undefined): string {
   if (hint === undefined) return '';
-  return hint.kind === 'example' ? `合法示例：${hint.json}。` : `可选值：${hint.json.join(', ')}。`;
+  return hint.kind === 'example' ? `合法示例：${hint.json}。` : `可选值：${withMore(hint.json, ', ', hint.more)}。`;
 }
 
 function receivedSentence(received: Received): string {
@@ -110,6 +128,8 @@ function receivedSentence(received: Received): string {
       return '';
     case 'nothing':
       return '你没有传这个参数。';
+    case 'misnamed':
+      return `你传了 \`${received.sent}\`，是不是想传 \`${received.wanted}\`？`;
     case 'value':
       return sentValue(received.value);
     case 'text': {
@@ -148,7 +168,11 @@ function sentValue(value: unknown): string {
 
 function expectedPhrase(facts: SchemaFacts): string {
   if (facts.constant !== undefined) return `固定值 ${renderJson(facts.constant.value)}`;
-  if (facts.allowedValues !== undefined) return '以下取值之一';
+  if (facts.allowedValues !== undefined) {
+    return isEnumOnArray(facts)
+      ? '数组，且每一项都是以下取值之一；但 schema 把可选值放在了数组本身上，任何数组都无法通过：请告诉用户这个工具配置有误'
+      : '以下取值之一';
+  }
   const types = facts.types.filter((type) => type !== 'number' || !facts.types.includes('integer'));
   const base = spaced(
     ...interleave(

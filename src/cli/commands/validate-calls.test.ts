@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type CallVerdict, validateCalls } from './validate-calls.js';
 
 const fixtures = 'test/fixtures';
@@ -115,6 +118,50 @@ describe('validateCalls', () => {
       exitCode: 2,
       stdout: [],
       stderr: ['test/fixtures/nope.jsonl: cannot read the file (ENOENT)'],
+    });
+  });
+});
+
+describe('validateCalls on hostile input', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'arbiter-validate-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('rejects a 40-character argument against ^(a+)+$ at once instead of backtracking for minutes', () => {
+    const toolsFile = join(scratch, 'tools.json');
+    const callsFile = join(scratch, 'calls.jsonl');
+    const parameters = {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'A code of a letters.', pattern: '^(a+)+$' } },
+      required: ['code'],
+    };
+    writeFileSync(
+      toolsFile,
+      JSON.stringify([
+        { type: 'function', function: { name: 'check_code', description: 'Checks a code.', parameters } },
+      ]),
+    );
+    const codes = [`${'a'.repeat(40)}b`, 'a'.repeat(10_000), `${'a'.repeat(10_000)}!`];
+    writeFileSync(
+      callsFile,
+      codes
+        .map((code, index) => JSON.stringify({ id: `call_${index}`, name: 'check_code', arguments: { code } }))
+        .join('\n'),
+    );
+    const result = validateCalls({ toolsFile, callsFile });
+    expect(verdicts(result.stdout).map((verdict) => [verdict.id, verdict.ok])).toEqual([
+      ['call_0', false],
+      ['call_1', true],
+      ['call_2', false],
+    ]);
+    expect(result.exitCode).toBe(1);
+  });
+
+  it('stops reading /dev/zero at the input cap and exits 2 with a clear error', () => {
+    const result = validateCalls({ toolsFile: '/dev/zero', callsFile: `${fixtures}/shop-calls.jsonl` });
+    expect(result).toEqual({
+      exitCode: 2,
+      stdout: [],
+      stderr: ['/dev/zero: larger than 16 MiB, the most arbiter reads from one input file'],
     });
   });
 });
