@@ -200,3 +200,29 @@ describe('lintToolSpec', () => {
     expect(warning?.message).toBe(problem === undefined ? undefined : `name "${name}" ${problem}`);
   });
 });
+
+describe('lintToolSpec on enums no value can satisfy', () => {
+  it('warns when type and enum exclude each other, or the enum sits on an array, naming the field', () => {
+    const parameters = {
+      type: 'object',
+      properties: {
+        enabled: { type: 'boolean', description: 'On or off.', enum: ['true', 'false'] },
+        level: { type: 'integer', description: 'Level.', enum: ['1', '2'] },
+        tags: { type: 'array', description: 'Tags.', items: { type: 'string' }, enum: ['red', 'blue'] },
+        mode: { type: 'string', description: 'Mode.', enum: ['fast', 'slow'] },
+        count: { type: ['integer', 'null'], description: 'Count.', enum: [1, 2, null] },
+        pair: { type: 'array', description: 'Pair.', enum: [['a', 'b']] },
+      },
+    } as const;
+    const warnings = lintToolSpec({ spec: spec('set_mode', 'Sets the mode.', parameters), siblings: [] }).warnings;
+    expect(warnings.map((warning) => `${warning.code} ${warning.path}: ${warning.message}`)).toMatchInlineSnapshot(
+      `
+      [
+        "enum_unsatisfiable enabled: parameter "enabled" can never be satisfied: "type" is "boolean" but no "enum" value ("true", "false") is of that type; make them agree",
+        "enum_unsatisfiable level: parameter "level" can never be satisfied: "type" is "integer" but no "enum" value ("1", "2") is of that type; make them agree",
+        "enum_unsatisfiable tags: parameter "tags" can never be satisfied: "enum" ("red", "blue") is on the array itself and holds no array, so no value can pass; move the enum into "items"",
+      ]
+    `,
+    );
+  });
+});

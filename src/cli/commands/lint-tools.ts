@@ -11,7 +11,8 @@ export type LintWarningCode =
   | 'missing_description'
   | 'format_field_unconstrained'
   | 'name_not_verb_object'
-  | 'no_when_not_to_use';
+  | 'no_when_not_to_use'
+  | 'enum_unsatisfiable';
 
 export interface LintWarning {
   readonly code: LintWarningCode;
@@ -218,7 +219,58 @@ function lintParameter({ path, name, schema }: Parameter): LintWarning[] {
       message: `parameter "${path}" looks like an id, code or date but has neither "pattern"/"format" nor "examples": add a pattern and an example value`,
     });
   }
+  const enumProblem = unsatisfiableEnum(schema);
+  if (enumProblem !== undefined) {
+    warnings.push({
+      code: 'enum_unsatisfiable',
+      path,
+      message: `parameter "${path}" can never be satisfied: ${enumProblem}`,
+    });
+  }
   return warnings;
+}
+
+/**
+ * An `enum` none of whose values has the declared `type` (`type: boolean`
+ * with `["true", "false"]`), or one put on an array instead of its `items`:
+ * every call is rejected, whatever the model sends.
+ */
+function unsatisfiableEnum(schema: JsonSchema): string | undefined {
+  const values = schema['enum'];
+  const type = schema['type'];
+  const types =
+    typeof type === 'string'
+      ? [type]
+      : Array.isArray(type)
+        ? type.filter((entry): entry is string => typeof entry === 'string')
+        : [];
+  if (!Array.isArray(values) || values.length === 0 || types.length === 0) return undefined;
+  if (values.some((value) => types.some((name) => hasType(value, name)))) return undefined;
+  const shown = values
+    .slice(0, 5)
+    .map((value) => JSON.stringify(value))
+    .join(', ');
+  if (types.includes('array')) {
+    return `"enum" (${shown}) is on the array itself and holds no array, so no value can pass; move the enum into "items"`;
+  }
+  return `"type" is ${types.map((name) => `"${name}"`).join(' or ')} but no "enum" value (${shown}) is of that type; make them agree`;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'null':
+      return value === null;
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isSchema(value);
+    default:
+      return typeof value === type;
+  }
 }
 
 function isStringSchema(schema: JsonSchema): boolean {
