@@ -1,5 +1,6 @@
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
+import { isBacktrackingSafe } from './is-backtracking-safe.js';
 
 /**
  * The regular-expression engine ajv compiles `pattern` and
@@ -16,6 +17,12 @@ import { RE2JS } from 're2js';
  * downloads a prebuilt binary from GitHub at install time and otherwise
  * compiles RE2 with node-gyp, which our machines cannot rely on.
  *
+ * Patterns that a backtracking engine provably matches in linear time
+ * (`isBacktrackingSafe`: anchored, no alternation, no quantified group, at
+ * most one varying quantifier, e.g. `^SO\d{8}$`) run as native `RegExp`s
+ * after RE2 has compiled them too, so the engines agree on what is accepted
+ * and the common case keeps native speed.
+ *
  * RE2 has no lookaround and no backreferences: such a pattern throws here,
  * and registration refuses the tool (see `findUnsupportedPattern`). Other
  * differences from JavaScript's `u` mode are minor: `.` also matches `\r`,
@@ -28,6 +35,13 @@ import { RE2JS } from 're2js';
 export const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string, flags: string): RegExpLike => {
     const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    if (isBacktrackingSafe(pattern)) {
+      try {
+        return new RegExp(pattern, flags);
+      } catch {
+        // Not valid JavaScript syntax in this mode: RE2 compiled it, RE2 matches it.
+      }
+    }
     // ajv caches compiled patterns under `toString()`: it must tell patterns apart.
     const engine: RegExpLike & { toString(): string } = {
       test: (text: string) => compiled.test(text),
