@@ -13,17 +13,13 @@ import { createTierGate } from '../../src/gate/tier-gate.js';
 import type { RunResult } from '../../src/loop/run-agent.js';
 import { runSession } from '../../src/loop/run-session.js';
 import type { ErrorStyle } from '../../src/loop/run-tool-call.js';
-import type { Script } from '../../src/models/script.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { createTraceWriter } from '../../src/observe/trace-writer.js';
 import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { ToolRegistry } from '../../src/tools/tool-registry.js';
 import type { Locale } from '../../src/tools/tool-types.js';
-import englishScript from './scripts/order-status.en.json' with { type: 'json' };
-import chineseScript from './scripts/order-status.zh-CN.json' with { type: 'json' };
-import { openShopDatabase } from './shop-database.js';
-import { createShopTools, shopGateRules } from './shop-tools.js';
+import { openShopDomain, shopDemoScripts } from './shop-domain.js';
 import { ShopTranscript } from './shop-transcript.js';
 
 const customer: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
@@ -327,16 +323,13 @@ function openDemo({
 }) {
   const inMemory = dataDirectory === ':memory:';
   if (!inMemory) mkdirSync(dataDirectory, { recursive: true });
-  const shop = openShopDatabase({ path: inMemory ? ':memory:' : join(dataDirectory, 'shop.db') });
+  // The shop's tools and gate rules (the refund hard cap) come from its one wiring module, as in eval and serve.
+  const shop = openShopDomain({ dataDir: dataDirectory, ...(now === undefined ? {} : { now }) });
   const store = openSqliteStore({ path: inMemory ? ':memory:' : join(dataDirectory, 'arbiter.db') });
   const database = store.database;
   const registry = new ToolRegistry();
-  for (const tool of createShopTools({ database: shop, ...(now === undefined ? {} : { now }) }))
-    registry.register(tool);
-  const model = new ScriptedModel({
-    script: (locale === 'zh-CN' ? chineseScript : englishScript) as Script,
-    latencyMs: modelLatencyMs,
-  });
+  for (const tool of shop.tools) registry.register(tool);
+  const model = new ScriptedModel({ script: shopDemoScripts[locale], latencyMs: modelLatencyMs });
   const events = new EventBus();
   const toolEvents = new Map<string, AgentEvent>();
   events.subscribe((event) => {
@@ -363,7 +356,7 @@ function openDemo({
       principal: customer,
       events,
       locale,
-      gate: createTierGate({ rules: shopGateRules, tools: registry, locale }),
+      gate: createTierGate({ rules: shop.gateRules, tools: registry, locale }),
       approvals: broker,
       idempotency: new SqliteIdempotencyStore({ database }),
       audit,

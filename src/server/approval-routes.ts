@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { ApprovalResolutionError } from '../gate/approval-resolution-error.js';
+import type { Principal } from '../gate/principal.js';
 import type { ApprovalRecord } from '../gate/sqlite-approval-broker.js';
 import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
@@ -7,9 +8,18 @@ import { approverRole, notFound, type ServerDependencies, type ServerEnv } from 
 
 const maxReasonLength = 500;
 
+/** The audit rule (and the 403's code) of a refused self-approval. */
+export const fourEyesRule = 'four_eyes';
+
 /**
  * `POST /v1/approvals/:id` `{ "decision": "approve" | "reject", "reason"? }`,
- * only for the `approver` role of the run's tenant. Records the decision;
+ * only for the `approver` role of the run's tenant (another tenant's
+ * approval does not exist for him: 404). Four eyes: an approver may not
+ * decide an approval requested in a session he owns (same tenant and
+ * user), unless the server allows it (`allowSelfApproval`); that is a 403
+ * `self_approval`, and the attempt is audited (decision `denied`, rule
+ * `four_eyes`, the approver who tried, outcome `self_approval_refused`)
+ * while the approval stays pending for someone else. Records the decision;
  * once no approval of the run is pending any more, resumes the run in the
  * background, and its events continue on the run's stream (the semantics of
  * `resumeAfterApproval`, with the run handed to the run manager). 202
@@ -19,7 +29,16 @@ const maxReasonLength = 500;
  * app.route('/v1/approvals', approvalRoutes(dependencies));
  */
 export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
-  const { approvals, runs, manager } = dependencies;
+  const { approvals, runs, manager, sessions, audit, tools, allowSelfApproval } = dependencies;
+
+  /** Whether `principal` owns the session the approval was requested in, or made the request. */
+  const ownRequest = async (principal: Principal, runPrincipal: Principal, sessionId: string): Promise<boolean> => {
+    const same = (owner: { tenantId: string | undefined; userId: string | undefined }) =>
+      owner.tenantId === principal.tenantId && owner.userId === principal.userId;
+    if (same(runPrincipal)) return true;
+    const session = await sessions.load(sessionId);
+    return session !== undefined && same({ tenantId: session.tenantId, userId: session.userId });
+  };
   const routes = new Hono<ServerEnv>();
 
   routes.post('/:id', async (c) => {
@@ -53,7 +72,35 @@ export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv
     const approvalId = c.req.param('id');
     const existing = approvals.getApproval(approvalId);
     const run = existing === undefined ? undefined : runs.find(existing.runId);
-    if (run === undefined || run.tenantId !== principal.tenantId) throw notFound('approval', approvalId);
+    if (existing === undefined || run === undefined || run.tenantId !== principal.tenantId) {
+      throw notFound('approval', approvalId);
+    }
+    if (!allowSelfApproval && (await ownRequest(principal, run.principal, run.sessionId))) {
+      await audit.append({
+        at: Date.now(),
+        sessionId: existing.sessionId,
+        runId: existing.runId,
+        step: existing.step,
+        toolCallId: existing.toolCallId,
+        tool: existing.tool,
+        sideEffect: tools.get(existing.tool)?.definition.sideEffect ?? 'irreversible',
+        argumentsHash: existing.argumentsHash,
+        arguments: existing.arguments,
+        decision: 'denied',
+        rule: fourEyesRule,
+        approver: principal.userId,
+        outcome: 'self_approval_refused',
+        durationMs: 0,
+      });
+      throw new HttpError({
+        status: 403,
+        reason: 'self_approval',
+        message:
+          `approval ${approvalId} was requested in your own session; ` +
+          'under the four-eyes rule another approver of your tenant must decide it',
+        details: { approvalId, rule: fourEyesRule },
+      });
+    }
 
     let approval: ApprovalRecord;
     try {

@@ -8,24 +8,24 @@ import { createAuthenticator, demoAuthConfig, demoTokens, parseAuthConfig, readA
 
 describe('createAuthenticator', () => {
   it('maps a bearer token to its principal, by the token itself or its sha256', () => {
-    const hashed = createHash('sha256').update('staff-secret-1').digest('hex');
+    const hashed = createHash('sha256').update('staff-secret-1-0123456789abcdef0123').digest('hex');
     const authenticate = createAuthenticator(
       parseAuthConfig({
         tokens: [
-          { token: 'alice-secret-1', tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+          { token: 'alice-secret-1-0123456789abcdef0123', tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
           { tokenSha256: hashed.toUpperCase(), tenantId: 'shop', userId: 'S9001', roles: ['approver'] },
         ],
       }),
     );
-    expect(authenticate('Bearer alice-secret-1')).toEqual({ tenantId: 'shop', userId: 'C1001', roles: ['customer'] });
-    expect(authenticate('bearer staff-secret-1')?.roles).toEqual(['approver']);
-    expect([undefined, '', 'Bearer', 'Bearer wrong-token', 'Basic alice-secret-1'].map(authenticate)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ]);
+    expect(authenticate('Bearer alice-secret-1-0123456789abcdef0123')).toEqual({
+      tenantId: 'shop',
+      userId: 'C1001',
+      roles: ['customer'],
+    });
+    expect(authenticate('bearer staff-secret-1-0123456789abcdef0123')?.roles).toEqual(['approver']);
+    expect(
+      [undefined, '', 'Bearer', 'Bearer wrong-token', 'Basic alice-secret-1-0123456789abcdef0123'].map(authenticate),
+    ).toEqual([undefined, undefined, undefined, undefined, undefined]);
   });
 
   it('knows the demo customer and approver', () => {
@@ -38,6 +38,8 @@ describe('createAuthenticator', () => {
     expect(authenticate(`Bearer ${demoTokens.approver}`)?.roles).toContain('approver');
   });
 });
+
+const longToken = 'long-enough-token-0123456789abcdef';
 
 describe('parseAuthConfig', () => {
   it('rejects a malformed entry naming where it is', () => {
@@ -54,14 +56,14 @@ describe('parseAuthConfig', () => {
         [],
         { tokens: [{ token: 'short', tenantId: 't', userId: 'u', roles: [] }] },
         { tokens: [{ tenantId: 't', userId: 'u', roles: [] }] },
-        { tokens: [{ token: 'long-enough', tenantId: '', userId: 'u', roles: [] }] },
-        { tokens: [{ token: 'long-enough', tenantId: 't', userId: 'u', roles: 'approver' }] },
+        { tokens: [{ token: longToken, tenantId: '', userId: 'u', roles: [] }] },
+        { tokens: [{ token: longToken, tenantId: 't', userId: 'u', roles: 'approver' }] },
         { tokens: [{ tokenSha256: 'abc', tenantId: 't', userId: 'u', roles: [] }] },
       ].map(attempt),
     ).toMatchInlineSnapshot(`
       [
         "auth.json: expected an object with a "tokens" array",
-        "auth.json: tokens[0].token must be a string of at least 8 characters",
+        "auth.json: tokens[0] (tenant t, user u): token is 5 characters; bearer tokens need at least 32 (e.g. \`openssl rand -hex 24\`), or give its sha256 as "tokenSha256"",
         "auth.json: tokens[0] needs "token" or "tokenSha256"",
         "auth.json: tokens[0].tenantId must be a non-empty string",
         "auth.json: tokens[0].roles must be an array of strings",
@@ -73,7 +75,7 @@ describe('parseAuthConfig', () => {
   it('reads a file and names it when it is not JSON', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'arbiter-auth-'));
     const good = join(directory, 'auth.json');
-    writeFileSync(good, JSON.stringify({ tokens: [{ token: 'token-0001', tenantId: 't', userId: 'u', roles: [] }] }));
+    writeFileSync(good, JSON.stringify({ tokens: [{ token: longToken, tenantId: 't', userId: 'u', roles: [] }] }));
     expect((await readAuthConfig({ file: good })).tokens).toHaveLength(1);
     const bad = join(directory, 'bad.json');
     writeFileSync(bad, '{ tokens: ');

@@ -2,6 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { InputFileError } from '../errors/input-file-error.js';
 import type { Principal } from '../gate/principal.js';
+import { ServerConfigError } from './server-config-error.js';
+
+/**
+ * The shortest bearer token the server accepts (as `token`; a
+ * `tokenSha256` cannot be measured). 32 characters of `openssl rand -hex
+ * 24` are 192 bits: out of reach of guessing over HTTP.
+ */
+export const minimumTokenLength = 32;
 
 /**
  * One bearer token and the principal it stands for. Give the token as is
@@ -13,7 +21,7 @@ export interface AuthEntry {
   readonly tokenSha256?: string;
   readonly tenantId: string;
   readonly userId: string;
-  /** `approver` may decide approvals of its tenant. */
+  /** `approver` may decide approvals of its tenant; `metrics` may read its tenant's `/metrics`. */
   readonly roles: readonly string[];
 }
 
@@ -22,17 +30,29 @@ export interface AuthEntry {
  *
  * ```json
  * { "tokens": [
- *   { "token": "alice-secret", "tenantId": "shop", "userId": "C1001", "roles": ["customer"] },
- *   { "tokenSha256": "9f86d08…", "tenantId": "shop", "userId": "S9001", "roles": ["approver"] }
+ *   { "token": "3f1c9a…(at least 32 characters)", "tenantId": "shop", "userId": "C1001", "roles": ["customer"] },
+ *   { "tokenSha256": "9f86d08…", "tenantId": "shop", "userId": "S9001", "roles": ["approver"] },
+ *   { "tokenSha256": "51a0e2…", "tenantId": "shop", "userId": "prometheus", "roles": ["metrics"] }
  * ] }
  * ```
+ *
+ * A `token` shorter than `minimumTokenLength` (32) is refused. Roles:
+ * `approver` decides approvals of its tenant (never in its own sessions,
+ * see `allowSelfApproval`), `metrics` reads `/metrics` of its tenant.
  */
 export interface AuthConfig {
   readonly tokens: readonly AuthEntry[];
 }
 
-/** The demo's tokens; only for a server on your own machine. */
-export const demoTokens = { customer: 'demo-customer-token', approver: 'demo-approver-token' } as const;
+/**
+ * The demo's tokens. They are public (they are in this file), so a server
+ * using them listens on loopback only and answers only loopback `Host`
+ * names; see `startServer`.
+ */
+export const demoTokens = {
+  customer: 'demo-customer-token-this-machine-only',
+  approver: 'demo-approver-token-this-machine-only',
+} as const;
 
 /**
  * The configuration used without `--auth`: customer C1001 of tenant `shop`
@@ -77,7 +97,7 @@ export async function readAuthConfig({ file }: { file: string }): Promise<AuthCo
  * Checks an auth configuration already parsed from JSON.
  *
  * @example
- * parseAuthConfig({ tokens: [{ token: 't', tenantId: 'shop', userId: 'u1', roles: [] }] });
+ * parseAuthConfig({ tokens: [{ token: 'c2b6f0a4d9e1…32 characters or more', tenantId: 'shop', userId: 'u1', roles: [] }] });
  */
 export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file?: string } = {}): AuthConfig {
   const fail = (message: string): never => {
@@ -89,8 +109,10 @@ export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file
     if (!isRecord(entry)) return fail(`${where} must be an object`);
     const { token, tokenSha256, tenantId, userId, roles } = entry;
     if ((token === undefined) === (tokenSha256 === undefined)) return fail(`${where} needs "token" or "tokenSha256"`);
-    if (token !== undefined && (typeof token !== 'string' || token.length < 8)) {
-      return fail(`${where}.token must be a string of at least 8 characters`);
+    if (token !== undefined && typeof token !== 'string') return fail(`${where}.token must be a string`);
+    if (typeof token === 'string') {
+      const weakness = tokenWeakness(token);
+      if (weakness !== undefined) return fail(`${where}${entryOwner(entry)}: ${weakness}`);
     }
     if (tokenSha256 !== undefined && (typeof tokenSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(tokenSha256))) {
       return fail(`${where}.tokenSha256 must be 64 hex digits`);
@@ -114,7 +136,9 @@ export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file
 /**
  * Maps an `Authorization: Bearer …` header to its principal, or `undefined`.
  * Tokens are compared by their sha256, so lookup time does not depend on
- * how much of a guess was right.
+ * how much of a guess was right. A configuration built in code gets the
+ * file's length rule too: a `token` shorter than `minimumTokenLength` is a
+ * `ServerConfigError` naming the entry (never the token).
  *
  * @example
  * const authenticate = createAuthenticator(config);
@@ -122,14 +146,36 @@ export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file
  */
 export function createAuthenticator(config: AuthConfig): (authorization: string | undefined) => Principal | undefined {
   const byHash = new Map<string, Principal>();
-  for (const entry of config.tokens) {
+  config.tokens.forEach((entry, index) => {
+    const weakness = entry.token === undefined ? undefined : tokenWeakness(entry.token);
+    if (weakness !== undefined) {
+      throw new ServerConfigError({
+        setting: 'auth',
+        message: `auth tokens[${index}]${entryOwner(entry)}: ${weakness}`,
+      });
+    }
     const hash = entry.tokenSha256 ?? sha256(entry.token ?? '');
     byHash.set(hash, { tenantId: entry.tenantId, userId: entry.userId, roles: [...entry.roles] });
-  }
+  });
   return (authorization) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     return match?.[1] === undefined ? undefined : byHash.get(sha256(match[1]));
   };
+}
+
+/** Why a token is too weak to accept, without quoting it; `undefined` when it is fine. */
+function tokenWeakness(token: string): string | undefined {
+  if (token.length >= minimumTokenLength) return undefined;
+  return (
+    `token is ${token.length} characters; bearer tokens need at least ${minimumTokenLength} ` +
+    '(e.g. `openssl rand -hex 24`), or give its sha256 as "tokenSha256"'
+  );
+}
+
+/** ` (tenant shop, user C1001)`, from what the entry says, for an error that must not quote the token. */
+function entryOwner(entry: Record<string, unknown> | AuthEntry): string {
+  const { tenantId, userId } = entry;
+  return typeof tenantId === 'string' && typeof userId === 'string' ? ` (tenant ${tenantId}, user ${userId})` : '';
 }
 
 function sha256(text: string): string {

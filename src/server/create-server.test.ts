@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
 import type { Model } from '../models/model.js';
 import { readSse } from './test-support/sse-client.js';
-import { startTestServer, type TestServer, testTokens } from './test-support/test-server.js';
+import { startTestServer, type TestServer, testMetricsToken, testTokens } from './test-support/test-server.js';
 
 /** A model that answers only once `release` is called, so a run stays active as long as a test needs. */
 function heldModel(): { model: Model; release: () => void } {
@@ -73,13 +73,15 @@ describe('createServer', () => {
     const sessionId = await newSession();
     const { body } = await send(sessionId, 'Where is my order SO20260901?');
     await follow(body.runId as string);
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metrics = await (
+      await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${testMetricsToken}` } })
+    ).text();
     expect(metrics).toContain('# TYPE arbiter_runs_total counter');
-    expect(metrics).toContain('arbiter_runs_total{stop_reason="completed"} 1');
-    expect(metrics).toContain('arbiter_tool_calls_total{tool="query_order",outcome="ok"} 1');
-    expect(metrics).toContain('arbiter_gate_decisions_total{decision="allowed"} 2');
+    expect(metrics).toContain('arbiter_runs_total{tenant="shop",stop_reason="completed"} 1');
+    expect(metrics).toContain('arbiter_tool_calls_total{tenant="shop",tool="query_order",outcome="ok"} 1');
+    expect(metrics).toContain('arbiter_gate_decisions_total{tenant="shop",decision="allowed"} 2');
     expect(metrics).toContain('# TYPE arbiter_run_duration_seconds histogram');
-    expect(metrics).toMatch(/arbiter_tool_duration_seconds_bucket\{tool="query_order",le="\+Inf"\} 1/);
+    expect(metrics).toMatch(/arbiter_tool_duration_seconds_bucket\{tenant="shop",tool="query_order",le="\+Inf"\} 1/);
     expect(metrics).toMatch(/arbiter_sse_delivery_seconds_count \d+/);
     expect(metrics).toMatch(
       /arbiter_http_request_duration_seconds_count\{method="POST",route="\/v1\/sessions",status="201"\} 1/,
@@ -337,8 +339,8 @@ describe('createServer', () => {
     await server.stop();
     server = await startTestServer({ demoAuth: true });
     expect(await (await fetch(`${server.url}/demo.json`)).json()).toEqual({
-      customerToken: 'demo-customer-token',
-      approverToken: 'demo-approver-token',
+      customerToken: 'demo-customer-token-this-machine-only',
+      approverToken: 'demo-approver-token-this-machine-only',
     });
   });
 });

@@ -9,7 +9,7 @@ import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
 import { SqliteAuditLog } from '../gate/sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../gate/sqlite-idempotency-store.js';
-import { createTierGate } from '../gate/tier-gate.js';
+import { createTierGate, type GateRule } from '../gate/tier-gate.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RunLimits } from '../loop/run-agent.js';
 import type { Model } from '../models/model.js';
@@ -25,29 +25,51 @@ import type { Locale, ToolDefinition } from '../tools/tool-types.js';
 import { approvalRoutes } from './approval-routes.js';
 import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
 import { HttpError } from './http-error.js';
+import { isLoopbackHostHeader } from './loopback-host.js';
+import { metricsRoute } from './metrics-route.js';
 import { loadPageAssets } from './page-assets.js';
+import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
+import { ServerConfigError } from './server-config-error.js';
 import type { ServerDependencies, ServerEnv } from './server-env.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ServerRuns } from './server-runs.js';
 import { sessionRoutes } from './session-routes.js';
-import { openShopTools, shopChatModel } from './shop-defaults.js';
+import { openDefaultDomain, shopChatModel } from './shop-defaults.js';
 import type { StreamingDelay } from './with-streaming-delay.js';
 
 export interface CreateServerOptions {
   /** Where arbiter's store (and the shop's database) live; `:memory:` keeps nothing. Default `.arbiter`. */
   readonly dataDir?: string;
-  /** Bearer tokens and their principals. Default: the demo (`demoAuthConfig`), whose tokens the page may fetch. */
+  /**
+   * Bearer tokens and their principals (each `token` at least 32 characters). Default: the demo
+   * (`demoAuthConfig`), whose public tokens the page may fetch; the server then answers loopback `Host`s only.
+   */
   readonly auth?: AuthConfig;
   /** The application's tools. Default: the shop example's, on a shop database in `dataDir`. */
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * Configured gate rules over `tools` (e.g. a hard cap that denies outright), applied by the default
+   * gate. Default: the shop's (`shopGateRules`) with the default tools, none with your own `tools`.
+   * Not together with `gate`, which brings its own rules.
+   */
+  readonly gateRules?: readonly GateRule[];
   /** The model, or one per language. Default: the offline scripted shop chat. */
   readonly model?: Model | ((locale: Locale) => Model);
   /** Pace of the default scripted model; `false` for full speed. Default 400 ms to think, 15 ms a fragment. */
   readonly streamingDelay?: StreamingDelay | false;
-  /** Default: `createTierGate` (side-effect tiers and each tool's own approval rule). */
+  /** Default: `createTierGate` with `gateRules` (side-effect tiers, configured rules, each tool's own approval rule). */
   readonly gate?: ToolGate;
+  /** Let an approver decide approvals requested in his own sessions (four-eyes rule off). Default false. */
+  readonly allowSelfApproval?: boolean;
+  /**
+   * The scrape token for `GET /metrics` across all tenants (at least 32 characters). Without it only
+   * bearer tokens with the `metrics` role read `/metrics`, each its own tenant's series.
+   */
+  readonly metricsToken?: string;
+  /** Per principal: SSE streams at once (10), sessions (20) and messages (30) per minute; 429 beyond. */
+  readonly principalLimits?: PrincipalLimitOptions;
   /** A system message for each new session, by language. */
   readonly systemPrompt?: (locale: Locale) => string | undefined;
   readonly limits?: RunLimits;
@@ -98,8 +120,14 @@ export interface ArbiterServer {
  * - `GET /v1/sessions/:id` → messages, status, runs, pending approvals
  * - `POST /v1/sessions/:id/messages` `{ content, locale? }` → 202 `{ runId }`; 409 `{ activeRunId }` when a run is active
  * - `GET /v1/runs/:id`, `GET /v1/runs/:id/events` (SSE, `Last-Event-ID`)
- * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role)
- * - `GET /v1/me`, `GET /healthz`, `GET /metrics`, `GET /demo.json`, `GET /`
+ * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role; 403 `self_approval` in his own session)
+ * - `GET /v1/me`, `GET /healthz`, `GET /metrics` (metrics token or role), `GET /demo.json`, `GET /`
+ *
+ * Per principal, streams at once and sessions and messages per minute are
+ * limited (429 with `Retry-After`). Without `auth` (the demo, whose tokens
+ * are public) every request whose `Host` is not `localhost`, `127.0.0.1` or
+ * `[::1]` is refused with 403 `host_not_allowed`, so a page on another
+ * origin cannot rebind its name to this machine and fetch `/demo.json`.
  *
  * @example
  * const server = createServer({ dataDir: '.arbiter' });
@@ -111,15 +139,24 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
   const store = openSqliteStore({ path: inMemory ? ':memory:' : join(dataDir, 'arbiter.db') });
-  const shop = options.tools === undefined ? openShopTools({ dataDir }) : undefined;
+  if (options.gate !== undefined && options.gateRules !== undefined) {
+    throw new ServerConfigError({
+      setting: 'gateRules',
+      message: 'give gateRules or a gate of your own, not both: the gate would not apply the rules',
+    });
+  }
+  const authenticate = createAuthenticator(options.auth ?? demoAuthConfig);
+  const shop = options.tools === undefined ? openDefaultDomain({ dataDir }) : undefined;
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? shop?.tools ?? []) registry.register(tool);
+  const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? shop?.gateRules ?? [], tools: registry });
 
   const sessions = new SqliteSessionStore({ database: store.database });
   const runs = new ServerRuns({ database: store.database });
   const log = new SqliteEventLog({ database: store.database });
   const approvals = new SqliteApprovalBroker({ database: store.database });
-  const metrics = new ServerMetrics();
+  const metrics = new ServerMetrics({ tools: registry, tenantOf: (runId) => runs.find(runId)?.tenantId });
+  const audit = options.audit ?? new SqliteAuditLog({ database: store.database });
   const bus = new EventBus({ onListenerError: (error) => onError(error) });
   const recentRuns = createRunCollector({ bus, limit: 1000 });
   const model = options.model ?? ((locale: Locale) => shopChatModel({ locale, delay: options.streamingDelay ?? {} }));
@@ -131,9 +168,9 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     approvals,
     tools: registry,
     model: typeof model === 'function' ? model : () => model,
-    gate: options.gate ?? createTierGate({ tools: registry }),
+    gate,
     idempotency: options.idempotency ?? new SqliteIdempotencyStore({ database: store.database }),
-    audit: options.audit ?? new SqliteAuditLog({ database: store.database }),
+    audit,
     metrics,
     onError,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
@@ -146,14 +183,33 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     approvals,
     manager,
     metrics,
+    audit,
+    tools: registry,
+    limits: new PrincipalLimits(options.principalLimits ?? {}),
+    allowSelfApproval: options.allowSelfApproval ?? false,
     systemPrompt: options.systemPrompt,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     maxQueuedEvents: options.maxQueuedEvents ?? 2048,
   };
 
   const app = new Hono<ServerEnv>();
-  const authenticate = createAuthenticator(options.auth ?? demoAuthConfig);
   const assets = loadPageAssets();
+  const recentMetrics = () => metricsToPrometheus(computeMetrics(recentRuns.runs()), { prefix: 'arbiter_recent' });
+  const readMetrics = metricsRoute({ metrics, authenticate, metricsToken: options.metricsToken, extra: recentMetrics });
+
+  if (options.auth === undefined) {
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host');
+      if (isLoopbackHostHeader(host)) return next();
+      throw new HttpError({
+        status: 403,
+        reason: 'host_not_allowed',
+        message:
+          'the demo server answers only requests for localhost, 127.0.0.1 or [::1]; ' +
+          `this one was for ${JSON.stringify((host ?? '').slice(0, 100))}. Serve others with an auth file (--auth FILE)`,
+      });
+    });
+  }
 
   app.use('*', async (c, next) => {
     const startedAt = performance.now();
@@ -195,12 +251,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     store.database.prepare('SELECT 1').get();
     return c.json({ ok: true });
   });
-  app.get('/metrics', (c) => {
-    const recent = metricsToPrometheus(computeMetrics(recentRuns.runs()), { prefix: 'arbiter_recent' });
-    return c.text(`${metrics.render()}${recent.map((line) => `${line}\n`).join('')}`, 200, {
-      'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
-    });
-  });
+  app.get('/metrics', readMetrics);
   app.get('/demo.json', (c) =>
     options.auth === undefined
       ? c.json({ customerToken: demoTokens.customer, approverToken: demoTokens.approver })
@@ -216,7 +267,10 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {
-    if (HttpError.isInstance(error)) return c.json(error.toBody(), error.status);
+    if (HttpError.isInstance(error)) {
+      for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+      return c.json(error.toBody(), error.status);
+    }
     if (SessionConflictError.isInstance(error)) {
       return c.json({ error: { code: 'session_conflict', message: error.message } }, 409);
     }
@@ -240,7 +294,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
       await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
       recentRuns.stop();
       store.close();
-      shop?.close();
+      await shop?.close();
     },
   };
 }

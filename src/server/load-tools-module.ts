@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import type { GateRule } from '../gate/tier-gate.js';
 import type { ToolDefinition } from '../tools/tool-types.js';
 
 /** What a tools module's `createTools` is given. */
@@ -9,16 +10,38 @@ export interface ToolsModuleContext {
   readonly dataDir: string;
 }
 
+/** An application's domain as the server uses it: its tools, the gate rules over them, and what to close. */
+export interface ToolsModule {
+  readonly tools: readonly ToolDefinition[];
+  /** Configured gate rules (hard caps, calls always sent to a person); `[]` when the module gives none. */
+  readonly gateRules: readonly GateRule[];
+  /** Releases what `createTools` opened (a database); called when the server has stopped. */
+  readonly close: () => void | Promise<void>;
+}
+
 /**
- * Loads an application's tools for `arbiter serve --tools MODULE`: a module
- * exporting `createTools(context)` (sync or async), or an array of tool
- * definitions as `tools` or as the default export (a default export may also
- * be the `createTools` function). Definitions are checked when the server
- * registers them.
+ * Loads an application's domain for `arbiter serve --tools MODULE`. The
+ * module exports one of:
+ *
+ * - `createTools(context)` (sync or async, also as the default export),
+ *   returning the tool definitions, or `{ tools, gateRules?, close? }`;
+ * - `tools`, an array of tool definitions (or an array as the default export).
+ *
+ * Beside either, a module may export `gateRules`: an array of `GateRule`s
+ * (`createTierGate`'s configured rules, e.g. a hard cap that denies
+ * outright). The server applies them to every call, before each tool's own
+ * approval rule; giving rules both ways is refused, so nothing is silently
+ * dropped. Rules are checked when the server builds its gate (an unknown
+ * tool name, a rule without a comparison is a `GateRuleError`), tool
+ * definitions when it registers them.
  *
  * @example
- * // my-tools.ts: export function createTools({ dataDir }) { return [queryInvoice, sendInvoice]; }
- * const tools = await loadToolsModule({ path: './my-tools.js', context: { dataDir: '.arbiter' } });
+ * // my-tools.ts
+ * export const gateRules = [{ tool: 'send_invoice', when: { field: 'total_cents', above: 1_000_000 }, effect: 'deny',
+ *   rule: 'invoice_cap', message: 'Invoices above 10,000.00 are issued by accounting.' }];
+ * export function createTools({ dataDir }) { return [queryInvoice, sendInvoice]; }
+ * // the server
+ * const { tools, gateRules, close } = await loadToolsModule({ path: './my-tools.js', context: { dataDir: '.arbiter' } });
  */
 export async function loadToolsModule({
   path,
@@ -26,7 +49,7 @@ export async function loadToolsModule({
 }: {
   path: string;
   context: ToolsModuleContext;
-}): Promise<readonly ToolDefinition[]> {
+}): Promise<ToolsModule> {
   let loaded: Record<string, unknown>;
   try {
     loaded = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
@@ -34,14 +57,32 @@ export async function loadToolsModule({
     throw new ToolDefinitionError({ message: `tools module ${path} cannot be loaded`, cause: error });
   }
   const candidate = loaded.createTools ?? loaded.tools ?? loaded.default;
-  const tools =
+  const created =
     typeof candidate === 'function'
       ? await (candidate as (context: ToolsModuleContext) => unknown)(context)
       : candidate;
+  const returned = isRecord(created) ? created : { tools: created };
+  const tools = returned.tools;
   if (!Array.isArray(tools) || tools.length === 0) {
     throw new ToolDefinitionError({
-      message: `tools module ${path} must export createTools() or a non-empty array of tool definitions (as "tools" or default)`,
+      message:
+        `tools module ${path} must export createTools() or a non-empty array of tool definitions ` +
+        '(as "tools" or default); createTools() may return the array or { tools, gateRules, close }',
     });
   }
-  return tools as readonly ToolDefinition[];
+  if (returned.gateRules !== undefined && loaded.gateRules !== undefined) {
+    throw new ToolDefinitionError({
+      message: `tools module ${path} gives gate rules twice (exported "gateRules" and returned by createTools); give them once`,
+    });
+  }
+  const gateRules = returned.gateRules ?? loaded.gateRules ?? [];
+  if (!Array.isArray(gateRules) || !gateRules.every(isRecord)) {
+    throw new ToolDefinitionError({ message: `tools module ${path}: "gateRules" must be an array of gate rules` });
+  }
+  const close = typeof returned.close === 'function' ? (returned.close as ToolsModule['close']) : () => {};
+  return { tools: tools as readonly ToolDefinition[], gateRules: gateRules as unknown as readonly GateRule[], close };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

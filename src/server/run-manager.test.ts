@@ -73,7 +73,7 @@ describe('RunManager across processes', () => {
         }];
       }`,
     );
-    const tools = await loadToolsModule({ path: modulePath, context: { dataDir: directory } });
+    const { tools } = await loadToolsModule({ path: modulePath, context: { dataDir: directory } });
     const model = new ScriptedModel({
       script: {
         name: 'clock',

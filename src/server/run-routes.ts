@@ -6,13 +6,14 @@ import { parseLastEventId, streamRunEvents } from './stream-run-events.js';
 
 /**
  * `GET /v1/runs/:id` (where a run stands) and `GET /v1/runs/:id/events`
- * (its SSE stream, resumable with `Last-Event-ID`).
+ * (its SSE stream, resumable with `Last-Event-ID`). A caller holds at most
+ * `maxStreams` streams at once (`PrincipalLimits`: 429 with `Retry-After`).
  *
  * @example
  * app.route('/v1/runs', runRoutes(dependencies));
  */
 export function runRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
-  const { runs, manager, metrics } = dependencies;
+  const { runs, manager, metrics, limits } = dependencies;
   const routes = new Hono<ServerEnv>();
 
   const visibleRun = (principal: ServerEnv['Variables']['principal'], id: string): ServerRun => {
@@ -43,7 +44,9 @@ export function runRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
         message: 'Last-Event-ID must be a non-negative integer (the seq of the last event received)',
       });
     }
+    const release = limits.openStream(c.get('principal'));
     return streamRunEvents(c, {
+      onClose: release,
       runId: run.runId,
       status: run.status,
       afterSeq,

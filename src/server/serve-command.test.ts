@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parseServeFlags, runServe } from '../cli/commands/serve.js';
 import type { RunningServer } from './start-server.js';
 
+const opsToken = 'ops-token-001-0123456789abcdef0123';
+
 describe('arbiter serve', () => {
   it('reads its flags with defaults and refuses values it cannot use', () => {
     expect(parseServeFlags([])).toEqual({
@@ -15,7 +17,16 @@ describe('arbiter serve', () => {
       toolsModule: undefined,
       model: 'scripted',
       scriptFile: undefined,
+      allowSelfApproval: false,
+      principalLimits: {},
     });
+    expect(parseServeFlags(['--max-streams', '3', '--allow-self-approval'])).toMatchObject({
+      allowSelfApproval: true,
+      principalLimits: { maxStreams: 3 },
+    });
+    expect(() => parseServeFlags(['--sessions-per-minute', '0'])).toThrow(
+      '--sessions-per-minute must be a whole number from 1, got "0"',
+    );
     expect(() => parseServeFlags(['--port', 'eighty'])).toThrow('--port must be an integer from 0 to 65535');
     expect(() => parseServeFlags(['--model', 'gpt'])).toThrow('--model must be scripted or openai, got "gpt"');
     expect(() => parseServeFlags(['--model', 'openai', '--script', 'x.json'])).toThrow('--script only applies');
@@ -27,7 +38,7 @@ describe('arbiter serve', () => {
     const authFile = join(directory, 'auth.json');
     writeFileSync(
       authFile,
-      JSON.stringify({ tokens: [{ token: 'ops-token-001', tenantId: 'acme', userId: 'u1', roles: ['approver'] }] }),
+      JSON.stringify({ tokens: [{ token: opsToken, tenantId: 'acme', userId: 'u1', roles: ['approver'] }] }),
     );
     const lines: string[] = [];
     let running: RunningServer | undefined;
@@ -39,7 +50,7 @@ describe('arbiter serve', () => {
       },
     });
     while (running === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
-    const me = await fetch(`${running.url}/v1/me`, { headers: { authorization: 'Bearer ops-token-001' } });
+    const me = await fetch(`${running.url}/v1/me`, { headers: { authorization: `Bearer ${opsToken}` } });
     expect(await me.json()).toEqual({ tenantId: 'acme', userId: 'u1', roles: ['approver'] });
     expect(lines[0]).toMatch(/^arbiter serve: listening on http:\/\/127\.0\.0\.1:\d+ \(data in .*, model scripted\)$/);
     expect(lines.some((line) => line.includes('demo tokens'))).toBe(false);

@@ -1,9 +1,12 @@
+import type { AuditLog } from '../gate/audit-log.js';
 import type { Principal } from '../gate/principal.js';
 import type { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
 import type { EventLog } from '../store/event-log.js';
 import type { SessionStore } from '../store/session-store.js';
+import type { ToolSet } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';
 import { HttpError } from './http-error.js';
+import type { PrincipalLimits } from './principal-limits.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRuns } from './server-runs.js';
@@ -21,6 +24,12 @@ export interface ServerDependencies {
   readonly approvals: SqliteApprovalBroker;
   readonly manager: RunManager;
   readonly metrics: ServerMetrics;
+  /** The audit log the runs write to; the routes add what people tried (a refused self-approval). */
+  readonly audit: AuditLog;
+  readonly tools: ToolSet;
+  readonly limits: PrincipalLimits;
+  /** Whether an approver may decide approvals requested in his own sessions (the four-eyes rule off). */
+  readonly allowSelfApproval: boolean;
   readonly systemPrompt: ((locale: Locale) => string | undefined) | undefined;
   readonly heartbeatMs: number;
   readonly maxQueuedEvents: number;

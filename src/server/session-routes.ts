@@ -21,13 +21,15 @@ export interface VisibleMessage {
 
 /**
  * `POST /v1/sessions`, `GET /v1/sessions/:id` and
- * `POST /v1/sessions/:id/messages`.
+ * `POST /v1/sessions/:id/messages`. Creating sessions and sending messages
+ * count against the caller's per-minute limits (`PrincipalLimits`: 429
+ * with `Retry-After` beyond them).
  *
  * @example
  * app.route('/v1/sessions', sessionRoutes(dependencies));
  */
 export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
-  const { sessions, runs, approvals, manager, systemPrompt } = dependencies;
+  const { sessions, runs, approvals, manager, systemPrompt, limits } = dependencies;
   const routes = new Hono<ServerEnv>();
 
   const visibleSession = async (principal: ServerEnv['Variables']['principal'], id: string): Promise<Session> => {
@@ -40,6 +42,7 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
     const body = await readJsonBody(c, { optional: true });
     const locale = optionalChoice(body, 'locale', locales) ?? 'en';
     const principal = c.get('principal');
+    limits.createSession(principal);
     const session = await sessions.create({ principal });
     const prompt = systemPrompt?.(locale);
     if (prompt !== undefined)
@@ -82,6 +85,7 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
     if (session.userId !== principal.userId) {
       throw new HttpError({ status: 403, reason: 'forbidden', message: 'only the session owner can send messages' });
     }
+    limits.sendMessage(principal);
     try {
       const { runId } = await manager.start({ sessionId: session.id, principal, content, locale });
       return c.json({ runId }, 202);

@@ -1,11 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type ArbiterServer, type CreateServerOptions, createServer } from './create-server.js';
+import { isLoopbackAddress } from './loopback-host.js';
+import { ServerConfigError } from './server-config-error.js';
 
 export interface StartServerOptions extends CreateServerOptions {
   /** Default 8787; 0 picks a free port. */
   readonly port?: number;
-  /** Default `127.0.0.1`: reachable from this machine only. */
+  /** Default `127.0.0.1`: reachable from this machine only. Without `auth` (the demo) only a loopback address. */
   readonly host?: string;
 }
 
@@ -20,7 +22,10 @@ export interface RunningServer {
 }
 
 /**
- * Creates the server (`createServer`) and listens on `host:port`.
+ * Creates the server (`createServer`) and listens on `host:port`. The demo
+ * configuration (no `auth`: public tokens, handed out by `/demo.json`)
+ * listens on loopback only: any other `host` (`0.0.0.0`, `::`, a LAN or
+ * public address) is a `ServerConfigError` before anything is opened.
  *
  * @example
  * const { url, close } = await startServer({ port: 0, dataDir: tmp });
@@ -32,6 +37,14 @@ export async function startServer({
   host = '127.0.0.1',
   ...options
 }: StartServerOptions = {}): Promise<RunningServer> {
+  if (options.auth === undefined && !isLoopbackAddress(host)) {
+    throw new ServerConfigError({
+      setting: 'host',
+      message:
+        `the demo tokens are public, so without an auth file the server listens on loopback only ` +
+        `(127.0.0.1, ::1, localhost), not on ${host}; give --auth FILE to serve other machines`,
+    });
+  }
   const server = createServer(options);
   const listening = await new Promise<{ http: ReturnType<typeof serve>; address: AddressInfo }>((resolve, reject) => {
     const http = serve({ fetch: server.app.fetch, port, hostname: host }, (address) => resolve({ http, address }));

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { ExternalEvent } from '../events/external-event.js';
 import { isTerminalEvent, type RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
@@ -17,6 +17,8 @@ export interface StreamRunEventsOptions {
   readonly heartbeatMs: number;
   /** Events waiting for a slow client; beyond it the connection is closed and the client replays from the log. */
   readonly maxQueued: number;
+  /** Called once when the stream has ended, however it ended (e.g. to release a per-principal slot). */
+  readonly onClose?: () => void;
 }
 
 /**
@@ -37,6 +39,14 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
   const { runId, afterSeq, manager, metrics, heartbeatMs, maxQueued } = options;
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(c, async (stream) => {
+    try {
+      await sendEvents(stream);
+    } finally {
+      options.onClose?.();
+    }
+  });
+
+  async function sendEvents(stream: SSEStreamingApi): Promise<void> {
     const queue: ExternalEvent[] = [];
     let lastQueued = afterSeq;
     let overflow = false;
@@ -104,7 +114,7 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
       unfollow();
       metrics.streamClosed();
     }
-  });
+  }
 }
 
 /**

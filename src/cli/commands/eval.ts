@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openShopDatabase, ShopDatabase } from '../../../examples/shop/shop-database.js';
-import { createShopTools, shopGateRules } from '../../../examples/shop/shop-tools.js';
+import { createShopDomain } from '../../../examples/shop/shop-domain.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { ModelError } from '../../errors/model-error.js';
 import { UsageError } from '../../errors/usage-error.js';
@@ -44,7 +44,8 @@ class NotFoundShopDatabase extends ShopDatabase {
 }
 
 /**
- * The demo shop as an evaluation toolkit: a fresh in-memory database per
+ * The demo shop as an evaluation toolkit, wired by `createShopDomain` as
+ * the demo and the server are: a fresh in-memory database per
  * case, a fixed clock, the shop's gate rules (the refund hard cap; the
  * tool's own rule approves refunds under 50.00 yuan and sends larger ones to
  * a person), and `state()` reporting how many refunds and order notes exist
@@ -63,12 +64,13 @@ export const shopEvalToolkit: EvalToolkitFactory = (options) => {
   const database = openShopDatabase({ path: ':memory:' });
   const count = (table: 'refunds' | 'order_notes') =>
     (database.connection.prepare(`SELECT COUNT(*) AS count FROM ${table}`).get() as { count: number }).count;
+  const { tools, gateRules } = createShopDomain({
+    database: repository === undefined ? database : new NotFoundShopDatabase(database.connection),
+    now: () => new Date('2026-09-05T08:00:00Z'),
+  });
   return {
-    tools: createShopTools({
-      database: repository === undefined ? database : new NotFoundShopDatabase(database.connection),
-      now: () => new Date('2026-09-05T08:00:00Z'),
-    }),
-    gateRules: shopGateRules,
+    tools,
+    gateRules,
     state: () => ({ refunds: count('refunds'), notes: count('order_notes') }),
     close: () => database.close(),
   };

@@ -8,20 +8,29 @@ import { OpenAiModel } from '../../models/openai-model.js';
 import type { Script } from '../../models/script.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
-import { loadToolsModule } from '../../server/load-tools-module.js';
+import { loadToolsModule, type ToolsModule } from '../../server/load-tools-module.js';
+import { defaultPrincipalLimits, type PrincipalLimitOptions } from '../../server/principal-limits.js';
 import { shopSystemPrompts } from '../../server/shop-defaults.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../server/start-server.js';
 import { withStreamingDelay } from '../../server/with-streaming-delay.js';
-import type { Locale, ToolDefinition } from '../../tools/tool-types.js';
+import type { Locale } from '../../tools/tool-types.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--auth FILE]
-               [--tools MODULE] [--model scripted|openai] [--script FILE]
+               [--tools MODULE] [--model scripted|openai] [--script FILE] [--allow-self-approval]
+               [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
-      --auth FILE     bearer tokens → principals (JSON); default: demo tokens, shown at start
-      --tools MODULE  a module exporting createTools() or an array of tools; default: the shop example
+      --auth FILE     bearer tokens → principals (JSON, tokens of 32+ characters); default: the demo
+                      tokens, shown at start, on a loopback --host only
+      --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
+                      default: the shop example (examples/shop/shop-domain), with its refund hard cap
       --model         scripted (offline, default) or openai (ARBITER_BASE_URL, ARBITER_API_KEY, ARBITER_MODEL)
       --script FILE   the scripted model's script (JSON); default: the shop chat
+      --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
+      --max-streams N, --sessions-per-minute N, --messages-per-minute N
+                      per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
+      ARBITER_METRICS_TOKEN  scrape token (32+ characters) for /metrics of all tenants; without it,
+                      only tokens with the "metrics" role read /metrics (their own tenant's)
 `;
 
 /** `arbiter serve`'s flags, checked. */
@@ -33,6 +42,8 @@ export interface ServeFlags {
   readonly toolsModule: string | undefined;
   readonly model: 'scripted' | 'openai';
   readonly scriptFile: string | undefined;
+  readonly allowSelfApproval: boolean;
+  readonly principalLimits: PrincipalLimitOptions;
 }
 
 /**
@@ -52,6 +63,10 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
       tools: { type: 'string' },
       model: { type: 'string', default: 'scripted' },
       script: { type: 'string' },
+      'allow-self-approval': { type: 'boolean', default: false },
+      'max-streams': { type: 'string' },
+      'sessions-per-minute': { type: 'string' },
+      'messages-per-minute': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -66,6 +81,18 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
   if (values.script !== undefined && values.model !== 'scripted') {
     throw new UsageError({ message: '--script only applies to --model scripted' });
   }
+  const limit = (flag: 'max-streams' | 'sessions-per-minute' | 'messages-per-minute'): number | undefined => {
+    const value = values[flag];
+    if (value === undefined) return undefined;
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 1) {
+      throw new UsageError({ message: `--${flag} must be a whole number from 1, got "${value}"` });
+    }
+    return number;
+  };
+  const maxStreams = limit('max-streams');
+  const sessionsPerMinute = limit('sessions-per-minute');
+  const messagesPerMinute = limit('messages-per-minute');
   return {
     port,
     host: values.host,
@@ -74,25 +101,38 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     toolsModule: values.tools,
     model: values.model,
     scriptFile: values.script,
+    allowSelfApproval: values['allow-self-approval'],
+    principalLimits: {
+      ...(maxStreams === undefined ? {} : { maxStreams }),
+      ...(sessionsPerMinute === undefined ? {} : { sessionsPerMinute }),
+      ...(messagesPerMinute === undefined ? {} : { messagesPerMinute }),
+    },
   };
 }
 
 /**
- * Builds the server's options from the flags: reads the auth file, loads
- * the tools module, picks the model (the offline scripted shop chat, paced
- * for a person to watch, or an OpenAI-compatible endpoint from the
- * environment).
+ * Builds the server's options from the flags and the environment: reads
+ * the auth file, loads the tools module (its tools and gate rules), picks
+ * the model (the offline scripted shop chat, paced for a person to watch,
+ * or an OpenAI-compatible endpoint from the environment), takes the
+ * metrics token from `ARBITER_METRICS_TOKEN`. `close` releases what the
+ * tools module opened.
  *
  * @example
- * const options = await serveOptions(parseServeFlags(['--model', 'openai']));
+ * const { options, close } = await serveOptions(parseServeFlags(['--model', 'openai']));
  */
-export async function serveOptions(flags: ServeFlags): Promise<StartServerOptions> {
+export async function serveOptions(
+  flags: ServeFlags,
+  environment: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<{ options: StartServerOptions; close: () => Promise<void> }> {
   const auth: AuthConfig | undefined =
     flags.authFile === undefined ? undefined : await readAuthConfig({ file: flags.authFile });
-  const tools: readonly ToolDefinition[] | undefined =
+  const domain: ToolsModule | undefined =
     flags.toolsModule === undefined
       ? undefined
       : await loadToolsModule({ path: flags.toolsModule, context: { dataDir: flags.dataDir } });
+  const tools = domain?.tools;
+  const metricsToken = environment['ARBITER_METRICS_TOKEN'];
   let model: Model | ((locale: Locale) => Model) | undefined;
   if (flags.model === 'openai') {
     model = new OpenAiModel(readModelConfig());
@@ -100,17 +140,21 @@ export async function serveOptions(flags: ServeFlags): Promise<StartServerOption
     const script = await readScript(flags.scriptFile);
     model = withStreamingDelay(new ScriptedModel({ script }), { firstTokenMs: 400, deltaMs: 15 });
   }
-  return {
+  const options: StartServerOptions = {
     port: flags.port,
     host: flags.host,
     dataDir: flags.dataDir,
+    allowSelfApproval: flags.allowSelfApproval,
+    principalLimits: flags.principalLimits,
     ...(auth === undefined ? {} : { auth }),
-    ...(tools === undefined ? {} : { tools }),
+    ...(domain === undefined ? {} : { tools: domain.tools, gateRules: domain.gateRules }),
     ...(model === undefined ? {} : { model }),
+    ...(metricsToken === undefined || metricsToken === '' ? {} : { metricsToken }),
     ...(flags.model === 'openai' && tools === undefined
       ? { systemPrompt: (locale: Locale) => shopSystemPrompts[locale] }
       : {}),
   };
+  return { options, close: async () => domain?.close() };
 }
 
 /**
@@ -133,7 +177,14 @@ export async function runServe({
   onStarted?: (running: RunningServer) => void;
 }): Promise<number> {
   const flags = parseServeFlags(args);
-  const running = await startServer(await serveOptions(flags));
+  const { options, close } = await serveOptions(flags);
+  let running: RunningServer;
+  try {
+    running = await startServer(options);
+  } catch (error) {
+    await close();
+    throw error;
+  }
   write(`arbiter serve: listening on ${running.url} (data in ${flags.dataDir}, model ${flags.model})`);
   if (flags.authFile === undefined) {
     write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);
@@ -147,10 +198,13 @@ export async function runServe({
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       write('arbiter serve: stopping…');
-      running.close().then(
-        () => resolve(0),
-        () => resolve(1),
-      );
+      running
+        .close()
+        .then(close)
+        .then(
+          () => resolve(0),
+          () => resolve(1),
+        );
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import type { AuthConfig } from '../auth-config.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../start-server.js';
 
-/** Tokens of `testAuth`: two customers of tenant `shop`, its approver, and a customer of another tenant. */
+/** Tokens of `testAuth` (32 characters or more, as the server demands): two customers of tenant `shop`, its approver, and a customer of another tenant. */
 export const testTokens = {
-  alice: 'alice-token-0001',
-  bob: 'bob-token-0002',
-  staff: 'staff-token-0003',
-  mallory: 'mallory-token-0004',
+  alice: 'alice-token-0001-0123456789abcdef',
+  bob: 'bob-token-0002-0123456789abcdef0123',
+  staff: 'staff-token-0003-0123456789abcdef',
+  mallory: 'mallory-token-0004-0123456789abcdef',
 } as const;
+
+/** The scrape token `startTestServer` configures for `/metrics`. */
+export const testMetricsToken = 'metrics-scrape-token-0123456789abcdef';
 
 export const testAuth: AuthConfig = {
   tokens: [
@@ -33,7 +36,8 @@ export interface TestServer extends RunningServer {
 
 /**
  * Starts a server for a test: fast scripted model (no streaming delay), the
- * test tokens (the demo's with `demoAuth`), short heartbeats.
+ * test tokens (the demo's with `demoAuth`), `testMetricsToken` for
+ * `/metrics`, short heartbeats.
  *
  * @example
  * const server = await startTestServer();
@@ -51,6 +55,7 @@ export async function startTestServer({
     streamingDelay: false,
     heartbeatMs: 1000,
     shutdownGraceMs: 200,
+    metricsToken: testMetricsToken,
     onError: () => {},
     ...options,
   });
