@@ -30,7 +30,7 @@ const clients = 500;
 const warmUpClients = 50;
 const rounds = 3;
 const roundTimeoutMs = 60_000;
-const token = 'bench-token-0001';
+const token = 'bench-token-0001-0123456789abcdef';
 
 interface Memory {
   readonly rss: number;
@@ -249,6 +249,12 @@ async function serveForBench(dataDir: string): Promise<void> {
     port: 0,
     dataDir,
     auth: { tokens: [{ token, tenantId: 'bench', userId: 'C1001', roles: ['customer'] }] },
+    // Every client is the same principal on purpose: the per-user limits would measure themselves.
+    principalLimits: {
+      maxStreams: Number.POSITIVE_INFINITY,
+      sessionsPerMinute: Number.POSITIVE_INFINITY,
+      messagesPerMinute: Number.POSITIVE_INFINITY,
+    },
     streamingDelay: { firstTokenMs: 40, deltaMs: 5 },
     heartbeatMs: 5_000,
     shutdownGraceMs: 0,
