@@ -5,6 +5,12 @@
 // reload therefore redraws exactly what was shown and reconnects with
 // `Last-Event-ID: lastSeq`: nothing is shown twice, nothing is missed.
 // Earlier runs of the session are redrawn from `GET /v1/sessions/:id`.
+//
+// A run resumed after a crash sends `run:start` again and streams the
+// interrupted step again, under the same run id and step number (its seqs
+// carry on). Each `run:start` therefore opens a new attempt, and a step's
+// text or a tool call's progress line streamed again in a later attempt
+// replaces what the earlier attempt showed instead of adding to it.
 
 const storageKey = 'arbiter-chat';
 const tokenKey = 'arbiter-token';
@@ -107,7 +113,7 @@ const state = {
   sessionId: undefined,
   /** Items of earlier runs, from the session's messages. */
   history: [],
-  /** The latest run: { runId, lastSeq, items, typing, waiting, done }. */
+  /** The latest run: { runId, lastSeq, attempt, items, typing, waiting, done }; `attempt` counts its `run:start`s. */
   current: undefined,
   connection: 'idle',
 };
@@ -170,23 +176,43 @@ function applyEvent(event) {
   const items = current.items;
   switch (event.type) {
     case 'run:start':
+      current.attempt = (current.attempt ?? 0) + 1;
       current.typing = true;
       current.waiting = false;
       break;
     case 'model:delta': {
-      const last = items.at(-1);
-      if (last?.kind === 'assistant' && last.step === event.step) last.text += event.text;
-      else items.push({ id: newId(), kind: 'assistant', step: event.step, text: event.text });
+      const answer = items.findLast((item) => item.kind === 'assistant' && item.step === event.step);
+      if (answer === undefined) {
+        items.push({ id: newId(), kind: 'assistant', step: event.step, attempt: current.attempt, text: event.text });
+      } else if (answer.attempt === current.attempt) {
+        answer.text += event.text;
+      } else {
+        answer.attempt = current.attempt;
+        answer.text = event.text;
+      }
       current.typing = false;
       break;
     }
     case 'model:end':
       current.typing = event.toolCalls > 0;
       break;
-    case 'tool:start':
-      items.push({ id: newId(), kind: 'progress', toolCallId: event.toolCallId, text: event.text, status: 'running' });
+    case 'tool:start': {
+      const progress = items.find((item) => item.kind === 'progress' && item.toolCallId === event.toolCallId);
+      if (progress === undefined) {
+        items.push({
+          id: newId(),
+          kind: 'progress',
+          toolCallId: event.toolCallId,
+          text: event.text,
+          status: 'running',
+        });
+      } else {
+        progress.text = event.text;
+        progress.status = 'running';
+      }
       current.typing = false;
       break;
+    }
     case 'tool:end':
     case 'tool:error': {
       const progress = items.find((item) => item.kind === 'progress' && item.toolCallId === event.toolCallId);
