@@ -15,11 +15,11 @@ function shopTools() {
         description: 'Look up one order. Not for shipments: use track_shipment.',
         parameters: {
           type: 'object',
-          properties: { order_id: { type: 'string' }, user_id: { type: 'string' } },
+          properties: { order_id: { type: 'string' }, tenant_id: { type: 'string' }, user_id: { type: 'string' } },
           required: ['order_id'],
         },
         sideEffect: 'read',
-        boundParameters: { user_id: (principal) => principal.userId },
+        boundParameters: { tenant_id: 'tenantId', user_id: (principal) => principal.userId },
         execute: () => ({}),
       }),
     )

@@ -17,6 +17,15 @@ export interface AuditEntry {
   readonly decision: AuditDecision;
   readonly rule: string | undefined;
   readonly approver: string | undefined;
+  /** Whose call it was: the principal's tenant; absent for a call without a principal. */
+  readonly tenantId?: string | undefined;
+  /** The principal's user id; absent for a call without a principal. */
+  readonly userId?: string | undefined;
+  /**
+   * For a replay (`replayed:…`) and a refused claim (`claimed_by_another_user`):
+   * the call that executed first under the idempotency key.
+   */
+  readonly replayOf?: OriginalCall | undefined;
   /**
    * `ok`; the tool's error code; `not_run` (refused by the gate or a person);
    * `replayed:ok` / `replayed:CODE` (an idempotency key returned the first
@@ -27,9 +36,17 @@ export interface AuditEntry {
   readonly durationMs: number;
 }
 
+/** The first execution of an idempotency key: its run and tool call. */
+export interface OriginalCall {
+  readonly runId: string;
+  readonly toolCallId: string;
+}
+
 /**
  * Where audit entries go. The SQLite implementation refuses UPDATE and
- * DELETE with a trigger.
+ * DELETE with a trigger. An audit log that can also answer `findCalls`
+ * (a `CallHistorySource`, like `SqliteAuditLog`) is where rules read
+ * `context.history` from.
  *
  * @example
  * await audit.append(entry);

@@ -8,8 +8,9 @@ import type { Principal } from './principal.js';
  * the model made up never stands in for an identity.
  *
  * @example
- * bindPrincipalParameters({ args: { order_id: 'SO20260906', user_id: 'C1002' }, tool, principal });
- * // { order_id: 'SO20260906', user_id: 'C1001' }
+ * // tool.definition.boundParameters: { tenant_id: 'tenantId', user_id: 'userId' }
+ * bindPrincipalParameters({ args: { order_id: 'SO20260906', user_id: 'C1002', tenant_id: 'other' }, tool, principal });
+ * // { order_id: 'SO20260906', user_id: 'C1001', tenant_id: 'shop' }
  */
 export function bindPrincipalParameters({
   args,
@@ -23,9 +24,9 @@ export function bindPrincipalParameters({
   const boundParameters = tool.definition.boundParameters;
   const bound = { ...args };
   if (boundParameters === undefined) return bound;
-  for (const [name, resolve] of Object.entries(boundParameters)) {
+  for (const [name, binding] of Object.entries(boundParameters)) {
     if (principal === undefined) delete bound[name];
-    else bound[name] = resolve(principal);
+    else bound[name] = typeof binding === 'function' ? binding(principal) : principal[binding];
   }
   return bound;
 }

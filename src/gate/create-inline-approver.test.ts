@@ -79,7 +79,7 @@ describe('createInlineApprover', () => {
     });
     expect(result.stopReason).toBe('completed');
     expect(asked.map((question) => question.arguments)).toEqual([
-      { account: 'AC2002', amount_cents: 25_000, reference: 'INV-9', payer: 'U1' },
+      { account: 'AC2002', amount_cents: 25_000, reference: 'INV-9', tenant: 'bank', payer: 'U1' },
     ]);
     expect(countPayments(harness.store.database)).toBe(1);
     expect(

@@ -11,6 +11,8 @@ export interface GateTexts {
   rejected(request: { reason: string }): string;
   /** What the model reads when the tool's own approval rule failed. */
   ruleFailed(): string;
+  /** What the model reads when another user of the tenant already made this very call (a tenant-wide key). */
+  claimedByAnotherUser(): string;
 }
 
 const english: GateTexts = {
@@ -30,6 +32,8 @@ const english: GateTexts = {
       ? 'A person reviewed this call and rejected it.'
       : `A person reviewed this call and rejected it: ${reason.trim().replace(/[.。]$/, '')}.`,
   ruleFailed: () => 'The rule that decides whether this call may run could not be evaluated, so it was not run.',
+  claimedByAnotherUser: () =>
+    'Someone else already made exactly this request, so it was not made again; its result is theirs and is not shown here. Look up the current state instead of repeating it.',
 };
 
 const chinese: GateTexts = {
@@ -49,6 +53,8 @@ const chinese: GateTexts = {
       ? '审批人审核后拒绝了这次调用。'
       : `审批人审核后拒绝了这次调用：${reason.trim().replace(/[.。]$/, '')}。`,
   ruleFailed: () => '判断这次调用能否执行的规则出错，调用未执行。',
+  claimedByAnotherUser: () =>
+    '其他人已经提交过完全相同的请求，因此没有重复执行；其结果属于对方，不在此显示。请查询当前状态，不要重复提交。',
 };
 
 /**

@@ -1,4 +1,11 @@
-import type { ToolOutcome } from '../tools/tool-types.js';
+import type { IdempotencyScope, ToolOutcome } from '../tools/tool-types.js';
+import type { OriginalCall } from './audit-log.js';
+
+/** Who claims a key: the principal's tenant and user, `''` and `''` for a call without a principal. */
+export interface IdempotencyClaimant {
+  readonly tenantId: string;
+  readonly userId: string;
+}
 
 /** The answer to "may I execute the call with this key?". */
 export type IdempotencyClaim =
@@ -14,25 +21,43 @@ export type IdempotencyClaim =
       release(): Promise<void> | void;
       abandon(): Promise<void> | void;
     }
-  /** Executed before: here is the first outcome; do not execute again. */
-  | { readonly status: 'completed'; readonly outcome: ToolOutcome }
+  /** The claimant executed this before: here is the first outcome; do not execute again. */
+  | { readonly status: 'completed'; readonly outcome: ToolOutcome; readonly original: OriginalCall }
   /** Claimed before but no outcome was recorded (the process died): never executed again automatically. */
-  | { readonly status: 'outcome_unknown'; readonly claimedAt: number };
+  | { readonly status: 'outcome_unknown'; readonly claimedAt: number; readonly original: OriginalCall }
+  /**
+   * A tenant-wide key another user of the tenant claimed: do not execute
+   * again, and do not show this claimant that user's outcome.
+   */
+  | { readonly status: 'claimed_by_another_user'; readonly original: OriginalCall };
+
+export interface IdempotencyClaimRequest {
+  /** The tool's own key, from business fields (`refund:SO20260901:2000`). */
+  readonly key: string;
+  readonly claimant: IdempotencyClaimant;
+  /**
+   * `principal` (default): the key is the claimant's own (tenant + user).
+   * `tenant`: one key for the claimant's tenant (see `IdempotencyScope`).
+   */
+  readonly scope?: IdempotencyScope;
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly tool: string;
+}
 
 /**
  * Claims idempotency keys with a unique constraint before execution, so a
  * side effect happens at most once per key, across retries, concurrent
- * calls and restarts.
+ * calls and restarts. A key never crosses a tenant, and by default never
+ * crosses a user: the same key string of another principal is another key,
+ * so a replay can only hand a caller an outcome of its own.
  *
  * @example
- * const claim = await store.claim({ key: 'refund:SO20260901:2000', runId, toolCallId, tool: 'apply_refund' });
+ * const claim = await store.claim({
+ *   key: 'refund:SO20260901:2000', claimant: { tenantId: 'shop', userId: 'C1001' }, runId, toolCallId, tool: 'apply_refund',
+ * });
  * if (claim.status === 'claimed') await claim.complete(await execute());
  */
 export interface IdempotencyStore {
-  claim(request: {
-    readonly key: string;
-    readonly runId: string;
-    readonly toolCallId: string;
-    readonly tool: string;
-  }): Promise<IdempotencyClaim>;
+  claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
 }

@@ -7,12 +7,29 @@ export {
   denyAllApprovals,
 } from './approval-broker.js';
 export { ApprovalResolutionError, type ApprovalResolutionFailure } from './approval-resolution-error.js';
-export type { AuditDecision, AuditEntry, AuditLog } from './audit-log.js';
+export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
 export { bindPrincipalParameters } from './bind-principal-parameters.js';
+export {
+  type CallHistory,
+  type CallHistoryFilter,
+  type CallHistoryQuery,
+  type CallHistorySource,
+  type ExecutedDecision,
+  emptyCallHistory,
+  type HistoryWindow,
+  isCallHistorySource,
+  type PastCall,
+} from './call-history.js';
 export { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
 export { GateRuleError } from './gate-rule-error.js';
 export { type GateTexts, gateTexts } from './gate-texts.js';
-export type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
+export type {
+  IdempotencyClaim,
+  IdempotencyClaimant,
+  IdempotencyClaimRequest,
+  IdempotencyStore,
+} from './idempotency-store.js';
+export { MemoryAuditLog } from './memory-audit-log.js';
 export type { Principal } from './principal.js';
 export {
   type ResumeAfterApprovalOptions,

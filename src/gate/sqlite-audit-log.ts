@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { SideEffect } from '../tools/tool-types.js';
 import type { AuditDecision, AuditEntry, AuditLog } from './audit-log.js';
+import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from './call-history.js';
+
+const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
 /** An audit entry as stored, with its position in the log. */
 export interface AuditRecord extends AuditEntry {
@@ -24,20 +27,27 @@ interface AuditRow {
   approver: string | null;
   outcome: string;
   duration_ms: number;
+  tenant_id: string | null;
+  user_id: string | null;
+  replay_of_run_id: string | null;
+  replay_of_tool_call_id: string | null;
 }
 
 /**
- * The append-only audit log in SQLite: who (session, run), what (tool, tier,
- * arguments with sensitive fields redacted, their sha256), whether the gate
- * or a person let it through, and how it ended. Triggers refuse UPDATE and
- * DELETE, so the application cannot rewrite history through SQL either.
+ * The append-only audit log in SQLite: who (principal, session, run), what
+ * (tool, tier, arguments with sensitive fields redacted, their sha256),
+ * whether the gate or a person let it through, how it ended, and for a
+ * replay which call executed first. Triggers refuse UPDATE and DELETE, so
+ * the application cannot rewrite history through SQL either. It is also
+ * the `CallHistorySource` rules read `context.history` from (indexed by
+ * principal, tool and time, and by run).
  *
  * @example
  * const audit = new SqliteAuditLog({ database: store.database });
  * await runAgent({ model, tools, messages, audit });
  * audit.listAudit({ sessionId }).map((entry) => entry.decision);
  */
-export class SqliteAuditLog implements AuditLog {
+export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #database: Database.Database;
   readonly #insert: Database.Statement;
 
@@ -45,20 +55,66 @@ export class SqliteAuditLog implements AuditLog {
     this.#database = database;
     this.#insert = database.prepare(
       `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-         decision, rule, approver, outcome, duration_ms)
+         decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
        VALUES (@at, @sessionId, @runId, @step, @toolCallId, @tool, @sideEffect, @argumentsHash, @arguments,
-         @decision, @rule, @approver, @outcome, @durationMs)`,
+         @decision, @rule, @approver, @outcome, @durationMs, @tenantId, @userId, @replayOfRunId, @replayOfToolCallId)`,
     );
   }
 
   append(entry: AuditEntry): void {
     this.#insert.run({
-      ...entry,
+      at: entry.at,
       sessionId: entry.sessionId ?? null,
+      runId: entry.runId,
+      step: entry.step,
+      toolCallId: entry.toolCallId,
+      tool: entry.tool,
+      sideEffect: entry.sideEffect,
+      argumentsHash: entry.argumentsHash,
       arguments: JSON.stringify(entry.arguments),
+      decision: entry.decision,
       rule: entry.rule ?? null,
       approver: entry.approver ?? null,
+      outcome: entry.outcome,
+      durationMs: entry.durationMs,
+      tenantId: entry.tenantId ?? null,
+      userId: entry.userId ?? null,
+      replayOfRunId: entry.replayOf?.runId ?? null,
+      replayOfToolCallId: entry.replayOf?.toolCallId ?? null,
     });
+  }
+
+  /**
+   * Calls of one tool that executed and succeeded (outcome `ok`), oldest
+   * first, narrowed by run, session, principal, time and decision.
+   */
+  findCalls({ tool, runId, sessionId, tenantId, userId, since, decisions = executed }: CallHistoryFilter): PastCall[] {
+    const clauses = ['tool = ?', "outcome = 'ok'", `decision IN (${decisions.map(() => '?').join(', ')})`];
+    const values: (string | number | null)[] = [tool, ...decisions];
+    for (const [clause, value] of [
+      ['run_id = ?', runId],
+      ['session_id = ?', sessionId],
+      ['tenant_id IS ?', tenantId],
+      ['user_id IS ?', userId],
+      ['at >= ?', since],
+    ] as const) {
+      if (value === undefined) continue;
+      clauses.push(clause);
+      values.push(value);
+    }
+    const rows = this.#database
+      .prepare(`SELECT * FROM audit_log WHERE ${clauses.join(' AND ')} ORDER BY audit_id`)
+      .all(...values) as AuditRow[];
+    return rows.map((row) => ({
+      at: row.at,
+      runId: row.run_id,
+      sessionId: row.session_id ?? undefined,
+      toolCallId: row.tool_call_id,
+      tool: row.tool,
+      arguments: JSON.parse(row.arguments) as Record<string, unknown>,
+      decision: row.decision as ExecutedDecision,
+      rule: row.rule ?? undefined,
+    }));
   }
 
   /** Entries in the order they were appended, optionally of one session, run or tool call. */
@@ -111,5 +167,10 @@ function toRecord(row: AuditRow): AuditRecord {
     approver: row.approver ?? undefined,
     outcome: row.outcome,
     durationMs: row.duration_ms,
+    ...(row.tenant_id === null ? {} : { tenantId: row.tenant_id }),
+    ...(row.user_id === null ? {} : { userId: row.user_id }),
+    ...(row.replay_of_run_id === null || row.replay_of_tool_call_id === null
+      ? {}
+      : { replayOf: { runId: row.replay_of_run_id, toolCallId: row.replay_of_tool_call_id } }),
   };
 }

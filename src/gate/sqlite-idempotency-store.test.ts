@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../loop/run-agent.js';
+import { gateMigrations } from '../store/migrations/gate-migrations.js';
+import { migrations } from '../store/migrations/index.js';
+import { migrate, openSqliteStore } from '../store/sqlite-store.js';
+import type { Principal } from './principal.js';
 import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
 import {
   callsWithIds,
@@ -48,7 +52,7 @@ describe('SqliteIdempotencyStore', () => {
     const harness = openGateHarness();
     const missing = { ...payment, account: 'AC0000' };
     await pay(harness, missing);
-    const keys = harness.store.database.prepare('SELECT COUNT(*) AS count FROM idempotency_keys').get() as {
+    const keys = harness.store.database.prepare('SELECT COUNT(*) AS count FROM idempotency_claims').get() as {
       count: number;
     };
     expect(keys.count).toBe(0);
@@ -70,8 +74,10 @@ describe('SqliteIdempotencyStore', () => {
     const harness = openGateHarness();
     harness.store.database
       .prepare(
-        `INSERT INTO idempotency_keys (key, status, tool, run_id, tool_call_id, owner, claimed_at)
-         VALUES ('payment:AC2002:5000:INV-5', 'claimed', 'send_payment', 'run-0', 'call_0', '99999:feedface', ?)`,
+        `INSERT INTO idempotency_claims (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id,
+           tool_call_id, owner, claimed_at)
+         VALUES ('bank', 'U1', 'payment:AC2002:5000:INV-5', 'U1', 'claimed', 'send_payment', 'run-0', 'call_0',
+           '99999:feedface', ?)`,
       )
       .run(Date.now());
     const result = await pay(harness);
@@ -122,7 +128,7 @@ describe('SqliteIdempotencyStore', () => {
     const executed: unknown[] = [];
     const harness = openGateHarness({ path, onExecute: (args) => void executed.push(args) });
     try {
-      const row = harness.store.database.prepare('SELECT status, owner FROM idempotency_keys').get() as {
+      const row = harness.store.database.prepare('SELECT status, owner FROM idempotency_claims').get() as {
         status: string;
         owner: string;
       };
@@ -136,5 +142,135 @@ describe('SqliteIdempotencyStore', () => {
     } finally {
       harness.store.close();
     }
+  });
+
+  it("gives another tenant's user with the same id, and another user of the tenant, their own key: each executes once", async () => {
+    const harness = openGateHarness();
+    const payAs = (principal: Principal) =>
+      runAgent({
+        ...harness.runOptions,
+        principal,
+        model: statelessModel([callsWithIds(['call_pay', 'send_payment', payment])]),
+        messages: [{ role: 'user', content: 'Pay INV-5' }],
+      });
+    const first = await payAs({ tenantId: 'bank', userId: 'U1', roles: [] });
+    const otherTenant = await payAs({ tenantId: 'other-bank', userId: 'U1', roles: [] });
+    const otherUser = await payAs({ tenantId: 'bank', userId: 'U2', roles: [] });
+    const again = await payAs({ tenantId: 'bank', userId: 'U1', roles: [] });
+    const answers = [first, otherTenant, otherUser, again].map((result) => toolMessage(result.messages, 'call_pay'));
+    expect(new Set(answers.slice(0, 3)).size).toBe(3);
+    expect(answers[3]).toBe(answers[0]);
+    expect(harness.store.database.prepare('SELECT tenant, payer FROM payments ORDER BY payment_id').all()).toEqual([
+      { tenant: 'bank', payer: 'U1' },
+      { tenant: 'other-bank', payer: 'U1' },
+      { tenant: 'bank', payer: 'U2' },
+    ]);
+    expect(
+      harness.audit.listAudit().map(({ tenantId, userId, outcome, replayOf }) => [tenantId, userId, outcome, replayOf]),
+    ).toEqual([
+      ['bank', 'U1', 'ok', undefined],
+      ['other-bank', 'U1', 'ok', undefined],
+      ['bank', 'U2', 'ok', undefined],
+      ['bank', 'U1', 'replayed:ok', { runId: first.runId, toolCallId: 'call_pay' }],
+    ]);
+  });
+
+  it('shares a tenant-wide key across the tenant without handing one user the outcome of another', async () => {
+    const harness = openGateHarness();
+    const store = harness.idempotency;
+    const request = { key: 'payment:AC2002:5000:INV-5', scope: 'tenant' as const, tool: 'send_payment' };
+    const first = await store.claim({
+      ...request,
+      claimant: { tenantId: 'bank', userId: 'S1' },
+      runId: 'run-1',
+      toolCallId: 'call_1',
+    });
+    if (first.status !== 'claimed') throw new Error(`expected claimed, got ${first.status}`);
+    await first.complete({ ok: true, data: { payment_id: 7, balance_cents: 115_000 } });
+
+    const colleague = await store.claim({
+      ...request,
+      claimant: { tenantId: 'bank', userId: 'S2' },
+      runId: 'run-2',
+      toolCallId: 'call_2',
+    });
+    expect(colleague).toEqual({
+      status: 'claimed_by_another_user',
+      original: { runId: 'run-1', toolCallId: 'call_1' },
+    });
+    const same = await store.claim({
+      ...request,
+      claimant: { tenantId: 'bank', userId: 'S1' },
+      runId: 'run-3',
+      toolCallId: 'call_3',
+    });
+    expect(same).toEqual({
+      status: 'completed',
+      outcome: { ok: true, data: { payment_id: 7, balance_cents: 115_000 } },
+      original: { runId: 'run-1', toolCallId: 'call_1' },
+    });
+    const otherTenant = await store.claim({
+      ...request,
+      claimant: { tenantId: 'other-bank', userId: 'S2' },
+      runId: 'run-4',
+      toolCallId: 'call_4',
+    });
+    expect(otherTenant.status).toBe('claimed');
+  });
+
+  it("refuses a tenant-wide key claimed by a colleague through the runner, in the model's words, auditing who tried", async () => {
+    const harness = openGateHarness({ idempotencyScope: 'tenant' });
+    const payAs = (userId: string, locale: 'en' | 'zh-CN' = 'en') =>
+      runAgent({
+        ...harness.runOptions,
+        locale,
+        principal: { tenantId: 'bank', userId, roles: [] },
+        model: statelessModel([
+          callsWithIds([
+            `call_${userId}`,
+            'send_payment',
+            { account: 'AC2002', amount_cents: 5_000, reference: 'INV-5' },
+          ]),
+        ]),
+        messages: [{ role: 'user', content: 'Pay INV-5' }],
+      });
+    const first = await payAs('S1');
+    const colleague = await payAs('S2');
+    const chinese = await payAs('S3', 'zh-CN');
+    expect(countPayments(harness.store.database)).toBe(1);
+    expect(toolMessage(colleague.messages, 'call_S2')).toMatchInlineSnapshot(
+      `"Refused (claimed_by_another_user): Someone else already made exactly this request, so it was not made again; its result is theirs and is not shown here. Look up the current state instead of repeating it. Do not call send_payment again for this; tell the user what happened."`,
+    );
+    expect(toolMessage(chinese.messages, 'call_S3')).toMatchInlineSnapshot(
+      `"已拒绝（claimed_by_another_user）：其他人已经提交过完全相同的请求，因此没有重复执行；其结果属于对方，不在此显示。请查询当前状态，不要重复提交。 不要为此再次调用 send_payment，请把情况如实告诉用户。"`,
+    );
+    expect(toolMessage(colleague.messages, 'call_S2')).not.toContain('payment_id');
+    expect(harness.audit.listAudit().map(({ userId, outcome, replayOf }) => [userId, outcome, replayOf])).toEqual([
+      ['S1', 'ok', undefined],
+      ['S2', 'claimed_by_another_user', { runId: first.runId, toolCallId: 'call_S1' }],
+      ['S3', 'claimed_by_another_user', { runId: first.runId, toolCallId: 'call_S1' }],
+    ]);
+  });
+
+  it('keeps the keys claimed before keys were scoped, as keys of calls without a principal', () => {
+    const store = openSqliteStore({
+      path: ':memory:',
+      migrations: migrations.filter((migration) => migration.version < 13),
+    });
+    store.database
+      .prepare(
+        `INSERT INTO idempotency_keys (key, status, tool, run_id, tool_call_id, owner, outcome, claimed_at, completed_at)
+         VALUES ('refund:SO20260901:2000', 'completed', 'apply_refund', 'run-old', 'call_old', 'x', '{"ok":true,"data":1}', 1, 2)`,
+      )
+      .run();
+    migrate(store.database, gateMigrations);
+    expect(
+      store.database
+        .prepare('SELECT tenant_id, scope_user_id, key, claimant_user_id, run_id FROM idempotency_claims')
+        .all(),
+    ).toEqual([
+      { tenant_id: '', scope_user_id: '', key: 'refund:SO20260901:2000', claimant_user_id: '', run_id: 'run-old' },
+    ]);
+    store.close();
   });
 });

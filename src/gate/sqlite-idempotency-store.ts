@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { ToolOutcome } from '../tools/tool-types.js';
-import type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from './idempotency-store.js';
 
 interface KeyRow {
-  key: string;
+  claimant_user_id: string;
   status: 'claimed' | 'completed';
+  run_id: string;
+  tool_call_id: string;
   owner: string;
   outcome: string | null;
   claimed_at: number;
+}
+
+/** Where a key lives: its tenant, its user (`''` for a tenant-wide key) and the tool's own key. */
+interface ScopedKey {
+  readonly tenantId: string;
+  readonly scopeUserId: string;
+  readonly key: string;
 }
 
 /** How an in-flight call of this process ended, for the calls waiting on it. */
@@ -22,9 +31,14 @@ const inFlightByDatabase = new WeakMap<Database.Database, Map<string, Promise<Se
 
 /**
  * Idempotency keys in SQLite. `claim` inserts the key before the call runs
- * (the primary key makes the second insert lose, across processes too):
+ * (the primary key makes the second insert lose, across processes too). The
+ * primary key is (tenant, user, key): a key of one principal never answers
+ * another's claim; with `scope: 'tenant'` the user part is empty and the
+ * claimant is stored beside it.
  *
  * - first claim: `claimed`; the caller executes and calls `complete`;
+ * - a tenant-wide key another user claimed: `claimed_by_another_user`,
+ *   whatever its state, with nothing of that user's outcome;
  * - a completed key: the first outcome, without executing;
  * - a key another call of this process is executing right now: waits for
  *   that call and returns its outcome as `completed`;
@@ -70,48 +84,57 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async claim({
     key,
+    claimant,
+    scope = 'principal',
     runId,
     toolCallId,
     tool,
-  }: {
-    key: string;
-    runId: string;
-    toolCallId: string;
-    tool: string;
-  }): Promise<IdempotencyClaim> {
+  }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    const scoped: ScopedKey = {
+      tenantId: claimant.tenantId,
+      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
+      key,
+    };
+    const inFlightKey = `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${key}`;
     for (;;) {
       const now = this.#now();
       const inserted = this.#database
         .prepare(
-          `INSERT OR IGNORE INTO idempotency_keys (key, status, tool, run_id, tool_call_id, owner, claimed_at)
-           VALUES (?, 'claimed', ?, ?, ?, ?, ?)`,
+          `INSERT OR IGNORE INTO idempotency_claims
+             (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
+           VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
         )
-        .run(key, tool, runId, toolCallId, processOwner, now);
-      if (inserted.changes === 1) return this.#claimed(key);
+        .run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
+      if (inserted.changes === 1) return this.#claimed(scoped, inFlightKey);
 
       const row = this.#database
-        .prepare('SELECT key, status, owner, outcome, claimed_at FROM idempotency_keys WHERE key = ?')
-        .get(key) as KeyRow | undefined;
+        .prepare(
+          `SELECT claimant_user_id, status, run_id, tool_call_id, owner, outcome, claimed_at FROM idempotency_claims
+           WHERE tenant_id = ? AND scope_user_id = ? AND key = ?`,
+        )
+        .get(scoped.tenantId, scoped.scopeUserId, key) as KeyRow | undefined;
       if (row === undefined) continue;
+      const original = { runId: row.run_id, toolCallId: row.tool_call_id };
+      if (row.claimant_user_id !== claimant.userId) return { status: 'claimed_by_another_user', original };
       if (row.status === 'completed')
-        return { status: 'completed', outcome: JSON.parse(row.outcome ?? 'null') as ToolOutcome };
-      const running = this.#inFlight.get(key);
+        return { status: 'completed', outcome: JSON.parse(row.outcome ?? 'null') as ToolOutcome, original };
+      const running = this.#inFlight.get(inFlightKey);
       const age = now - row.claimed_at;
       if (row.owner !== processOwner || running === undefined || age >= this.#staleAfterMs) {
-        return { status: 'outcome_unknown', claimedAt: row.claimed_at };
+        return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
       }
       const settled = await waitAtMost(running, this.#staleAfterMs - age);
-      if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome };
-      if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at };
+      if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
+      if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
     }
   }
 
-  #claimed(key: string): IdempotencyClaim {
+  #claimed({ tenantId, scopeUserId, key }: ScopedKey, inFlightKey: string): IdempotencyClaim {
     let settle: (settled: Settled) => void = () => {};
     const running = new Promise<Settled>((resolve) => {
       settle = resolve;
     });
-    this.#inFlight.set(key, running);
+    this.#inFlight.set(inFlightKey, running);
     let done = false;
     const finish = (settled: Settled, write: () => void) => {
       if (done) return;
@@ -119,7 +142,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       try {
         write();
       } finally {
-        if (this.#inFlight.get(key) === running) this.#inFlight.delete(key);
+        if (this.#inFlight.get(inFlightKey) === running) this.#inFlight.delete(inFlightKey);
         settle(settled);
       }
     };
@@ -129,16 +152,19 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         finish({ kind: 'completed', outcome }, () => {
           this.#database
             .prepare(
-              `UPDATE idempotency_keys SET status = 'completed', outcome = ?, completed_at = ?
-               WHERE key = ? AND owner = ? AND status = 'claimed'`,
+              `UPDATE idempotency_claims SET status = 'completed', outcome = ?, completed_at = ?
+               WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
             )
-            .run(JSON.stringify(outcome), this.#now(), key, processOwner);
+            .run(JSON.stringify(outcome), this.#now(), tenantId, scopeUserId, key, processOwner);
         }),
       release: () =>
         finish({ kind: 'released' }, () => {
           this.#database
-            .prepare("DELETE FROM idempotency_keys WHERE key = ? AND owner = ? AND status = 'claimed'")
-            .run(key, processOwner);
+            .prepare(
+              `DELETE FROM idempotency_claims
+               WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
+            )
+            .run(tenantId, scopeUserId, key, processOwner);
         }),
       abandon: () => finish({ kind: 'unknown' }, () => {}),
     };

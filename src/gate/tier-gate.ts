@@ -53,7 +53,9 @@ const effects = ['deny', 'require_approval'] as const;
  * deny → refused) and without one waits for a person (`irreversible_default`).
  * Configured `rules` are checked first: any matching `deny` refuses the call
  * whatever the tool says; a matching `require_approval` sends it to a person
- * even when the tool's rule would allow it. A tool's rule that throws denies.
+ * even when the tool's rule would allow it. A tool's rule that throws (or
+ * rejects) denies. A tool's rule may be asynchronous, to read
+ * `context.history` (what already ran) for a cumulative limit.
  *
  * Pass `tools` to have rules naming an unknown tool rejected at creation.
  *
@@ -76,45 +78,50 @@ export function createTierGate({
   const checked = rules.map((rule, index) => checkRule(rule, index, tools));
   const texts = gateTexts(locale);
   return {
-    check: ({ tool, args, context }): GateDecision => {
+    // Synchronous unless the tool's rule is: a call whose rule reads no history costs no extra turn of the event loop.
+    check: ({ tool, args, context }): GateDecision | Promise<GateDecision> => {
       const name = tool.definition.name;
       const matching = checked.filter((rule) => (rule.tool === '*' || rule.tool === name) && matches(rule, args));
       const deny = matching.find((rule) => rule.effect === 'deny');
       if (deny !== undefined) {
         return { decision: 'deny', rule: deny.rule, code: deny.code ?? deny.rule, message: deny.message };
       }
-      let verdict: ApprovalVerdict | undefined;
+      const failed: GateDecision = {
+        decision: 'deny',
+        rule: 'approval_rule_failed',
+        code: 'approval_rule_failed',
+        message: texts.ruleFailed(),
+      };
+      const decide = (verdict: ApprovalVerdict | undefined): GateDecision => {
+        if (verdict?.verdict === 'deny') {
+          return { decision: 'deny', rule: verdict.rule, code: verdict.rule, message: verdict.message };
+        }
+        const review = matching.find((rule) => rule.effect === 'require_approval');
+        if (review !== undefined) return { decision: 'require_approval', rule: review.rule, reason: review.message };
+        if (verdict?.verdict === 'require') {
+          return { decision: 'require_approval', rule: verdict.rule, reason: verdict.reason };
+        }
+        if (verdict?.verdict === 'allow') {
+          return tool.definition.sideEffect === 'irreversible'
+            ? { decision: 'allow', rule: verdict.rule }
+            : { decision: 'allow' };
+        }
+        if (tool.definition.sideEffect === 'irreversible') {
+          return {
+            decision: 'require_approval',
+            rule: 'irreversible_default',
+            reason: texts.irreversibleDefault({ tool: name }),
+          };
+        }
+        return { decision: 'allow' };
+      };
+      let verdict: ApprovalVerdict | Promise<ApprovalVerdict> | undefined;
       try {
         verdict = tool.definition.approval?.(args, context);
       } catch {
-        return {
-          decision: 'deny',
-          rule: 'approval_rule_failed',
-          code: 'approval_rule_failed',
-          message: texts.ruleFailed(),
-        };
+        return failed;
       }
-      if (verdict?.verdict === 'deny') {
-        return { decision: 'deny', rule: verdict.rule, code: verdict.rule, message: verdict.message };
-      }
-      const review = matching.find((rule) => rule.effect === 'require_approval');
-      if (review !== undefined) return { decision: 'require_approval', rule: review.rule, reason: review.message };
-      if (verdict?.verdict === 'require') {
-        return { decision: 'require_approval', rule: verdict.rule, reason: verdict.reason };
-      }
-      if (verdict?.verdict === 'allow') {
-        return tool.definition.sideEffect === 'irreversible'
-          ? { decision: 'allow', rule: verdict.rule }
-          : { decision: 'allow' };
-      }
-      if (tool.definition.sideEffect === 'irreversible') {
-        return {
-          decision: 'require_approval',
-          rule: 'irreversible_default',
-          reason: texts.irreversibleDefault({ tool: name }),
-        };
-      }
-      return { decision: 'allow' };
+      return verdict instanceof Promise ? verdict.then(decide, () => failed) : decide(verdict);
     },
   };
 }

@@ -12,7 +12,8 @@ export type GateDecision =
 
 /**
  * Decides, in code, whether a validated call may run. Prompts govern intent;
- * the gate governs permission.
+ * the gate governs permission. `check` may be asynchronous: a rule that adds
+ * up earlier calls reads `context.history`.
  *
  * @example
  * const gate: ToolGate = {
@@ -27,7 +28,7 @@ export interface ToolGate {
     readonly tool: RegisteredTool;
     readonly args: Readonly<Record<string, unknown>>;
     readonly context: ToolContext;
-  }): GateDecision;
+  }): GateDecision | Promise<GateDecision>;
 }
 
 /** The gate that allows every validated call. */

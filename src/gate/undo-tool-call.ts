@@ -5,6 +5,7 @@ import type { Locale, ToolContext } from '../tools/tool-types.js';
 import { argumentsHash } from '../util/sha256.js';
 import { validateToolCall } from '../validation/validate-tool-call.js';
 import { bindPrincipalParameters } from './bind-principal-parameters.js';
+import { emptyCallHistory } from './call-history.js';
 import type { Principal } from './principal.js';
 import type { AuditRecord, SqliteAuditLog } from './sqlite-audit-log.js';
 import { UndoError } from './undo-error.js';
@@ -113,6 +114,7 @@ export async function undoToolCall({
     principal: actor,
     signal,
     locale: 'en',
+    history: emptyCallHistory,
   };
   const record = (outcome: 'undone' | 'undo_failed') =>
     audit.append({

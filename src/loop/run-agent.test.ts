@@ -15,7 +15,7 @@ function shopRegistry({ onQuery }: { onQuery?: (args: { order_id: string }) => u
   const executed: string[] = [];
   const registry = new ToolRegistry();
   registry.register(
-    defineTool<{ order_id: string; user_id?: string }>({
+    defineTool<{ order_id: string; tenant_id?: string; user_id?: string }>({
       name: 'query_order',
       description: 'Look up one order. Not for shipments: use track_shipment.',
       parameters: {
@@ -27,13 +27,14 @@ function shopRegistry({ onQuery }: { onQuery?: (args: { order_id: string }) => u
             pattern: '^SO\\d{8}$',
             examples: ['SO20260901'],
           },
+          tenant_id: { type: 'string', description: "The customer's shop" },
           user_id: { type: 'string', description: 'The customer' },
         },
-        required: ['order_id', 'user_id'],
+        required: ['order_id', 'tenant_id', 'user_id'],
       },
       sideEffect: 'read',
       groups: ['lookup'],
-      boundParameters: { user_id: (principal) => principal.userId },
+      boundParameters: { tenant_id: 'tenantId', user_id: (principal) => principal.userId },
       execute: (args) => {
         executed.push(`query_order ${args.order_id} for ${args.user_id}`);
         return onQuery ? onQuery(args) : { order_id: args.order_id, status: 'shipped' };

@@ -8,7 +8,9 @@ import { EventBus } from '../events/event-bus.js';
 import { startHeartbeat } from '../events/start-heartbeat.js';
 import { type ApprovalBroker, denyAllApprovals } from '../gate/approval-broker.js';
 import type { AuditLog } from '../gate/audit-log.js';
+import { isCallHistorySource } from '../gate/call-history.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
+import { MemoryAuditLog } from '../gate/memory-audit-log.js';
 import type { Principal } from '../gate/principal.js';
 import { allowAllGate, type ToolGate } from '../gate/tool-gate.js';
 import type { Model, ModelResponse } from '../models/model.js';
@@ -71,6 +73,11 @@ export interface RunAgentOptions {
   /** Decides calls the gate holds for a person. Default: deny them all. */
   readonly approvals?: ApprovalBroker;
   readonly idempotency?: IdempotencyStore;
+  /**
+   * Every call is recorded here. An audit log that answers `findCalls`
+   * (`SqliteAuditLog`) is also the history rules read (`context.history`);
+   * with any other (or none), the history is this run's own calls.
+   */
   readonly audit?: AuditLog;
   /** Where steps and tool results are written down so a restart loses nothing. */
   readonly journal?: RunJournal;
@@ -155,6 +162,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   let steps = options.resume?.steps ?? 0;
   let cost = options.resume?.cost ?? 0;
   let lastText: string | undefined;
+  const audit = isCallHistorySource(options.audit) ? options.audit : new MemoryAuditLog({ forwardTo: options.audit });
   const batchContext = (tools: ToolSet): BatchContext => ({
     runId,
     sessionId,
@@ -164,7 +172,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     gate: options.gate ?? allowAllGate,
     approvals: options.approvals ?? denyAllApprovals,
     idempotency: options.idempotency,
-    audit: options.audit,
+    audit,
     journal,
     emitter,
     control,

@@ -6,8 +6,10 @@ import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
 import type { ToolErrorStage } from '../events/agent-event.js';
 import type { RunEmitter } from '../events/event-bus.js';
 import type { ApprovalBroker } from '../gate/approval-broker.js';
-import type { AuditDecision, AuditLog } from '../gate/audit-log.js';
+import type { AuditDecision, AuditLog, OriginalCall } from '../gate/audit-log.js';
 import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
+import { isCallHistorySource } from '../gate/call-history.js';
+import { createCallHistory } from '../gate/create-call-history.js';
 import { gateTexts } from '../gate/gate-texts.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency-store.js';
 import type { Principal } from '../gate/principal.js';
@@ -64,6 +66,7 @@ export interface RunToolCallOptions {
   readonly gate: ToolGate;
   readonly approvals: ApprovalBroker;
   readonly idempotency: IdempotencyStore | undefined;
+  /** Where every call is recorded; when it can answer `findCalls`, also where `context.history` is read from. */
   readonly audit: AuditLog | undefined;
   readonly emitter: RunEmitter;
   readonly runId: string;
@@ -87,9 +90,10 @@ export interface RunToolCallOptions {
 /**
  * The tool runner: every tool call passes through here and only here.
  * Parse, look up, validate (all issues at once), brakes, bind the
- * principal's parameters, gate (tier, argument rules, approval), claim the
- * idempotency key, execute under a time limit, audit, and turn whatever
- * happened into data for the model. Throws `InfrastructureError` only for
+ * principal's parameters, gate (tier, argument rules with the call history,
+ * approval), claim the idempotency key (scoped by tenant and principal),
+ * execute under a time limit, audit, and turn whatever happened into data
+ * for the model. Throws `InfrastructureError` only for
  * failures the model cannot fix; everything the model can act on comes back
  * as a report.
  *
@@ -152,6 +156,13 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     return report('brake', { code: 'repeated_call', retryable: false, message }, { brake: 'repeated_call' });
   }
 
+  const scopedHistory = createCallHistory({
+    source: isCallHistorySource(options.audit) ? options.audit : undefined,
+    runId: options.runId,
+    sessionId: options.sessionId,
+    principal: options.principal,
+    tool: name,
+  });
   const context: ToolContext = {
     runId: options.runId,
     sessionId: options.sessionId,
@@ -160,14 +171,58 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
     principal: options.principal,
     signal: options.signal,
     locale,
+    history: scopedHistory.history,
   };
-  const boundArgs = bindPrincipalParameters({ args, tool, principal: options.principal });
+  try {
+    return await gateAndExecute({
+      options,
+      tool,
+      args,
+      context,
+      report,
+      elapsed,
+      releaseHistory: scopedHistory.release,
+    });
+  } finally {
+    // Once the call is decided and audited, the principal's next history-reading call may count it.
+    scopedHistory.release();
+  }
+}
+
+/** Everything after validation and the brakes: gate, approval, idempotency, execution, audit. */
+async function gateAndExecute({
+  options,
+  tool,
+  args,
+  context,
+  report,
+  elapsed,
+  releaseHistory,
+}: {
+  options: RunToolCallOptions;
+  tool: RegisteredTool;
+  args: Record<string, unknown>;
+  context: ToolContext;
+  report: (
+    stage: ToolErrorStage,
+    error: ToolErrorPayload,
+    extra?: { counts?: boolean; brake?: 'repeated_call' },
+  ) => ToolCallReport;
+  elapsed: () => number;
+  releaseHistory: () => void;
+}): Promise<ToolCallReport> {
+  const { brakes, emitter, step, locale } = options;
+  const { toolCallId } = context;
+  const name = tool.definition.name;
+  const texts = loopTexts(locale);
+  const principal = options.principal;
+  const boundArgs = bindPrincipalParameters({ args, tool, principal });
   const hash = argumentsHash(boundArgs);
   const shownArgs = redact(boundArgs, tool.definition.sensitive ?? []) as Record<string, unknown>;
   const audit = (
     decision: AuditDecision,
     outcome: string,
-    extra: { rule?: string | undefined; approver?: string | undefined } = {},
+    extra: { rule?: string | undefined; approver?: string | undefined; replayOf?: OriginalCall } = {},
   ) =>
     options.audit?.append({
       at: Date.now(),
@@ -182,11 +237,16 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       decision,
       rule: extra.rule,
       approver: extra.approver,
+      ...(principal === undefined ? {} : { tenantId: principal.tenantId, userId: principal.userId }),
+      ...(extra.replayOf === undefined ? {} : { replayOf: extra.replayOf }),
       outcome,
       durationMs: elapsed(),
     });
 
-  const verdict = options.gate.check({ tool, args: boundArgs, context });
+  const checking = options.gate.check({ tool, args: boundArgs, context });
+  const verdict = checking instanceof Promise ? await checking : checking;
+  // Only a call let through automatically keeps the principal's history lock until it is audited.
+  if (verdict.decision !== 'allow' || options.hold === true) releaseHistory();
   let decision: AuditDecision = 'allowed';
   let approver: string | undefined;
   if (verdict.decision === 'deny') {
@@ -269,9 +329,30 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
   const key = options.idempotency === undefined ? undefined : tool.definition.idempotencyKey?.(boundArgs, context);
   let claim: IdempotencyClaim | undefined;
   if (key !== undefined && options.idempotency !== undefined) {
-    claim = await options.idempotency.claim({ key, runId: options.runId, toolCallId, tool: name });
+    claim = await options.idempotency.claim({
+      key,
+      claimant: { tenantId: principal?.tenantId ?? '', userId: principal?.userId ?? '' },
+      scope: tool.definition.idempotencyScope ?? 'principal',
+      runId: options.runId,
+      toolCallId,
+      tool: name,
+    });
+    if (claim.status === 'claimed_by_another_user') {
+      await audit(decision, 'claimed_by_another_user', { rule, approver, replayOf: claim.original });
+      const message = texts.refused({
+        tool: name,
+        code: 'claimed_by_another_user',
+        message: gateTexts(locale).claimedByAnotherUser(),
+      });
+      return report('execution', { code: 'claimed_by_another_user', retryable: false, message }, { counts: false });
+    }
     if (claim.status === 'completed') {
-      await audit(decision, `replayed:${claim.outcome.ok ? 'ok' : claim.outcome.error.code}`, { rule, approver });
+      const replayOf = claim.original;
+      await audit(decision, `replayed:${claim.outcome.ok ? 'ok' : claim.outcome.error.code}`, {
+        rule,
+        approver,
+        replayOf,
+      });
       if (!claim.outcome.ok) return report('execution', claim.outcome.error, { counts: false });
       emitter.emit({ type: 'tool:end', step, toolCallId, tool: name, durationMs: elapsed() });
       return {
@@ -283,7 +364,7 @@ export async function runToolCall(options: RunToolCallOptions): Promise<ToolCall
       };
     }
     if (claim.status === 'outcome_unknown') {
-      await audit(decision, 'outcome_unknown', { rule, approver });
+      await audit(decision, 'outcome_unknown', { rule, approver, replayOf: claim.original });
       const message = texts.outcomeUnknown({ tool: name });
       return report('execution', { code: 'outcome_unknown', retryable: false, message }, { counts: false });
     }

@@ -84,11 +84,11 @@ describe('ToolRegistry', () => {
         description: 'Look up an order. Not for shipments: use track_shipment.',
         parameters: {
           type: 'object',
-          properties: { order_id: { type: 'string' }, user_id: { type: 'string' } },
-          required: ['order_id', 'user_id'],
+          properties: { order_id: { type: 'string' }, tenant_id: { type: 'string' }, user_id: { type: 'string' } },
+          required: ['order_id', 'tenant_id', 'user_id'],
         },
         sideEffect: 'read',
-        boundParameters: { user_id: (principal) => principal.userId },
+        boundParameters: { tenant_id: 'tenantId', user_id: (principal) => principal.userId },
         execute: () => ({}),
       }),
     );
@@ -119,6 +119,72 @@ describe('ToolRegistry', () => {
           parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
         },
       },
+    ]);
+  });
+});
+
+describe('ToolRegistry data scope', () => {
+  const scoped = (extra: Partial<ToolDefinition>): ToolDefinition => ({ ...lookup('query_order'), ...extra });
+  const refusal = (extra: Partial<ToolDefinition>) => {
+    const error = registrationError(() => new ToolRegistry().register(scoped(extra)));
+    return { toolName: error.toolName, message: error.message };
+  };
+
+  it('refuses a tool that binds the user but not the tenant, naming the tool, whatever form the binding has', () => {
+    expect(refusal({ boundParameters: { user_id: 'userId' } })).toMatchInlineSnapshot(`
+      {
+        "message": "tool "query_order" binds user_id from the principal's user id but no parameter from its tenant: a user id is unique only within its tenant, so the tool would serve one tenant's user another tenant's data. Bind the tenant too, e.g. boundParameters: { tenant_id: 'tenantId', user_id: 'userId' }, and key the data by both",
+        "toolName": "query_order",
+      }
+    `);
+    expect(refusal({ boundParameters: { customer: (principal) => principal.userId } }).message).toContain(
+      'binds customer from the principal',
+    );
+    expect(refusal({ boundParameters: { customer: ({ userId }) => userId.toUpperCase() } }).toolName).toBe(
+      'query_order',
+    );
+  });
+
+  it('refuses a declared tenant scope that binds no tenant, and a global one that binds the principal', () => {
+    expect(refusal({ dataScope: 'tenant' }).message).toMatchInlineSnapshot(
+      `"tool "query_order" declares dataScope 'tenant' but binds no parameter from the principal's tenant: bind the tenant too, e.g. boundParameters: { tenant_id: 'tenantId', user_id: 'userId' }"`,
+    );
+    expect(refusal({ dataScope: 'tenant_user', boundParameters: { tenant_id: 'tenantId' } }).message).toMatch(
+      /declares dataScope 'tenant_user' but binds no parameter from the principal's user id/,
+    );
+    expect(refusal({ dataScope: 'global', boundParameters: { tenant_id: 'tenantId' } }).message).toMatch(
+      /declares dataScope 'global' but binds tenant_id from the principal/,
+    );
+    expect(refusal({ dataScope: 'per_user' as 'tenant' }).message).toMatch(
+      /has dataScope "per_user"; expected one of global, tenant, tenant_user/,
+    );
+    expect(refusal({ idempotencyScope: 'global' as 'tenant' }).message).toMatch(
+      /has idempotencyScope "global"; expected one of principal, tenant/,
+    );
+    expect(refusal({ boundParameters: { user_id: 'roles' as 'userId' } }).message).toMatch(
+      /binds user_id to "roles"; use a principal field \('tenantId', 'userId'\) or a function of the principal/,
+    );
+  });
+
+  it('accepts the tenant with the user, declared or inferred, and a binding that reads both at once', () => {
+    const registry = new ToolRegistry()
+      .register(scoped({ name: 'query_order', boundParameters: { tenant_id: 'tenantId', user_id: 'userId' } }))
+      .register(
+        scoped({
+          name: 'list_orders',
+          dataScope: 'tenant_user',
+          boundParameters: { owner: (p) => `${p.tenantId}/${p.userId}` },
+        }),
+      )
+      .register(scoped({ name: 'list_products', boundParameters: { tenant_id: 'tenantId' } }))
+      .register(scoped({ name: 'get_rates', dataScope: 'global' }))
+      .register(scoped({ name: 'get_time' }));
+    expect(registry.names.map((name) => [name, registry.get(name)?.dataScope])).toEqual([
+      ['query_order', 'tenant_user'],
+      ['list_orders', 'tenant_user'],
+      ['list_products', 'tenant'],
+      ['get_rates', 'global'],
+      ['get_time', undefined],
     ]);
   });
 });

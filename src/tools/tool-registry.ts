@@ -2,7 +2,8 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { countToolSpecTokens } from '../context/count-tokens.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { compileToolValidator, createAjv, type ToolValidator } from '../validation/compile-tool-validator.js';
-import type { JsonSchema, Locale, SideEffect, ToolDefinition, ToolSpec } from './tool-types.js';
+import { checkDataScope } from './check-data-scope.js';
+import type { DataScope, JsonSchema, Locale, SideEffect, ToolDefinition, ToolSpec } from './tool-types.js';
 
 const providerNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 const sideEffects: readonly SideEffect[] = ['read', 'reversible', 'irreversible'];
@@ -13,6 +14,8 @@ export interface RegisteredTool {
   /** The function definition sent to the model; bound parameters removed. */
   readonly spec: ToolSpec;
   readonly boundParameterNames: readonly string[];
+  /** Whose data it touches, as declared or as its bindings imply; undefined when neither says. */
+  readonly dataScope: DataScope | undefined;
   /** The validator of `spec.function.parameters`, in the given locale. */
   validator(locale: Locale): ToolValidator;
 }
@@ -45,13 +48,19 @@ export class ToolRegistry implements ToolSet {
     this.#ajv = ajv;
   }
 
-  /** Adds a tool; throws `ToolDefinitionError` naming the tool and the problem. */
+  /**
+   * Adds a tool; throws `ToolDefinitionError` naming the tool and the
+   * problem. Besides the shape and the schema, the tool is held to its data
+   * scope (see `DataScope`): a tool that binds the user but not the tenant,
+   * or declares a tenant scope without binding the tenant, is refused.
+   */
   register<Args, Result>(definition: ToolDefinition<Args, Result>): this {
     const tool = definition as unknown as ToolDefinition;
     const name = checkDefinitionShape(tool);
     if (this.#tools.has(name)) {
       throw new ToolDefinitionError({ toolName: name, message: `tool "${name}" is registered twice` });
     }
+    const dataScope = checkDataScope(tool);
     const parameters = modelFacingSchema(tool);
     const spec: ToolSpec = {
       type: 'function',
@@ -72,6 +81,7 @@ export class ToolRegistry implements ToolSet {
       definition: tool,
       spec,
       boundParameterNames: Object.keys(tool.boundParameters ?? {}),
+      dataScope,
       validator: compile,
     });
     this.#allSpecs = undefined;

@@ -1,3 +1,4 @@
+import type { CallHistory } from '../gate/call-history.js';
 import type { Principal } from '../gate/principal.js';
 
 /** A JSON Schema (2020-12) object. arbiter sends it to the model and enforces it. */
@@ -21,7 +22,58 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The run's language, for texts a tool or an approval rule writes for people. */
   readonly locale: Locale;
+  /**
+   * What already ran: this run's, this session's and this principal's
+   * calls of today, read-only (see `CallHistory`). For argument-level rules
+   * that must add up, e.g. "automatic while today's automatic refunds stay
+   * under 50.00 yuan".
+   */
+  readonly history: CallHistory;
 }
+
+/** The principal's fields a parameter can be bound to. */
+export type PrincipalField = 'tenantId' | 'userId';
+
+/**
+ * Where a bound parameter's value comes from: a field of the principal
+ * (`'tenantId'`, `'userId'`), or a function of the principal. The registry
+ * learns which fields a function reads by calling it once with a probe, so
+ * `(principal) => principal.userId` counts as a user binding.
+ */
+export type BoundParameter = PrincipalField | ((principal: Principal) => unknown);
+
+/**
+ * Whose data a tool reads or changes, declared so the registry can hold the
+ * tool to it:
+ *
+ * - `global`: the same for every caller (a catalogue, exchange rates); binds
+ *   nothing from the principal.
+ * - `tenant`: one tenant's data (its catalogue, its staff's queue); binds a
+ *   parameter from `tenantId` and keys its data by it.
+ * - `tenant_user`: one user's data within one tenant (a customer's orders);
+ *   binds parameters from both `tenantId` and `userId` and keys its data by
+ *   both. A user id is unique only within its tenant: a tool keyed by user
+ *   alone hands tenant A's C1001 the data of tenant B's C1001.
+ *
+ * Undeclared, it is inferred from the bindings (`tenant_user` when both are
+ * bound, `tenant` when only the tenant is); either way a tool that binds a
+ * user but no tenant is refused at registration.
+ */
+export type DataScope = 'global' | 'tenant' | 'tenant_user';
+
+/**
+ * Whose an idempotency key is. The runtime prefixes every key with the
+ * caller's tenant, so the same key string of two tenants never meets.
+ *
+ * - `principal` (default): the key belongs to the calling principal (tenant +
+ *   user). A replay can only return a principal's own earlier outcome.
+ * - `tenant`: one key for the whole tenant, for actions several people of a
+ *   tenant may repeat (two members of staff refunding the same order), so
+ *   the action still happens once. The first outcome is returned only to
+ *   the principal who claimed the key; anyone else of the tenant is refused
+ *   (`claimed_by_another_user`) and never sees it.
+ */
+export type IdempotencyScope = 'principal' | 'tenant';
 
 /** A language for model-facing and progress texts. */
 export type Locale = 'en' | 'zh-CN';
@@ -40,23 +92,36 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   readonly sideEffect: SideEffect;
   /** Groups this tool belongs to (e.g. `lookup`, `act`); mounted per phase. */
   readonly groups?: readonly string[];
-  /** Parameters filled from the principal, removed from the schema the model sees. */
-  readonly boundParameters?: Readonly<Record<string, (principal: Principal) => unknown>>;
+  /**
+   * Parameters filled from the principal, removed from the schema the model
+   * sees; whatever the model sends for them is overwritten. A tool that binds
+   * the user must bind the tenant too:
+   * `{ tenant_id: 'tenantId', user_id: 'userId' }`.
+   */
+  readonly boundParameters?: Readonly<Record<string, BoundParameter>>;
+  /** Whose data the tool touches (see `DataScope`); checked against `boundParameters` at registration. */
+  readonly dataScope?: DataScope;
   /** Top-level fields whose values never leave the live conversation (audit, events, logs). */
   readonly sensitive?: readonly string[];
   /** Progress sentence per locale while the tool runs, e.g. `Looking up your order…`. */
   readonly progress?: Partial<Record<Locale, string>>;
   /**
    * Argument-level rule for the gate, in code: allow automatically, ask a
-   * person, or refuse. Without it an `irreversible` tool always asks.
+   * person, or refuse. Without it an `irreversible` tool always asks. It may
+   * read `context.history` (and then returns a promise) to add up what
+   * already ran.
    */
-  approval?(args: Args, context: ToolContext): ApprovalVerdict;
+  approval?(args: Args, context: ToolContext): ApprovalVerdict | Promise<ApprovalVerdict>;
   /**
    * The idempotency key of a call, from business fields (e.g.
    * `refund:${order_id}:${amount_cents}`), never from a model-generated id.
-   * A second call with the same key returns the first outcome unexecuted.
+   * The runtime scopes it by tenant and, by default, by user (see
+   * `idempotencyScope`): a second call with the same key by the same
+   * principal returns the first outcome unexecuted.
    */
   idempotencyKey?(args: Args, context: ToolContext): string;
+  /** Whose the idempotency key is. Default `principal`. */
+  readonly idempotencyScope?: IdempotencyScope;
   /** Rolls back a `reversible` call. */
   undo?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
   /** Per-call time limit in milliseconds. */

@@ -43,7 +43,7 @@ describe('approveCommand', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout.map((line) => line.replace(ids[0] ?? '', 'ID').replace(runId, 'RUN'))).toMatchInlineSnapshot(`
       [
-        "approved ID by li.wei: send_payment {"account":"AC2002","amount_cents":25000,"reference":"A","payer":"U1"}",
+        "approved ID by li.wei: send_payment {"account":"AC2002","amount_cents":25000,"reference":"A","tenant":"bank","payer":"U1"}",
         "run RUN is still waiting for 1 approval",
       ]
     `);
@@ -87,7 +87,7 @@ describe('approvalsCommand', () => {
     const pending = await approvalsCommand({ dataDirectory });
     expect(pending.stdout).toHaveLength(1);
     expect(pending.stdout[0]?.replace(/\d{4}-\d\d-\d\dT\S+/, 'AT')).toBe(
-      `${ids[1]}  pending  AT  send_payment {"account":"AC3003","amount_cents":30000,"reference":"B","payer":"U1"}  (payment_100_or_more: Payments of 100.00 or more need a person.)`,
+      `${ids[1]}  pending  AT  send_payment {"account":"AC3003","amount_cents":30000,"reference":"B","tenant":"bank","payer":"U1"}  (payment_100_or_more: Payments of 100.00 or more need a person.)`,
     );
     const all = await approvalsCommand({ dataDirectory, all: true, json: true });
     expect(all.stdout.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['approved', 'pending']);

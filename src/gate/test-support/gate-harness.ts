@@ -80,15 +80,21 @@ export function openGateHarness({
   now,
   ttlMs,
   onExecute,
+  idempotencyScope,
 }: {
   path?: string;
   now?: () => number;
   ttlMs?: number;
   onExecute?: Parameters<typeof createPaymentTools>[0]['onExecute'];
+  idempotencyScope?: Parameters<typeof createPaymentTools>[0]['idempotencyScope'];
 } = {}): GateHarness {
   const store = openSqliteStore({ path });
   const database = store.database;
-  const tools = createPaymentTools({ database, ...(onExecute === undefined ? {} : { onExecute }) });
+  const tools = createPaymentTools({
+    database,
+    ...(onExecute === undefined ? {} : { onExecute }),
+    ...(idempotencyScope === undefined ? {} : { idempotencyScope }),
+  });
   const gate = createTierGate({ tools });
   const idempotency = new SqliteIdempotencyStore({ database });
   const audit = new SqliteAuditLog({ database });

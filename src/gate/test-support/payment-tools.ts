@@ -2,28 +2,32 @@ import type Database from 'better-sqlite3';
 import { RetryableToolError } from '../../errors/retryable-tool-error.js';
 import { defineTool } from '../../tools/define-tool.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
-import type { ToolContext, ToolDefinition } from '../../tools/tool-types.js';
+import type { IdempotencyScope, ToolContext, ToolDefinition } from '../../tools/tool-types.js';
 
 /**
  * A small domain for the gate's tests, independent of the shop example:
  * `read_balance` (read), `tag_account` (reversible, with undo),
  * `send_payment` (irreversible: under 100.00 automatic, from there a person,
- * idempotent on account + amount + reference) and `close_account`
+ * idempotent on account + amount + reference, bound to the payer's tenant
+ * and user) and `close_account`
  * (irreversible, no rule of its own). Payments and tags are rows in the
  * given database, so a test (or another process) can count them.
  */
 export function createPaymentTools({
   database,
   onExecute,
+  idempotencyScope,
 }: {
   database: Database.Database;
+  /** Whose the payment's idempotency key is; the tool's default (`principal`) when omitted. */
+  idempotencyScope?: IdempotencyScope;
   /** Called when `send_payment` starts executing, before it writes (a test may hang here). */
   onExecute?: (args: { account: string; amount_cents: number }, context: ToolContext) => Promise<void> | void;
 }): ToolRegistry {
   database.exec(`
     CREATE TABLE IF NOT EXISTS payments (
       payment_id INTEGER PRIMARY KEY AUTOINCREMENT,
-      account TEXT NOT NULL, amount_cents INTEGER NOT NULL, reference TEXT NOT NULL, payer TEXT
+      account TEXT NOT NULL, amount_cents INTEGER NOT NULL, reference TEXT NOT NULL, tenant TEXT, payer TEXT
     );
     CREATE TABLE IF NOT EXISTS account_tags (account TEXT NOT NULL, tag TEXT NOT NULL);
   `);
@@ -66,6 +70,7 @@ export function createPaymentTools({
     amount_cents: number;
     reference: string;
     card_number?: string;
+    tenant?: string;
     payer?: string;
   }>({
     name: 'send_payment',
@@ -77,27 +82,30 @@ export function createPaymentTools({
         amount_cents: { type: 'integer', minimum: 1 },
         reference: { type: 'string', minLength: 1 },
         card_number: { type: 'string' },
+        tenant: { type: 'string' },
         payer: { type: 'string' },
       },
       required: ['account', 'amount_cents', 'reference'],
       additionalProperties: false,
     },
     sideEffect: 'irreversible',
-    boundParameters: { payer: (principal) => principal.userId },
+    boundParameters: { tenant: 'tenantId', payer: (principal) => principal.userId },
+    dataScope: 'tenant_user',
     sensitive: ['card_number'],
     approval: ({ amount_cents }) =>
       amount_cents < 10_000
         ? { verdict: 'allow', rule: 'payment_under_100' }
         : { verdict: 'require', rule: 'payment_100_or_more', reason: 'Payments of 100.00 or more need a person.' },
     idempotencyKey: ({ account, amount_cents, reference }) => `payment:${account}:${amount_cents}:${reference}`,
+    ...(idempotencyScope === undefined ? {} : { idempotencyScope }),
     execute: async (args, context) => {
       await onExecute?.(args, context);
       if (args.account === 'AC0000') {
         throw new RetryableToolError({ code: 'account_not_found', field: 'account', message: 'No account AC0000.' });
       }
       const inserted = database
-        .prepare('INSERT INTO payments (account, amount_cents, reference, payer) VALUES (?, ?, ?, ?)')
-        .run(args.account, args.amount_cents, args.reference, args.payer ?? null);
+        .prepare('INSERT INTO payments (account, amount_cents, reference, tenant, payer) VALUES (?, ?, ?, ?, ?)')
+        .run(args.account, args.amount_cents, args.reference, args.tenant ?? null, args.payer ?? null);
       return { payment_id: Number(inserted.lastInsertRowid), account: args.account, amount_cents: args.amount_cents };
     },
   });

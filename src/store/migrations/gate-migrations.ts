@@ -82,4 +82,45 @@ export const gateMigrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 13,
+    name: 'idempotency_keys_scoped',
+    // A key belongs to a tenant and, unless the tool opts into a tenant-wide key, to one user of it: the
+    // primary key is the triple, so the same business key of two principals are two keys. Keys claimed before
+    // this version had no owner; they are kept as keys of calls without a principal ('' and '').
+    sql: `
+      CREATE TABLE idempotency_claims (
+        tenant_id        TEXT NOT NULL,
+        scope_user_id    TEXT NOT NULL,
+        key              TEXT NOT NULL,
+        claimant_user_id TEXT NOT NULL,
+        status           TEXT NOT NULL CHECK (status IN ('claimed', 'completed')),
+        tool             TEXT NOT NULL,
+        run_id           TEXT NOT NULL,
+        tool_call_id     TEXT NOT NULL,
+        owner            TEXT NOT NULL,
+        outcome          TEXT,
+        claimed_at       INTEGER NOT NULL,
+        completed_at     INTEGER,
+        PRIMARY KEY (tenant_id, scope_user_id, key)
+      );
+      INSERT INTO idempotency_claims (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id,
+        tool_call_id, owner, outcome, claimed_at, completed_at)
+      SELECT '', '', key, '', status, tool, run_id, tool_call_id, owner, outcome, claimed_at, completed_at
+      FROM idempotency_keys;
+      DROP TABLE idempotency_keys;
+    `,
+  },
+  {
+    version: 14,
+    name: 'audit_log_principal_and_replays',
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN tenant_id TEXT;
+      ALTER TABLE audit_log ADD COLUMN user_id TEXT;
+      ALTER TABLE audit_log ADD COLUMN replay_of_run_id TEXT;
+      ALTER TABLE audit_log ADD COLUMN replay_of_tool_call_id TEXT;
+      CREATE INDEX audit_by_principal_tool ON audit_log (tenant_id, user_id, tool, at);
+      CREATE INDEX audit_by_run_tool ON audit_log (run_id, tool);
+    `,
+  },
 ];

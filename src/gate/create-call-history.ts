@@ -1,0 +1,124 @@
+import type { CallHistory, CallHistoryFilter, CallHistorySource } from './call-history.js';
+import type { Principal } from './principal.js';
+
+/** The history of one call's checks, and the principal's lock it may hold. */
+export interface ScopedCallHistory {
+  readonly history: CallHistory;
+  /**
+   * Lets the principal's next history-reading call go ahead. Call it once the
+   * call is decided and, if it ran, audited; calling it again does nothing.
+   */
+  release(): void;
+}
+
+/** Per principal, the tail of the queue of calls whose rules read the history. */
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * The `context.history` of one tool call: every query scoped to the call's
+ * run, session or principal, read from `source`. The first read takes the
+ * principal's lock (in this process), so a concurrent call of the same
+ * principal whose rule reads the history waits until `release`: two runs
+ * cannot both spend the same headroom of a cumulative limit. Calls whose
+ * rules never read the history pay nothing.
+ *
+ * Windows: `run` is the call's run; `session` its session (the run, when it
+ * has none); `day` the principal's calls (tenant + user) since midnight of
+ * the query's time zone, on the clock `now`.
+ *
+ * @example
+ * const scoped = createCallHistory({ source: audit, runId, sessionId, principal, tool: 'apply_refund' });
+ * try { await gate.check({ tool, args, context: { ...context, history: scoped.history } }); } finally { scoped.release(); }
+ */
+export function createCallHistory({
+  source,
+  runId,
+  sessionId,
+  principal,
+  tool,
+  now = Date.now,
+}: {
+  /** Without a source the history is empty. */
+  source: CallHistorySource | undefined;
+  runId: string;
+  sessionId: string | undefined;
+  principal: Principal | undefined;
+  /** The tool being checked: the default of a query's `tool`. */
+  tool: string;
+  now?: () => number;
+}): ScopedCallHistory {
+  let locking: Promise<() => void> | undefined;
+  let released = false;
+  const lockKey = principal === undefined ? '' : `${principal.tenantId}\u0000${principal.userId}`;
+  return {
+    history: {
+      calls: async ({ tool: asked = tool, within, decisions, timeZone = 'UTC' }) => {
+        if (source === undefined) return [];
+        if (!released) locking ??= lockPrincipal(lockKey);
+        await locking;
+        const filter: CallHistoryFilter =
+          within === 'run' || (within === 'session' && sessionId === undefined)
+            ? { tool: asked, runId }
+            : within === 'session'
+              ? { tool: asked, sessionId: sessionId as string }
+              : {
+                  tool: asked,
+                  tenantId: principal?.tenantId ?? null,
+                  userId: principal?.userId ?? null,
+                  since: startOfDay(now(), timeZone),
+                };
+        return source.findCalls(decisions === undefined ? filter : { ...filter, decisions });
+      },
+    },
+    release: () => {
+      if (released) return;
+      released = true;
+      void locking?.then((unlock) => unlock());
+    },
+  };
+}
+
+async function lockPrincipal(key: string): Promise<() => void> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  let unlock = () => {};
+  const current = new Promise<void>((resolve) => {
+    unlock = resolve;
+  });
+  const tail = previous.then(() => current);
+  queues.set(key, tail);
+  await previous;
+  return () => {
+    unlock();
+    if (queues.get(key) === tail) queues.delete(key);
+  };
+}
+
+/**
+ * Midnight of the day `at` falls on in `timeZone`, in epoch milliseconds.
+ *
+ * @example
+ * startOfDay(Date.parse('2026-09-04T20:00:00Z'), 'Asia/Shanghai'); // Date.parse('2026-09-04T16:00:00Z')
+ */
+export function startOfDay(at: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(at);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((entry) => entry.type === type)?.value);
+  const wallClock = Date.UTC(
+    part('year'),
+    part('month') - 1,
+    part('day'),
+    part('hour'),
+    part('minute'),
+    part('second'),
+  );
+  const offset = wallClock - (at - (((at % 1000) + 1000) % 1000));
+  return Date.UTC(part('year'), part('month') - 1, part('day')) - offset;
+}
