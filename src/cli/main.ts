@@ -159,8 +159,17 @@ const commands: Record<string, Command> = {
     }
   },
   serve: async (args) => {
-    const { runServe } = await import('./commands/serve.js');
-    return runServe({ args, write: (line) => process.stdout.write(`${line}\n`) });
+    const [{ runServe }, { stopWhenOrphaned }] = await Promise.all([
+      import('./commands/serve.js'),
+      import('./stop-when-orphaned.js'),
+    ]);
+    // Under `npm run arbiter -- serve &`, `kill $!` reaches npm and its shell, not this process.
+    const unwatch = stopWhenOrphaned();
+    try {
+      return await runServe({ args, write: (line) => process.stdout.write(`${line}\n`) });
+    } finally {
+      unwatch();
+    }
   },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
