@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
-import { shopSeed } from './shop-seed.js';
+import { shopSeed, shopTenantId } from './shop-seed.js';
 
 export type OrderStatus = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled';
 export type RefundStatus = 'processing' | 'completed' | 'rejected';
 
 export interface OrderRow {
+  readonly tenant_id: string;
   readonly order_id: string;
   readonly customer_id: string;
   readonly status: OrderStatus;
@@ -47,6 +48,7 @@ export interface RefundRow {
 }
 
 export interface NewRefund {
+  readonly tenantId: string;
   readonly orderId: string;
   readonly amountCents: number;
   readonly reasonCategory: string;
@@ -54,72 +56,143 @@ export interface NewRefund {
   readonly requestedAt: string;
 }
 
+/** One tenant's order, as the lookups take it: the tenant, then the order number within it. */
+export interface TenantOrder {
+  readonly tenantId: string;
+  readonly orderId: string;
+}
+
+/** The tables, in the order a tenant's data is inserted (parents first). */
+const tables = [
+  'customers',
+  'orders',
+  'order_items',
+  'shipments',
+  'shipment_events',
+  'refunds',
+  'order_notes',
+] as const;
+
+type ShopTable = (typeof tables)[number];
+
+/**
+ * Every row belongs to a tenant, and every key starts with it: order numbers,
+ * customer ids and refund numbers are unique within a tenant only, so two
+ * tenants may both have a customer C1001 and an order SO20260901.
+ */
 const schema = `
   CREATE TABLE IF NOT EXISTS customers (
-    customer_id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
     name TEXT NOT NULL,
     phone TEXT NOT NULL,
     email TEXT NOT NULL,
-    address TEXT NOT NULL
+    address TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, customer_id)
   );
   CREATE TABLE IF NOT EXISTS orders (
-    order_id TEXT PRIMARY KEY,
-    customer_id TEXT NOT NULL REFERENCES customers (customer_id),
+    tenant_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'shipped', 'delivered', 'cancelled')),
     total_cents INTEGER NOT NULL CHECK (total_cents >= 0),
-    placed_at TEXT NOT NULL
+    placed_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, order_id),
+    FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, customer_id)
   );
+  CREATE INDEX IF NOT EXISTS orders_by_tenant_customer ON orders (tenant_id, customer_id);
   CREATE TABLE IF NOT EXISTS order_items (
-    order_id TEXT NOT NULL REFERENCES orders (order_id),
+    tenant_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
     line INTEGER NOT NULL,
     sku TEXT NOT NULL,
     title TEXT NOT NULL,
     quantity INTEGER NOT NULL CHECK (quantity > 0),
     unit_price_cents INTEGER NOT NULL CHECK (unit_price_cents >= 0),
-    PRIMARY KEY (order_id, line)
+    PRIMARY KEY (tenant_id, order_id, line),
+    FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, order_id)
   );
   CREATE TABLE IF NOT EXISTS shipments (
-    order_id TEXT PRIMARY KEY REFERENCES orders (order_id),
+    tenant_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
     carrier TEXT NOT NULL,
     tracking_number TEXT NOT NULL,
     shipped_at TEXT NOT NULL,
-    delivered_at TEXT
+    delivered_at TEXT,
+    PRIMARY KEY (tenant_id, order_id),
+    FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, order_id)
   );
   CREATE TABLE IF NOT EXISTS shipment_events (
-    order_id TEXT NOT NULL REFERENCES shipments (order_id),
+    tenant_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
     sequence INTEGER NOT NULL,
     at TEXT NOT NULL,
     location TEXT NOT NULL,
     description TEXT NOT NULL,
-    PRIMARY KEY (order_id, sequence)
+    PRIMARY KEY (tenant_id, order_id, sequence),
+    FOREIGN KEY (tenant_id, order_id) REFERENCES shipments (tenant_id, order_id)
   );
   CREATE TABLE IF NOT EXISTS refunds (
-    refund_no TEXT PRIMARY KEY,
-    order_id TEXT NOT NULL REFERENCES orders (order_id),
+    tenant_id TEXT NOT NULL,
+    refund_no TEXT NOT NULL,
+    order_id TEXT NOT NULL,
     amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
     reason_category TEXT NOT NULL,
     reason TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'rejected')),
     requested_at TEXT NOT NULL,
-    completed_at TEXT
+    completed_at TEXT,
+    PRIMARY KEY (tenant_id, refund_no),
+    FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, order_id)
   );
-  CREATE INDEX IF NOT EXISTS refunds_by_order ON refunds (order_id);
+  CREATE INDEX IF NOT EXISTS refunds_by_tenant_order ON refunds (tenant_id, order_id);
   CREATE TABLE IF NOT EXISTS order_notes (
-    order_id TEXT NOT NULL REFERENCES orders (order_id),
+    tenant_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
     note TEXT NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, order_id)
   );
 `;
 
+/** The columns of each table besides `tenant_id`, as a database from before tenants has them. */
+const legacyColumns: Readonly<Record<ShopTable, string>> = {
+  customers: 'customer_id, name, phone, email, address',
+  orders: 'order_id, customer_id, status, total_cents, placed_at',
+  order_items: 'order_id, line, sku, title, quantity, unit_price_cents',
+  shipments: 'order_id, carrier, tracking_number, shipped_at, delivered_at',
+  shipment_events: 'order_id, sequence, at, location, description',
+  refunds: 'refund_no, order_id, amount_cents, reason_category, reason, status, requested_at, completed_at',
+  order_notes: 'order_id, note, created_at',
+};
+
+/** A tenant's starting data, table by table: rows without `tenant_id` (it is added when seeding). */
+export type ShopSeedData = Partial<Record<ShopSeedTable, readonly Readonly<Record<string, unknown>>[]>>;
+
+/** The seed's names of the tables. */
+export type ShopSeedTable = 'customers' | 'orders' | 'orderItems' | 'shipments' | 'shipmentEvents' | 'refunds';
+
+const seedTables: readonly (readonly [ShopSeedTable, ShopTable])[] = [
+  ['customers', 'customers'],
+  ['orders', 'orders'],
+  ['orderItems', 'order_items'],
+  ['shipments', 'shipments'],
+  ['shipmentEvents', 'shipment_events'],
+  ['refunds', 'refunds'],
+];
+
 /**
  * The demo shop's data: customers, orders, shipments, refunds and order
- * notes, in SQLite. Money is integer cents (fen) everywhere. The tools in
- * `shop-tools.ts` are its only callers; every query takes the customer id so
- * that "not yours" and "does not exist" look the same from outside.
+ * notes, in SQLite, each row keyed by its tenant. Money is integer cents
+ * (fen) everywhere. The tools in `shop-tools.ts` are its only callers; every
+ * lookup takes the tenant, and those that start from a customer's request
+ * take the customer id too, so that "not yours" (another customer's, or
+ * another tenant's) and "does not exist" look the same from outside.
  *
  * @example
  * const database = openShopDatabase({ path: ':memory:' });
- * database.findOrder({ customerId: 'C1001', orderId: 'SO20260901' })?.status; // 'shipped'
+ * database.findOrder({ tenantId: 'shop', customerId: 'C1001', orderId: 'SO20260901' })?.status; // 'shipped'
+ * database.findOrder({ tenantId: 'other', customerId: 'C1001', orderId: 'SO20260901' }); // undefined
  */
 export class ShopDatabase {
   readonly connection: Database.Database;
@@ -128,76 +201,100 @@ export class ShopDatabase {
     this.connection = connection;
   }
 
-  /** The order if it exists and belongs to the customer, otherwise undefined. */
-  findOrder({ customerId, orderId }: { customerId: string; orderId: string }): OrderRow | undefined {
+  /** The order if it exists in the tenant and belongs to the customer, otherwise undefined. */
+  findOrder({
+    tenantId,
+    customerId,
+    orderId,
+  }: {
+    tenantId: string;
+    customerId: string;
+    orderId: string;
+  }): OrderRow | undefined {
     return this.connection
-      .prepare<[string, string], OrderRow>(
-        `SELECT o.order_id, o.customer_id, o.status, o.total_cents, o.placed_at,
+      .prepare<[string, string, string], OrderRow>(
+        `SELECT o.tenant_id, o.order_id, o.customer_id, o.status, o.total_cents, o.placed_at,
                 c.name AS recipient_name, c.phone AS recipient_phone, c.address AS shipping_address
-         FROM orders o JOIN customers c ON c.customer_id = o.customer_id
-         WHERE o.order_id = ? AND o.customer_id = ?`,
+         FROM orders o JOIN customers c ON c.tenant_id = o.tenant_id AND c.customer_id = o.customer_id
+         WHERE o.tenant_id = ? AND o.customer_id = ? AND o.order_id = ?`,
       )
-      .get(orderId, customerId);
+      .get(tenantId, customerId, orderId);
   }
 
-  listOrderItems({ orderId }: { orderId: string }): OrderItemRow[] {
+  listOrderItems({ tenantId, orderId }: TenantOrder): OrderItemRow[] {
     return this.connection
-      .prepare<[string], OrderItemRow>(
-        'SELECT sku, title, quantity, unit_price_cents FROM order_items WHERE order_id = ? ORDER BY line',
+      .prepare<[string, string], OrderItemRow>(
+        `SELECT sku, title, quantity, unit_price_cents FROM order_items
+         WHERE tenant_id = ? AND order_id = ? ORDER BY line`,
       )
-      .all(orderId);
+      .all(tenantId, orderId);
   }
 
-  findShipment({ orderId }: { orderId: string }): ShipmentRow | undefined {
+  findShipment({ tenantId, orderId }: TenantOrder): ShipmentRow | undefined {
     return this.connection
-      .prepare<[string], ShipmentRow>(
-        'SELECT carrier, tracking_number, shipped_at, delivered_at FROM shipments WHERE order_id = ?',
+      .prepare<[string, string], ShipmentRow>(
+        'SELECT carrier, tracking_number, shipped_at, delivered_at FROM shipments WHERE tenant_id = ? AND order_id = ?',
       )
-      .get(orderId);
+      .get(tenantId, orderId);
   }
 
-  listShipmentEvents({ orderId }: { orderId: string }): ShipmentEventRow[] {
+  listShipmentEvents({ tenantId, orderId }: TenantOrder): ShipmentEventRow[] {
     return this.connection
-      .prepare<[string], ShipmentEventRow>(
-        'SELECT at, location, description FROM shipment_events WHERE order_id = ? ORDER BY sequence',
+      .prepare<[string, string], ShipmentEventRow>(
+        `SELECT at, location, description FROM shipment_events
+         WHERE tenant_id = ? AND order_id = ? ORDER BY sequence`,
       )
-      .all(orderId);
+      .all(tenantId, orderId);
   }
 
-  listRefunds({ orderId }: { orderId: string }): RefundRow[] {
-    return this.connection
-      .prepare<[string], RefundRow>('SELECT * FROM refunds WHERE order_id = ? ORDER BY refund_no')
-      .all(orderId);
-  }
-
-  /** The refund if it exists and its order belongs to the customer, otherwise undefined. */
-  findRefund({ customerId, refundNo }: { customerId: string; refundNo: string }): RefundRow | undefined {
+  listRefunds({ tenantId, orderId }: TenantOrder): RefundRow[] {
     return this.connection
       .prepare<[string, string], RefundRow>(
-        `SELECT r.* FROM refunds r JOIN orders o ON o.order_id = r.order_id
-         WHERE r.refund_no = ? AND o.customer_id = ?`,
+        `SELECT ${refundColumns} FROM refunds WHERE tenant_id = ? AND order_id = ? ORDER BY refund_no`,
       )
-      .get(refundNo, customerId);
+      .all(tenantId, orderId);
+  }
+
+  /** The refund if it exists in the tenant and its order belongs to the customer, otherwise undefined. */
+  findRefund({
+    tenantId,
+    customerId,
+    refundNo,
+  }: {
+    tenantId: string;
+    customerId: string;
+    refundNo: string;
+  }): RefundRow | undefined {
+    return this.connection
+      .prepare<[string, string, string], RefundRow>(
+        `SELECT ${refundColumns.replace(/(\w+)/g, 'r.$1')} FROM refunds r
+         JOIN orders o ON o.tenant_id = r.tenant_id AND o.order_id = r.order_id
+         WHERE r.tenant_id = ? AND o.customer_id = ? AND r.refund_no = ?`,
+      )
+      .get(tenantId, customerId, refundNo);
   }
 
   /** Cents already refunded or on their way back; rejected refunds do not count. */
-  refundedCents({ orderId }: { orderId: string }): number {
+  refundedCents({ tenantId, orderId }: TenantOrder): number {
     const row = this.connection
-      .prepare<[string], { refunded: number }>(
-        "SELECT COALESCE(SUM(amount_cents), 0) AS refunded FROM refunds WHERE order_id = ? AND status != 'rejected'",
+      .prepare<[string, string], { refunded: number }>(
+        `SELECT COALESCE(SUM(amount_cents), 0) AS refunded FROM refunds
+         WHERE tenant_id = ? AND order_id = ? AND status != 'rejected'`,
       )
-      .get(orderId);
+      .get(tenantId, orderId);
     return row?.refunded ?? 0;
   }
 
   /**
-   * Records a refund with the next refund number. Runs inside the caller's
-   * transaction when there is one, so a check-then-insert stays atomic.
+   * Records a refund with the tenant's next refund number. Runs inside the
+   * caller's transaction when there is one, so a check-then-insert stays atomic.
    */
-  insertRefund({ orderId, amountCents, reasonCategory, reason, requestedAt }: NewRefund): RefundRow {
+  insertRefund({ tenantId, orderId, amountCents, reasonCategory, reason, requestedAt }: NewRefund): RefundRow {
     const last = this.connection
-      .prepare<[], { refund_no: string }>('SELECT refund_no FROM refunds ORDER BY refund_no DESC LIMIT 1')
-      .get();
+      .prepare<[string], { refund_no: string }>(
+        'SELECT refund_no FROM refunds WHERE tenant_id = ? ORDER BY refund_no DESC LIMIT 1',
+      )
+      .get(tenantId);
     const refundNo = `RF${String(Number(last?.refund_no.slice(2) ?? '2026090000') + 1).padStart(10, '0')}`;
     const refund: RefundRow = {
       refund_no: refundNo,
@@ -211,30 +308,66 @@ export class ShopDatabase {
     };
     this.connection
       .prepare(
-        `INSERT INTO refunds (refund_no, order_id, amount_cents, reason_category, reason, status, requested_at, completed_at)
-         VALUES (@refund_no, @order_id, @amount_cents, @reason_category, @reason, @status, @requested_at, @completed_at)`,
+        `INSERT INTO refunds (tenant_id, ${refundColumns})
+         VALUES (@tenant_id, @refund_no, @order_id, @amount_cents, @reason_category, @reason, @status, @requested_at,
+           @completed_at)`,
       )
-      .run(refund);
+      .run({ tenant_id: tenantId, ...refund });
     return refund;
   }
 
   /** Adds a note and returns how many notes the order now has. */
-  insertOrderNote({ orderId, note, createdAt }: { orderId: string; note: string; createdAt: string }): number {
+  insertOrderNote({ tenantId, orderId, note, createdAt }: TenantOrder & { note: string; createdAt: string }): number {
     this.connection
-      .prepare('INSERT INTO order_notes (order_id, note, created_at) VALUES (?, ?, ?)')
-      .run(orderId, note, createdAt);
+      .prepare('INSERT INTO order_notes (tenant_id, order_id, note, created_at) VALUES (?, ?, ?, ?)')
+      .run(tenantId, orderId, note, createdAt);
     const row = this.connection
-      .prepare<[string], { count: number }>('SELECT COUNT(*) AS count FROM order_notes WHERE order_id = ?')
-      .get(orderId);
+      .prepare<[string, string], { count: number }>(
+        'SELECT COUNT(*) AS count FROM order_notes WHERE tenant_id = ? AND order_id = ?',
+      )
+      .get(tenantId, orderId);
     return row?.count ?? 0;
   }
 
-  listOrderNotes({ orderId }: { orderId: string }): { note: string; created_at: string }[] {
-    return this.connection
-      .prepare<[string], { note: string; created_at: string }>(
-        'SELECT note, created_at FROM order_notes WHERE order_id = ? ORDER BY rowid',
+  /** Removes the latest note with exactly this text and time (the undo of `insertOrderNote`). */
+  deleteOrderNote({ tenantId, orderId, note, createdAt }: TenantOrder & { note: string; createdAt: string }): void {
+    this.connection
+      .prepare(
+        `DELETE FROM order_notes WHERE rowid = (
+           SELECT rowid FROM order_notes WHERE tenant_id = ? AND order_id = ? AND note = ? AND created_at = ?
+           ORDER BY rowid DESC LIMIT 1)`,
       )
-      .all(orderId);
+      .run(tenantId, orderId, note, createdAt);
+  }
+
+  listOrderNotes({ tenantId, orderId }: TenantOrder): { note: string; created_at: string }[] {
+    return this.connection
+      .prepare<[string, string], { note: string; created_at: string }>(
+        'SELECT note, created_at FROM order_notes WHERE tenant_id = ? AND order_id = ? ORDER BY rowid',
+      )
+      .all(tenantId, orderId);
+  }
+
+  /**
+   * Adds a tenant's starting data; rows already there (same keys) are left
+   * alone, so seeding again changes nothing.
+   *
+   * @example
+   * database.seedTenant({ tenantId: 'other-shop', data: { customers: [...], orders: [...] } });
+   */
+  seedTenant({ tenantId, data }: { tenantId: string; data: ShopSeedData }): void {
+    const insert = (table: ShopTable, row: Readonly<Record<string, unknown>>) => {
+      const values = { ...row, tenant_id: tenantId };
+      const columns = Object.keys(values);
+      this.connection
+        .prepare(
+          `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
+        )
+        .run(values);
+    };
+    this.transaction(() => {
+      for (const [seedTable, table] of seedTables) for (const row of data[seedTable] ?? []) insert(table, row);
+    });
   }
 
   /** Runs `work` in one transaction: all of it happens or none of it does. */
@@ -247,10 +380,14 @@ export class ShopDatabase {
   }
 }
 
+const refundColumns = 'refund_no, order_id, amount_cents, reason_category, reason, status, requested_at, completed_at';
+
 /**
- * Opens (and on first run creates and seeds) the demo shop's SQLite database.
- * Seeding is idempotent: rows are keyed by their business ids, so opening an
- * existing file again changes nothing. Use `':memory:'` in tests.
+ * Opens (and on first run creates and seeds) the demo shop's SQLite database;
+ * the seed (`shopSeed`) is tenant `shop`'s data. Seeding is idempotent: rows
+ * are keyed by tenant and business ids, so opening an existing file again
+ * changes nothing. A file from before tenants is moved into tenant `shop`
+ * (the only tenant the demo had). Use `':memory:'` in tests.
  *
  * @example
  * const database = openShopDatabase({ path: '.arbiter/shop.db' });
@@ -259,27 +396,30 @@ export class ShopDatabase {
 export function openShopDatabase({ path }: { path: string }): ShopDatabase {
   const connection = new Database(path);
   if (path !== ':memory:') connection.pragma('journal_mode = WAL');
+  moveIntoTenants(connection);
   connection.pragma('foreign_keys = ON');
   connection.exec(schema);
-  seed(connection);
-  return new ShopDatabase(connection);
+  const database = new ShopDatabase(connection);
+  database.seedTenant({ tenantId: shopTenantId, data: shopSeed });
+  return database;
 }
 
-function seed(connection: Database.Database): void {
-  const insert = (table: string, row: Record<string, unknown>) => {
-    const columns = Object.keys(row);
-    connection
-      .prepare(
-        `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
-      )
-      .run(row);
-  };
+/** Rebuilds the tables of a database from before tenants with `tenant_id` first in every key; their rows become tenant `shop`'s. */
+function moveIntoTenants(connection: Database.Database): void {
+  const columns = connection.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('customers')").all();
+  if (columns.length === 0 || columns.some((column) => column.name === 'tenant_id')) return;
+  connection.pragma('foreign_keys = OFF');
   connection.transaction(() => {
-    for (const row of shopSeed.customers) insert('customers', row);
-    for (const row of shopSeed.orders) insert('orders', row);
-    for (const row of shopSeed.orderItems) insert('order_items', row);
-    for (const row of shopSeed.shipments) insert('shipments', row);
-    for (const row of shopSeed.shipmentEvents) insert('shipment_events', row);
-    for (const row of shopSeed.refunds) insert('refunds', row);
+    for (const table of tables) connection.exec(`ALTER TABLE ${table} RENAME TO ${table}_before_tenants`);
+    connection.exec(schema);
+    for (const table of tables) {
+      connection
+        .prepare(
+          `INSERT INTO ${table} (tenant_id, ${legacyColumns[table]})
+           SELECT ?, ${legacyColumns[table]} FROM ${table}_before_tenants`,
+        )
+        .run(shopTenantId);
+    }
+    for (const table of [...tables].reverse()) connection.exec(`DROP TABLE ${table}_before_tenants`);
   })();
 }

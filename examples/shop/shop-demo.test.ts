@@ -125,7 +125,7 @@ describe('runShopDemo', () => {
     expect(result.stopReason).toBe('completed');
     expect(questions).toMatchInlineSnapshot(`
       [
-        "Approve apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"The glass teapot arrived cracked.","user_id":"C1001"}? [y/N] ",
+        "Approve apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"The glass teapot arrived cracked.","tenant_id":"shop","user_id":"C1001"}? [y/N] ",
       ]
     `);
   });

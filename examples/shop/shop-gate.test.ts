@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/gate/principal.js';
 import { SqliteApprovalBroker } from '../../src/gate/sqlite-approval-broker.js';
 import { SqliteAuditLog } from '../../src/gate/sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../../src/gate/sqlite-idempotency-store.js';
@@ -16,13 +17,26 @@ import { openShopDatabase } from './shop-database.js';
 import { createShopTools, shopGateRules } from './shop-tools.js';
 
 const alice = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] } as const;
+const bob: Principal = { tenantId: 'shop', userId: 'C1002', roles: ['customer'] };
 
-function openShop() {
+/** The shop's tools over in-memory stores; `refundTakesMs` makes each refund take that long to execute. */
+function openShop({ refundTakesMs }: { refundTakesMs?: number } = {}) {
   const shop = openShopDatabase({ path: ':memory:' });
   const store = openSqliteStore({ path: ':memory:' });
   const registry = new ToolRegistry();
   for (const tool of createShopTools({ database: shop, now: () => new Date('2026-09-04T08:00:00Z') })) {
-    registry.register(tool);
+    const slow = refundTakesMs !== undefined && tool.name === 'apply_refund';
+    registry.register(
+      slow
+        ? {
+            ...tool,
+            execute: async (args, context) => {
+              await new Promise((resolve) => setTimeout(resolve, refundTakesMs));
+              return tool.execute(args, context);
+            },
+          }
+        : tool,
+    );
   }
   const database = store.database;
   const broker = new SqliteApprovalBroker({ database });
@@ -97,6 +111,152 @@ describe('the shop behind the gate', () => {
     `);
   });
 
+  it('runs only the first of eight 49.9x-yuan refunds of one run automatically: the split needs a person', async () => {
+    const { options, refunds, broker, audit } = openShop();
+    const amounts = [4_990, 4_991, 4_992, 4_993, 4_994, 4_995, 4_996, 4_997];
+    const result = await runAgent({
+      ...options,
+      model: sequenceModel([
+        calls(...amounts.map((amount): [string, unknown] => ['apply_refund', refund('SO20260902', amount)])),
+      ]),
+      messages: [{ role: 'user', content: 'Refund 399.64 on SO20260902, in eight parts please' }],
+    });
+    expect(result.stopReason).toBe('awaiting_approval');
+    expect(refunds().map((row) => row.amount_cents)).toEqual([7_900, 7_900, 4_990]);
+    expect(audit.listAudit().map(({ decision, rule, outcome }) => [decision, rule, outcome])).toEqual([
+      ['auto_approved', 'refund_under_50_yuan', 'ok'],
+    ]);
+    const pending = broker.listApprovals({ status: 'pending' });
+    expect(pending.map((approval) => [approval.rule, approval.arguments['amount_cents']])).toEqual(
+      amounts.slice(1).map((amount) => ['refund_daily_auto_limit', amount]),
+    );
+    expect(pending[0]?.reason).toMatchInlineSnapshot(
+      `"A refund of 49.91 yuan on SO20260902 would bring this customer's automatic refunds today to 99.81 yuan (50.00 yuan or more), so a member of staff must approve it."`,
+    );
+  });
+
+  it("counts the customer's automatic refunds across runs and sessions of the day, and no other customer's", async () => {
+    const { options, refunds, broker } = openShop();
+    const ask = async (principal: Principal, sessionId: string, orderId: string, amountCents: number) =>
+      runAgent({
+        ...options,
+        principal,
+        sessionId,
+        model: sequenceModel([calls(['apply_refund', refund(orderId, amountCents)])]),
+        messages: [{ role: 'user', content: `Refund ${amountCents} cents on ${orderId}` }],
+      });
+    expect((await ask(alice, 'morning', 'SO20260901', 2_000)).stopReason).toBe('completed');
+    expect((await ask(alice, 'afternoon', 'SO20260902', 2_999)).stopReason).toBe('completed');
+    expect((await ask(bob, 'bobs', 'SO20260906', 4_999)).stopReason).toBe('completed');
+    expect((await ask(alice, 'evening', 'SO20260902', 1)).stopReason).toBe('awaiting_approval');
+    expect(refunds().map((row) => [row.order_id, row.amount_cents])).toEqual([
+      ['SO20260902', 7_900],
+      ['SO20260907', 7_900],
+      ['SO20260901', 2_000],
+      ['SO20260902', 2_999],
+      ['SO20260906', 4_999],
+    ]);
+    expect(broker.listApprovals({ status: 'pending' }).map(({ rule, sessionId }) => [rule, sessionId])).toEqual([
+      ['refund_daily_auto_limit', 'evening'],
+    ]);
+  });
+
+  it("does not count yesterday's automatic refunds, approved refunds or a replay of today's refund", async () => {
+    const { options, refunds, audit } = openShop();
+    // 36 hours ago is before today's midnight in any time zone.
+    const yesterday = Date.now() - 36 * 60 * 60 * 1000;
+    audit.append({
+      at: yesterday,
+      sessionId: 'yesterday',
+      runId: 'run-yesterday',
+      step: 1,
+      toolCallId: 'call_yesterday',
+      tool: 'apply_refund',
+      sideEffect: 'irreversible',
+      argumentsHash: 'hash',
+      arguments: { ...refund('SO20260901', 4_999), tenant_id: 'shop', user_id: 'C1001' },
+      decision: 'auto_approved',
+      rule: 'refund_under_50_yuan',
+      approver: undefined,
+      tenantId: 'shop',
+      userId: 'C1001',
+      outcome: 'ok',
+      durationMs: 1,
+    });
+    audit.append({
+      at: Date.now(),
+      sessionId: 'today',
+      runId: 'run-approved',
+      step: 1,
+      toolCallId: 'call_approved',
+      tool: 'apply_refund',
+      sideEffect: 'irreversible',
+      argumentsHash: 'hash',
+      arguments: { ...refund('SO20260902', 20_000), tenant_id: 'shop', user_id: 'C1001' },
+      decision: 'approved',
+      rule: 'refund_50_yuan_or_more',
+      approver: 'li.wei',
+      tenantId: 'shop',
+      userId: 'C1001',
+      outcome: 'ok',
+      durationMs: 1,
+    });
+    const twice = await runAgent({
+      ...options,
+      model: sequenceModel([
+        calls(['apply_refund', refund('SO20260901', 4_000)]),
+        calls(['apply_refund', refund('SO20260901', 4_000)]),
+      ]),
+      messages: [{ role: 'user', content: 'Refund 40.00, and again if it did not go through' }],
+    });
+    expect(twice.stopReason).toBe('completed');
+    expect(
+      refunds()
+        .filter((row) => row.order_id === 'SO20260901')
+        .map((row) => row.amount_cents),
+    ).toEqual([4_000]);
+    expect(audit.listAudit({ runId: twice.runId }).map(({ decision, outcome }) => [decision, outcome])).toEqual([
+      ['auto_approved', 'ok'],
+      ['auto_approved', 'replayed:ok'],
+    ]);
+  });
+
+  it('lets only one of two concurrent runs of the same customer spend the day’s automatic allowance', async () => {
+    const { options, refunds, broker } = openShop({ refundTakesMs: 20 });
+    const results = await Promise.all(
+      ['SO20260901', 'SO20260902'].map((orderId, index) =>
+        runAgent({
+          ...options,
+          sessionId: `tab-${index}`,
+          model: sequenceModel([calls(['apply_refund', refund(orderId, 3_000)])]),
+          messages: [{ role: 'user', content: `Refund 30.00 on ${orderId}` }],
+        }),
+      ),
+    );
+    expect(results.map((result) => result.stopReason).sort()).toEqual(['awaiting_approval', 'completed']);
+    expect(refunds().filter((row) => row.amount_cents === 3_000)).toHaveLength(1);
+    expect(broker.listApprovals({ status: 'pending' }).map((approval) => approval.rule)).toEqual([
+      'refund_daily_auto_limit',
+    ]);
+  });
+
+  it("explains the daily limit to the approver in the run's language", async () => {
+    const { options, broker } = openShop();
+    await runAgent({
+      ...options,
+      locale: 'zh-CN',
+      model: sequenceModel([
+        calls(['apply_refund', refund('SO20260902', 4_000)], ['apply_refund', refund('SO20260901', 1_500)]),
+      ]),
+      messages: [{ role: 'user', content: '退两笔' }],
+    });
+    expect(broker.listApprovals({ status: 'pending' }).map((approval) => approval.reason)).toMatchInlineSnapshot(`
+      [
+        "订单 SO20260901 的退款 15.00 元会使该顾客今天的自动退款累计达到 55.00 元（不低于 50.00 元），需要工作人员审批。",
+      ]
+    `);
+  });
+
   it('refuses a refund above the hard cap outright, without asking anyone', async () => {
     const { options, refunds, broker } = openShop();
     const result = await runAgent({
@@ -157,7 +317,7 @@ describe('the shop behind the gate', () => {
       userMessage: 'Leave it at reception',
       model: sequenceModel([calls(['add_order_note', { order_id: 'SO20260901', note: 'Leave it at reception.' }])]),
     });
-    expect(shop.listOrderNotes({ orderId: 'SO20260901' })).toHaveLength(1);
+    expect(shop.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260901' })).toHaveLength(1);
     const [noteCall] = audit.listAudit({ sessionId: session.id });
     await undoToolCall({
       audit,
@@ -166,7 +326,7 @@ describe('the shop behind the gate', () => {
       toolCallId: noteCall?.toolCallId ?? '',
       undoneBy: 'li.wei',
     });
-    expect(shop.listOrderNotes({ orderId: 'SO20260901' })).toEqual([]);
+    expect(shop.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260901' })).toEqual([]);
   });
 
   it("answers C1001 asking for C1002's order, with C1002's user_id in the arguments, exactly like a missing order", async () => {
@@ -191,20 +351,23 @@ describe('the shop behind the gate', () => {
   it('binds the principal even when a schema would let a model-supplied user_id through', async () => {
     const seen: unknown[] = [];
     const registry = new ToolRegistry().register(
-      defineTool<{ user_id: string; note: string }>({
+      defineTool<{ tenant_id: string; user_id: string; note: string }>({
         name: 'echo_caller',
         description: 'Echoes who is calling. Not for orders: use query_order.',
-        parameters: { type: 'object', properties: { user_id: { type: 'string' }, note: { type: 'string' } } },
+        parameters: {
+          type: 'object',
+          properties: { tenant_id: { type: 'string' }, user_id: { type: 'string' }, note: { type: 'string' } },
+        },
         sideEffect: 'read',
-        boundParameters: { user_id: (principal) => principal.userId },
+        boundParameters: { tenant_id: 'tenantId', user_id: (principal) => principal.userId },
         execute: (args) => {
-          seen.push(args.user_id);
+          seen.push(args.user_id === undefined ? undefined : `${args.tenant_id}/${args.user_id}`);
           return { caller: args.user_id };
         },
       }),
     );
     await runAgent({
-      model: sequenceModel([calls(['echo_caller', { user_id: 'C1002', note: 'hi' }])]),
+      model: sequenceModel([calls(['echo_caller', { tenant_id: 'other-shop', user_id: 'C1002', note: 'hi' }])]),
       tools: registry,
       principal: alice,
       messages: [{ role: 'user', content: 'who am I' }],
@@ -214,7 +377,7 @@ describe('the shop behind the gate', () => {
       tools: registry,
       messages: [{ role: 'user', content: 'who am I, signed out' }],
     });
-    expect(seen).toEqual(['C1001', undefined]);
+    expect(seen).toEqual(['shop/C1001', undefined]);
   });
 
   it('stops an injected refund instruction the model obeys at the gate, with nothing refunded', async () => {

@@ -1,5 +1,15 @@
 /**
- * The demo shop's fixed starting data. The demo script, the tests and the
+ * The tenant the demo shop's data belongs to (the demo's and the server's
+ * tokens sign customers in as tenant `shop`).
+ *
+ * @example
+ * database.findOrder({ tenantId: shopTenantId, customerId: 'C1001', orderId: 'SO20260901' });
+ */
+export const shopTenantId = 'shop';
+
+/**
+ * The demo shop's fixed starting data, seeded as tenant `shop` (rows carry
+ * no tenant: `openShopDatabase` adds it). The demo script, the tests and the
  * README refer to these customers and order numbers, so change them together.
  *
  * | order      | customer | status    | total   | shipment / refunds                         |

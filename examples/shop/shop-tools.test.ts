@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
+import { emptyCallHistory } from '../../src/gate/call-history.js';
 import type { Principal } from '../../src/gate/principal.js';
 import type { ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
 import { openShopDatabase, type ShopDatabase } from './shop-database.js';
@@ -30,6 +31,7 @@ function contextFor(principal: Principal | undefined): ToolContext {
     principal,
     signal: new AbortController().signal,
     locale: 'en',
+    history: emptyCallHistory,
   };
 }
 
@@ -41,7 +43,7 @@ async function run(
 ) {
   const tool = tools.get(name);
   if (tool === undefined) throw new Error(`no tool ${name}`);
-  const bound = principal === undefined ? {} : { user_id: principal.userId };
+  const bound = principal === undefined ? {} : { tenant_id: principal.tenantId, user_id: principal.userId };
   return tool.execute({ ...args, ...bound }, contextFor(principal));
 }
 
@@ -67,20 +69,23 @@ async function fatal(promise: Promise<unknown>): Promise<FatalToolError> {
 }
 
 describe('createShopTools', () => {
-  it('returns the five tools with their side effects, groups and bound user_id', () => {
+  it('returns the five tools with their side effects, groups, data scope and bound tenant_id and user_id', () => {
+    const bound = { tenant_id: 'tenantId', user_id: 'userId' };
+    const scope = 'tenant_user';
     expect(
       [...tools.values()].map((tool) => ({
         name: tool.name,
         sideEffect: tool.sideEffect,
         groups: tool.groups,
-        bound: Object.keys(tool.boundParameters ?? {}),
+        scope: tool.dataScope,
+        bound: tool.boundParameters,
       })),
     ).toEqual([
-      { name: 'query_order', sideEffect: 'read', groups: ['lookup'], bound: ['user_id'] },
-      { name: 'track_shipment', sideEffect: 'read', groups: ['lookup'], bound: ['user_id'] },
-      { name: 'query_refund', sideEffect: 'read', groups: ['lookup'], bound: ['user_id'] },
-      { name: 'add_order_note', sideEffect: 'reversible', groups: ['act'], bound: ['user_id'] },
-      { name: 'apply_refund', sideEffect: 'irreversible', groups: ['act'], bound: ['user_id'] },
+      { name: 'query_order', sideEffect: 'read', groups: ['lookup'], scope, bound },
+      { name: 'track_shipment', sideEffect: 'read', groups: ['lookup'], scope, bound },
+      { name: 'query_refund', sideEffect: 'read', groups: ['lookup'], scope, bound },
+      { name: 'add_order_note', sideEffect: 'reversible', groups: ['act'], scope, bound },
+      { name: 'apply_refund', sideEffect: 'irreversible', groups: ['act'], scope, bound },
     ]);
   });
 
@@ -240,7 +245,7 @@ describe('add_order_note', () => {
       created_at: '2026-09-04T08:00:00.000Z',
       notes_on_order: 1,
     });
-    expect(database.listOrderNotes({ orderId: 'SO20260901' })).toEqual([
+    expect(database.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260901' })).toEqual([
       { note, created_at: '2026-09-04T08:00:00.000Z' },
     ]);
   });
@@ -254,7 +259,7 @@ describe('add_order_note', () => {
     expect((await retryable(run('add_order_note', { order_id: 'SO20260906', note: 'x' }))).code).toBe(
       'order_not_found',
     );
-    expect(database.listOrderNotes({ orderId: 'SO20260906' })).toEqual([]);
+    expect(database.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260906' })).toEqual([]);
   });
 });
 
@@ -291,7 +296,7 @@ describe('apply_refund', () => {
     expect(error.message).toMatchInlineSnapshot(
       `"amount_cents 30000 is more than order SO20260902 can still refund: the maximum is 27900 (279.00 yuan). Use 27900 or less."`,
     );
-    expect(database.listRefunds({ orderId: 'SO20260902' })).toHaveLength(1);
+    expect(database.listRefunds({ tenantId: 'shop', orderId: 'SO20260902' })).toHaveLength(1);
   });
 
   it('refuses a pending order, not retryable', async () => {
@@ -314,7 +319,7 @@ describe('apply_refund', () => {
   it("treats another customer's order as not found and refunds nothing", async () => {
     const error = await retryable(refund({ order_id: 'SO20260906', amount_cents: 100 }));
     expect(error.code).toBe('order_not_found');
-    expect(database.listRefunds({ orderId: 'SO20260906' })).toEqual([]);
+    expect(database.listRefunds({ tenantId: 'shop', orderId: 'SO20260906' })).toEqual([]);
   });
 
   it('takes the customer from the bound user_id, not from anything the model could send', async () => {
@@ -330,7 +335,110 @@ describe('apply_refund', () => {
   });
 });
 
+describe('tenants', () => {
+  const mallory: Principal = { tenantId: 'other-shop', userId: 'C1001', roles: ['customer'] };
+
+  it("finds nothing of tenant shop's customer C1001 for another tenant's C1001, in any tool, and writes nothing", async () => {
+    const notFound = async (name: string, args: Record<string, unknown>) =>
+      (await retryable(run(name, args, { principal: mallory }))).code;
+    expect(await notFound('query_order', { order_id: 'SO20260901' })).toBe('order_not_found');
+    expect(await notFound('track_shipment', { order_id: 'SO20260901' })).toBe('order_not_found');
+    expect(await notFound('query_refund', { order_id: 'SO20260902' })).toBe('order_not_found');
+    expect(await notFound('query_refund', { refund_no: 'RF2026090001' })).toBe('refund_not_found');
+    expect(await notFound('add_order_note', { order_id: 'SO20260901', note: 'x' })).toBe('order_not_found');
+    expect(
+      await notFound('apply_refund', {
+        order_id: 'SO20260901',
+        amount_cents: 100,
+        reason_category: 'other',
+        reason: 'x',
+      }),
+    ).toBe('order_not_found');
+    expect(database.listRefunds({ tenantId: 'shop', orderId: 'SO20260901' })).toEqual([]);
+    expect(database.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260901' })).toEqual([]);
+  });
+
+  it('serves each tenant its own C1001 when both have an order SO20260901, numbering refunds per tenant', async () => {
+    database.seedTenant({
+      tenantId: 'other-shop',
+      data: {
+        customers: [
+          {
+            customer_id: 'C1001',
+            name: 'Mei Wang',
+            phone: '+86 136 0000 0001',
+            email: 'mei@example.com',
+            address: 'Wuhan',
+          },
+        ],
+        orders: [
+          {
+            order_id: 'SO20260901',
+            customer_id: 'C1001',
+            status: 'paid',
+            total_cents: 5_000,
+            placed_at: '2026-09-02T10:00:00Z',
+          },
+        ],
+      },
+    });
+    expect(await run('query_order', { order_id: 'SO20260901' }, { principal: mallory })).toMatchObject({
+      recipient_name: 'Mei Wang',
+      total_cents: 5_000,
+    });
+    expect(await run('query_order', { order_id: 'SO20260901' })).toMatchObject({ recipient_name: 'Alice Chen' });
+    const refund = { order_id: 'SO20260901', amount_cents: 2_000, reason_category: 'damaged', reason: 'Crushed.' };
+    expect(await run('apply_refund', refund, { principal: mallory })).toMatchObject({
+      refund_no: 'RF2026090001',
+      remaining_refundable_cents: 3_000,
+    });
+    expect(await run('apply_refund', refund)).toMatchObject({
+      refund_no: 'RF2026090003',
+      remaining_refundable_cents: 10_900,
+    });
+  });
+});
+
 describe('openShopDatabase', () => {
+  it('moves a database from before tenants into tenant shop, keeping its rows', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const Database = (await import('better-sqlite3')).default;
+    const directory = mkdtempSync(join(tmpdir(), 'arbiter-shop-'));
+    try {
+      const path = join(directory, 'shop.db');
+      const legacy = new Database(path);
+      legacy.exec(beforeTenants);
+      legacy.exec(`
+        INSERT INTO customers VALUES ('C1001', 'Alice Chen', '+86 138 0013 1001', 'alice@example.com', 'Shanghai');
+        INSERT INTO orders VALUES ('SO20260901', 'C1001', 'shipped', 12900, '2026-09-01T02:15:00Z');
+        INSERT INTO refunds VALUES ('RF2026090009', 'SO20260901', 500, 'other', 'Late.', 'processing', '2026-09-03', NULL);
+        INSERT INTO order_notes VALUES ('SO20260901', 'Ring twice.', '2026-09-03T00:00:00Z');
+      `);
+      legacy.close();
+      const opened = openShopDatabase({ path });
+      expect(opened.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260901' })).toEqual([
+        { note: 'Ring twice.', created_at: '2026-09-03T00:00:00Z' },
+      ]);
+      expect(opened.listRefunds({ tenantId: 'shop', orderId: 'SO20260901' }).map((row) => row.refund_no)).toEqual([
+        'RF2026090009',
+      ]);
+      expect(opened.findOrder({ tenantId: 'shop', customerId: 'C1001', orderId: 'SO20260902' })?.status).toBe(
+        'delivered',
+      );
+      expect(
+        opened.connection
+          .prepare("SELECT COUNT(*) AS count FROM sqlite_master WHERE name LIKE '%before_tenants'")
+          .get(),
+      ).toEqual({ count: 0 });
+      expect(opened.connection.pragma('foreign_key_check')).toEqual([]);
+      opened.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it('seeds only once when opened again on the same file', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -339,12 +447,17 @@ describe('openShopDatabase', () => {
     try {
       const path = join(directory, 'shop.db');
       const first = openShopDatabase({ path });
-      first.insertOrderNote({ orderId: 'SO20260901', note: 'kept', createdAt: '2026-09-04T00:00:00Z' });
+      first.insertOrderNote({
+        tenantId: 'shop',
+        orderId: 'SO20260901',
+        note: 'kept',
+        createdAt: '2026-09-04T00:00:00Z',
+      });
       first.close();
       const second = openShopDatabase({ path });
       const count = second.connection.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM orders').get();
       expect(count?.count).toBe(8);
-      expect(second.listOrderNotes({ orderId: 'SO20260901' })).toHaveLength(1);
+      expect(second.listOrderNotes({ tenantId: 'shop', orderId: 'SO20260901' })).toHaveLength(1);
       expect(second.connection.pragma('journal_mode', { simple: true })).toBe('wal');
       second.close();
     } finally {
@@ -352,3 +465,61 @@ describe('openShopDatabase', () => {
     }
   });
 });
+
+/** The shop's schema before tenants, as databases created then have it. */
+const beforeTenants = `
+  CREATE TABLE IF NOT EXISTS customers (
+    customer_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    email TEXT NOT NULL,
+    address TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS orders (
+    order_id TEXT PRIMARY KEY,
+    customer_id TEXT NOT NULL REFERENCES customers (customer_id),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'shipped', 'delivered', 'cancelled')),
+    total_cents INTEGER NOT NULL CHECK (total_cents >= 0),
+    placed_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS order_items (
+    order_id TEXT NOT NULL REFERENCES orders (order_id),
+    line INTEGER NOT NULL,
+    sku TEXT NOT NULL,
+    title TEXT NOT NULL,
+    quantity INTEGER NOT NULL CHECK (quantity > 0),
+    unit_price_cents INTEGER NOT NULL CHECK (unit_price_cents >= 0),
+    PRIMARY KEY (order_id, line)
+  );
+  CREATE TABLE IF NOT EXISTS shipments (
+    order_id TEXT PRIMARY KEY REFERENCES orders (order_id),
+    carrier TEXT NOT NULL,
+    tracking_number TEXT NOT NULL,
+    shipped_at TEXT NOT NULL,
+    delivered_at TEXT
+  );
+  CREATE TABLE IF NOT EXISTS shipment_events (
+    order_id TEXT NOT NULL REFERENCES shipments (order_id),
+    sequence INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    location TEXT NOT NULL,
+    description TEXT NOT NULL,
+    PRIMARY KEY (order_id, sequence)
+  );
+  CREATE TABLE IF NOT EXISTS refunds (
+    refund_no TEXT PRIMARY KEY,
+    order_id TEXT NOT NULL REFERENCES orders (order_id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+    reason_category TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'rejected')),
+    requested_at TEXT NOT NULL,
+    completed_at TEXT
+  );
+  CREATE INDEX IF NOT EXISTS refunds_by_order ON refunds (order_id);
+  CREATE TABLE IF NOT EXISTS order_notes (
+    order_id TEXT NOT NULL REFERENCES orders (order_id),
+    note TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+`;

@@ -1,6 +1,5 @@
 import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
-import type { Principal } from '../../src/gate/principal.js';
 import type { GateRule } from '../../src/gate/tier-gate.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import type { JsonSchema, ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
@@ -24,8 +23,17 @@ export const refundReasonCategories = [
 
 export type RefundReasonCategory = (typeof refundReasonCategories)[number];
 
-/** Refunds below this many cents (50.00 yuan) run without a person; from here on staff approve each one. */
+/**
+ * Automatic refunds of one customer stay below this many cents (50.00 yuan)
+ * a day in total: a refund runs without a person only while the customer's
+ * automatic refunds of the day, this one included, stay under it. One refund
+ * of 50.00 yuan or more always waits for staff, and so do the refunds that
+ * would push the day's automatic total to 50.00 yuan, however they are split.
+ */
 export const refundAutoApproveBelowCents = 5_000;
+
+/** The shop's calendar: "today" for the daily automatic refund limit is a day in China. */
+export const shopTimeZone = 'Asia/Shanghai';
 
 /** Refunds above this many cents (5000.00 yuan) are never made through the assistant. */
 export const refundHardCapCents = 500_000;
@@ -48,8 +56,18 @@ export const shopGateRules: readonly GateRule[] = [
   },
 ];
 
-/** The caller, filled by the runtime from the principal; absent from the schema the model sees. */
-const boundParameters = { user_id: (principal: Principal) => principal.userId };
+/**
+ * The caller, filled by the runtime from the principal; absent from the schema
+ * the model sees. A customer id is unique only within its tenant, so every
+ * lookup takes both.
+ */
+const boundParameters = { tenant_id: 'tenantId', user_id: 'userId' } as const;
+
+const tenantIdParameter = {
+  type: 'string',
+  description:
+    "The signed-in customer's shop (tenant), filled by the server from the session; never chosen by the model",
+} as const;
 
 const userIdParameter = {
   type: 'string',
@@ -73,8 +91,8 @@ const refundNoParameter = {
 function objectSchema(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
   return {
     type: 'object',
-    properties: { user_id: userIdParameter, ...properties },
-    required: ['user_id', ...required],
+    properties: { tenant_id: tenantIdParameter, user_id: userIdParameter, ...properties },
+    required: ['tenant_id', 'user_id', ...required],
     additionalProperties: false,
   };
 }
@@ -89,21 +107,25 @@ export interface ShopToolsOptions {
  * The demo shop's five tools: three lookups (`query_order`, `track_shipment`,
  * `query_refund`) and two actions (`add_order_note`, `apply_refund`). Each
  * description says when to use the tool and when to use a sibling instead.
- * Every check that needs the database (the order exists and is the caller's,
- * its state allows the action, the amount fits) happens inside `execute`.
+ * Each binds `tenant_id` and `user_id` from the principal (data scope
+ * `tenant_user`), so a customer only ever reaches the orders of the same id
+ * in the same tenant. Every check that needs the database (the order exists
+ * and is the caller's, its state allows the action, the amount fits) happens
+ * inside `execute`.
  *
  * @example
  * const registry = new ToolRegistry();
  * for (const tool of createShopTools({ database: openShopDatabase({ path: ':memory:' }) })) registry.register(tool);
  */
 export function createShopTools({ database, now = () => new Date() }: ShopToolsOptions): readonly ToolDefinition[] {
-  const ownedOrder = (customerId: string, orderId: string): OrderRow => {
-    const order = database.findOrder({ customerId, orderId });
+  const ownedOrder = ({ tenantId, customerId }: Caller, orderId: string): OrderRow => {
+    const order = database.findOrder({ tenantId, customerId, orderId });
     if (order === undefined) throw orderNotFound(orderId);
     return order;
   };
+  const of = (order: OrderRow) => ({ tenantId: order.tenant_id, orderId: order.order_id });
 
-  const queryOrder = defineTool<{ user_id: string; order_id: string }>({
+  const queryOrder = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
     name: 'query_order',
     description:
       "Look up one of the signed-in customer's orders: status, items, amounts in cents (incl. refundable_cents), " +
@@ -112,16 +134,17 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
+    dataScope: 'tenant_user',
     sensitive: ['recipient_phone', 'shipping_address'],
     progress: { en: 'Looking up your order…', 'zh-CN': '正在查询订单…' },
     execute: (args, context) => {
       const order = ownedOrder(callerOf(args, context), args.order_id);
-      const refundedCents = database.refundedCents({ orderId: order.order_id });
+      const refundedCents = database.refundedCents(of(order));
       return {
         order_id: order.order_id,
         status: order.status,
         placed_at: order.placed_at,
-        items: database.listOrderItems({ orderId: order.order_id }),
+        items: database.listOrderItems(of(order)),
         currency: 'CNY',
         total_cents: order.total_cents,
         refunded_cents: refundedCents,
@@ -133,7 +156,7 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     },
   });
 
-  const trackShipment = defineTool<{ user_id: string; order_id: string }>({
+  const trackShipment = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
     name: 'track_shipment',
     description:
       "Delivery progress of one of the signed-in customer's orders: carrier, tracking number, courier events. " +
@@ -142,10 +165,11 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
+    dataScope: 'tenant_user',
     progress: { en: 'Tracking your parcel…', 'zh-CN': '正在查询物流…' },
     execute: (args, context) => {
       const order = ownedOrder(callerOf(args, context), args.order_id);
-      const shipment = database.findShipment({ orderId: order.order_id });
+      const shipment = database.findShipment(of(order));
       if (shipment === undefined) {
         return {
           order_id: order.order_id,
@@ -165,12 +189,12 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
         tracking_number: shipment.tracking_number,
         shipped_at: shipment.shipped_at,
         delivered_at: shipment.delivered_at,
-        events: database.listShipmentEvents({ orderId: order.order_id }),
+        events: database.listShipmentEvents(of(order)),
       };
     },
   });
 
-  const queryRefund = defineTool<{ user_id: string; order_id?: string; refund_no?: string }>({
+  const queryRefund = defineTool<{ tenant_id: string; user_id: string; order_id?: string; refund_no?: string }>({
     name: 'query_refund',
     description:
       "Status of the signed-in customer's refunds, by order_id (all refunds of the order) or refund_no (one " +
@@ -185,11 +209,12 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
+    dataScope: 'tenant_user',
     progress: { en: 'Checking your refund…', 'zh-CN': '正在查询退款进度…' },
     execute: (args, context) => {
-      const customerId = callerOf(args, context);
+      const caller = callerOf(args, context);
       if (args.refund_no !== undefined) {
-        const refund = database.findRefund({ customerId, refundNo: args.refund_no });
+        const refund = database.findRefund({ ...caller, refundNo: args.refund_no });
         if (refund === undefined || (args.order_id !== undefined && refund.order_id !== args.order_id)) {
           throw new RetryableToolError({
             code: 'refund_not_found',
@@ -211,17 +236,17 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
             'Ask the customer for one of them and call again.',
         });
       }
-      const order = ownedOrder(customerId, args.order_id);
-      const refunds = database.listRefunds({ orderId: order.order_id });
+      const order = ownedOrder(caller, args.order_id);
+      const refunds = database.listRefunds(of(order));
       return {
         order_id: order.order_id,
         refunds: refunds.map(describeRefund),
-        refundable_cents: refundableCents(order, database.refundedCents({ orderId: order.order_id })),
+        refundable_cents: refundableCents(order, database.refundedCents(of(order))),
       };
     },
   });
 
-  const addOrderNote = defineTool<{ user_id: string; order_id: string; note: string }>({
+  const addOrderNote = defineTool<{ tenant_id: string; user_id: string; order_id: string; note: string }>({
     name: 'add_order_note',
     description:
       "Attach a note for staff to one of the signed-in customer's orders, e.g. delivery instructions. Changes " +
@@ -242,15 +267,11 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     sideEffect: 'reversible',
     groups: ['act'],
     boundParameters,
+    dataScope: 'tenant_user',
     progress: { en: 'Adding a note to your order…', 'zh-CN': '正在为订单添加备注…' },
     undo: (args, result) => {
       const { note, created_at: createdAt } = result as { note: string; created_at: string };
-      database.connection
-        .prepare(
-          `DELETE FROM order_notes WHERE rowid = (
-             SELECT rowid FROM order_notes WHERE order_id = ? AND note = ? AND created_at = ? ORDER BY rowid DESC LIMIT 1)`,
-        )
-        .run(args.order_id, note, createdAt);
+      database.deleteOrderNote({ tenantId: args.tenant_id, orderId: args.order_id, note, createdAt });
     },
     execute: (args, context) => {
       const order = ownedOrder(callerOf(args, context), args.order_id);
@@ -261,12 +282,13 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
         });
       }
       const createdAt = now().toISOString();
-      const notesOnOrder = database.insertOrderNote({ orderId: order.order_id, note: args.note, createdAt });
+      const notesOnOrder = database.insertOrderNote({ ...of(order), note: args.note, createdAt });
       return { order_id: order.order_id, note: args.note, created_at: createdAt, notes_on_order: notesOnOrder };
     },
   });
 
   const applyRefund = defineTool<{
+    tenant_id: string;
     user_id: string;
     order_id: string;
     amount_cents: number;
@@ -306,28 +328,51 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     sideEffect: 'irreversible',
     groups: ['act'],
     boundParameters,
+    dataScope: 'tenant_user',
     progress: { en: 'Submitting your refund…', 'zh-CN': '正在提交退款申请…' },
-    approval: ({ order_id, amount_cents }, context) =>
-      amount_cents < refundAutoApproveBelowCents
-        ? { verdict: 'allow', rule: 'refund_under_50_yuan' }
-        : {
-            verdict: 'require',
-            rule: 'refund_50_yuan_or_more',
-            reason:
-              context.locale === 'zh-CN'
-                ? `订单 ${order_id} 的退款 ${formatYuan(amount_cents)} 元不低于 50.00 元，需要工作人员审批。`
-                : `A refund of ${formatYuan(amount_cents)} yuan on ${order_id} is 50.00 yuan or more, so a member of staff must approve it.`,
-          },
+    // Cumulative: a refund is automatic only while the customer's automatic refunds of the day (this one included)
+    // stay under 50.00 yuan, so eight refunds of 49.9x yuan are one automatic refund and seven for staff.
+    approval: async ({ order_id, amount_cents }, context) => {
+      const chinese = context.locale === 'zh-CN';
+      if (amount_cents >= refundAutoApproveBelowCents) {
+        return {
+          verdict: 'require',
+          rule: 'refund_50_yuan_or_more',
+          reason: chinese
+            ? `订单 ${order_id} 的退款 ${formatYuan(amount_cents)} 元不低于 50.00 元，需要工作人员审批。`
+            : `A refund of ${formatYuan(amount_cents)} yuan on ${order_id} is 50.00 yuan or more, so a member of staff must approve it.`,
+        };
+      }
+      const today = await context.history.calls({
+        within: 'day',
+        decisions: ['auto_approved'],
+        timeZone: shopTimeZone,
+      });
+      // A call with an earlier refund's order and amount replays that refund (see idempotencyKey): it moves no
+      // money, so that refund is not counted twice.
+      const total = today
+        .filter((call) => call.arguments['order_id'] !== order_id || call.arguments['amount_cents'] !== amount_cents)
+        .reduce((sum, call) => sum + centsOf(call.arguments['amount_cents']), amount_cents);
+      if (total < refundAutoApproveBelowCents) return { verdict: 'allow', rule: 'refund_under_50_yuan' };
+      return {
+        verdict: 'require',
+        rule: 'refund_daily_auto_limit',
+        reason: chinese
+          ? `订单 ${order_id} 的退款 ${formatYuan(amount_cents)} 元会使该顾客今天的自动退款累计达到 ${formatYuan(total)} 元（不低于 50.00 元），需要工作人员审批。`
+          : `A refund of ${formatYuan(amount_cents)} yuan on ${order_id} would bring this customer's automatic refunds today to ${formatYuan(total)} yuan (50.00 yuan or more), so a member of staff must approve it.`,
+      };
+    },
     // The business identity of a refund is the order and the amount: a model's retry repeats them, while it may
     // reword the free-text reason (or pick another category), so neither is part of the key, and no
     // model-generated id ever is. A second refund of the very same amount on the same order replays the first.
+    // The runtime scopes the key by the caller's tenant and user: another customer's identical call is another key.
     idempotencyKey: ({ order_id, amount_cents }) => `refund:${order_id}:${amount_cents}`,
     execute: (args, context) => {
-      const customerId = callerOf(args, context);
+      const caller = callerOf(args, context);
       return database.transaction(() => {
-        const order = ownedOrder(customerId, args.order_id);
+        const order = ownedOrder(caller, args.order_id);
         refuseUnrefundableState(order);
-        const available = refundableCents(order, database.refundedCents({ orderId: order.order_id }));
+        const available = refundableCents(order, database.refundedCents(of(order)));
         if (available === 0) {
           throw new FatalToolError({
             code: 'order_fully_refunded',
@@ -344,7 +389,7 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
           });
         }
         const refund = database.insertRefund({
-          orderId: order.order_id,
+          ...of(order),
           amountCents: args.amount_cents,
           reasonCategory: args.reason_category,
           reason: args.reason,
@@ -362,15 +407,32 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
   return [queryOrder, trackShipment, queryRefund, addOrderNote, applyRefund];
 }
 
-function callerOf(args: { user_id?: unknown }, context: ToolContext): string {
-  if (context.principal === undefined || typeof args.user_id !== 'string' || args.user_id === '') {
+/** Who is asking: the tenant and the customer id within it. */
+interface Caller {
+  readonly tenantId: string;
+  readonly customerId: string;
+}
+
+function callerOf(args: { tenant_id?: unknown; user_id?: unknown }, context: ToolContext): Caller {
+  if (
+    context.principal === undefined ||
+    typeof args.tenant_id !== 'string' ||
+    args.tenant_id === '' ||
+    typeof args.user_id !== 'string' ||
+    args.user_id === ''
+  ) {
     throw new FatalToolError({
       code: 'unauthenticated',
       message:
         'No signed-in customer is attached to this conversation, so no account data can be used. Ask the customer to sign in.',
     });
   }
-  return args.user_id;
+  return { tenantId: args.tenant_id, customerId: args.user_id };
+}
+
+/** The cents of an audited `amount_cents`; anything else counts in full against the limit. */
+function centsOf(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : refundAutoApproveBelowCents;
 }
 
 /** The same answer for "does not exist" and "belongs to someone else": existence does not leak. */

@@ -111,7 +111,8 @@ export async function runErrorMessageExperiment({
           model: new ScriptedModel({ script: scriptFor(call) }),
           tools: registry,
           messages: [{ role: 'user', content: call.user }],
-          principal: { tenantId: 'eval', userId: 'C1001', roles: ['customer'] },
+          // The shop's customer C1001 exists in the shop's tenant only: tools are scoped by tenant and user.
+          principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
           events,
           errorStyle: style,
           limits: { maxSteps: 6, maxConsecutiveFailures: 3 },
