@@ -226,3 +226,38 @@ describe('lintToolSpec on enums no value can satisfy', () => {
     );
   });
 });
+
+describe('lintToolSpec on identities the model would choose', () => {
+  it('warns about a top-level user_id or tenant_id the model fills, naming the binding to use instead', () => {
+    const parameters = {
+      type: 'object',
+      properties: {
+        order_id: { type: 'string', description: 'Order number.', pattern: '^SO\\d{8}$' },
+        user_id: { type: 'string', description: 'The customer.', examples: ['C1001'] },
+        tenantId: { type: 'string', description: 'The shop.', examples: ['shop'] },
+        recipient: {
+          type: 'object',
+          description: 'Who receives it.',
+          properties: { user_id: { type: 'string', description: 'A recipient.', examples: ['C1002'] } },
+        },
+        username: { type: 'string', description: 'A display name.' },
+      },
+    } as const;
+    const warnings = lintToolSpec({
+      spec: spec('query_order', 'Looks up an order.', parameters),
+      siblings: [],
+    }).warnings;
+    expect(warnings.map((warning) => `${warning.code} ${warning.path}: ${warning.message}`)).toMatchInlineSnapshot(`
+      [
+        "identity_from_model user_id: parameter "user_id" looks like the caller's identity, which the model would choose here: bind it from the principal and bind the tenant with the user, e.g. boundParameters: { tenant_id: 'tenantId', user_id: 'userId' } with dataScope 'tenant_user', so it leaves the schema the model sees",
+        "identity_from_model tenantId: parameter "tenantId" looks like the caller's tenant, which the model would choose here: bind it from the principal and bind the tenant with the user, e.g. boundParameters: { tenant_id: 'tenantId', user_id: 'userId' } with dataScope 'tenant_user', so it leaves the schema the model sees",
+      ]
+    `);
+  });
+
+  it("passes the shop's exported tools, whose tenant_id and user_id are bound and so absent", () => {
+    const result = lintTools({ toolsFile: 'examples/shop/shop-tools.openai.json', json: true });
+    const report = JSON.parse(result.stdout[0] ?? '') as { tools: { warnings: { code: string }[] }[] };
+    expect(report.tools.flatMap((tool) => tool.warnings.map((warning) => warning.code))).toEqual([]);
+  });
+});

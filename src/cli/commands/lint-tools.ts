@@ -12,7 +12,8 @@ export type LintWarningCode =
   | 'format_field_unconstrained'
   | 'name_not_verb_object'
   | 'no_when_not_to_use'
-  | 'enum_unsatisfiable';
+  | 'enum_unsatisfiable'
+  | 'identity_from_model';
 
 export interface LintWarning {
   readonly code: LintWarningCode;
@@ -59,6 +60,15 @@ const formatFieldName =
   /(^|_)(id|no|number|code|sku|date|time|at|email|phone|url|uuid|zip|postcode|iban|currency)$|^(id|sku|date|email|phone|url|uuid)(_|$)/;
 
 /**
+ * Names of parameters that carry the caller's identity: `user_id`,
+ * `tenant_id`, `caller_id`, `principal_id` (or camelCase, or without `_id`).
+ * In the schema the model sees, such a parameter is chosen by the model, so
+ * a prompt can name another customer or tenant; it must be bound from the
+ * principal instead (`boundParameters`, which removes it from that schema).
+ */
+const identityFieldName = /^(user|tenant|caller|principal)(_id)?$/;
+
+/**
  * Words that show a description says when not to use the tool ("not",
  * "never", "instead", "不", "请用"…). Naming another tool of the file counts too.
  */
@@ -67,9 +77,11 @@ const whenNotCue = /\bnot\b|n't\b|\bnever\b|\binstead\b|不|请用|改用|勿/i;
 /**
  * `arbiter lint --tools FILE`: reports, per tool, what the seeds warn about —
  * parameters without a description, id/date/code-like strings with neither
- * `pattern`/`format` nor `examples`, names that are not verb_object, and
+ * `pattern`/`format` nor `examples`, names that are not verb_object,
  * descriptions that never say when not to use the tool although it has
- * siblings — and what each definition costs per turn in tokens. Exit 0 with
+ * siblings, and parameters carrying the caller's identity (`user_id`,
+ * `tenant_id`) that the model would fill instead of the principal — and what
+ * each definition costs per turn in tokens. Exit 0 with
  * no warnings, 1 with any, 2 when the file is unreadable or malformed or a
  * tool would be refused at registration (broken schema, duplicate name).
  *
@@ -217,6 +229,18 @@ function lintParameter({ path, name, schema }: Parameter): LintWarning[] {
       code: 'format_field_unconstrained',
       path,
       message: `parameter "${path}" looks like an id, code or date but has neither "pattern"/"format" nor "examples": add a pattern and an example value`,
+    });
+  }
+  const identity = snakeCase(name);
+  if (!path.includes('.') && !path.includes('[') && identityFieldName.test(identity)) {
+    const tenant = identity.startsWith('tenant');
+    warnings.push({
+      code: 'identity_from_model',
+      path,
+      message:
+        `parameter "${path}" looks like the caller's ${tenant ? 'tenant' : 'identity'}, which the model would choose here: ` +
+        "bind it from the principal and bind the tenant with the user, e.g. boundParameters: { tenant_id: 'tenantId', " +
+        "user_id: 'userId' } with dataScope 'tenant_user', so it leaves the schema the model sees",
     });
   }
   const enumProblem = unsatisfiableEnum(schema);
