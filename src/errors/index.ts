@@ -6,6 +6,7 @@ export { InvalidForkPointError } from './invalid-fork-point-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';
 export { RetryableToolError } from './retryable-tool-error.js';
 export { SessionConflictError } from './session-conflict-error.js';
+export { StoreBusyError } from './store-busy-error.js';
 export { ToolDefinitionError } from './tool-definition-error.js';
 export { ToolTimeoutError } from './tool-timeout-error.js';
 export { UsageError } from './usage-error.js';

@@ -110,11 +110,11 @@ describe('SqliteSessionStore', () => {
     const zombie = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
     const resumed = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
     await resumed.commitStep(step([{ role: 'assistant', content: 'Hello' }]));
-    expect(() => zombie.commitStep(step([{ role: 'assistant', content: 'Hello again' }]))).toThrow(
+    await expect(zombie.commitStep(step([{ role: 'assistant', content: 'Hello again' }]))).rejects.toThrow(
       /has 2 messages, not 1/,
     );
     await sessions.endRun({ sessionId: session.id, runId: 'run-1', status: 'idle', lastSeq: 4 });
-    expect(() => resumed.commitStep(step([{ role: 'assistant', content: 'late' }]))).toThrow(
+    await expect(resumed.commitStep(step([{ role: 'assistant', content: 'late' }]))).rejects.toThrow(
       /no longer the active run/,
     );
     expect((await sessions.load(session.id))?.messages).toHaveLength(2);

@@ -8,8 +8,9 @@ import type { ChatMessage } from '../loop/chat-message.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../loop/run-journal.js';
 import type { ToolOutcome } from '../tools/tool-types.js';
 import { forkPointError } from './fork-point-error.js';
+import { retryWhileBusy } from './retry-while-busy.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
-import type { Session, SessionStore, SessionSummary } from './session-store.js';
+import type { BegunRun, Session, SessionStore, SessionSummary } from './session-store.js';
 
 /** Attempts of a write that found the session moved on between its read and its write. */
 const maxConflictRetries = 50;
@@ -30,6 +31,13 @@ const touch =
  * processes can share one file (WAL) without losing, duplicating or
  * reordering a message.
  *
+ * A write that finds the database locked by another connection (after the
+ * connection's own `busy_timeout`) is tried again asynchronously
+ * (`retryWhileBusy`): for up to `busyWaitMs` for writes a caller waits on
+ * (create, append, slots, fork, purge, beginRun), then `StoreBusyError`;
+ * for up to `runBusyWaitMs` for the writes of a run in progress (its
+ * journal and `endRun`), which nobody can repeat later.
+ *
  * @example
  * const store = openSqliteStore({ path: '.arbiter/arbiter.db' });
  * const sessions = new SqliteSessionStore({ database: store.database });
@@ -37,12 +45,28 @@ const touch =
 export class SqliteSessionStore implements SessionStore {
   readonly #database: Database.Database;
   readonly #now: () => number;
+  readonly #busyWaitMs: number;
+  readonly #runBusyWaitMs: number;
   readonly #statements = new Map<string, Database.Statement>();
   #conflictRetries = 0;
 
-  constructor({ database, now = Date.now }: { database: Database.Database; now?: () => number }) {
+  constructor({
+    database,
+    now = Date.now,
+    busyWaitMs = 2000,
+    runBusyWaitMs = 60_000,
+  }: {
+    database: Database.Database;
+    now?: () => number;
+    /** How long a write a caller waits on keeps retrying while the database is locked. Default 2000. */
+    busyWaitMs?: number;
+    /** The same for a run's journal and `endRun`. Default 60 000. */
+    runBusyWaitMs?: number;
+  }) {
     this.#database = database;
     this.#now = now;
+    this.#busyWaitMs = busyWaitMs;
+    this.#runBusyWaitMs = runBusyWaitMs;
   }
 
   /** How many writes found their session moved on and retried, since this store was opened. */
@@ -62,18 +86,20 @@ export class SqliteSessionStore implements SessionStore {
     slots?: Readonly<Record<string, unknown>>;
   } = {}): Promise<Session> {
     const now = this.#now();
-    this.#statement(
-      `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      sessionId,
-      principal?.tenantId ?? null,
-      principal?.userId ?? null,
-      JSON.stringify(slots),
-      now,
-      now,
-      ttlMs === undefined ? null : now + ttlMs,
-      ttlMs ?? null,
+    await this.#whenFree('create', () =>
+      this.#statement(
+        `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        sessionId,
+        principal?.tenantId ?? null,
+        principal?.userId ?? null,
+        JSON.stringify(slots),
+        now,
+        now,
+        ttlMs === undefined ? null : now + ttlMs,
+        ttlMs ?? null,
+      ),
     );
     return this.#loadNow(sessionId) as Session;
   }
@@ -109,7 +135,7 @@ export class SqliteSessionStore implements SessionStore {
     expectedVersion?: number;
     runId?: string;
   }): Promise<{ version: number }> {
-    return this.#withRetries(expectedVersion, (base) =>
+    return this.#withRetries('append', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
         const active = row.active_run_id;
         if (active !== null && active !== runId) {
@@ -137,7 +163,7 @@ export class SqliteSessionStore implements SessionStore {
     expectedVersion?: number;
   }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
     let merged: Record<string, unknown> = {};
-    const { version } = await this.#withRetries(expectedVersion, (base) =>
+    const { version } = await this.#withRetries('setSlots', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
         merged = { ...(JSON.parse(row.slots) as Record<string, unknown>) };
         for (const [name, value] of Object.entries(slots)) {
@@ -170,38 +196,40 @@ export class SqliteSessionStore implements SessionStore {
     newSessionId?: string;
     ttlMs?: number;
   }): Promise<Session> {
-    this.#database
-      .transaction(() => {
-        const row = this.#existing(sessionId);
-        const messages = this.#messages(sessionId);
-        const cut = atMessage ?? messages.length;
-        if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
-        const now = this.#now();
-        const keep = ttlMs ?? row.ttl_ms ?? undefined;
-        // The copy is made from the stored JSON: the fork shares no object with the original.
-        this.#statement(
-          `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
+    await this.#whenFree('fork', () =>
+      this.#database
+        .transaction(() => {
+          const row = this.#existing(sessionId);
+          const messages = this.#messages(sessionId);
+          const cut = atMessage ?? messages.length;
+          if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
+          const now = this.#now();
+          const keep = ttlMs ?? row.ttl_ms ?? undefined;
+          // The copy is made from the stored JSON: the fork shares no object with the original.
+          this.#statement(
+            `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
              created_at, updated_at, expires_at, ttl_ms)
            VALUES (@id, @tenantId, @userId, @slots, @count, @from, @at, @now, @now, @expiresAt, @ttlMs)`,
-        ).run({
-          id: newSessionId,
-          tenantId: row.tenant_id,
-          userId: row.user_id,
-          slots: row.slots,
-          count: cut,
-          from: sessionId,
-          at: cut,
-          now,
-          expiresAt: keep === undefined ? null : now + keep,
-          ttlMs: keep ?? null,
-        });
-        this.#statement(
-          `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
+          ).run({
+            id: newSessionId,
+            tenantId: row.tenant_id,
+            userId: row.user_id,
+            slots: row.slots,
+            count: cut,
+            from: sessionId,
+            at: cut,
+            now,
+            expiresAt: keep === undefined ? null : now + keep,
+            ttlMs: keep ?? null,
+          });
+          this.#statement(
+            `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
            SELECT @id, position, NULL, message, @now FROM session_messages
            WHERE session_id = @from AND position < @count ORDER BY position`,
-        ).run({ id: newSessionId, from: sessionId, count: cut, now });
-      })
-      .immediate();
+          ).run({ id: newSessionId, from: sessionId, count: cut, now });
+        })
+        .immediate(),
+    );
     return this.#loadNow(newSessionId) as Session;
   }
 
@@ -214,24 +242,26 @@ export class SqliteSessionStore implements SessionStore {
   }): Promise<{ sessionIds: readonly string[] }> {
     const now = this.#now();
     const before = olderThanDays === undefined ? null : now - olderThanDays * dayMs;
-    return this.#database
-      .transaction(() => {
-        const ids = (
-          this.#statement(
-            `SELECT session_id FROM sessions
+    return this.#whenFree('purge', () =>
+      this.#database
+        .transaction(() => {
+          const ids = (
+            this.#statement(
+              `SELECT session_id FROM sessions
              WHERE (@before IS NOT NULL AND updated_at < @before)
                 OR (@expired = 1 AND expires_at IS NOT NULL AND expires_at <= @now)
              ORDER BY session_id`,
-          ).all({ before, expired: expired ? 1 : 0, now }) as { session_id: string }[]
-        ).map((row) => row.session_id);
-        for (const id of ids) {
-          this.#statement('DELETE FROM tool_results WHERE session_id = ?').run(id);
-          this.#statement('DELETE FROM session_messages WHERE session_id = ?').run(id);
-          this.#statement('DELETE FROM sessions WHERE session_id = ?').run(id);
-        }
-        return { sessionIds: ids };
-      })
-      .immediate();
+            ).all({ before, expired: expired ? 1 : 0, now }) as { session_id: string }[]
+          ).map((row) => row.session_id);
+          for (const id of ids) {
+            this.#statement('DELETE FROM tool_results WHERE session_id = ?').run(id);
+            this.#statement('DELETE FROM session_messages WHERE session_id = ?').run(id);
+            this.#statement('DELETE FROM sessions WHERE session_id = ?').run(id);
+          }
+          return { sessionIds: ids };
+        })
+        .immediate(),
+    );
   }
 
   async beginRun({
@@ -239,16 +269,19 @@ export class SqliteSessionStore implements SessionStore {
     runId,
     messages = [],
     expectedVersion,
+    inTransaction,
   }: {
     sessionId: string;
     runId: string;
     messages?: readonly ChatMessage[];
     expectedVersion?: number;
+    inTransaction?: (begun: BegunRun) => void;
   }): Promise<{ version: number }> {
-    return this.#withRetries(expectedVersion, (base) =>
+    return this.#withRetries('beginRun', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
         const now = this.#now();
-        if (row.active_run_id === runId) {
+        const resumed = row.active_run_id === runId;
+        if (resumed) {
           this.#statement(`UPDATE sessions SET status = 'running', ${touch} WHERE session_id = @id`).run({
             now,
             id: sessionId,
@@ -271,6 +304,7 @@ export class SqliteSessionStore implements SessionStore {
           messages.length,
           sessionId,
         );
+        inTransaction?.({ sessionId, runId, resumed, messageOffset: row.message_count });
       }),
     );
   }
@@ -286,12 +320,17 @@ export class SqliteSessionStore implements SessionStore {
     status: 'idle' | 'awaiting_approval';
     lastSeq: number;
   }): Promise<void> {
-    this.#statement(
-      `UPDATE sessions SET status = @status,
-         active_run_id = CASE WHEN @status = 'idle' THEN NULL ELSE active_run_id END,
-         run_last_seq = MAX(run_last_seq, @lastSeq), ${touch}
-       WHERE session_id = @id AND active_run_id = @runId`,
-    ).run({ status, lastSeq, now: this.#now(), id: sessionId, runId });
+    await this.#whenFree(
+      'endRun',
+      () =>
+        this.#statement(
+          `UPDATE sessions SET status = @status,
+             active_run_id = CASE WHEN @status = 'idle' THEN NULL ELSE active_run_id END,
+             run_last_seq = MAX(run_last_seq, @lastSeq), ${touch}
+           WHERE session_id = @id AND active_run_id = @runId`,
+        ).run({ status, lastSeq, now: this.#now(), id: sessionId, runId }),
+      this.#runBusyWaitMs,
+    );
   }
 
   journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
@@ -309,19 +348,20 @@ export class SqliteSessionStore implements SessionStore {
         if (row === undefined) return undefined;
         return { toolCallId, tool: row.tool, content: row.content, outcome: JSON.parse(row.outcome) as ToolOutcome };
       },
-      recordToolResult: (runId, result) => {
-        record.run(
-          runId,
-          result.toolCallId,
-          sessionId,
-          result.tool,
-          result.content,
-          JSON.stringify(result.outcome),
-          this.#now(),
+      recordToolResult: async (runId, result) => {
+        const outcome = JSON.stringify(result.outcome);
+        await this.#whenFree(
+          'recordToolResult',
+          () => record.run(runId, result.toolCallId, sessionId, result.tool, result.content, outcome, this.#now()),
+          this.#runBusyWaitMs,
         );
       },
-      commitStep: (commit) => {
-        expected = this.#commitStep(sessionId, commit, expected);
+      commitStep: async (commit) => {
+        expected = await this.#whenFree(
+          'commitStep',
+          () => this.#commitStep(sessionId, commit, expected),
+          this.#runBusyWaitMs,
+        );
       },
     };
   }
@@ -388,12 +428,13 @@ export class SqliteSessionStore implements SessionStore {
    * re-reads the version it writes against.
    */
   async #withRetries(
+    operation: string,
     expectedVersion: number | undefined,
     attempt: (expectedVersion: number | undefined) => number,
   ): Promise<{ version: number }> {
     for (let retry = 0; ; retry += 1) {
       try {
-        return { version: attempt(expectedVersion) };
+        return { version: await this.#whenFree(operation, () => attempt(expectedVersion)) };
       } catch (error) {
         if (!versionConflicts.has(error as object) || expectedVersion !== undefined || retry >= maxConflictRetries) {
           throw error;
@@ -402,6 +443,11 @@ export class SqliteSessionStore implements SessionStore {
         await sleep(Math.random() * Math.min(50, 2 ** retry));
       }
     }
+  }
+
+  /** Runs a write, retrying it asynchronously while another connection holds the database's write lock. */
+  #whenFree<Result>(operation: string, write: () => Result, waitMs = this.#busyWaitMs): Promise<Result> {
+    return retryWhileBusy({ operation, write, waitMs });
   }
 
   /**

@@ -20,27 +20,40 @@ interface RunRow {
   error_code: string | null;
 }
 
+/** How long opening and migrating waits for another connection's lock, whatever `busyTimeoutMs` says. */
+const openingBusyTimeoutMs = 5000;
+
 /**
  * The embedded store: one SQLite file in WAL mode with
  * `synchronous = NORMAL`, migrated to the latest schema when opened.
  *
+ * `busyTimeoutMs` is how long one statement waits for a lock another
+ * connection holds. better-sqlite3 is synchronous, so that wait holds the
+ * whole process: a server passes a short one (tens of milliseconds) and
+ * retries busy writes asynchronously (`retryWhileBusy`). Opening and
+ * migrating always wait up to 5 s.
+ *
  * @example
- * const store = openSqliteStore({ path: ':memory:' });
+ * const store = openSqliteStore({ path: '.arbiter/arbiter.db', busyTimeoutMs: 25 });
  */
 export function openSqliteStore({
   path,
   migrations = defaultMigrations,
+  busyTimeoutMs = 5000,
 }: {
   path: string;
   migrations?: readonly Migration[];
+  /** Default 5000. */
+  busyTimeoutMs?: number;
 }): SqliteStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new Database(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${openingBusyTimeoutMs}`);
   const schemaVersion = migrate(database, migrations);
+  database.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
   return new SqliteStore(database, schemaVersion);
 }
 
