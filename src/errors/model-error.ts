@@ -24,24 +24,34 @@ export class ModelError extends ArbiterError {
   readonly kind: ModelErrorKind;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
+  /** The endpoint's base URL, without user info, query or fragment, when an HTTP model failed. */
+  readonly endpoint: string | undefined;
+  /** The model id that was called, when known. */
+  readonly model: string | undefined;
 
   constructor({
     kind,
     message,
     status,
     retryAfterMs,
+    endpoint,
+    model,
     cause,
   }: {
     kind: ModelErrorKind;
     message: string;
     status?: number | undefined;
     retryAfterMs?: number | undefined;
+    endpoint?: string | undefined;
+    model?: string | undefined;
     cause?: unknown;
   }) {
     super(message, { cause });
     this.kind = kind;
     this.status = status;
     this.retryAfterMs = retryAfterMs;
+    this.endpoint = endpoint;
+    this.model = model;
   }
 
   static override isInstance(value: unknown): value is ModelError {

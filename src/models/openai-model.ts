@@ -303,7 +303,15 @@ export class OpenAiModel implements Model {
   ): ModelError {
     const { detail, status, retryAfterMs, cause } = options;
     const message = `${summary} at ${this.#endpoint}, model ${this.#model}${this.#detail(detail)}`;
-    return new ModelError({ kind, message: this.#redact(message), status, retryAfterMs, cause });
+    return new ModelError({
+      kind,
+      message: this.#redact(message),
+      status,
+      retryAfterMs,
+      endpoint: this.#redact(this.#endpoint),
+      model: this.#model,
+      cause,
+    });
   }
 
   #detail(text: string | undefined): string {
