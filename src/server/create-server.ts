@@ -17,6 +17,7 @@ import { computeMetrics } from '../observe/compute-metrics.js';
 import { metricsToPrometheus } from '../observe/prometheus-metrics.js';
 import { createRunCollector } from '../observe/run-collector.js';
 import { type EventLog, SqliteEventLog } from '../store/event-log.js';
+import { isStoreBusy } from '../store/retry-while-busy.js';
 import type { SessionStore } from '../store/session-store.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.js';
@@ -33,6 +34,7 @@ import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
 import { ServerConfigError } from './server-config-error.js';
 import type { ServerDependencies, ServerEnv } from './server-env.js';
+import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ServerRuns } from './server-runs.js';
 import { sessionRoutes } from './session-routes.js';
@@ -91,6 +93,12 @@ export interface CreateServerOptions {
   readonly resumeInterrupted?: boolean;
   /** Where failures nobody else hears of go. Default `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /** Structured log lines (a failed model call, a session recovered at start-up). Default: JSON lines on stderr. */
+  readonly logger?: ServerLogger;
+  /** How long one database statement waits, blocking the process, for another connection's lock. Default 25 ms. */
+  readonly storeBusyTimeoutMs?: number;
+  /** How long a request's write keeps retrying (asynchronously) while the database is locked; then 503. Default 2 s. */
+  readonly storeBusyWaitMs?: number;
 }
 
 /** A server ready to listen: its hono app and the stores behind it. */
@@ -138,7 +146,11 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   const inMemory = dataDir === ':memory:';
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
-  const store = openSqliteStore({ path: inMemory ? ':memory:' : join(dataDir, 'arbiter.db') });
+  const logger = options.logger ?? jsonLineLogger();
+  const store = openSqliteStore({
+    path: inMemory ? ':memory:' : join(dataDir, 'arbiter.db'),
+    busyTimeoutMs: options.storeBusyTimeoutMs ?? 25,
+  });
   if (options.gate !== undefined && options.gateRules !== undefined) {
     throw new ServerConfigError({
       setting: 'gateRules',
@@ -151,8 +163,8 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   for (const tool of options.tools ?? shop?.tools ?? []) registry.register(tool);
   const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? shop?.gateRules ?? [], tools: registry });
 
-  const sessions = new SqliteSessionStore({ database: store.database });
-  const runs = new ServerRuns({ database: store.database });
+  const sessions = new SqliteSessionStore({ database: store.database, busyWaitMs: options.storeBusyWaitMs ?? 2000 });
+  const runs = new ServerRuns({ database: store.database, onError });
   const log = new SqliteEventLog({ database: store.database });
   const approvals = new SqliteApprovalBroker({ database: store.database });
   const metrics = new ServerMetrics({ tools: registry, tenantOf: (runId) => runs.find(runId)?.tenantId });
@@ -173,6 +185,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     audit,
     metrics,
     onError,
+    logger,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.deltaWindowMs === undefined ? {} : { deltaWindowMs: options.deltaWindowMs }),
   });
@@ -273,6 +286,11 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     }
     if (SessionConflictError.isInstance(error)) {
       return c.json({ error: { code: 'session_conflict', message: error.message } }, 409);
+    }
+    if (isStoreBusy(error)) {
+      c.header('Retry-After', '1');
+      const message = 'the database is locked by another process; nothing was written, try again shortly';
+      return c.json({ error: { code: 'store_busy', message } }, 503);
     }
     onError(error);
     return c.json({ error: { code: 'internal_error', message: 'the server failed; the error was logged' } }, 500);

@@ -15,11 +15,16 @@ import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { EventLog } from '../store/event-log.js';
-import type { SessionStore } from '../store/session-store.js';
+import { isStoreBusy, retryWhileBusy } from '../store/retry-while-busy.js';
+import type { BegunRun, SessionStore } from '../store/session-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';
+import type { RunFailure } from './run-failure.js';
+import type { ServerLogger } from './server-log.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRuns } from './server-runs.js';
+import { sessionsForRuns } from './sessions-for-runs.js';
+import { type WatchedFailure, watchModelCalls } from './watch-model-calls.js';
 
 export interface RunManagerOptions {
   readonly sessions: SessionStore;
@@ -40,15 +45,22 @@ export interface RunManagerOptions {
   readonly deltaWindowMs?: number;
   /** Told of failures no client can be told of (a run that could not even start). */
   readonly onError?: (error: unknown) => void;
+  /** Gets one structured line per failed model call and per run recovered at start-up. Default: none. */
+  readonly logger?: ServerLogger;
 }
 
-/** A run being started: what its `run:start` needs to become a server run. */
+/** A run being started: `start` resolves once its `run:start` went out. */
 interface PendingStart {
-  readonly principal: Principal;
   readonly locale: Locale;
-  readonly messageOffset: number;
   readonly resolve: (runId: string) => void;
 }
+
+/** The longest a run's end waits for its terminal event to be published (listeners are synchronous). */
+const terminalEventWaitMs = 1000;
+
+/** Pauses between tries of an event-log write that found the database locked. */
+const firstFlushRetryMs = 20;
+const longestFlushRetryMs = 1000;
 
 /** The run of a session executing in this process. */
 interface SessionTask {
@@ -59,6 +71,8 @@ interface SessionTask {
   finished: boolean;
   /** A decision came in while the run was still stopping; resume once it has. */
   resumeAgain: boolean;
+  /** A model call of this stretch of the run failed: stored with the run when it ends with `run:error`. */
+  modelFailure: WatchedFailure | undefined;
   readonly done: Promise<void>;
 }
 
@@ -114,6 +128,8 @@ export class RunManager {
   /** Published events not yet in the log, oldest first. */
   #unlogged: ExternalEvent[] = [];
   #flushScheduled = false;
+  /** While the database is locked, the pause before the log is tried again (0: not waiting). */
+  #flushRetryMs = 0;
 
   constructor(options: RunManagerOptions) {
     this.#options = options;
@@ -140,6 +156,9 @@ export class RunManager {
    * Starts a run with the user's message and resolves with its id once it
    * has begun (its `run:start`). Rejects with `SessionConflictError`, naming
    * the active run, when the session already has one; nothing is written then.
+   * The server's record of the run (`ServerRuns`) is written in the same
+   * transaction that marks the session's run active, so whatever point the
+   * process dies at, a restart finds both or neither (`resumeInterrupted`).
    */
   async start({
     sessionId,
@@ -180,9 +199,39 @@ export class RunManager {
         throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
       }
       const runId = await new Promise<string>((resolve, reject) => {
-        this.#pending.set(sessionId, { principal, locale, messageOffset: session.messages.length, resolve });
-        const run = runSession({ ...this.#runOptions(principal, locale), sessionId, userMessage: content });
-        this.#track({ sessionId, runId: undefined, run, onEarlyFailure: reject });
+        this.#pending.set(sessionId, { locale, resolve });
+        let recorded: string | undefined;
+        const sessions = this.#sessionsForRuns({
+          onBegin: (begun) => {
+            if (begun.resumed) return;
+            this.#options.runs.insert({
+              runId: begun.runId,
+              sessionId,
+              tenantId: principal.tenantId,
+              principal,
+              locale,
+              messageOffset: begun.messageOffset,
+            });
+            recorded = begun.runId;
+            const task = this.#tasks.get(sessionId);
+            if (task !== undefined) task.runId = begun.runId;
+          },
+        });
+        const run = runSession({
+          ...this.#runOptions({ principal, locale, sessionId, sessions }),
+          sessionId,
+          userMessage: content,
+        });
+        this.#track({
+          sessionId,
+          runId: undefined,
+          run,
+          onEarlyFailure: (error) => {
+            // Begun, then failed before its run:start: the record must not say it is still running.
+            if (recorded !== undefined) this.#options.runs.setStatus(recorded, 'error', failureOf(error));
+            reject(error);
+          },
+        });
       });
       return { runId };
     } finally {
@@ -213,7 +262,7 @@ export class RunManager {
     const previous = run.status;
     this.#options.runs.setStatus(runId, 'running');
     const resumed = runSession({
-      ...this.#runOptions(run.principal, run.locale),
+      ...this.#runOptions({ principal: run.principal, locale: run.locale, sessionId: run.sessionId }),
       sessionId: run.sessionId,
       resume: true,
     });
@@ -223,16 +272,90 @@ export class RunManager {
       run: resumed,
       onEarlyFailure: (error) => {
         this.#streams.delete(runId);
-        this.#options.runs.setStatus(runId, previous);
+        this.#options.runs.setStatus(runId, previous, run.failure);
         this.#options.onError?.(error);
       },
     });
   }
 
-  /** Resumes every run a previous process left in the middle. */
+  /**
+   * At start-up: brings every session a previous process left in the
+   * middle of a run back to a state it can leave, and resumes the runs
+   * that were cut off. Returns how many runs it resumed.
+   *
+   * - a run the server recorded as `running` that is still its session's
+   *   active run: resumed from its last committed step;
+   * - a session running a run the server has no record of (left by a
+   *   server before the run and its record began in one write): the run is
+   *   adopted, acting for the session's owner (tenant and user, no roles)
+   *   in English, and resumed;
+   * - a run the server saw end while its session still has it active: the
+   *   session's run is ended (`idle`, or `awaiting_approval`);
+   * - a run recorded as `running` that its session already left: given the
+   *   status its logged terminal event says, else `aborted`.
+   *
+   * Each case is logged (`session_recovered`).
+   */
   resumeInterrupted(): number {
-    const interrupted = this.#options.runs.listInterrupted();
-    for (const run of interrupted) this.resume({ runId: run.runId });
+    const { runs, sessions, log } = this.#options;
+    const logger = this.#options.logger ?? (() => {});
+    for (const orphan of runs.listOrphans()) {
+      const principal = { tenantId: orphan.tenantId, userId: orphan.userId, roles: [] };
+      runs.insert({
+        runId: orphan.runId,
+        sessionId: orphan.sessionId,
+        tenantId: orphan.tenantId,
+        principal,
+        locale: 'en',
+        messageOffset: orphan.messageOffset,
+      });
+      logger({
+        level: 'warn',
+        event: 'session_recovered',
+        action: 'adopted',
+        runId: orphan.runId,
+        sessionId: orphan.sessionId,
+      });
+    }
+    for (const run of runs.listUnended()) {
+      const status = run.status === 'awaiting_approval' ? 'awaiting_approval' : 'idle';
+      logger({
+        level: 'warn',
+        event: 'session_recovered',
+        action: `ended_${status}`,
+        runId: run.runId,
+        sessionId: run.sessionId,
+      });
+      sessions
+        .endRun({ sessionId: run.sessionId, runId: run.runId, status, lastSeq: this.lastSeq(run.runId) })
+        .catch((error: unknown) => this.#options.onError?.(error));
+    }
+    for (const run of runs.listLost()) {
+      const last = log.readEvents({ runId: run.runId, afterSeq: Math.max(0, log.lastSeq(run.runId) - 1) }).at(-1);
+      if (last?.type === 'run:end') runs.setStatus(run.runId, last.stopReason);
+      else if (last?.type === 'run:error') {
+        runs.setStatus(run.runId, 'error', { code: last.code, message: undefined, at: last.at, modelCall: undefined });
+      } else runs.setStatus(run.runId, 'aborted');
+      logger({
+        level: 'warn',
+        event: 'session_recovered',
+        action: 'settled',
+        runId: run.runId,
+        sessionId: run.sessionId,
+        status: runs.find(run.runId)?.status,
+      });
+    }
+    const interrupted = runs.listInterrupted();
+    for (const run of interrupted) {
+      logger({
+        level: 'info',
+        event: 'session_recovered',
+        action: 'resumed',
+        runId: run.runId,
+        sessionId: run.sessionId,
+      });
+      this.resume({ runId: run.runId });
+    }
     return interrupted.length;
   }
 
@@ -295,15 +418,57 @@ export class RunManager {
     this.#shutdown.abort(new Error('the server is shutting down'));
     await this.idle();
     this.#stop();
-    this.#flush();
+    // The last events and statuses, waiting a little for a database another process holds locked.
+    const events = this.#unlogged;
+    this.#unlogged = [];
+    await retryWhileBusy({ operation: 'event log', waitMs: 2000, write: () => this.#options.log.append(events) }).catch(
+      (error: unknown) => this.#options.onError?.(error),
+    );
+    await retryWhileBusy({ operation: 'run status', waitMs: 2000, write: () => this.#options.runs.flush() }).catch(
+      (error: unknown) => this.#options.onError?.(error),
+    );
   }
 
-  #runOptions(principal: Principal, locale: Locale) {
-    const { sessions, tools, gate, approvals, limits, idempotency, audit } = this.#options;
+  /**
+   * The store a run of this manager writes through: its beginning records
+   * the server run in the same transaction (`onBegin`), and its end waits
+   * until the run's terminal event has been published, so the status the
+   * server keeps is written before the session leaves the run.
+   */
+  #sessionsForRuns({ onBegin }: { onBegin?: (begun: BegunRun) => void } = {}): SessionStore {
+    return sessionsForRuns({
+      sessions: this.#options.sessions,
+      ...(onBegin === undefined ? {} : { onBegin }),
+      beforeEnd: async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          this.#bus.idle(),
+          new Promise((resolve) => (timer = setTimeout(resolve, terminalEventWaitMs))),
+        ]);
+        clearTimeout(timer);
+      },
+    });
+  }
+
+  #runOptions({
+    principal,
+    locale,
+    sessionId,
+    sessions = this.#sessionsForRuns(),
+  }: {
+    principal: Principal;
+    locale: Locale;
+    sessionId: string;
+    sessions?: SessionStore;
+  }) {
+    const { tools, gate, approvals, limits, idempotency, audit } = this.#options;
     return {
       sessions,
       tools,
-      model: this.#options.model(locale),
+      model: watchModelCalls({
+        model: this.#options.model(locale),
+        onFailure: (failure) => this.#onModelFailure(sessionId, failure),
+      }),
       principal,
       locale,
       events: this.#bus,
@@ -332,6 +497,7 @@ export class RunManager {
       started: false,
       finished: false,
       resumeAgain: false,
+      modelFailure: undefined,
       done: run.then(
         () => {},
         async (error: unknown) => {
@@ -343,8 +509,9 @@ export class RunManager {
           this.#options.onError?.(error);
           const stream = this.#streams.get(task.runId);
           if (stream !== undefined) {
-            const failure = { type: 'run:error', code: errorCode(error), text: eventTexts(stream.locale).runFailed };
-            this.#publish(task.runId, stream, failure as ExternalEventBody, Date.now());
+            const body = { type: 'run:error', code: errorCode(error), text: eventTexts(stream.locale).runFailed };
+            const failure = { ...failureOf(error), modelCall: modelCallOf(task.modelFailure) };
+            this.#publish({ runId: task.runId, stream, body: body as ExternalEventBody, at: Date.now(), failure });
           }
         },
       ),
@@ -372,7 +539,30 @@ export class RunManager {
       if (task !== undefined) task.started = true;
     }
     const { runId: _runId, seq: _seq, at: _at, ...body } = this.#projector(stream.locale)(event);
-    this.#publish(event.runId, stream, body as ExternalEventBody, event.at);
+    const failure: RunFailure | undefined =
+      event.type === 'run:error'
+        ? {
+            code: event.code,
+            message: event.message,
+            at: event.at,
+            modelCall: modelCallOf(this.#tasks.get(stream.sessionId)?.modelFailure),
+          }
+        : undefined;
+    this.#publish({ runId: event.runId, stream, body: body as ExternalEventBody, at: event.at, failure });
+  }
+
+  /** A model call of the session's run failed: one log line now; the failure is stored if the run ends with it. */
+  #onModelFailure(sessionId: string, failure: WatchedFailure): void {
+    const task = this.#tasks.get(sessionId);
+    if (task !== undefined) task.modelFailure = failure;
+    const { error: _error, ...fields } = failure;
+    this.#options.logger?.({
+      level: 'error',
+      event: 'model_call_failed',
+      runId: task?.runId,
+      sessionId,
+      ...fields,
+    });
   }
 
   #projector(locale: Locale): EventProjector {
@@ -384,19 +574,11 @@ export class RunManager {
     return projector;
   }
 
-  /** A new run's `run:start`: record it, then tell `start` its id. */
+  /** A new run's `run:start` (its record was written with the run's beginning): tell `start` its id. */
   #begin(runId: string, sessionId: string): RunStream | undefined {
     const pending = this.#pending.get(sessionId);
     if (pending === undefined) return undefined;
     this.#pending.delete(sessionId);
-    this.#options.runs.insert({
-      runId,
-      sessionId,
-      tenantId: pending.principal.tenantId,
-      principal: pending.principal,
-      locale: pending.locale,
-      messageOffset: pending.messageOffset,
-    });
     const task = this.#tasks.get(sessionId);
     if (task !== undefined) task.runId = runId;
     const stream: RunStream = { sessionId, locale: pending.locale, seq: 0 };
@@ -405,7 +587,20 @@ export class RunManager {
     return stream;
   }
 
-  #publish(runId: string, stream: RunStream, body: ExternalEventBody, at: number): void {
+  #publish({
+    runId,
+    stream,
+    body,
+    at,
+    failure,
+  }: {
+    runId: string;
+    stream: RunStream;
+    body: ExternalEventBody;
+    at: number;
+    /** For `run:error`: why, stored with the run. */
+    failure?: RunFailure | undefined;
+  }): void {
     stream.seq += 1;
     const event = { ...body, runId, seq: stream.seq, at } as ExternalEvent;
     this.#unlogged.push(event);
@@ -414,7 +609,7 @@ export class RunManager {
       setImmediate(() => this.#flush());
     }
     if (isTerminalEvent(event)) {
-      this.#options.runs.setStatus(runId, event.type === 'run:end' ? event.stopReason : 'error');
+      this.#options.runs.setStatus(runId, event.type === 'run:end' ? event.stopReason : 'error', failure);
       this.#streams.delete(runId);
       const task = this.#tasks.get(stream.sessionId);
       if (task !== undefined && task.runId === runId) task.finished = true;
@@ -422,6 +617,11 @@ export class RunManager {
     for (const follower of this.#followers.get(runId) ?? []) follower(event);
   }
 
+  /**
+   * Writes the published events to the log. While another connection holds
+   * the database locked they stay queued (replay still finds them) and the
+   * write is tried again after a growing pause, never blocking the process.
+   */
   #flush(): void {
     this.#flushScheduled = false;
     const events = this.#unlogged;
@@ -429,10 +629,34 @@ export class RunManager {
     try {
       this.#options.log.append(events);
     } catch (error) {
+      if (isStoreBusy(error) && !this.#shutdown.signal.aborted) {
+        this.#flushRetryMs = Math.min(longestFlushRetryMs, Math.max(firstFlushRetryMs, this.#flushRetryMs * 2));
+        this.#flushScheduled = true;
+        setTimeout(() => this.#flush(), this.#flushRetryMs).unref();
+        return;
+      }
       this.#options.onError?.(error);
     }
+    this.#flushRetryMs = 0;
     this.#unlogged = [];
   }
+}
+
+/** What the server stores about a run that failed with `error`. */
+function failureOf(error: unknown): RunFailure {
+  return {
+    code: errorCode(error),
+    message: error instanceof Error ? error.message : String(error),
+    at: Date.now(),
+    modelCall: undefined,
+  };
+}
+
+/** The stored part of a watched model failure: no error object, no message (the failure has its own). */
+function modelCallOf(failure: WatchedFailure | undefined): RunFailure['modelCall'] {
+  if (failure === undefined) return undefined;
+  const { model, endpoint, kind, status, attempts, decisions } = failure;
+  return { model, endpoint, kind, status, attempts, decisions };
 }
 
 function errorCode(error: unknown): string {

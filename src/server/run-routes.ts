@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { HttpError } from './http-error.js';
+import { visibleFailure } from './run-failure.js';
 import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import type { ServerRun } from './server-runs.js';
 import { parseLastEventId, streamRunEvents } from './stream-run-events.js';
@@ -25,12 +26,14 @@ export function runRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
   };
 
   routes.get('/:id', (c) => {
-    const run = visibleRun(c.get('principal'), c.req.param('id'));
+    const principal = c.get('principal');
+    const run = visibleRun(principal, c.req.param('id'));
     return c.json({
       runId: run.runId,
       sessionId: run.sessionId,
       status: run.status,
       lastSeq: manager.lastSeq(run.runId),
+      failure: visibleFailure({ failure: run.failure, principal }) ?? null,
     });
   });
 

@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Principal } from '../gate/principal.js';
 import type { StopReason } from '../loop/stop-reason.js';
+import { isStoreBusy } from '../store/retry-while-busy.js';
 import type { Locale } from '../tools/tool-types.js';
+import type { RunFailure } from './run-failure.js';
 
 /** Where a run stands: `running`, or the reason its latest stretch stopped. */
 export type ServerRunStatus = 'running' | StopReason;
@@ -19,6 +21,18 @@ export interface ServerRun {
   readonly messageOffset: number;
   readonly startedAt: number;
   readonly updatedAt: number;
+  /** Why the run's latest stretch ended with `run:error`; undefined otherwise. */
+  readonly failure: RunFailure | undefined;
+}
+
+/** A session marked as in the middle of a run that has no server run: left so by a server before this one. */
+export interface OrphanedRun {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly tenantId: string;
+  readonly userId: string;
+  /** Where the run's messages begin in the session. */
+  readonly messageOffset: number;
 }
 
 interface ServerRunRow {
@@ -31,12 +45,30 @@ interface ServerRunRow {
   message_offset: number;
   started_at: number;
   updated_at: number;
+  failure: string | null;
 }
+
+/** A status not yet written because the database was locked; written as soon as it is free. */
+interface PendingStatus {
+  readonly status: ServerRunStatus;
+  readonly failure: RunFailure | undefined;
+  readonly updatedAt: number;
+}
+
+/** Pauses between tries of a status write that found the database locked. */
+const firstRetryMs = 20;
+const longestRetryMs = 1000;
 
 /**
  * The server's runs, in arbiter's SQLite store (table `server_runs`). A
- * row is written when the run has started (its `run:start`), never before,
- * so a refused request leaves nothing behind.
+ * row is written in the same transaction that marks the session's run
+ * active (`insert` inside `SessionStore.beginRun`'s `inTransaction`), so a
+ * refused request leaves nothing behind and a crash cannot leave a session
+ * running a run the server does not know.
+ *
+ * `setStatus` never blocks on a locked database: when another connection
+ * holds the write lock, the status is kept in memory (and shown by `find`)
+ * and written once the lock is released.
  *
  * @example
  * const runs = new ServerRuns({ database: store.database });
@@ -44,25 +76,63 @@ interface ServerRunRow {
  */
 export class ServerRuns {
   readonly #now: () => number;
+  readonly #onError: (error: unknown) => void;
   readonly #insert: Database.Statement;
   readonly #setStatus: Database.Statement;
   readonly #find: Database.Statement;
   readonly #forSession: Database.Statement;
   readonly #interrupted: Database.Statement;
+  readonly #lost: Database.Statement;
+  readonly #unended: Database.Statement;
+  readonly #orphans: Database.Statement;
+  readonly #pending = new Map<string, PendingStatus>();
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryDelayMs = 0;
 
-  constructor({ database, now = Date.now }: { database: Database.Database; now?: () => number }) {
+  constructor({
+    database,
+    now = Date.now,
+    onError = () => {},
+  }: {
+    database: Database.Database;
+    now?: () => number;
+    /** Told of a status write that failed for another reason than a locked database. */
+    onError?: (error: unknown) => void;
+  }) {
     this.#now = now;
+    this.#onError = onError;
     this.#insert = database.prepare(
       `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
     );
-    this.#setStatus = database.prepare('UPDATE server_runs SET status = ?, updated_at = ? WHERE run_id = ?');
+    this.#setStatus = database.prepare(
+      'UPDATE server_runs SET status = ?, failure = ?, updated_at = ? WHERE run_id = ?',
+    );
     this.#find = database.prepare('SELECT * FROM server_runs WHERE run_id = ?');
     this.#forSession = database.prepare('SELECT * FROM server_runs WHERE session_id = ? ORDER BY started_at, rowid');
-    this.#interrupted = database.prepare("SELECT * FROM server_runs WHERE status = 'running'");
+    this.#interrupted = database.prepare(
+      `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
+       WHERE r.status = 'running'`,
+    );
+    this.#lost = database.prepare(
+      `SELECT r.* FROM server_runs r LEFT JOIN sessions s ON s.session_id = r.session_id
+       WHERE r.status = 'running' AND (s.active_run_id IS NULL OR s.active_run_id <> r.run_id)`,
+    );
+    this.#unended = database.prepare(
+      `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
+       WHERE s.status = 'running' AND r.status <> 'running'`,
+    );
+    this.#orphans = database.prepare(
+      `SELECT s.session_id, s.active_run_id, s.tenant_id, s.user_id, s.message_count,
+         (SELECT MIN(m.position) FROM session_messages m
+          WHERE m.session_id = s.session_id AND m.run_id = s.active_run_id) AS first_position
+       FROM sessions s LEFT JOIN server_runs r ON r.run_id = s.active_run_id
+       WHERE s.active_run_id IS NOT NULL AND s.status = 'running' AND r.run_id IS NULL
+         AND s.tenant_id IS NOT NULL AND s.user_id IS NOT NULL`,
+    );
   }
 
-  insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status'>): ServerRun {
+  insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun {
     const now = this.#now();
     this.#insert.run(
       run.runId,
@@ -74,26 +144,108 @@ export class ServerRuns {
       now,
       now,
     );
-    return { ...run, status: 'running', startedAt: now, updatedAt: now };
+    return { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
   }
 
-  setStatus(runId: string, status: ServerRunStatus): void {
-    this.#setStatus.run(status, this.#now(), runId);
+  /**
+   * Records where the run stands, with why it failed when it did (a status
+   * other than `error` clears the failure). Written at once, or, while
+   * another connection holds the database's write lock, as soon as it lets go.
+   */
+  setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void {
+    this.#pending.set(runId, { status, failure: status === 'error' ? failure : undefined, updatedAt: this.#now() });
+    if (this.#retryTimer === undefined) this.#writePending();
+  }
+
+  /**
+   * Writes the statuses still waiting for the database, now; throws the
+   * busy error when it is still locked (`retryWhileBusy` can wait for it).
+   */
+  flush(): void {
+    clearTimeout(this.#retryTimer);
+    const busy = this.#writePending({ retry: false });
+    if (busy !== undefined) throw busy;
   }
 
   find(runId: string): ServerRun | undefined {
     const row = this.#find.get(runId) as ServerRunRow | undefined;
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : this.#fromRow(row);
   }
 
   /** The session's runs, oldest first. */
   listForSession(sessionId: string): ServerRun[] {
-    return (this.#forSession.all(sessionId) as ServerRunRow[]).map(fromRow);
+    return (this.#forSession.all(sessionId) as ServerRunRow[]).map((row) => this.#fromRow(row));
   }
 
-  /** Runs a previous process left `running`: it stopped mid-run. */
+  /** Runs a previous process left `running` in the middle, still their session's active run: to resume. */
   listInterrupted(): ServerRun[] {
-    return (this.#interrupted.all() as ServerRunRow[]).map(fromRow);
+    return (this.#interrupted.all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+  }
+
+  /**
+   * Runs left `running` whose session has already left them (the process
+   * stopped after the session's run ended, before its status was written).
+   */
+  listLost(): ServerRun[] {
+    return (this.#lost.all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+  }
+
+  /** Runs the server saw end while their session still has them running (it stopped in between). */
+  listUnended(): ServerRun[] {
+    return (this.#unended.all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+  }
+
+  /** Sessions of a tenant's user running a run the server has no record of (left by an older server). */
+  listOrphans(): OrphanedRun[] {
+    const rows = this.#orphans.all() as {
+      session_id: string;
+      active_run_id: string;
+      tenant_id: string;
+      user_id: string;
+      message_count: number;
+      first_position: number | null;
+    }[];
+    return rows.map((row) => ({
+      runId: row.active_run_id,
+      sessionId: row.session_id,
+      tenantId: row.tenant_id,
+      userId: row.user_id,
+      messageOffset: row.first_position ?? row.message_count,
+    }));
+  }
+
+  /** Writes what is pending, in order; returns the busy error that stopped it, if one did. */
+  #writePending({ retry = true }: { retry?: boolean } = {}): unknown {
+    this.#retryTimer = undefined;
+    for (const [runId, change] of this.#pending) {
+      try {
+        const failure = change.failure === undefined ? null : JSON.stringify(change.failure);
+        this.#setStatus.run(change.status, failure, change.updatedAt, runId);
+      } catch (error) {
+        if (isStoreBusy(error)) {
+          if (retry) this.#scheduleRetry();
+          return error;
+        }
+        this.#onError(error);
+      }
+      this.#pending.delete(runId);
+    }
+    this.#retryDelayMs = 0;
+    return undefined;
+  }
+
+  #scheduleRetry(): void {
+    this.#retryDelayMs = Math.min(longestRetryMs, Math.max(firstRetryMs, this.#retryDelayMs * 2));
+    this.#retryTimer = setTimeout(() => this.#writePending(), this.#retryDelayMs);
+    this.#retryTimer.unref();
+  }
+
+  #fromRow(row: ServerRunRow): ServerRun {
+    const run = fromRow(row);
+    const pending = this.#pending.get(run.runId);
+    return pending === undefined
+      ? run
+      : { ...run, status: pending.status, failure: pending.failure, updatedAt: pending.updatedAt };
   }
 }
 
@@ -108,5 +260,6 @@ function fromRow(row: ServerRunRow): ServerRun {
     messageOffset: row.message_offset,
     startedAt: row.started_at,
     updatedAt: row.updated_at,
+    failure: row.failure === null ? undefined : (JSON.parse(row.failure) as RunFailure),
   };
 }

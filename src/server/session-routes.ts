@@ -5,6 +5,7 @@ import type { Session } from '../store/session-store.js';
 import type { Locale } from '../tools/tool-types.js';
 import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody, requireString } from './read-json-body.js';
+import { visibleFailure } from './run-failure.js';
 import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import type { ServerRun } from './server-runs.js';
 
@@ -51,7 +52,8 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
   });
 
   routes.get('/:id', async (c) => {
-    const session = await visibleSession(c.get('principal'), c.req.param('id'));
+    const principal = c.get('principal');
+    const session = await visibleSession(principal, c.req.param('id'));
     const sessionRuns = runs.listForSession(session.id);
     const activeRunId = session.activeRun?.runId;
     return c.json({
@@ -63,6 +65,7 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
         runId: run.runId,
         status: run.status,
         lastSeq: manager.lastSeq(run.runId),
+        failure: visibleFailure({ failure: run.failure, principal }) ?? null,
       })),
       pendingApprovals:
         activeRunId === undefined

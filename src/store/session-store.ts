@@ -15,6 +15,16 @@ export interface ActiveRun {
   readonly cost: number;
 }
 
+/** What `beginRun` tells its `inTransaction` callback about the run it marked. */
+export interface BegunRun {
+  readonly sessionId: string;
+  readonly runId: string;
+  /** True when the run was already the session's active run (a resume). */
+  readonly resumed: boolean;
+  /** How many messages the session held before the run's own (its request). */
+  readonly messageOffset: number;
+}
+
 /** A session without its messages and slots: what a listing shows. */
 export interface SessionSummary {
   readonly id: string;
@@ -113,12 +123,19 @@ export interface SessionStore {
    * Fails with `SessionConflictError` when another run is active (naming it),
    * or when `expectedVersion` is given and the session moved on (two
    * processes resuming the same run).
+   *
+   * `inTransaction`, when given, is called inside that same write, once the
+   * session is marked: what the caller keeps about the run (the server's
+   * record of it) then begins in the same commit as the run, or not at all
+   * (a throw rolls the whole write back). It may be called more than once
+   * when the write is retried; only the last call's writes remain.
    */
   beginRun(request: {
     sessionId: string;
     runId: string;
     messages?: readonly ChatMessage[];
     expectedVersion?: number;
+    inTransaction?: (begun: BegunRun) => void;
   }): Promise<{ version: number }>;
   /** Leaves the run: `idle` when it finished, `awaiting_approval` when it waits for a person. */
   endRun(request: {

@@ -1,0 +1,53 @@
+import type { BegunRun, SessionStore } from '../store/session-store.js';
+
+/**
+ * The session store as a server run sees it: the same store, with the
+ * server's own record of the run kept in step with the session's.
+ *
+ * - `beginRun` also calls `onBegin` inside its transaction, so the server's
+ *   record of the run (its `server_runs` row) commits together with the
+ *   session's mark that the run is active, or not at all;
+ * - `endRun` first awaits `beforeEnd` (the run's terminal event published,
+ *   its final status written), so the server never knows less about a run
+ *   than the session: a crash in between leaves a run the server saw end
+ *   and a session still in it, which start-up recovery ends.
+ *
+ * @example
+ * const sessions = sessionsForRuns({ sessions: store, onBegin: (begun) => runs.insert({ ...begun, principal, locale }), beforeEnd: () => bus.idle() });
+ * await runSession({ sessions, sessionId, userMessage: 'Where is my order?', model, tools });
+ */
+export function sessionsForRuns({
+  sessions,
+  onBegin = () => {},
+  beforeEnd = async () => {},
+}: {
+  sessions: SessionStore;
+  /** Runs inside `beginRun`'s transaction; a throw rolls the run's beginning back. */
+  onBegin?: (begun: BegunRun) => void;
+  /** Awaited before the session's run is ended. */
+  beforeEnd?: () => Promise<void>;
+}): SessionStore {
+  return {
+    create: (options) => sessions.create(options),
+    load: (sessionId) => sessions.load(sessionId),
+    list: (options) => sessions.list(options),
+    append: (request) => sessions.append(request),
+    setSlots: (request) => sessions.setSlots(request),
+    getSlots: (sessionId) => sessions.getSlots(sessionId),
+    fork: (request) => sessions.fork(request),
+    purge: (request) => sessions.purge(request),
+    beginRun: ({ inTransaction, ...request }) =>
+      sessions.beginRun({
+        ...request,
+        inTransaction: (begun) => {
+          inTransaction?.(begun);
+          onBegin(begun);
+        },
+      }),
+    endRun: async (request) => {
+      await beforeEnd();
+      await sessions.endRun(request);
+    },
+    journal: (request) => sessions.journal(request),
+  };
+}
