@@ -6,23 +6,26 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Observation, observe } from './shop-conversation.js';
 
 const driverSource = join(import.meta.dirname, 'crash-driver.ts');
 
 /**
- * How to start a driver: the driver bundled into one file when esbuild (a
- * dependency of tsx) is at hand, which starts five times faster; otherwise
- * through tsx.
+ * How to start a driver (by default the session driver, `crash-driver.ts`):
+ * the driver bundled into one file when esbuild (a dependency of tsx) is at
+ * hand, which starts five times faster; otherwise through tsx.
  */
-export async function prepareDriver(cacheDirectory: string): Promise<{ command: string; args: string[] }> {
+export async function prepareDriver(
+  cacheDirectory: string,
+  source: string = driverSource,
+): Promise<{ command: string; args: string[] }> {
   try {
     const esbuild = await import('esbuild');
-    const outfile = join(cacheDirectory, 'crash-driver.mjs');
+    const outfile = join(cacheDirectory, basename(source).replace(/\.ts$/, '.mjs'));
     await esbuild.build({
-      entryPoints: [driverSource],
+      entryPoints: [source],
       outfile,
       bundle: true,
       platform: 'node',
@@ -33,7 +36,7 @@ export async function prepareDriver(cacheDirectory: string): Promise<{ command: 
     });
     return { command: process.execPath, args: [outfile] };
   } catch {
-    return { command: process.execPath, args: ['--import', 'tsx', driverSource] };
+    return { command: process.execPath, args: ['--import', 'tsx', source] };
   }
 }
 
@@ -64,6 +67,8 @@ export interface TrialReport {
   /** Counters seen going backwards: must stay empty. */
   readonly regressions: readonly string[];
   readonly log: readonly string[];
+  /** How long the last process ran from saying `ready` to its exit (its work, without its start-up). */
+  readonly lastRunMs: number | undefined;
 }
 
 /** Runs one trial to completion and reports what happened. */
@@ -74,6 +79,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
   let resumes = 0;
   let missedKills = 0;
   let randomKillsLeft = plan.randomKills ?? 0;
+  let lastRunMs: number | undefined;
   try {
     for (let index = 0; ; index += 1) {
       const first = index === 0;
@@ -86,6 +92,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
       const killAfter = randomKillsLeft > 0 ? Math.random() * (plan.maxKillDelayMs ?? 300) : undefined;
       if (killAfter !== undefined) randomKillsLeft -= 1;
       const exit = await runProcess({ command: plan.driver.command, args, killAfter, watcher });
+      lastRunMs = exit.runMs;
       if (exit.killed) kills += 1;
       else if (killAfter !== undefined) missedKills += 1;
       if (!exit.killed && exit.code !== 0) {
@@ -105,6 +112,7 @@ export async function runTrial(plan: TrialPlan): Promise<TrialReport> {
       log: readFileSync(join(plan.directory, 'log.txt'), 'utf8')
         .split('\n')
         .filter((line) => line !== ''),
+      lastRunMs,
     };
   } finally {
     watcher.close();
@@ -126,14 +134,16 @@ async function runProcess({
   args: string[];
   killAfter: number | undefined;
   watcher: CounterWatcher;
-}): Promise<{ killed: boolean; code: number | null; stderr: string }> {
+}): Promise<{ killed: boolean; code: number | null; stderr: string; runMs: number | undefined }> {
   const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   let timer: NodeJS.Timeout | undefined;
+  let readyAt: number | undefined;
   child.stdout?.on('data', (chunk: Buffer) => {
+    if (readyAt === undefined && chunk.toString().includes('ready')) readyAt = performance.now();
     if (killAfter !== undefined && timer === undefined && chunk.toString().includes('ready')) {
       timer = setTimeout(() => child.kill('SIGKILL'), killAfter);
     }
@@ -142,7 +152,14 @@ async function runProcess({
   try {
     return await new Promise((resolve, reject) => {
       child.on('error', reject);
-      child.on('exit', (code, signal) => resolve({ killed: signal === 'SIGKILL', code, stderr }));
+      child.on('exit', (code, signal) =>
+        resolve({
+          killed: signal === 'SIGKILL',
+          code,
+          stderr,
+          runMs: readyAt === undefined ? undefined : performance.now() - readyAt,
+        }),
+      );
     });
   } finally {
     clearTimeout(timer);
