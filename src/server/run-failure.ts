@@ -26,7 +26,7 @@ export interface ModelCallFailure {
 
 /** Why a run ended with `run:error`, as the server keeps it (column `failure` of `server_runs`). */
 export interface RunFailure {
-  /** The `run:error` code: `model_call_failed`, `infrastructure_failure`, `store_busy`, `interrupted`, … */
+  /** The `run:error` code: `model_call_failed`, `infrastructure_failure`, `store_busy`, … */
   readonly code: string;
   /** The error's message; a model error's names the endpoint and model, never the key. */
   readonly message: string | undefined;
