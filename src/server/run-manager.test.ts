@@ -7,7 +7,7 @@ import { ScriptedModel } from '../models/scripted-model.js';
 import { loadToolsModule } from './load-tools-module.js';
 import { startServer } from './start-server.js';
 import { readSse } from './test-support/sse-client.js';
-import { testAuth, testTokens } from './test-support/test-server.js';
+import { startTestServer, testAuth, testTokens } from './test-support/test-server.js';
 
 async function post(url: string, token: string, body: unknown) {
   const response = await fetch(url, {
@@ -114,5 +114,33 @@ describe('RunManager across processes', () => {
       loadToolsModule({ path: join(directory, 'missing.mjs'), context: { dataDir: directory } }),
     ).rejects.toThrow(/cannot be loaded/);
     rmSync(directory, { recursive: true, force: true });
+  });
+});
+
+describe('RunManager delivery', () => {
+  it('hands a follower only events the log already holds, so a resumed run never reuses a seq a client has seen', async () => {
+    const server = await startTestServer();
+    try {
+      const created = await server.request('/v1/sessions', { token: testTokens.alice, method: 'POST' });
+      const sessionId = created.body.id as string;
+      const { manager, log } = server.server;
+      const seen: { seq: number; logged: number }[] = [];
+      let stop = () => {};
+      const start = manager.start({
+        sessionId,
+        principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+        content: 'Where is my order SO20260901?',
+        locale: 'en',
+      });
+      const { runId } = await start;
+      stop = manager.follow(runId, (event) => seen.push({ seq: event.seq, logged: log.lastSeq(runId) }));
+      await server.server.idle();
+      await new Promise((resolve) => setImmediate(resolve));
+      stop();
+      expect(seen.length).toBeGreaterThan(3);
+      for (const { seq, logged } of seen) expect(logged).toBeGreaterThanOrEqual(seq);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -99,12 +99,14 @@ export function isTerminalEvent(event: { readonly type: string }): boolean {
  * Runs sessions in the background and turns their events into streams.
  * One subscriber on the event bus merges text fragments (`batchDeltas`),
  * projects every event for people (`createEventProjector`, in the run's
- * language), numbers it, queues it for the event log and hands it to the
- * connections following the run — in that order, synchronously, so a
- * connection that replays (`replay`: the log, then what is still queued
- * for it) and then follows misses nothing and sees nothing twice. The log
- * is written once per turn of the event loop, in one transaction, rather
- * than once per event.
+ * language), numbers it and queues it for the event log. The log is written
+ * once per turn of the event loop, in one transaction, rather than once per
+ * event, and only then are the events handed to the connections following
+ * the run: a client never holds an event the log lacks, so a run resumed
+ * after a crash (which continues from the log's last seq) never reuses a
+ * number a client has seen. A connection that replays (`replay`: the log)
+ * and then follows, in one synchronous step, misses nothing and sees
+ * nothing twice.
  *
  * A stream's `seq` is its own: 1, 2, 3… per run with no holes (merged
  * fragments and internal-only events leave none), continued from the log
@@ -360,9 +362,10 @@ export class RunManager {
   }
 
   /**
-   * The run's events after `afterSeq`, in order: what the log holds, then
-   * what is published but not yet written. Call it in the same synchronous
-   * step as `follow` to join replay and live without a gap or a duplicate.
+   * The run's logged events after `afterSeq`, in order. What is published
+   * but not yet written reaches followers when it is written, so call this
+   * in the same synchronous step as `follow` to join replay and live without
+   * a gap or a duplicate.
    */
   replay(runId: string, afterSeq: number): ExternalEvent[] {
     const events: ExternalEvent[] = [];
@@ -372,7 +375,6 @@ export class RunManager {
       last = page.at(-1)?.seq ?? last;
       page = this.#options.log.readEvents({ runId, afterSeq: last });
     }
-    for (const event of this.#unlogged) if (event.runId === runId && event.seq > last) events.push(event);
     return events;
   }
 
@@ -382,7 +384,7 @@ export class RunManager {
     return unlogged?.seq ?? this.#options.log.lastSeq(runId);
   }
 
-  /** Calls `follower` with each new event of the run, synchronously as it is published; returns the unfollow. */
+  /** Calls `follower` with each new event of the run once it is in the log; returns the unfollow. */
   follow(runId: string, follower: RunFollower): () => void {
     let followers = this.#followers.get(runId);
     if (followers === undefined) {
@@ -424,6 +426,7 @@ export class RunManager {
     await retryWhileBusy({ operation: 'event log', waitMs: 2000, write: () => this.#options.log.append(events) }).catch(
       (error: unknown) => this.#options.onError?.(error),
     );
+    this.#deliver(events);
     await retryWhileBusy({ operation: 'run status', waitMs: 2000, write: () => this.#options.runs.flush() }).catch(
       (error: unknown) => this.#options.onError?.(error),
     );
@@ -614,7 +617,13 @@ export class RunManager {
       const task = this.#tasks.get(stream.sessionId);
       if (task !== undefined && task.runId === runId) task.finished = true;
     }
-    for (const follower of this.#followers.get(runId) ?? []) follower(event);
+  }
+
+  /** Hands logged events to the connections following their runs. */
+  #deliver(events: readonly ExternalEvent[]): void {
+    for (const event of events) {
+      for (const follower of this.#followers.get(event.runId) ?? []) follower(event);
+    }
   }
 
   /**
@@ -635,10 +644,12 @@ export class RunManager {
         setTimeout(() => this.#flush(), this.#flushRetryMs).unref();
         return;
       }
+      // The log cannot take them: followers still get them rather than a stream that stalls.
       this.#options.onError?.(error);
     }
     this.#flushRetryMs = 0;
     this.#unlogged = [];
+    this.#deliver(events);
   }
 }
 
