@@ -49,6 +49,38 @@ describe('approveCommand', () => {
     `);
   });
 
+  it('says it in Chinese with locale zh-CN', async () => {
+    const { dataDirectory, ids, runId, sessionId } = await suspendedRun();
+    const first = await approveCommand({
+      approvalId: ids[0] ?? '',
+      approver: 'li.wei',
+      dataDirectory,
+      locale: 'zh-CN',
+    });
+    const second = await approveCommand({
+      approvalId: ids[1] ?? '',
+      decision: 'reject',
+      approver: 'li.wei',
+      dataDirectory,
+      locale: 'zh-CN',
+    });
+    const lines = [...first.stdout, ...second.stdout].map((line) =>
+      line
+        .replace(ids[0] ?? '', 'ID0')
+        .replace(ids[1] ?? '', 'ID1')
+        .replace(runId, 'RUN')
+        .replace(sessionId, 'SESSION'),
+    );
+    expect(lines).toMatchInlineSnapshot(`
+      [
+        "li.wei 已确认 ID0：send_payment {"account":"AC2002","amount_cents":25000,"reference":"A","tenant":"bank","payer":"U1"}",
+        "本轮 RUN 还在等待 1 个确认",
+        "li.wei 已拒绝 ID1：send_payment {"account":"AC3003","amount_cents":30000,"reference":"B","tenant":"bank","payer":"U1"}",
+        "本轮 RUN 的确认都已处理；继续会话 SESSION 即可接着运行",
+      ]
+    `);
+  });
+
   it('hands the run to resume once its last approval is decided', async () => {
     const { dataDirectory, ids, sessionId, runId } = await suspendedRun();
     const resumed: unknown[] = [];

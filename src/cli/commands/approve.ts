@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
 import { type ApprovalRecord, SqliteApprovalBroker } from '../../gate/sqlite-approval-broker.js';
+import type { Locale } from '../../tools/tool-types.js';
 import type { CommandResult } from '../cli-output.js';
 import { withDataStore } from './open-data-store.js';
 
@@ -10,8 +11,33 @@ export type ResumeSuspendedRun = (target: {
   readonly runId: string;
 }) => Promise<{ readonly stdout: readonly string[]; readonly failed?: boolean }>;
 
+/** What `approve` says about the decision it recorded, in each language. */
+const texts: Record<
+  Locale,
+  {
+    decided(record: ApprovalRecord, approver: string): string;
+    stillWaiting(runId: string, pending: number): string;
+    allDecided(runId: string, sessionId: string): string;
+  }
+> = {
+  en: {
+    decided: (record, approver) =>
+      `${record.status} ${record.approvalId} by ${approver}: ${record.tool} ${JSON.stringify(record.arguments)}`,
+    stillWaiting: (runId, pending) =>
+      `run ${runId} is still waiting for ${pending} ${pending === 1 ? 'approval' : 'approvals'}`,
+    allDecided: (runId, sessionId) =>
+      `every approval of run ${runId} is decided; resume session ${sessionId} to continue`,
+  },
+  'zh-CN': {
+    decided: (record, approver) =>
+      `${approver} ${record.status === 'approved' ? '已确认' : record.status === 'rejected' ? '已拒绝' : record.status} ${record.approvalId}：${record.tool} ${JSON.stringify(record.arguments)}`,
+    stillWaiting: (runId, pending) => `本轮 ${runId} 还在等待 ${pending} 个确认`,
+    allDecided: (runId, sessionId) => `本轮 ${runId} 的确认都已处理；继续会话 ${sessionId} 即可接着运行`,
+  },
+};
+
 /**
- * `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--data-dir DIR]`:
+ * `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--data-dir DIR]`:
  * records a person's decision on a pending approval in the store. When no
  * other approval of that run is still pending and `resume` is given (the
  * application's way to continue its runs, e.g. the shop demo's), the run
@@ -27,6 +53,7 @@ export async function approveCommand({
   approver = userInfo().username,
   reason,
   dataDirectory = '.arbiter',
+  locale = 'en',
   resume,
 }: {
   approvalId: string;
@@ -34,6 +61,8 @@ export async function approveCommand({
   approver?: string;
   reason?: string;
   dataDirectory?: string;
+  /** The language of the lines it prints. */
+  locale?: Locale;
   resume?: ResumeSuspendedRun;
 }): Promise<CommandResult> {
   const recorded = await withDataStore({
@@ -57,17 +86,14 @@ export async function approveCommand({
   });
   if ('exitCode' in recorded) return recorded;
   const { record, pending } = recorded;
-  const stdout = [
-    `${record.status} ${record.approvalId} by ${record.approver ?? approver}: ${record.tool} ${JSON.stringify(record.arguments)}`,
-  ];
+  const say = texts[locale];
+  const stdout = [say.decided(record, record.approver ?? approver)];
   if (pending > 0) {
-    stdout.push(`run ${record.runId} is still waiting for ${pending} ${pending === 1 ? 'approval' : 'approvals'}`);
+    stdout.push(say.stillWaiting(record.runId, pending));
     return { exitCode: 0, stdout, stderr: [] };
   }
   if (resume === undefined || record.sessionId === undefined) {
-    stdout.push(
-      `every approval of run ${record.runId} is decided; resume session ${record.sessionId ?? '-'} to continue`,
-    );
+    stdout.push(say.allDecided(record.runId, record.sessionId ?? '-'));
     return { exitCode: 0, stdout, stderr: [] };
   }
   const resumed = await resume({ sessionId: record.sessionId, runId: record.runId });

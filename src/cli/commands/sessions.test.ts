@@ -162,6 +162,19 @@ describe('arbiter sessions', () => {
     expect((await sessions('fork', 'nope', '--at', '1')).exitCode).toBe(1);
   });
 
+  it('refuses a fork without --at as bad usage, whatever the session ends with', async () => {
+    await seed(async (store) => {
+      await store.create({ sessionId: 's1' });
+      await store.append({ sessionId: 's1', messages: conversation.slice(0, 2) });
+    });
+    const fork = await sessions('fork', 's1');
+    expect(fork.exitCode).toBe(2);
+    expect(fork.stderr[0]).toBe(
+      'arbiter: sessions fork needs --at N: the new session keeps messages 0 to N-1 (`sessions show ID` numbers them)',
+    );
+    expect((await sessions('list', '--json')).stdout).toHaveLength(1);
+  });
+
   it('purges sessions idle for more than the given days, and expired ones', async () => {
     await seed(async (store, database) => {
       await store.create({ sessionId: 'old' });

@@ -37,7 +37,8 @@ export interface SessionsEnvironment {
 /**
  * `arbiter sessions …`: parses the subcommand and its flags and runs it.
  * Exit 0 done, 1 the session does not exist or the request cannot be done
- * (a fork point inside a tool call), 2 bad usage or input file.
+ * (a fork point inside a tool call), 2 bad usage (e.g. `fork` without
+ * `--at`) or input file.
  *
  * @example
  * const result = await sessionsCommand({ args: ['show', 'abc', '--redact'], environment: { tools: registry } });
@@ -108,7 +109,12 @@ export async function sessionsCommand({
       case 'fork': {
         if (sessionId === undefined) return usage('sessions fork needs a session ID');
         const atMessage = parseCount(values.at, '--at');
-        return await forkSession({ dataDirectory, sessionId, ...(atMessage === undefined ? {} : { atMessage }) });
+        if (atMessage === undefined) {
+          return usage(
+            'sessions fork needs --at N: the new session keeps messages 0 to N-1 (`sessions show ID` numbers them)',
+          );
+        }
+        return await forkSession({ dataDirectory, sessionId, atMessage });
       }
       case 'purge': {
         const olderThanDays = parseCount(values['older-than'], '--older-than');

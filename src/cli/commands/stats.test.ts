@@ -101,6 +101,10 @@ describe('arbiter stats', () => {
     const empty = statsCommand({ dataDirectory: mkdtempSync(join(tmpdir(), 'arbiter-stats-empty-')) });
     expect(empty.exitCode).toBe(1);
     expect(empty.stderr[0]).toMatch(/^no runs recorded in .* yet/);
+    expect(statsCommand({ dataDirectory: 'runs-here' }).stderr).toEqual([
+      'no runs recorded in runs-here yet (looked for arbiter.db and traces.jsonl); the demo records some: ' +
+        '`npm run demo -- --data-dir runs-here` from a checkout (`arbiter demo` where the package is installed)',
+    ]);
     expect(statsFromArgs(['--price', 'cheap'])).toMatchObject({ exitCode: 2 });
     expect(statsFromArgs(['--limit', '0'])).toMatchObject({ exitCode: 2 });
   });

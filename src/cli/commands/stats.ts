@@ -63,7 +63,9 @@ export function statsCommand({
       exitCode: 1,
       stdout: [],
       stderr: [
-        `no runs recorded in ${dataDirectory} yet (looked for ${statsSources.store} and ${statsSources.trace}); run \`arbiter demo\` first`,
+        `no runs recorded in ${dataDirectory} yet (looked for ${statsSources.store} and ${statsSources.trace}); ` +
+          `the demo records some: \`npm run demo${dataDirectory === '.arbiter' ? '' : ` -- --data-dir ${dataDirectory}`}\` ` +
+          'from a checkout (`arbiter demo` where the package is installed)',
       ],
     };
   }
