@@ -1,10 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvalsCommand } from '../../src/cli/commands/approvals.js';
 import { approveCommand } from '../../src/cli/commands/approve.js';
 import { auditCommand } from '../../src/cli/commands/audit.js';
+import { listSessions } from '../../src/cli/commands/sessions.js';
+import { UsageError } from '../../src/errors/usage-error.js';
+import { callsWithIds, openGateHarness, statelessModel } from '../../src/gate/test-support/gate-harness.js';
+import { runSession } from '../../src/loop/run-session.js';
 import { openShopDatabase } from './shop-database.js';
 import { demoApprovalMode, resumeShopDemo, runShopDemo } from './shop-demo.js';
 
@@ -36,19 +40,22 @@ function refundsIn(dataDirectory: string) {
 }
 
 describe('runShopDemo', () => {
-  it('shows the model fixing its call, a small refund running on its own and a large one waiting for a person', async () => {
+  it('shows the model fixing its call, adding a note it can undo, a small refund running on its own and a large one waiting for a person', async () => {
     const { text, result } = await transcript({});
     expect(result.stopReason).toBe('awaiting_approval');
     expect(text).toMatchInlineSnapshot(`
-      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901.
+      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
       model     calls query_order {"order_id":12345}
       arbiter   rejected before execution; the model reads:
                 The call to query_order was not run: 1 problem with its arguments. Fix it and call query_order again.
                 - \`order_id\`: expected a string matching ^SO\\d{8}$ (Order number, "SO" + 8 digits, e.g. SO20260901). Valid example: "SO20260901". You sent the number 12345.
       model     calls query_order {"order_id":"SO20260901"}
       arbiter   query_order ran; result: {"order_id":"SO20260901","status":"shipped","placed_at":"2026-09-01T02:15:00Z","items":[{"sku":"SKU-MOUSE-01"…
-      assistant Your order SO20260901 is shipped: it was placed on 2026-09-01T02:15:00Z and is on its way to you.
-      [completed] the model answered; 3 model calls, 2 tool calls
+      model     calls add_order_note {"order_id":"SO20260901","note":"Please leave the parcel at the building reception."}
+      arbiter   add_order_note ran; result: {"order_id":"SO20260901","note":"Please leave the parcel at the building reception.","created_at":"2026-09-04…
+      arbiter   reversible (in memory: use --data-dir to take it back later with arbiter undo)
+      assistant Your order SO20260901 is shipped: it was placed on 2026-09-01T02:15:00Z and is on its way to you. I've added a note for the courier: "Please leave the parcel at the building reception."
+      [completed] the model answered; 4 model calls, 3 tool calls
       customer  Thanks! Two refunds, please: the box of the mouse in SO20260901 arrived crushed, so 20 yuan back would be fair; and the glass teapot from SO20260902 arrived cracked, so please refund its 200.00 yuan.
       model     calls apply_refund {"order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","reason":"The mouse's box arrived crushed."}
       arbiter   auto-approved by rule refund_under_50_yuan
@@ -57,8 +64,9 @@ describe('runShopDemo', () => {
       model     calls apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"The glass teapot arrived cracked."}
       arbiter   [awaiting approval] ap_…: A refund of 200.00 yuan on SO20260902 is 50.00 yuan or more, so a member of staff must approve it. Nothing was refunded.
       [awaiting_approval] a call waits for a person; the run is suspended and can be resumed; 2 model calls, 1 tool call
-      audit     query_order   read         allowed       -                      -             ok
-      audit     apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
+      audit     query_order     read         allowed       -                      -             ok
+      audit     add_order_note  reversible   allowed       -                      -             ok
+      audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
                 (in memory: nothing is kept; use --data-dir to decide later)"
     `);
     expect(text).not.toContain('[refunded] RF2026090004');
@@ -68,7 +76,7 @@ describe('runShopDemo', () => {
     const { text, result } = await transcript({ errorStyle: 'vague' });
     expect(result.stopReason).toBe('tool_failures');
     expect(text).toMatchInlineSnapshot(`
-      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901.
+      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
       model     calls query_order {"order_id":12345}
       arbiter   rejected before execution; the model reads:
                 Tool execution failed
@@ -90,9 +98,10 @@ describe('runShopDemo', () => {
       arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902
       assistant Both refunds are through: 20.00 yuan for the crushed box, and RF2026090004 for the teapot's 200.00 yuan, which our staff approved. The money is back on your original payment method within 1-3 business days.
       [completed] the model answered; 3 model calls, 2 tool calls
-      audit     query_order   read         allowed       -                      -             ok
-      audit     apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
-      audit     apply_refund  irreversible approved      refund_50_yuan_or_more demo-operator ok"
+      audit     query_order     read         allowed       -                      -             ok
+      audit     add_order_note  reversible   allowed       -                      -             ok
+      audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
+      audit     apply_refund    irreversible approved      refund_50_yuan_or_more demo-operator ok"
     `);
     expect(text.match(/\[refunded\]/g)).toHaveLength(2);
   });
@@ -106,9 +115,10 @@ describe('runShopDemo', () => {
                 Refused (rejected_by_approver): A person reviewed this call and rejected it: Please send us a photo of the cracked teapot first; staff will review the refund within one business day. Do not call apply_refund again for this; tell the user what happened.
       assistant I'm sorry, I can't do that: A person reviewed this call and rejected it: Please send us a photo of the cracked teapot first; staff will review the refund within one business day.
       [completed] the model answered; 3 model calls, 2 tool calls
-      audit     query_order   read         allowed       -                      -             ok
-      audit     apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
-      audit     apply_refund  irreversible rejected      refund_50_yuan_or_more demo-operator not_run"
+      audit     query_order     read         allowed       -                      -             ok
+      audit     add_order_note  reversible   allowed       -                      -             ok
+      audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
+      audit     apply_refund    irreversible rejected      refund_50_yuan_or_more demo-operator not_run"
     `);
     expect(text.match(/\[refunded\]/g)).toHaveLength(1);
   });
@@ -134,15 +144,18 @@ describe('runShopDemo', () => {
     const { text, result } = await transcript({ locale: 'zh-CN', approval: 'approve' });
     expect(result.stopReason).toBe('completed');
     expect(text).toMatchInlineSnapshot(`
-      "顾客      你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。
+      "顾客      你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。请让快递员把包裹放在楼下前台。
       模型      调用 query_order {"order_id":12345}
       arbiter   执行前被拦下，模型读到：
                 调用 query_order 未执行：参数有 1 处问题。请改正后重新调用 query_order。
                 - \`order_id\`：需要匹配 ^SO\\d{8}$ 的字符串（Order number, "SO" + 8 digits, e.g. SO20260901）。合法示例："SO20260901"。你传的是数字 12345。
       模型      调用 query_order {"order_id":"SO20260901"}
       arbiter   query_order 已执行，结果： {"order_id":"SO20260901","status":"shipped","placed_at":"2026-09-01T02:15:00Z","items":[{"sku":"SKU-MOUSE-01"…
-      助手      你的订单 SO20260901 当前状态为 shipped，下单时间 2026-09-01T02:15:00Z，正在配送途中。
-      [completed] 模型已作答；模型调用 3 次，工具调用 2 次
+      模型      调用 add_order_note {"order_id":"SO20260901","note":"请把包裹放在楼下前台。"}
+      arbiter   add_order_note 已执行，结果： {"order_id":"SO20260901","note":"请把包裹放在楼下前台。","created_at":"2026-09-04T08:00:00.000Z","notes_on_order":1}
+      arbiter   可撤销（内存模式：用 --data-dir 保存后可用 arbiter undo 撤销）
+      助手      你的订单 SO20260901 当前状态为 shipped，下单时间 2026-09-01T02:15:00Z，正在配送途中。已为快递员添加备注：“请把包裹放在楼下前台。”
+      [已完成] 模型已作答；模型调用 4 次，工具调用 3 次
       顾客      谢谢！还有两笔退款：SO20260901 的鼠标外包装压坏了，退 20 元就好；SO20260902 的玻璃茶壶到货就裂了，请退 200.00 元。
       模型      调用 apply_refund {"order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","reason":"鼠标外包装到货时已压坏。"}
       arbiter   按规则 refund_under_50_yuan 自动放行
@@ -150,15 +163,16 @@ describe('runShopDemo', () => {
       arbiter   [已退款] RF2026090003：20.00 元，订单 SO20260901
       模型      调用 apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"玻璃茶壶到货时已碎裂。"}
       arbiter   [待确认] ap_…：订单 SO20260902 的退款 200.00 元不低于 50.00 元，需要工作人员审批。 尚未退款。
-      [awaiting_approval] 有调用在等待人工确认；本轮已挂起，可稍后继续；模型调用 2 次，工具调用 1 次
+      [等待确认] 有调用在等待人工确认；本轮已挂起，可稍后继续；模型调用 2 次，工具调用 1 次
       arbiter   demo-operator 已确认（规则 refund_50_yuan_or_more）
       arbiter   apply_refund 已执行，结果： {"refund_no":"RF2026090004","order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","status"…
       arbiter   [已退款] RF2026090004：200.00 元，订单 SO20260902
       助手      两笔退款都已办好：外包装压坏退 20.00 元；茶壶的 200.00 元退款 RF2026090004 已由工作人员批准。款项将在 1-3 个工作日内原路退回。
-      [completed] 模型已作答；模型调用 3 次，工具调用 2 次
-      审计      query_order   read         allowed       -                      -             ok
-      审计      apply_refund  irreversible auto_approved refund_under_50_yuan   -             ok
-      审计      apply_refund  irreversible approved      refund_50_yuan_or_more demo-operator ok"
+      [已完成] 模型已作答；模型调用 3 次，工具调用 2 次
+      审计      query_order     只读         放行          -                      -             成功
+      审计      add_order_note  可撤销       放行          -                      -             成功
+      审计      apply_refund    不可逆       自动放行      refund_under_50_yuan   -             成功
+      审计      apply_refund    不可逆       人工确认      refund_50_yuan_or_more demo-operator 成功"
     `);
   });
 
@@ -203,20 +217,127 @@ describe('runShopDemo', () => {
       stderr: [`approval ${approvalId} was already decided: approved by li.wei`],
     });
     const audit = await auditCommand({ dataDirectory, json: true });
+    expect(audit.stdout.map((line) => (JSON.parse(line) as { tool: string; decision: string }).tool)).toEqual([
+      'query_order',
+      'add_order_note',
+      'apply_refund',
+      'apply_refund',
+    ]);
     expect(audit.stdout.map((line) => (JSON.parse(line) as { decision: string }).decision)).toEqual([
+      'allowed',
       'allowed',
       'auto_approved',
       'approved',
     ]);
   });
 
-  it('replays the refunds of an earlier demo in the same data directory instead of making them again', async () => {
+  it('says a refund an earlier demo made was not made again when a new session asks for it', async () => {
     const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-'));
     directories.push(dataDirectory);
     await transcript({ dataDirectory, approval: 'approve' });
     const { text } = await transcript({ dataDirectory, approval: 'approve' });
     expect(refundsIn(dataDirectory)).toHaveLength(4);
-    expect(text.match(/already done earlier with the same idempotency key/g)).toHaveLength(2);
+    const refunds = text.slice(text.indexOf('customer  Thanks!'));
+    expect(refunds).not.toContain('apply_refund ran');
+    expect(refunds).not.toContain('[refunded] ');
+    expect(
+      refunds.match(/apply_refund did not run again: an earlier call with the same idempotency key did/g),
+    ).toHaveLength(2);
+    expect(refunds).toContain('[refunded earlier] RF2026090003: 20.00 yuan on SO20260901; nothing was refunded now');
+    expect(refunds).toContain('[refunded earlier] RF2026090004: 200.00 yuan on SO20260902; nothing was refunded now');
+  });
+
+  it('prints each progress line under the call it belongs to when nobody watches live', async () => {
+    const { lines } = await transcript({ live: 'progress', tty: false });
+    expect(lines.slice(0, 12).map((line) => line.slice(0, 72))).toMatchInlineSnapshot(`
+      [
+        "customer  Hi, where is my order 12345? The confirmation email calls it S",
+        "model     calls query_order {"order_id":12345}",
+        "  › Fixing the request…",
+        "arbiter   rejected before execution; the model reads:",
+        "          The call to query_order was not run: 1 problem with its argume",
+        "          - \`order_id\`: expected a string matching ^SO\\d{8}$ (Order numb",
+        "model     calls query_order {"order_id":"SO20260901"}",
+        "  › Looking up your order…",
+        "arbiter   query_order ran; result: {"order_id":"SO20260901","status":"sh",
+        "model     calls add_order_note {"order_id":"SO20260901","note":"Please l",
+        "  › Adding a note to your order…",
+        "arbiter   add_order_note ran; result: {"order_id":"SO20260901","note":"P",
+      ]
+    `);
+  });
+});
+
+describe('runShopDemo continuing the approval an earlier demo left pending', () => {
+  it('approves that approval in its session and finishes the run, making nothing twice', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-waiting-'));
+    directories.push(dataDirectory);
+    const sessions: string[] = [];
+    const onSession = (sessionId: string) => sessions.push(sessionId);
+    await transcript({ dataDirectory, onSession });
+    const [waiting] = (await approvalsCommand({ dataDirectory, json: true })).stdout.map(
+      (line) => JSON.parse(line) as { approvalId: string },
+    );
+
+    const { text, result } = await transcript({ dataDirectory, approval: 'approve', continueWaiting: true, onSession });
+    expect(result.stopReason).toBe('completed');
+    expect(sessions[1]).toBe(sessions[0]);
+    expect(text.replace(sessions[0] ?? '', 'SESSION')).toMatchInlineSnapshot(`
+      "continuing session SESSION of an earlier demo: its run waits for approval ap_… (--new starts a new session instead)
+      arbiter   approved by demo-operator (rule refund_50_yuan_or_more)
+      arbiter   apply_refund ran; result: {"refund_no":"RF2026090004","order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","status"…
+      arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902
+      assistant Both refunds are through: 20.00 yuan for the crushed box, and RF2026090004 for the teapot's 200.00 yuan, which our staff approved. The money is back on your original payment method within 1-3 business days.
+      [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_order     read         allowed       -                      -             ok
+      audit     add_order_note  reversible   allowed       -                      -             ok
+      audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
+      audit     apply_refund    irreversible approved      refund_50_yuan_or_more demo-operator ok"
+    `);
+    expect((await approvalsCommand({ dataDirectory })).stdout).toEqual(['no pending approvals']);
+    const all = (await approvalsCommand({ dataDirectory, all: true, json: true })).stdout.map(
+      (line) => JSON.parse(line) as { approvalId: string; status: string; approver: string },
+    );
+    expect(all).toEqual([
+      expect.objectContaining({ approvalId: waiting?.approvalId, status: 'approved', approver: 'demo-operator' }),
+    ]);
+    expect(refundsIn(dataDirectory)).toHaveLength(4);
+  });
+
+  it('starts a new session when no demo session waits, and leaves sessions it did not make alone', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-waiting-'));
+    directories.push(dataDirectory);
+    const harness = openGateHarness({ path: join(dataDirectory, 'arbiter.db') });
+    const other = await harness.sessions.create({ principal: harness.runOptions.principal });
+    const suspended = await runSession({
+      ...harness.runOptions,
+      sessions: harness.sessions,
+      sessionId: other.id,
+      userMessage: 'Pay AC2002 250.00',
+      approvals: harness.broker,
+      model: statelessModel([
+        callsWithIds(['call_pay', 'send_payment', { account: 'AC2002', amount_cents: 25000, reference: 'A' }]),
+      ]),
+    });
+    harness.store.close();
+    expect(suspended.stopReason).toBe('awaiting_approval');
+
+    const sessions: string[] = [];
+    const { text, result } = await transcript({
+      dataDirectory,
+      approval: 'approve',
+      continueWaiting: true,
+      onSession: (sessionId) => sessions.push(sessionId),
+    });
+    expect(result.stopReason).toBe('completed');
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).not.toBe(other.id);
+    expect(text).not.toContain('continuing session');
+    expect(text).toContain('customer  Hi, where is my order 12345?');
+    const pending = (await approvalsCommand({ dataDirectory, json: true })).stdout.map(
+      (line) => JSON.parse(line) as { sessionId: string },
+    );
+    expect(pending.map((approval) => approval.sessionId)).toEqual([other.id]);
   });
 });
 
@@ -234,7 +355,7 @@ describe('demoApprovalMode', () => {
 });
 
 describe('runShopDemo --session', () => {
-  it('continues a stored session in a later invocation: its suspended run first, nothing refunded twice', async () => {
+  it('finishes the run a stored session left waiting in a later invocation, then stops: nothing refunded twice', async () => {
     const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-session-'));
     directories.push(dataDirectory);
     let sessionId = '';
@@ -256,9 +377,53 @@ describe('runShopDemo --session', () => {
       write: (line) => lines.push(line),
     });
     expect(second.stopReason).toBe('completed');
-    // The seeded refunds, the 20.00 yuan one, and the approved 200.00 yuan one: the repeated requests replayed them.
+    // The seeded refunds, the 20.00 yuan one, and the approved 200.00 yuan one.
+    expect(refundsIn(dataDirectory)).toHaveLength(4);
+    expect(lines[0]).toMatch(/^continuing session \S+: its run waits for approval ap_[0-9a-f]{12}$/);
+    expect(lines.filter((line) => line.startsWith('customer'))).toEqual([]);
+    expect(lines).toContain('arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902');
+  });
+
+  it('asks the requests again in a finished session, and says what the idempotency keys replayed', async () => {
+    const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-session-'));
+    directories.push(dataDirectory);
+    let sessionId = '';
+    await runShopDemo({
+      dataDirectory,
+      approval: 'approve',
+      write: () => {},
+      onSession: (id) => {
+        sessionId = id;
+      },
+    });
+    const lines: string[] = [];
+    const again = await runShopDemo({
+      dataDirectory,
+      sessionId,
+      approval: 'approve',
+      write: (line) => lines.push(line),
+    });
+    expect(again.stopReason).toBe('completed');
     expect(refundsIn(dataDirectory)).toHaveLength(4);
     expect(lines.filter((line) => line.startsWith('customer'))).toHaveLength(2);
-    expect(lines.join('\n')).toContain('already done earlier with the same idempotency key');
+    expect(lines.filter((line) => line.includes('[refunded earlier]'))).toHaveLength(2);
+  });
+
+  it('refuses a session that does not exist and creates nothing', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'arbiter-demo-session-'));
+    directories.push(parent);
+    const dataDirectory = join(parent, 'data');
+    await expect(runShopDemo({ dataDirectory, sessionId: 'typo', write: () => {} })).rejects.toThrow(
+      /^no session typo in .*arbiter\.db; run the demo without --session to start a new one/,
+    );
+    expect(existsSync(dataDirectory)).toBe(false);
+
+    await runShopDemo({ dataDirectory, write: () => {} });
+    const before = await listSessions({ dataDirectory });
+    await expect(runShopDemo({ dataDirectory, sessionId: 'typo', write: () => {} })).rejects.toThrow(UsageError);
+    expect(await listSessions({ dataDirectory })).toEqual(before);
+    await expect(runShopDemo({ dataDirectory: ':memory:', sessionId: 'typo', write: () => {} })).rejects.toThrow(
+      '--session typo: nothing is kept in memory, so there is no session to continue',
+    );
   });
 });

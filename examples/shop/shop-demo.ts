@@ -1,5 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { withDataStore } from '../../src/cli/commands/open-data-store.js';
+import { createProgressCollector, type ProgressCollector } from '../../src/cli/progress-collector.js';
 import { createNdjsonPrinter, createProgressPrinter } from '../../src/cli/progress-printer.js';
 import { UsageError } from '../../src/errors/usage-error.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
@@ -10,9 +12,11 @@ import { SqliteApprovalBroker } from '../../src/gate/sqlite-approval-broker.js';
 import { type AuditRecord, SqliteAuditLog } from '../../src/gate/sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../../src/gate/sqlite-idempotency-store.js';
 import { createTierGate } from '../../src/gate/tier-gate.js';
+import type { ChatMessage } from '../../src/loop/chat-message.js';
 import type { RunResult } from '../../src/loop/run-agent.js';
 import { runSession } from '../../src/loop/run-session.js';
 import type { ErrorStyle } from '../../src/loop/run-tool-call.js';
+import type { StopReason } from '../../src/loop/stop-reason.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { createTraceWriter } from '../../src/observe/trace-writer.js';
 import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
@@ -25,8 +29,8 @@ import { ShopTranscript } from './shop-transcript.js';
 const customer: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
 
 const customerQuestion: Record<Locale, string> = {
-  en: 'Hi, where is my order 12345? The confirmation email calls it SO20260901.',
-  'zh-CN': '你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。',
+  en: 'Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.',
+  'zh-CN': '你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。请让快递员把包裹放在楼下前台。',
 };
 
 const refundRequest: Record<Locale, string> = {
@@ -59,24 +63,39 @@ export interface ShopDemoOptions {
   readonly now?: () => Date;
   /**
    * What to show while each run happens: `progress` prints progress lines
-   * (and a typing indicator on a terminal) as events arrive, `ndjson` the
-   * external event stream, `off` nothing (the transcript still follows each run).
+   * (on a terminal live, with a typing indicator; otherwise each beside the
+   * call it is about, in the transcript), `ndjson` the external event
+   * stream, `off` nothing (the transcript still follows each run).
    */
   readonly live?: 'progress' | 'ndjson' | 'off';
   /** Raw output for the live printers (lines end with `\n`). Default: `write` without the newline. */
   readonly writeRaw?: (text: string) => void;
-  /** Draw the typing indicator. Pass `process.stdout.isTTY`. */
+  /** Stdout is a terminal: draw the typing indicator and print progress as it happens. Pass `process.stdout.isTTY`. */
   readonly tty?: boolean;
   /** How long the scripted model "thinks" before each answer, so live progress is visible. Default 0. */
   readonly modelLatencyMs?: number;
   /**
-   * Continue this stored session instead of starting a new one (created
-   * with this id if it does not exist). A run it left suspended or
-   * interrupted is resumed first.
+   * Continue this stored demo session instead of starting a new one: a run
+   * it left suspended or interrupted is finished first, then the customer's
+   * requests that are still to come (all of them again, when the session
+   * had finished). A session that does not exist is a `UsageError`, and
+   * nothing is created.
    */
   readonly sessionId?: string;
+  /**
+   * Without `sessionId`: continue the most recent demo session whose run
+   * waits for approval, when there is one (what `APPROVE=1 npm run demo`
+   * after `npm run demo` means), instead of starting a new session.
+   */
+  readonly continueWaiting?: boolean;
   /** Told the id of the session the demo runs in. */
   readonly onSession?: (sessionId: string) => void;
+}
+
+/** How the demo ended: the stop reason of its last run. */
+export interface ShopDemoResult {
+  readonly runId: string;
+  readonly stopReason: StopReason;
 }
 
 /**
@@ -106,15 +125,17 @@ export function demoApprovalMode({
 
 /**
  * The offline demo, in one stored session. First a customer asks about an
- * order: the scripted model sends a malformed order number, arbiter rejects
- * it before execution with a message the model can act on, the model
- * corrects itself and answers (with `errorStyle: 'vague'` it cannot, and
- * the demo ends there). Then the customer asks for two refunds: 20.00 yuan
- * runs on its own (the audit says `auto_approved`), 200.00 yuan stops at
- * `[awaiting approval]` with nothing refunded. `approval` decides what
- * happens next: approve (the refund runs exactly once, through the stored
- * approval and a resumed run), reject (the model tells the customer), ask
- * on the terminal, or leave it pending for `arbiter approve ID`.
+ * order and for a delivery note: the scripted model sends a malformed order
+ * number, arbiter rejects it before execution with a message the model can
+ * act on, the model corrects itself, adds the note (a reversible call,
+ * printed with the `arbiter undo` command that takes it back) and answers
+ * (with `errorStyle: 'vague'` it cannot, and the demo ends there). Then the
+ * customer asks for two refunds: 20.00 yuan runs on its own (the audit says
+ * `auto_approved`), 200.00 yuan stops at `[awaiting approval]` with nothing
+ * refunded. `approval` decides what happens next: approve (the refund runs
+ * exactly once, through the stored approval and a resumed run), reject (the
+ * model tells the customer), ask on the terminal, or leave it pending for
+ * `arbiter approve ID` or a later demo with `continueWaiting`.
  *
  * @example
  * await runShopDemo({ write: console.log, approval: 'approve' });
@@ -133,26 +154,32 @@ export async function runShopDemo({
   tty = false,
   modelLatencyMs = 0,
   sessionId: requestedSession,
+  continueWaiting = false,
   onSession,
-}: ShopDemoOptions): Promise<RunResult> {
+}: ShopDemoOptions): Promise<ShopDemoResult> {
+  // Looked up before anything is opened: a mistyped id must not leave a data directory behind.
+  if (requestedSession !== undefined) await requireDemoSession({ dataDirectory, sessionId: requestedSession });
   const demo = openDemo({ dataDirectory, locale, modelLatencyMs, ...(now === undefined ? {} : { now }) });
-  const watch = <Result>(work: () => Promise<Result>) => watchLive({ demo, live, writeRaw, tty, locale, work });
   try {
-    const existing = requestedSession === undefined ? undefined : await demo.sessions.load(requestedSession);
-    const session =
-      existing ??
-      (await demo.sessions.create({
-        principal: customer,
-        ...(requestedSession === undefined ? {} : { sessionId: requestedSession }),
-      }));
+    const existing =
+      requestedSession !== undefined
+        ? await demo.sessions.load(requestedSession)
+        : continueWaiting
+          ? await findWaitingDemoSession(demo)
+          : undefined;
+    const session = existing ?? (await demo.sessions.create({ principal: customer }));
     const sessionId = session.id;
-    onSession?.(sessionId);
+    if (dataDirectory !== ':memory:') onSession?.(sessionId);
     const runOptions = { ...demo.runOptions, errorStyle };
-    const show = (result: RunResult) => {
-      demo.saveRun(result);
-      for (const line of demo.transcript.render({ ...demo.state(sessionId), messages: result.messages })) write(line);
-    };
-    const finish = (result: RunResult) => {
+
+    /** Runs `work` (one run of the session, if any) with live output, then prints its transcript and stop reason. */
+    const run = async <Result extends RunResult | undefined>(work: () => Promise<Result>): Promise<Result> => {
+      const { result, progress } = await watchLive({ demo, live, writeRaw, tty, locale, work });
+      if (result === undefined) return result;
+      demo.saveRun({ result, sessionId });
+      const state = demo.state(sessionId);
+      for (const line of demo.transcript.render({ ...state, messages: result.messages, progress })) write(line);
+      for (const line of progress.takeRest()) write(line);
       if (result.stopReason === 'awaiting_approval') {
         for (const line of demo.transcript.awaiting(
           demo.broker.listApprovals({ runId: result.runId, status: 'pending' }),
@@ -160,12 +187,19 @@ export async function runShopDemo({
           write(line);
       }
       write(demo.transcript.summary(result));
+      return result;
+    };
+    const auditLines = () => {
+      for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
     };
 
-    /** Decides a suspended run's approvals as the demo was asked to, and resumes it. */
-    const settleApprovals = async (result: RunResult): Promise<{ result: RunResult; leftPending: boolean }> => {
-      const pending = demo.broker.listApprovals({ runId: result.runId, status: 'pending' });
-      if (result.stopReason !== 'awaiting_approval' || pending.length === 0) return { result, leftPending: false };
+    /**
+     * Decides a suspended run's pending approvals as the demo was asked to and
+     * resumes it; or, left pending, prints how to decide later.
+     */
+    const settle = async (runId: string): Promise<{ result: RunResult | undefined; leftPending: boolean }> => {
+      const pending = demo.broker.listApprovals({ runId, status: 'pending' });
+      if (pending.length === 0) return { result: undefined, leftPending: false };
       const decision =
         approval === 'ask'
           ? (await ask(
@@ -178,19 +212,19 @@ export async function runShopDemo({
             : 'reject'
           : approval;
       if (decision === 'leave_pending') {
-        for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
+        auditLines();
         for (const line of laterHint({
           locale,
           dataDirectory,
           approvalIds: pending.map((record) => record.approvalId),
         }))
           write(line);
-        return { result, leftPending: true };
+        return { result: undefined, leftPending: true };
       }
-      let last = result;
+      let last: RunResult | undefined;
       for (const record of pending) {
-        const outcome = await watch(() =>
-          resumeAfterApproval({
+        const resumed = await run(async () => {
+          const outcome = await resumeAfterApproval({
             ...runOptions,
             sessions: demo.sessions,
             broker: demo.broker,
@@ -198,47 +232,58 @@ export async function runShopDemo({
             decision,
             approver,
             ...(decision === 'reject' ? { reason: rejectReason[locale] } : {}),
-          }),
-        );
-        if (outcome.status !== 'resumed') continue;
-        last = outcome.result;
-        show(last);
-        finish(last);
+          });
+          // Waiting for the run's other approvals, or decided elsewhere meanwhile: no run to show.
+          return outcome.status === 'resumed' ? outcome.result : undefined;
+        });
+        if (resumed !== undefined) last = resumed;
       }
       return { result: last, leftPending: false };
     };
 
+    /** One customer request in the session: its run, then its approvals. `done` is false when the demo stops here. */
+    const converse = async (userMessage: string): Promise<{ result: RunResult; done: boolean }> => {
+      const result = await run(() => runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage }));
+      if (result.stopReason !== 'awaiting_approval') return { result, done: result.stopReason === 'completed' };
+      const settled = await settle(result.runId);
+      return { result: settled.result ?? result, done: !settled.leftPending };
+    };
+
+    const requests = [customerQuestion[locale], refundRequest[locale]] as const;
+    let next = 0;
     if (existing !== undefined) {
       // What an earlier invocation printed is not printed again.
       demo.transcript.render({ ...demo.state(sessionId), messages: existing.messages });
     }
     if (existing?.activeRun !== undefined) {
-      // A run this session left suspended or interrupted goes first.
-      const resumed = await watch(() =>
-        runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true }),
-      );
-      show(resumed);
-      finish(resumed);
-      const settled = await settleApprovals(resumed);
-      if (settled.leftPending) return settled.result;
+      // The run this session left unfinished goes first; the customer then goes on from where it stopped.
+      const { runId } = existing.activeRun;
+      const waitingFor = demo.broker.listApprovals({ runId, status: 'pending' }).map((record) => record.approvalId);
+      write(continuingLine({ locale, sessionId, waitingFor, found: requestedSession === undefined }));
+      const settled = waitingFor.length > 0 ? await settle(runId) : { result: undefined, leftPending: false };
+      if (settled.leftPending) return { runId, stopReason: 'awaiting_approval' };
+      let resumed =
+        settled.result ??
+        (await run(() => runSession({ ...runOptions, sessions: demo.sessions, sessionId, resume: true })));
+      if (resumed.stopReason === 'awaiting_approval') {
+        const again = await settle(resumed.runId);
+        if (again.leftPending) return resumed;
+        resumed = again.result ?? resumed;
+      }
+      const asked = lastUserText(existing.messages);
+      next = requests.indexOf(asked) + 1;
+      if (next >= requests.length || resumed.stopReason !== 'completed') {
+        auditLines();
+        return resumed;
+      }
     }
-    const lookup = await watch(() =>
-      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: customerQuestion[locale] }),
-    );
-    show(lookup);
-    finish(lookup);
-    if (lookup.stopReason !== 'completed') return lookup;
-
-    const refund = await watch(() =>
-      runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage: refundRequest[locale] }),
-    );
-    show(refund);
-    finish(refund);
-    const settled = await settleApprovals(refund);
-    if (settled.leftPending) return settled.result;
-    const last = settled.result;
-    for (const line of demo.transcript.auditLines(demo.audit.listAudit({ sessionId }))) write(line);
-    return last;
+    if (next === 0) {
+      const lookup = await converse(requests[0]);
+      if (!lookup.done) return lookup.result;
+    }
+    const refund = await converse(requests[1]);
+    if (refund.done) auditLines();
+    return refund.result;
   } finally {
     await demo.close();
   }
@@ -265,7 +310,7 @@ export async function resumeShopDemo({
   const demo = openDemo({ dataDirectory, locale });
   try {
     const result = await runSession({ ...demo.runOptions, sessions: demo.sessions, sessionId, resume: true });
-    demo.saveRun(result);
+    demo.saveRun({ result, sessionId });
     const state = demo.state(sessionId);
     const shown = result.messages.length - result.newMessages.length;
     demo.transcript.render({ ...state, messages: result.messages.slice(0, shown) });
@@ -278,7 +323,66 @@ export async function resumeShopDemo({
   }
 }
 
-/** Runs `work` with a live printer subscribed to the demo's events, and clears it before the transcript. */
+/** The model name the demo's runs are recorded under: how a demo session is told from a server's. */
+const demoModelName = (locale: Locale) => `scripted:${shopDemoScripts[locale].name}`;
+
+/** Fails with a `UsageError` unless the data directory's store holds `sessionId`; creates nothing. */
+async function requireDemoSession({ dataDirectory, sessionId }: { dataDirectory: string; sessionId: string }) {
+  if (dataDirectory === ':memory:') {
+    throw new UsageError({
+      message: `--session ${sessionId}: nothing is kept in memory, so there is no session to continue`,
+    });
+  }
+  const found = await withDataStore({
+    dataDirectory,
+    work: async (store) =>
+      store !== undefined && (await new SqliteSessionStore({ database: store.database }).load(sessionId)) !== undefined,
+  });
+  if (found) return;
+  throw new UsageError({
+    message:
+      `no session ${sessionId} in ${join(dataDirectory, 'arbiter.db')}; run the demo without --session to start a ` +
+      `new one (\`npm run arbiter -- sessions list --data-dir ${dataDirectory}\` shows the stored ones)`,
+  });
+}
+
+/** The most recent session a demo left waiting for approval, or `undefined`. */
+async function findWaitingDemoSession(demo: ReturnType<typeof openDemo>) {
+  const demoModels = new Set((['en', 'zh-CN'] as const).map(demoModelName));
+  const pending = demo.broker.listApprovals({ status: 'pending' });
+  for (const record of [...pending].sort((first, second) => second.createdAt - first.createdAt)) {
+    if (record.sessionId === undefined) continue;
+    const byDemo = demo.store
+      .listRuns({ sessionId: record.sessionId })
+      .some((run) => demoModels.has(run.model) && run.runId === record.runId);
+    if (!byDemo) continue;
+    const session = await demo.sessions.load(record.sessionId);
+    if (session?.status === 'awaiting_approval' && session.activeRun?.runId === record.runId) return session;
+  }
+  return undefined;
+}
+
+function lastUserText(messages: readonly ChatMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index];
+    if (message?.role === 'user') return message.content ?? '';
+  }
+  return '';
+}
+
+/** Progress kept for the transcript, or none (printed live, or not at all). */
+const noProgress: ProgressCollector = {
+  listener: () => {},
+  close: async () => {},
+  take: () => [],
+  takeRest: () => [],
+};
+
+/**
+ * Runs `work` with the live output subscribed to the demo's events: on a
+ * terminal progress prints as it happens (cleared before the transcript);
+ * on a pipe it is collected, to print beside the calls in the transcript.
+ */
 async function watchLive<Result>({
   demo,
   live,
@@ -293,16 +397,18 @@ async function watchLive<Result>({
   tty: boolean;
   locale: Locale;
   work: () => Promise<Result>;
-}): Promise<Result> {
-  if (live === 'off') return work();
+}): Promise<{ result: Result; progress: ProgressCollector }> {
+  if (live === 'off') return { result: await work(), progress: noProgress };
   const tools = demo.runOptions.tools;
+  const collected = live === 'progress' && !tty ? createProgressCollector({ locale, tools }) : undefined;
   const printer =
-    live === 'ndjson'
+    collected ??
+    (live === 'ndjson'
       ? createNdjsonPrinter({ write: writeRaw, tools, locale })
-      : createProgressPrinter({ write: writeRaw, locale, tty, tools });
+      : createProgressPrinter({ write: writeRaw, locale, tty, tools }));
   const subscription = demo.runOptions.events.subscribe(printer.listener, { queueSize: 10_000 });
   try {
-    return await work();
+    return { result: await work(), progress: collected ?? noProgress };
   } finally {
     await demo.runOptions.events.idle();
     await printer.close();
@@ -349,7 +455,8 @@ function openDemo({
     sessions: new SqliteSessionStore({ database }),
     broker,
     audit,
-    transcript: new ShopTranscript({ locale }),
+    store,
+    transcript: new ShopTranscript({ locale, undoHint: (entry) => undoHint({ locale, dataDirectory, entry }) }),
     runOptions: {
       model,
       tools: registry,
@@ -366,10 +473,11 @@ function openDemo({
       toolEvents,
       audit: new Map(audit.listAudit({ sessionId }).map((entry): [string, AuditRecord] => [entry.toolCallId, entry])),
     }),
-    saveRun: (result: RunResult) =>
+    /** Records a run for `arbiter stats`, and as the demo's (how a later demo finds its sessions). */
+    saveRun: ({ result, sessionId }: { result: RunResult; sessionId: string }) =>
       store.saveRun({
         runId: result.runId,
-        sessionId: undefined,
+        sessionId,
         model: model.name,
         startedAt,
         endedAt: Date.now(),
@@ -392,6 +500,11 @@ function approvalQuestion(locale: Locale, calls: readonly string[]): string {
   return locale === 'zh-CN' ? `确认执行 ${calls.join('；')}？[y/N] ` : `Approve ${calls.join('; ')}? [y/N] `;
 }
 
+/** How the command line names the data directory in a hint: nothing for the default. */
+function dataDirectoryFlag(dataDirectory: string): string {
+  return dataDirectory === '.arbiter' ? '' : ` --data-dir ${dataDirectory}`;
+}
+
 function laterHint({
   locale,
   dataDirectory,
@@ -409,12 +522,45 @@ function laterHint({
         : `${indent}(in memory: nothing is kept; use --data-dir to decide later)`,
     ];
   }
-  const flag = dataDirectory === '.arbiter' ? '' : ` --data-dir ${dataDirectory}`;
+  const flag = dataDirectoryFlag(dataDirectory);
   return approvalIds.flatMap((approvalId) =>
     locale === 'zh-CN'
       ? [`${indent}稍后确认：npm run arbiter -- approve ${approvalId}${flag}（拒绝：加 --reject --reason "…"）`]
       : [`${indent}decide later: npm run arbiter -- approve ${approvalId}${flag}   (or: --reject --reason "…")`],
   );
+}
+
+/** The line under a reversible call that ran: the command that takes it back. */
+function undoHint({ locale, dataDirectory, entry }: { locale: Locale; dataDirectory: string; entry: AuditRecord }) {
+  if (dataDirectory === ':memory:') {
+    return locale === 'zh-CN'
+      ? '可撤销（内存模式：用 --data-dir 保存后可用 arbiter undo 撤销）'
+      : 'reversible (in memory: use --data-dir to take it back later with arbiter undo)';
+  }
+  const command = `npm run arbiter -- undo ${entry.toolCallId} --run ${entry.runId}${dataDirectoryFlag(dataDirectory)}`;
+  return locale === 'zh-CN' ? `可撤销：${command}` : `reversible; to take it back: ${command}`;
+}
+
+/** Says which stored session the demo goes on with, and why. */
+function continuingLine({
+  locale,
+  sessionId,
+  waitingFor,
+  found,
+}: {
+  locale: Locale;
+  sessionId: string;
+  waitingFor: readonly string[];
+  /** Found as the latest session waiting for approval, not named with `--session`. */
+  found: boolean;
+}): string {
+  const ids = waitingFor.join(', ');
+  if (locale === 'zh-CN') {
+    const state = waitingFor.length > 0 ? `它的一轮对话在等待确认 ${ids}` : '它的一轮对话被中断，现在继续';
+    return `继续会话 ${sessionId}：${state}${found ? '（要开始新会话，加 --new）' : ''}`;
+  }
+  const state = waitingFor.length > 0 ? `its run waits for approval ${ids}` : 'its run was interrupted and resumes now';
+  return `continuing session ${sessionId}${found ? ' of an earlier demo' : ''}: ${state}${found ? ' (--new starts a new session instead)' : ''}`;
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../errors/arbiter-error.js';
@@ -11,9 +12,11 @@ const usage = `arbiter: the model proposes, code decides.
 
 Usage:
   arbiter demo [--vague-errors] [--approve | --reject] [--lang en|zh-CN] [--events progress|ndjson|none]
-               [--session ID] [--data-dir DIR]
+               [--session ID | --new] [--data-dir DIR]
       The shop demo, offline, on the scripted model. APPROVE=1 works like --approve;
-      on a terminal without either flag it asks y/n at the approval.
+      on a terminal without either flag it asks y/n at the approval. A decision goes
+      to the approval an earlier demo left pending (its session continues) unless --new;
+      --session ID continues a stored session.
   arbiter validate --tools FILE --calls FILE [--lang en|zh-CN]
       Check tool calls (JSONL) against tools (OpenAI function-calling JSON).
       One JSON line per call. Exit 0 all valid, 1 any invalid, 2 bad input file.
@@ -21,7 +24,7 @@ Usage:
       Warn about tool definitions models misuse; print tokens per turn.
       Exit 0 no warnings, 1 warnings, 2 bad input file.
   arbiter approvals [--all] [--json] [--data-dir DIR]
-  arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--data-dir DIR]
+  arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--data-dir DIR]
       List pending approvals; decide one (the demo's suspended run then continues).
   arbiter audit [--session ID] [--json] [--data-dir DIR]
       The append-only audit log.
@@ -100,6 +103,7 @@ const commands: Record<string, Command> = {
         approvalId,
         decision: values.reject ? 'reject' : 'approve',
         dataDirectory,
+        locale,
         ...(values.by === undefined ? {} : { approver: values.by }),
         ...(values.reason === undefined ? {} : { reason: values.reason }),
         resume: async ({ sessionId }) => {
@@ -134,20 +138,23 @@ const commands: Record<string, Command> = {
     if (toolCallId === undefined) return fail('undo needs the tool call id');
     const dataDirectory = values['data-dir'];
     const { undoCommand } = await import('./commands/undo.js');
-    const shop = await openShopTools(join(dataDirectory, 'shop.db'));
-    try {
-      return print(
-        await undoCommand({
-          toolCallId,
-          dataDirectory,
-          tools: shop.registry,
-          ...(values.run === undefined ? {} : { runId: values.run }),
-          ...(values.by === undefined ? {} : { undoneBy: values.by }),
-        }),
-      );
-    } finally {
-      shop.close();
-    }
+    return print(
+      await undoCommand({
+        toolCallId,
+        dataDirectory,
+        // Opened only once the store is there: opening the shop creates its database.
+        tools: async () => {
+          const path = join(dataDirectory, 'shop.db');
+          if (!existsSync(path)) {
+            throw new UsageError({ message: `no shop database at ${path}: undo rolls back the shop demo's calls` });
+          }
+          const shop = await openShopTools(path);
+          return { tools: shop.registry, close: shop.close };
+        },
+        ...(values.run === undefined ? {} : { runId: values.run }),
+        ...(values.by === undefined ? {} : { undoneBy: values.by }),
+      }),
+    );
   },
   sessions: async (args) => {
     const { sessionsCommand } = await import('./commands/sessions.js');
@@ -187,6 +194,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
       lang: { type: 'string', default: 'en' },
       events: { type: 'string', default: 'progress' },
       session: { type: 'string' },
+      new: { type: 'boolean', default: false },
       ...dataDirOption,
     },
   });
@@ -194,21 +202,27 @@ async function runDemo(args: readonly string[]): Promise<number> {
   if (live !== 'progress' && live !== 'ndjson' && live !== 'off') {
     throw new UsageError({ message: `--events must be progress, ndjson or none, got "${values.events}"` });
   }
+  if (values.new && values.session !== undefined) {
+    throw new UsageError({ message: '--new and --session exclude each other' });
+  }
   const { runShopDemo, demoApprovalMode } = await import('../../examples/shop/shop-demo.js');
   const tty = process.stdout.isTTY === true;
   // In NDJSON mode stdout carries events only; the transcript goes to stderr.
   const transcript = live === 'ndjson' ? process.stderr : process.stdout;
   const locale = parseLocale(values.lang);
+  const approval = demoApprovalMode({
+    approve: values.approve,
+    reject: values.reject,
+    env: process.env,
+    isTTY: process.stdin.isTTY === true && tty,
+  });
   const result = await runShopDemo({
     errorStyle: values['vague-errors'] ? 'vague' : 'full',
     locale,
     dataDirectory: values['data-dir'],
-    approval: demoApprovalMode({
-      approve: values.approve,
-      reject: values.reject,
-      env: process.env,
-      isTTY: process.stdin.isTTY === true && tty,
-    }),
+    approval,
+    // A decision given up front is for the approval an earlier demo left pending, if there is one.
+    continueWaiting: !values.new && (approval === 'approve' || approval === 'reject'),
     live,
     tty,
     writeRaw: (text) => process.stdout.write(text),
