@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { retryWhileBusy } from '../util/retry-while-busy.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from './approval-broker.js';
 import { ApprovalResolutionError } from './approval-resolution-error.js';
 
@@ -59,27 +60,40 @@ export class SqliteApprovalBroker implements ApprovalBroker {
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #createId: () => string;
+  readonly #busyWaitMs: number;
 
   constructor({
     database,
     ttlMs = dayMs,
     now = Date.now,
     createId = () => `ap_${randomBytes(6).toString('hex')}`,
+    busyWaitMs = 0,
   }: {
     database: Database.Database;
     /** How long a pending approval waits before it is denied as timed out. Default one day. */
     ttlMs?: number;
     now?: () => number;
     createId?: () => string;
+    /**
+     * While another connection holds the database locked, retry a run's
+     * approval write (`decide`) asynchronously for up to this long
+     * (`retryWhileBusy`) instead of failing at once. Default 0: one try.
+     */
+    busyWaitMs?: number;
   }) {
     this.#database = database;
+    this.#busyWaitMs = busyWaitMs;
     this.#ttlMs = ttlMs;
     this.#now = now;
     this.#createId = createId;
   }
 
   async decide(request: ApprovalRequest, options: DecideOptions): Promise<ApprovalState> {
-    const state = this.#database.transaction(() => this.#decideNow(request)).immediate();
+    const decideNow = () => this.#database.transaction(() => this.#decideNow(request)).immediate();
+    const state =
+      this.#busyWaitMs === 0
+        ? decideNow()
+        : await retryWhileBusy({ operation: 'approval', waitMs: this.#busyWaitMs, write: decideNow });
     if (state.status === 'pending' && state.isNew) options.onRequired?.(state.approvalId);
     return state;
   }

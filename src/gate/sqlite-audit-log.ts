@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SideEffect } from '../tools/tool-types.js';
+import { retryWhileBusy } from '../util/retry-while-busy.js';
 import type { AuditDecision, AuditEntry, AuditLog } from './audit-log.js';
 import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from './call-history.js';
 
@@ -51,8 +52,22 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #database: Database.Database;
   readonly #insert: Database.Statement;
 
-  constructor({ database }: { database: Database.Database }) {
+  readonly #busyWaitMs: number;
+
+  constructor({
+    database,
+    busyWaitMs = 0,
+  }: {
+    database: Database.Database;
+    /**
+     * While another connection holds the database locked, retry an append
+     * asynchronously for up to this long (`retryWhileBusy`) instead of
+     * failing at once. Default 0: one try, within the connection's busy timeout.
+     */
+    busyWaitMs?: number;
+  }) {
     this.#database = database;
+    this.#busyWaitMs = busyWaitMs;
     this.#insert = database.prepare(
       `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
          decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
@@ -61,7 +76,15 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     );
   }
 
-  append(entry: AuditEntry): void {
+  append(entry: AuditEntry): void | Promise<void> {
+    if (this.#busyWaitMs === 0) {
+      this.#write(entry);
+      return;
+    }
+    return retryWhileBusy({ operation: 'audit', waitMs: this.#busyWaitMs, write: () => this.#write(entry) });
+  }
+
+  #write(entry: AuditEntry): void {
     this.#insert.run({
       at: entry.at,
       sessionId: entry.sessionId ?? null,

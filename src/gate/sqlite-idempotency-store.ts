@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { ToolOutcome } from '../tools/tool-types.js';
+import { retryWhileBusy } from '../util/retry-while-busy.js';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from './idempotency-store.js';
 
 interface KeyRow {
@@ -54,21 +55,30 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly #database: Database.Database;
   readonly #staleAfterMs: number;
   readonly #now: () => number;
+  readonly #busyWaitMs: number;
   readonly #inFlight: Map<string, Promise<Settled>>;
 
   constructor({
     database,
     staleAfterMs = 10 * 60 * 1000,
     now = Date.now,
+    busyWaitMs = 0,
   }: {
     database: Database.Database;
     /** After this long a call of this process still running counts as unknown. Default ten minutes. */
     staleAfterMs?: number;
     now?: () => number;
+    /**
+     * While another connection holds the database locked, retry a write
+     * asynchronously for up to this long (`retryWhileBusy`) instead of
+     * failing at once. Default 0: one try, within the connection's busy timeout.
+     */
+    busyWaitMs?: number;
   }) {
     this.#database = database;
     this.#staleAfterMs = staleAfterMs;
     this.#now = now;
+    this.#busyWaitMs = busyWaitMs;
     let inFlight = inFlightByDatabase.get(database);
     if (inFlight === undefined) {
       inFlight = new Map();
@@ -98,13 +108,18 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     const inFlightKey = `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${key}`;
     for (;;) {
       const now = this.#now();
-      const inserted = this.#database
-        .prepare(
-          `INSERT OR IGNORE INTO idempotency_claims
-             (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
-           VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
-        )
-        .run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
+      const insert = () =>
+        this.#database
+          .prepare(
+            `INSERT OR IGNORE INTO idempotency_claims
+               (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
+             VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
+          )
+          .run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
+      const inserted =
+        this.#busyWaitMs === 0
+          ? insert()
+          : await retryWhileBusy({ operation: 'idempotency claim', waitMs: this.#busyWaitMs, write: insert });
       if (inserted.changes === 1) return this.#claimed(scoped, inFlightKey);
 
       const row = this.#database
@@ -136,14 +151,20 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     });
     this.#inFlight.set(inFlightKey, running);
     let done = false;
-    const finish = (settled: Settled, write: () => void) => {
+    const finish = (settled: Settled, write: () => void): void | Promise<void> => {
       if (done) return;
       done = true;
+      const cleanUp = () => {
+        if (this.#inFlight.get(inFlightKey) === running) this.#inFlight.delete(inFlightKey);
+        settle(settled);
+      };
+      if (this.#busyWaitMs > 0) {
+        return retryWhileBusy({ operation: 'idempotency outcome', waitMs: this.#busyWaitMs, write }).finally(cleanUp);
+      }
       try {
         write();
       } finally {
-        if (this.#inFlight.get(inFlightKey) === running) this.#inFlight.delete(inFlightKey);
-        settle(settled);
+        cleanUp();
       }
     };
     return {

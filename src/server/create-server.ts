@@ -17,12 +17,12 @@ import { computeMetrics } from '../observe/compute-metrics.js';
 import { metricsToPrometheus } from '../observe/prometheus-metrics.js';
 import { createRunCollector } from '../observe/run-collector.js';
 import { type EventLog, SqliteEventLog } from '../store/event-log.js';
-import { isStoreBusy } from '../store/retry-while-busy.js';
 import type { SessionStore } from '../store/session-store.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import type { Locale, ToolDefinition } from '../tools/tool-types.js';
+import { isStoreBusy } from '../util/retry-while-busy.js';
 import { approvalRoutes } from './approval-routes.js';
 import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
 import { HttpError } from './http-error.js';
@@ -164,11 +164,13 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? shop?.gateRules ?? [], tools: registry });
 
   const sessions = new SqliteSessionStore({ database: store.database, busyWaitMs: options.storeBusyWaitMs ?? 2000 });
+  // A run's gate writes (approval requests, idempotency claims, audit rows) wait out a lock as its journal does.
+  const runBusyWaitMs = 60_000;
   const runs = new ServerRuns({ database: store.database, onError });
   const log = new SqliteEventLog({ database: store.database });
-  const approvals = new SqliteApprovalBroker({ database: store.database });
+  const approvals = new SqliteApprovalBroker({ database: store.database, busyWaitMs: runBusyWaitMs });
   const metrics = new ServerMetrics({ tools: registry, tenantOf: (runId) => runs.find(runId)?.tenantId });
-  const audit = options.audit ?? new SqliteAuditLog({ database: store.database });
+  const audit = options.audit ?? new SqliteAuditLog({ database: store.database, busyWaitMs: runBusyWaitMs });
   const bus = new EventBus({ onListenerError: (error) => onError(error) });
   const recentRuns = createRunCollector({ bus, limit: 1000 });
   const model = options.model ?? ((locale: Locale) => shopChatModel({ locale, delay: options.streamingDelay ?? {} }));
@@ -181,7 +183,8 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     tools: registry,
     model: typeof model === 'function' ? model : () => model,
     gate,
-    idempotency: options.idempotency ?? new SqliteIdempotencyStore({ database: store.database }),
+    idempotency:
+      options.idempotency ?? new SqliteIdempotencyStore({ database: store.database, busyWaitMs: runBusyWaitMs }),
     audit,
     metrics,
     onError,

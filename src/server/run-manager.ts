@@ -15,7 +15,7 @@ import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { EventLog } from '../store/event-log.js';
-import { isStoreBusy, retryWhileBusy } from '../store/retry-while-busy.js';
+import { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
 import type { BegunRun, SessionStore } from '../store/session-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Principal } from '../gate/principal.js';
 import type { StopReason } from '../loop/stop-reason.js';
-import { isStoreBusy } from '../store/retry-while-busy.js';
+import { isStoreBusy } from '../util/retry-while-busy.js';
 import type { Locale } from '../tools/tool-types.js';
 import type { RunFailure } from './run-failure.js';
 

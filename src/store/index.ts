@@ -1,6 +1,6 @@
+export { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
 export { type EventLog, type ReadEventsOptions, SqliteEventLog } from './event-log.js';
 export { type Migration, migrations } from './migrations/index.js';
-export { isStoreBusy, retryWhileBusy } from './retry-while-busy.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
 export type { ActiveRun, BegunRun, Session, SessionStatus, SessionStore, SessionSummary } from './session-store.js';
 export { SqliteSessionStore } from './sqlite-session-store.js';

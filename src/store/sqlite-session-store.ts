@@ -8,7 +8,7 @@ import type { ChatMessage } from '../loop/chat-message.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../loop/run-journal.js';
 import type { ToolOutcome } from '../tools/tool-types.js';
 import { forkPointError } from './fork-point-error.js';
-import { retryWhileBusy } from './retry-while-busy.js';
+import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from './session-store.js';
 
