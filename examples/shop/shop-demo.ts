@@ -49,6 +49,7 @@ export type DemoApproval = 'approve' | 'reject' | 'ask' | 'leave_pending';
 
 export interface ShopDemoOptions {
   readonly errorStyle?: ErrorStyle;
+  /** The language (and so the script) of a new session; a stored session continues in the one its runs began in. */
   readonly locale?: Locale;
   /** Where the shop's database and arbiter's store live; `:memory:` keeps nothing. */
   readonly dataDirectory?: string;
@@ -142,7 +143,7 @@ export function demoApprovalMode({
  */
 export async function runShopDemo({
   errorStyle = 'full',
-  locale = 'en',
+  locale: requestedLocale = 'en',
   dataDirectory = '.arbiter',
   write,
   approval = 'leave_pending',
@@ -159,7 +160,9 @@ export async function runShopDemo({
 }: ShopDemoOptions): Promise<ShopDemoResult> {
   // Looked up before anything is opened: a mistyped id must not leave a data directory behind.
   if (requestedSession !== undefined) await requireDemoSession({ dataDirectory, sessionId: requestedSession });
-  const demo = openDemo({ dataDirectory, locale, modelLatencyMs, ...(now === undefined ? {} : { now }) });
+  const open = (locale: Locale) =>
+    openDemo({ dataDirectory, locale, modelLatencyMs, ...(now === undefined ? {} : { now }) });
+  let demo = open(requestedLocale);
   try {
     const existing =
       requestedSession !== undefined
@@ -167,6 +170,12 @@ export async function runShopDemo({
         : continueWaiting
           ? await findWaitingDemoSession(demo)
           : undefined;
+    // A stored session goes on in the language, and so the script, its runs began in, whatever --lang says now.
+    const locale = existing?.locale ?? requestedLocale;
+    if (locale !== requestedLocale) {
+      await demo.close();
+      demo = open(locale);
+    }
     const session = existing ?? (await demo.sessions.create({ principal: customer }));
     const sessionId = session.id;
     if (dataDirectory !== ':memory:') onSession?.(sessionId);
@@ -298,16 +307,24 @@ export async function runShopDemo({
  */
 export async function resumeShopDemo({
   sessionId,
-  locale = 'en',
+  locale: fallbackLocale = 'en',
   dataDirectory = '.arbiter',
   write,
 }: {
   sessionId: string;
+  /** Only for a session stored without its language: the run goes on in the one it began in. */
   locale?: Locale;
   dataDirectory?: string;
   write: (line: string) => void;
 }): Promise<RunResult> {
-  const demo = openDemo({ dataDirectory, locale });
+  const stored = await withDataStore({
+    dataDirectory,
+    work: async (store) =>
+      store === undefined
+        ? undefined
+        : (await new SqliteSessionStore({ database: store.database }).load(sessionId))?.locale,
+  });
+  const demo = openDemo({ dataDirectory, locale: stored ?? fallbackLocale });
   try {
     const result = await runSession({ ...demo.runOptions, sessions: demo.sessions, sessionId, resume: true });
     demo.saveRun({ result, sessionId });

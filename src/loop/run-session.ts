@@ -55,6 +55,9 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   await sessions.beginRun({
     sessionId,
     runId,
+    // Recorded with a new run (a resumed one keeps its own): whoever resumes it continues in them.
+    locale: runOptions.locale ?? 'en',
+    model: runOptions.model.name,
     expectedVersion: session.version,
     ...(request.length === 0 ? {} : { messages: request }),
   });

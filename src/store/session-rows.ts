@@ -1,3 +1,4 @@
+import type { Locale } from '../tools/tool-types.js';
 import type { ActiveRun, SessionStatus, SessionSummary } from './session-store.js';
 
 /** A row of the `sessions` table, as SQLite returns it. */
@@ -26,6 +27,8 @@ export interface SessionRow {
   updated_at: number;
   expires_at: number | null;
   ttl_ms: number | null;
+  run_locale: string | null;
+  run_model: string | null;
 }
 
 /** The row as a summary (what `list` returns). */
@@ -47,7 +50,14 @@ export function toSummary(row: SessionRow): SessionSummary {
     updatedAt: row.updated_at,
     expiresAt: row.expires_at ?? undefined,
     ttlMs: row.ttl_ms ?? undefined,
+    locale: toLocale(row.run_locale),
+    model: row.run_model ?? undefined,
   };
+}
+
+/** A stored language, if it is one arbiter speaks (a store written by a newer version may hold others). */
+function toLocale(value: string | null): Locale | undefined {
+  return value === 'en' || value === 'zh-CN' ? value : undefined;
 }
 
 /** The run the row says is in progress, with its counters as last committed. */

@@ -2,6 +2,7 @@ import type { RunUsage } from '../events/agent-event.js';
 import type { Principal } from '../gate/principal.js';
 import type { ChatMessage } from '../loop/chat-message.js';
 import type { RunJournal } from '../loop/run-journal.js';
+import type { Locale } from '../tools/tool-types.js';
 
 export type SessionStatus = 'idle' | 'running' | 'awaiting_approval';
 
@@ -49,6 +50,15 @@ export interface SessionSummary {
   /** When the session may be purged; moved forward by every write when the session has a TTL. */
   readonly expiresAt: number | undefined;
   readonly ttlMs: number | undefined;
+  /**
+   * The language of the session's latest run (the active one, while there is
+   * one), as `beginRun` recorded it: whoever resumes the run continues in it,
+   * whatever language the resuming process was asked for. Undefined for
+   * sessions whose runs began before it was recorded.
+   */
+  readonly locale: Locale | undefined;
+  /** The name of the model (e.g. `scripted:order-status`) the session's latest run began with, likewise. */
+  readonly model: string | undefined;
 }
 
 /** A conversation and everything needed to continue it in another process. */
@@ -129,11 +139,18 @@ export interface SessionStore {
    * record of it) then begins in the same commit as the run, or not at all
    * (a throw rolls the whole write back). It may be called more than once
    * when the write is retried; only the last call's writes remain.
+   *
+   * A new run records `locale` and `model` as the session's (see
+   * `SessionSummary.locale`); a resumed run keeps those it began with.
    */
   beginRun(request: {
     sessionId: string;
     runId: string;
     messages?: readonly ChatMessage[];
+    /** The language the run speaks. */
+    locale?: Locale;
+    /** The name of the model the run uses. */
+    model?: string;
     expectedVersion?: number;
     inTransaction?: (begun: BegunRun) => void;
   }): Promise<{ version: number }>;

@@ -219,4 +219,21 @@ describe('SqliteSessionStore', () => {
     ]);
     expect(await sessions.list({ limit: 1 })).toHaveLength(1);
   });
+
+  it('records the language and model a run begins with, keeps them when it is resumed, and copies them to a fork', async () => {
+    const { sessions } = setup();
+    const session = await sessions.create({ sessionId: 'zh' });
+    expect(session).toMatchObject({ locale: undefined, model: undefined });
+    await sessions.beginRun({ sessionId: 'zh', runId: 'run-1', locale: 'zh-CN', model: 'scripted:order-status' });
+    await sessions.endRun({ sessionId: 'zh', runId: 'run-1', status: 'awaiting_approval', lastSeq: 3 });
+    // Another process resumes the run with other settings: the run's own stay.
+    await sessions.beginRun({ sessionId: 'zh', runId: 'run-1', locale: 'en', model: 'openai:gpt-4o' });
+    expect(await sessions.load('zh')).toMatchObject({ locale: 'zh-CN', model: 'scripted:order-status' });
+    await sessions.endRun({ sessionId: 'zh', runId: 'run-1', status: 'idle', lastSeq: 5 });
+    expect((await sessions.list()).find((summary) => summary.id === 'zh')).toMatchObject({ locale: 'zh-CN' });
+    expect(await sessions.fork({ sessionId: 'zh', newSessionId: 'zh-fork' })).toMatchObject({ locale: 'zh-CN' });
+
+    await sessions.beginRun({ sessionId: 'zh', runId: 'run-2', locale: 'en', model: 'openai:gpt-4o' });
+    expect(await sessions.load('zh')).toMatchObject({ locale: 'en', model: 'openai:gpt-4o' });
+  });
 });

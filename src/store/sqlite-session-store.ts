@@ -6,9 +6,9 @@ import { SessionConflictError } from '../errors/session-conflict-error.js';
 import type { Principal } from '../gate/principal.js';
 import type { ChatMessage } from '../loop/chat-message.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../loop/run-journal.js';
-import type { ToolOutcome } from '../tools/tool-types.js';
-import { forkPointError } from './fork-point-error.js';
+import type { Locale, ToolOutcome } from '../tools/tool-types.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
+import { forkPointError } from './fork-point-error.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from './session-store.js';
 
@@ -208,12 +208,14 @@ export class SqliteSessionStore implements SessionStore {
           // The copy is made from the stored JSON: the fork shares no object with the original.
           this.#statement(
             `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
-             created_at, updated_at, expires_at, ttl_ms)
-           VALUES (@id, @tenantId, @userId, @slots, @count, @from, @at, @now, @now, @expiresAt, @ttlMs)`,
+             created_at, updated_at, expires_at, ttl_ms, run_locale, run_model)
+           VALUES (@id, @tenantId, @userId, @slots, @count, @from, @at, @now, @now, @expiresAt, @ttlMs, @locale, @model)`,
           ).run({
             id: newSessionId,
             tenantId: row.tenant_id,
             userId: row.user_id,
+            locale: row.run_locale,
+            model: row.run_model,
             slots: row.slots,
             count: cut,
             from: sessionId,
@@ -268,12 +270,16 @@ export class SqliteSessionStore implements SessionStore {
     sessionId,
     runId,
     messages = [],
+    locale,
+    model,
     expectedVersion,
     inTransaction,
   }: {
     sessionId: string;
     runId: string;
     messages?: readonly ChatMessage[];
+    locale?: Locale;
+    model?: string;
     expectedVersion?: number;
     inTransaction?: (begun: BegunRun) => void;
   }): Promise<{ version: number }> {
@@ -295,9 +301,10 @@ export class SqliteSessionStore implements SessionStore {
         } else {
           this.#statement(
             `UPDATE sessions SET status = 'running', active_run_id = @runId, run_steps = 0, run_input_tokens = 0,
-               run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0, ${touch}
+               run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0,
+               run_locale = @locale, run_model = @model, ${touch}
              WHERE session_id = @id`,
-          ).run({ runId, now, id: sessionId });
+          ).run({ runId, now, id: sessionId, locale: locale ?? null, model: model ?? null });
         }
         this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
         this.#statement('UPDATE sessions SET message_count = message_count + ? WHERE session_id = ?').run(

@@ -61,4 +61,14 @@ export const sessionMigrations: readonly Migration[] = [
       CREATE INDEX tool_results_by_session ON tool_results (session_id);
     `,
   },
+  {
+    version: 52,
+    name: 'session_run_locale_and_model',
+    sql: `
+      -- The language and the model of the session's latest run (the active one, while there is one):
+      -- a run resumed by another process, or by another command, continues in them.
+      ALTER TABLE sessions ADD COLUMN run_locale TEXT;
+      ALTER TABLE sessions ADD COLUMN run_model TEXT;
+    `,
+  },
 ];
