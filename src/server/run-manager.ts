@@ -15,10 +15,10 @@ import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { EventLog } from '../store/event-log.js';
-import { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
 import type { BegunRun, SessionStore } from '../store/session-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { Locale } from '../tools/tool-types.js';
+import { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
 import type { RunFailure } from './run-failure.js';
 import type { ServerLogger } from './server-log.js';
 import type { ServerMetrics } from './server-metrics.js';
@@ -290,7 +290,8 @@ export class RunManager {
    * - a session running a run the server has no record of (left by a
    *   server before the run and its record began in one write): the run is
    *   adopted, acting for the session's owner (tenant and user, no roles)
-   *   in English, and resumed;
+   *   in the language the session recorded for the run (English when it
+   *   recorded none), and resumed;
    * - a run the server saw end while its session still has it active: the
    *   session's run is ended (`idle`, or `awaiting_approval`);
    * - a run recorded as `running` that its session already left: given the
@@ -308,7 +309,7 @@ export class RunManager {
         sessionId: orphan.sessionId,
         tenantId: orphan.tenantId,
         principal,
-        locale: 'en',
+        locale: orphan.locale ?? 'en',
         messageOffset: orphan.messageOffset,
       });
       logger({

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { Principal } from '../gate/principal.js';
 import type { StopReason } from '../loop/stop-reason.js';
-import { isStoreBusy } from '../util/retry-while-busy.js';
 import type { Locale } from '../tools/tool-types.js';
+import { isStoreBusy } from '../util/retry-while-busy.js';
 import type { RunFailure } from './run-failure.js';
 
 /** Where a run stands: `running`, or the reason its latest stretch stopped. */
@@ -33,6 +33,8 @@ export interface OrphanedRun {
   readonly userId: string;
   /** Where the run's messages begin in the session. */
   readonly messageOffset: number;
+  /** The language the session recorded when the run began, if it did. */
+  readonly locale: Locale | undefined;
 }
 
 interface ServerRunRow {
@@ -123,7 +125,7 @@ export class ServerRuns {
        WHERE s.status = 'running' AND r.status <> 'running'`,
     );
     this.#orphans = database.prepare(
-      `SELECT s.session_id, s.active_run_id, s.tenant_id, s.user_id, s.message_count,
+      `SELECT s.session_id, s.active_run_id, s.tenant_id, s.user_id, s.message_count, s.run_locale,
          (SELECT MIN(m.position) FROM session_messages m
           WHERE m.session_id = s.session_id AND m.run_id = s.active_run_id) AS first_position
        FROM sessions s LEFT JOIN server_runs r ON r.run_id = s.active_run_id
@@ -203,6 +205,7 @@ export class ServerRuns {
       tenant_id: string;
       user_id: string;
       message_count: number;
+      run_locale: string | null;
       first_position: number | null;
     }[];
     return rows.map((row) => ({
@@ -211,6 +214,7 @@ export class ServerRuns {
       tenantId: row.tenant_id,
       userId: row.user_id,
       messageOffset: row.first_position ?? row.message_count,
+      locale: row.run_locale === 'en' || row.run_locale === 'zh-CN' ? row.run_locale : undefined,
     }));
   }
 
