@@ -1,8 +1,12 @@
 // After tsc: make the CLI entry executable, and copy what tsc does not (the chat page's static files).
+// Usage: node scripts/postbuild.mjs [OUT_DIR] (default dist/, the build's outDir; the package test builds elsewhere).
 import { chmodSync, cpSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/src/cli/main.js', import.meta.url);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = resolve(process.argv[2] ?? join(root, 'dist'));
+
+const entry = join(outDir, 'src/cli/main.js');
 if (existsSync(entry)) chmodSync(entry, 0o755);
-cpSync(new URL('../src/server/page/', import.meta.url), new URL('../dist/src/server/page/', import.meta.url), {
-  recursive: true,
-});
+cpSync(join(root, 'src/server/page/'), join(outDir, 'src/server/page/'), { recursive: true });
