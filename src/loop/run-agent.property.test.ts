@@ -116,5 +116,6 @@ describe('runAgent pairing (property)', () => {
       ),
       { numRuns: 400 },
     );
-  });
+    // 400 whole runs take about 20 s on one free core; a busy 2-core machine needs more than vitest's default.
+  }, 120_000);
 });
