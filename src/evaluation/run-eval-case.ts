@@ -5,9 +5,8 @@ import { createTierGate } from '../gate/tier-gate.js';
 import type { ChatMessage } from '../loop/chat-message.js';
 import { type RunResult, runAgent } from '../loop/run-agent.js';
 import type { StopReason } from '../loop/stop-reason.js';
+import { createConfiguredModel } from '../models/create-configured-model.js';
 import type { Model } from '../models/model.js';
-import { readModelConfig } from '../models/model-config.js';
-import { OpenAiModel } from '../models/openai-model.js';
 import { ScriptedModel } from '../models/scripted-model.js';
 import { observeRunTrace, type RunObservation } from '../observe/run-observation.js';
 import type { RunTrace } from '../observe/run-trace.js';
@@ -46,7 +45,7 @@ export interface RunEvalCaseOptions {
   readonly fixtures?: readonly FixtureToolSpec[];
   /** Runs the case on the configured endpoint whatever its `model` says. */
   readonly useConfiguredModel?: boolean;
-  /** Makes the model for `"model": "configured"`. Default: `OpenAiModel` from `readModelConfig()`. */
+  /** Makes the model for `"model": "configured"`. Default: `createConfiguredModel()` (the resilient client, as `serve` uses). */
   readonly configuredModel?: () => Model;
 }
 
@@ -68,7 +67,7 @@ export async function runEvalCase({
   toolkit: makeToolkit,
   fixtures = [],
   useConfiguredModel = false,
-  configuredModel = () => new OpenAiModel(readModelConfig()),
+  configuredModel = () => createConfiguredModel(),
 }: RunEvalCaseOptions): Promise<CaseResult> {
   const startedAt = performance.now();
   const runs: RunTrace[] = [];

@@ -1,5 +1,12 @@
 export type { Sleep } from './abortable-sleep.js';
 export { createStreamAssembler, mapFinishReason, type StreamAssembler } from './assemble-stream.js';
+export { checkModelEndpoint, type ModelEndpointCheck } from './check-model-endpoint.js';
+export {
+  type ConfiguredEndpoint,
+  createConfiguredModel,
+  fallbackModelVariable,
+  readConfiguredEndpoint,
+} from './create-configured-model.js';
 export type { FinishReason, Model, ModelRequest, ModelResponse, TokenUsage } from './model.js';
 export { hasModelConfig, type ModelConfig, readModelConfig } from './model-config.js';
 export type { ModelDecision, ModelDecisionKind, ModelDecisionReason } from './model-decision.js';

@@ -16,6 +16,7 @@ describe('arbiter serve', () => {
       authFile: undefined,
       toolsModule: undefined,
       model: 'scripted',
+      skipModelCheck: false,
       scriptFile: undefined,
       allowSelfApproval: false,
       principalLimits: {},
@@ -30,6 +31,8 @@ describe('arbiter serve', () => {
     expect(() => parseServeFlags(['--port', 'eighty'])).toThrow('--port must be an integer from 0 to 65535');
     expect(() => parseServeFlags(['--model', 'gpt'])).toThrow('--model must be scripted or openai, got "gpt"');
     expect(() => parseServeFlags(['--model', 'openai', '--script', 'x.json'])).toThrow('--script only applies');
+    expect(() => parseServeFlags(['--skip-model-check'])).toThrow('--skip-model-check only applies to --model openai');
+    expect(parseServeFlags(['--model', 'openai', '--skip-model-check'])).toMatchObject({ skipModelCheck: true });
     expect(() => parseServeFlags(['--colour'])).toThrow();
   });
 

@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
+import { createConfiguredModel, readConfiguredEndpoint } from '../../models/create-configured-model.js';
 import type { Model } from '../../models/model.js';
-import { readModelConfig } from '../../models/model-config.js';
-import { OpenAiModel } from '../../models/openai-model.js';
 import type { Script } from '../../models/script.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
@@ -17,14 +17,17 @@ import type { Locale } from '../../tools/tool-types.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--auth FILE]
-               [--tools MODULE] [--model scripted|openai] [--script FILE] [--allow-self-approval]
+               [--tools MODULE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
       --auth FILE     bearer tokens → principals (JSON, tokens of 32+ characters); default: the demo
                       tokens, shown at start, on a loopback --host only
       --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
                       default: the shop example (examples/shop/shop-domain), with its refund hard cap
-      --model         scripted (offline, default) or openai (ARBITER_BASE_URL, ARBITER_API_KEY, ARBITER_MODEL)
+      --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
+                      ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
+                      checked at start (GET /models): unreachable, key refused or model not listed exits 2
+      --skip-model-check  start without that check
       --script FILE   the scripted model's script (JSON); default: the shop chat
       --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
       --max-streams N, --sessions-per-minute N, --messages-per-minute N
@@ -41,6 +44,8 @@ export interface ServeFlags {
   readonly authFile: string | undefined;
   readonly toolsModule: string | undefined;
   readonly model: 'scripted' | 'openai';
+  /** Start with `--model openai` without checking the endpoint first. */
+  readonly skipModelCheck: boolean;
   readonly scriptFile: string | undefined;
   readonly allowSelfApproval: boolean;
   readonly principalLimits: PrincipalLimitOptions;
@@ -63,6 +68,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
       tools: { type: 'string' },
       model: { type: 'string', default: 'scripted' },
       script: { type: 'string' },
+      'skip-model-check': { type: 'boolean', default: false },
       'allow-self-approval': { type: 'boolean', default: false },
       'max-streams': { type: 'string' },
       'sessions-per-minute': { type: 'string' },
@@ -80,6 +86,9 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
   }
   if (values.script !== undefined && values.model !== 'scripted') {
     throw new UsageError({ message: '--script only applies to --model scripted' });
+  }
+  if (values['skip-model-check'] && values.model !== 'openai') {
+    throw new UsageError({ message: '--skip-model-check only applies to --model openai' });
   }
   const limit = (flag: 'max-streams' | 'sessions-per-minute' | 'messages-per-minute'): number | undefined => {
     const value = values[flag];
@@ -100,6 +109,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     authFile: values.auth,
     toolsModule: values.tools,
     model: values.model,
+    skipModelCheck: values['skip-model-check'],
     scriptFile: values.script,
     allowSelfApproval: values['allow-self-approval'],
     principalLimits: {
@@ -114,7 +124,8 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
  * Builds the server's options from the flags and the environment: reads
  * the auth file, loads the tools module (its tools and gate rules), picks
  * the model (the offline scripted shop chat, paced for a person to watch,
- * or an OpenAI-compatible endpoint from the environment), takes the
+ * or `createConfiguredModel`: the endpoint the environment configures,
+ * behind the resilient model's retries and fallback), takes the
  * metrics token from `ARBITER_METRICS_TOKEN`. `close` releases what the
  * tools module opened.
  *
@@ -135,7 +146,7 @@ export async function serveOptions(
   const metricsToken = environment['ARBITER_METRICS_TOKEN'];
   let model: Model | ((locale: Locale) => Model) | undefined;
   if (flags.model === 'openai') {
-    model = new OpenAiModel(readModelConfig());
+    model = createConfiguredModel({ env: environment });
   } else if (flags.scriptFile !== undefined) {
     const script = await readScript(flags.scriptFile);
     model = withStreamingDelay(new ScriptedModel({ script }), { firstTokenMs: 400, deltaMs: 15 });
@@ -162,6 +173,13 @@ export async function serveOptions(
  * `--auth`, the demo tokens), and resolves with exit code 0 once SIGINT or
  * SIGTERM has closed it (runs still going get a grace period, then stop).
  *
+ * With `--model openai` the endpoint is checked first (`checkModelEndpoint`,
+ * unless `--skip-model-check`): a configuration that cannot work (host
+ * unreachable, key refused, model not listed) rejects with the check's
+ * `ModelError` before anything listens, which the CLI prints on one line
+ * naming URL and model, never the key, and exits 2; a model list it cannot
+ * read is a warning, and the server starts.
+ *
  * @example
  * // in src/cli/main.ts
  * case 'serve': return runServe({ args: rest, write: (line) => process.stdout.write(`${line}\n`) });
@@ -170,14 +188,25 @@ export async function runServe({
   args,
   write,
   onStarted,
+  environment = process.env,
 }: {
   args: readonly string[];
   write: (line: string) => void;
   /** Called with the running server (tests stop it through this). */
   onStarted?: (running: RunningServer) => void;
+  /** Where `ARBITER_*` are read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
 }): Promise<number> {
   const flags = parseServeFlags(args);
-  const { options, close } = await serveOptions(flags);
+  const { options, close } = await serveOptions(flags, environment);
+  if (flags.model === 'openai') {
+    try {
+      write(await checkConfiguredModel({ environment, skip: flags.skipModelCheck }));
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
   let running: RunningServer;
   try {
     running = await startServer(options);
@@ -210,6 +239,25 @@ export async function runServe({
     process.once('SIGTERM', stop);
     onStarted?.({ ...running, close: async () => stop() });
   });
+}
+
+/** The start-up line about the configured endpoint; rejects with the check's error when it cannot work. */
+async function checkConfiguredModel({
+  environment,
+  skip,
+}: {
+  environment: Readonly<Record<string, string | undefined>>;
+  skip: boolean;
+}): Promise<string> {
+  const { baseUrl, apiKey, model, fallbackModel } = readConfiguredEndpoint(environment);
+  const models = fallbackModel === undefined ? [model] : [model, fallbackModel];
+  const retries = `failed calls retried with backoff${fallbackModel === undefined ? '' : `, then ${fallbackModel}`}`;
+  if (skip)
+    return `arbiter serve: model ${models.join(', ')} at ${baseUrl} not checked (--skip-model-check); ${retries}`;
+  const check = await checkModelEndpoint({ baseUrl, apiKey, models });
+  if (check.status === 'failed') throw check.error;
+  if (check.status === 'unverified') return `arbiter serve: warning: ${check.message}; ${retries}`;
+  return `arbiter serve: ${check.message}; ${retries}`;
 }
 
 async function readScript(file: string): Promise<Script> {

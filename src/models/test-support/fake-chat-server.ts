@@ -74,10 +74,16 @@ export interface FakeChatServer {
 }
 
 /**
+ * What `GET /v1/models` answers: these model ids as an OpenAI model list, or
+ * the reply a function picks (e.g. a 401 for a refused key).
+ */
+export type FakeModels = readonly string[] | ((request: RecordedRequest) => FakeReply | Promise<FakeReply>);
+
+/**
  * Starts a real HTTP server on 127.0.0.1 (random port) that speaks the
- * chat-completions wire format at `POST /v1/chat/completions`. Any other
- * route answers 404. When a reply list runs out, it answers 500 with a body
- * saying so.
+ * chat-completions wire format at `POST /v1/chat/completions`, and, with
+ * `models`, answers `GET /v1/models`. Any other route answers 404. When a
+ * reply list runs out, it answers 500 with a body saying so.
  *
  * @example
  * const server = await startFakeChatServer({
@@ -90,7 +96,13 @@ export interface FakeChatServer {
  * // ... assert on server.requests[0].body
  * await server.close();
  */
-export async function startFakeChatServer({ respond }: { respond: FakeResponder }): Promise<FakeChatServer> {
+export async function startFakeChatServer({
+  respond,
+  models,
+}: {
+  respond: FakeResponder;
+  models?: FakeModels;
+}): Promise<FakeChatServer> {
   const requests: RecordedRequest[] = [];
   const closing = new AbortController();
 
@@ -120,6 +132,16 @@ export async function startFakeChatServer({ respond }: { respond: FakeResponder 
     });
     const signal = AbortSignal.any([gone.signal, closing.signal]);
 
+    if (models !== undefined && record.method === 'GET' && record.path === '/v1/models') {
+      const reply: FakeReply =
+        typeof models === 'function'
+          ? await models(record)
+          : { kind: 'json', body: { object: 'list', data: models.map((id) => ({ id, object: 'model' })) } };
+      if (reply.kind === 'hang') return;
+      if (!(await sleep(reply.delayMs ?? 0, signal))) return;
+      await sendReply({ reply, record, outgoing, signal });
+      return;
+    }
     if (record.method !== 'POST' || !record.path.startsWith('/v1/chat/completions')) {
       sendJson(outgoing, 404, errorBody(`fake server: no route for ${record.method} ${record.path}`));
       return;

@@ -8,6 +8,7 @@ export {
 } from './chat-completion-chunks.js';
 export {
   type FakeChatServer,
+  type FakeModels,
   type FakeReply,
   type FakeResponder,
   type FakeStreaming,

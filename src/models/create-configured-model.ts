@@ -1,0 +1,76 @@
+import { type ModelConfig, readModelConfig } from './model-config.js';
+import type { ModelDecision } from './model-decision.js';
+import { OpenAiModel, type OpenAiModelOptions } from './openai-model.js';
+import { ResilientModel } from './resilient-model.js';
+import type { RetryPolicyOptions } from './retry-policy.js';
+
+/** The variable naming a second model at the same endpoint, tried when the first keeps failing. */
+export const fallbackModelVariable = 'ARBITER_FALLBACK_MODEL';
+
+/** The endpoint the environment configures, and the fallback model it names, if any. */
+export interface ConfiguredEndpoint extends ModelConfig {
+  /** From `ARBITER_FALLBACK_MODEL`: the same endpoint and key, another model id. */
+  readonly fallbackModel: string | undefined;
+}
+
+/**
+ * Reads the configured endpoint: `readModelConfig` (`ARBITER_BASE_URL`,
+ * `ARBITER_API_KEY`, `ARBITER_MODEL`, a `ModelError` naming what is
+ * missing) and the optional `ARBITER_FALLBACK_MODEL`.
+ *
+ * @example
+ * const { baseUrl, model, fallbackModel } = readConfiguredEndpoint();
+ */
+export function readConfiguredEndpoint(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ConfiguredEndpoint {
+  const fallback = env[fallbackModelVariable]?.trim() ?? '';
+  return { ...readModelConfig(env), fallbackModel: fallback === '' ? undefined : fallback };
+}
+
+/**
+ * The model every command that talks to a real endpoint uses (`arbiter
+ * serve --model openai`, `arbiter eval --model configured`): an
+ * `OpenAiModel` on the endpoint the environment configures, wrapped in a
+ * `ResilientModel`, so network errors, timeouts and 5xx are retried with
+ * backoff, 429 waits its Retry-After, and, with `ARBITER_FALLBACK_MODEL`,
+ * a model that keeps failing hands over to the fallback. Every retry
+ * decision goes to `onDecision` and to each call's own `onDecision` (the
+ * server's failure log line lists them). A missing variable is a
+ * `ModelError` naming it, never a value.
+ *
+ * @example
+ * const model = createConfiguredModel();
+ * const response = await model.generate({ messages, tools });
+ */
+export function createConfiguredModel({
+  env = process.env,
+  policy,
+  onDecision,
+  timeoutMs,
+  fetch,
+}: {
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Tries, waiting budget and backoff; default `retryPolicy()`'s (3 tries, 10 s of waiting at most). */
+  policy?: RetryPolicyOptions;
+  /** Told of every retry, wait, fallback and give-up, of every call. */
+  onDecision?: (decision: ModelDecision) => void;
+  /** Per try: the longest wait for the response to start, and between two chunks. Default 60 000. */
+  timeoutMs?: number;
+  /** A `fetch` to use instead of the global one (proxies, tests). */
+  fetch?: OpenAiModelOptions['fetch'];
+} = {}): ResilientModel {
+  const { fallbackModel, ...config } = readConfiguredEndpoint(env);
+  const shared = {
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(fetch === undefined ? {} : { fetch }),
+  };
+  return new ResilientModel({
+    primary: new OpenAiModel({ ...config, ...shared }),
+    ...(fallbackModel === undefined
+      ? {}
+      : { fallback: new OpenAiModel({ ...config, ...shared, model: fallbackModel }) }),
+    ...(policy === undefined ? {} : { policy }),
+    ...(onDecision === undefined ? {} : { onDecision }),
+  });
+}
