@@ -158,7 +158,7 @@ describe('arbiter serve --model openai on a failing endpoint', () => {
       .filter((entry) => entry.event === 'model_call_failed');
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ endpoint: url, model: 'gpt-4o', status: 503, attempts: 3 });
-    expect((failures[0]?.decisions as { kind: string }[]).map((decision) => decision.kind)).toEqual([
+    expect(((failures[0]?.decisions ?? []) as { kind: string }[]).map((decision) => decision.kind)).toEqual([
       'retry',
       'retry',
       'give_up',
