@@ -33,8 +33,9 @@ Usage:
   arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
       Stored sessions (--data-dir DIR, default .arbiter).
   arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE]
-               [--model scripted|openai] [--script FILE]
-      The HTTP API, SSE streams and the chat page at http://HOST:PORT/.
+               [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
+               [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
+      The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").
   arbiter eval [--suite DIR] [--baseline FILE] [--write-baseline FILE] [--json] [--model scripted|configured]
   arbiter eval --experiment error-messages [--json]
       The evaluation suite (default evals/shop) and the message-quality experiment.
@@ -86,14 +87,15 @@ const commands: Record<string, Command> = {
         reject: { type: 'boolean', default: false },
         reason: { type: 'string' },
         by: { type: 'string' },
-        lang: { type: 'string', default: 'en' },
+        lang: { type: 'string' },
         ...dataDirOption,
       },
     });
     const [approvalId] = positionals;
     if (approvalId === undefined) return fail('approve needs the approval id');
     const dataDirectory = values['data-dir'];
-    const locale = parseLocale(values.lang);
+    // Without --lang, the lines follow the language of the approval's session.
+    const locale = values.lang === undefined ? undefined : parseLocale(values.lang);
     const [{ approveCommand }, { resumeShopDemo }] = await Promise.all([
       import('./commands/approve.js'),
       import('../../examples/shop/shop-demo.js'),
@@ -103,12 +105,17 @@ const commands: Record<string, Command> = {
         approvalId,
         decision: values.reject ? 'reject' : 'approve',
         dataDirectory,
-        locale,
+        ...(locale === undefined ? {} : { locale }),
         ...(values.by === undefined ? {} : { approver: values.by }),
         ...(values.reason === undefined ? {} : { reason: values.reason }),
         resume: async ({ sessionId }) => {
           const lines: string[] = [];
-          const result = await resumeShopDemo({ sessionId, dataDirectory, locale, write: (line) => lines.push(line) });
+          const result = await resumeShopDemo({
+            sessionId,
+            dataDirectory,
+            ...(locale === undefined ? {} : { locale }),
+            write: (line) => lines.push(line),
+          });
           return { stdout: lines, failed: result.stopReason === 'error' };
         },
       }),

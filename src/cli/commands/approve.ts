@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
 import { type ApprovalRecord, SqliteApprovalBroker } from '../../gate/sqlite-approval-broker.js';
+import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
 import type { Locale } from '../../tools/tool-types.js';
 import type { CommandResult } from '../cli-output.js';
 import { withDataStore } from './open-data-store.js';
@@ -53,7 +54,7 @@ export async function approveCommand({
   approver = userInfo().username,
   reason,
   dataDirectory = '.arbiter',
-  locale = 'en',
+  locale,
   resume,
 }: {
   approvalId: string;
@@ -61,13 +62,13 @@ export async function approveCommand({
   approver?: string;
   reason?: string;
   dataDirectory?: string;
-  /** The language of the lines it prints. */
+  /** The language of the lines it prints. Default: the language of the session the approval belongs to (else English). */
   locale?: Locale;
   resume?: ResumeSuspendedRun;
 }): Promise<CommandResult> {
   const recorded = await withDataStore({
     dataDirectory,
-    work: (store, path): { record: ApprovalRecord; pending: number } | CommandResult => {
+    work: async (store, path): Promise<{ record: ApprovalRecord; pending: number; locale: Locale } | CommandResult> => {
       if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`no arbiter store at ${path}`] };
       const broker = new SqliteApprovalBroker({ database: store.database });
       try {
@@ -77,7 +78,15 @@ export async function approveCommand({
           approver,
           ...(reason === undefined ? {} : { reason }),
         });
-        return { record, pending: broker.countPending({ runId: record.runId }) };
+        const session =
+          locale === undefined && record.sessionId !== undefined
+            ? await new SqliteSessionStore({ database: store.database }).load(record.sessionId)
+            : undefined;
+        return {
+          record,
+          pending: broker.countPending({ runId: record.runId }),
+          locale: locale ?? session?.locale ?? 'en',
+        };
       } catch (error) {
         if (ApprovalResolutionError.isInstance(error)) return { exitCode: 1, stdout: [], stderr: [error.message] };
         throw error;
@@ -86,7 +95,7 @@ export async function approveCommand({
   });
   if ('exitCode' in recorded) return recorded;
   const { record, pending } = recorded;
-  const say = texts[locale];
+  const say = texts[recorded.locale];
   const stdout = [say.decided(record, record.approver ?? approver)];
   if (pending > 0) {
     stdout.push(say.stillWaiting(record.runId, pending));

@@ -198,11 +198,31 @@ export async function runServe({
   environment?: Readonly<Record<string, string | undefined>>;
 }): Promise<number> {
   const flags = parseServeFlags(args);
-  const { options, close } = await serveOptions(flags, environment);
+  // Signals are ours from the start: one during start-up stops the server as soon as it is up.
+  let stopRequested = false;
+  let onSignal = () => {
+    stopRequested = true;
+  };
+  const signalled = () => onSignal();
+  process.on('SIGINT', signalled);
+  process.on('SIGTERM', signalled);
+  const forgetSignals = () => {
+    process.off('SIGINT', signalled);
+    process.off('SIGTERM', signalled);
+  };
+  let serveSetup: Awaited<ReturnType<typeof serveOptions>>;
+  try {
+    serveSetup = await serveOptions(flags, environment);
+  } catch (error) {
+    forgetSignals();
+    throw error;
+  }
+  const { options, close } = serveSetup;
   if (flags.model === 'openai') {
     try {
       write(await checkConfiguredModel({ environment, skip: flags.skipModelCheck }));
     } catch (error) {
+      forgetSignals();
       await close();
       throw error;
     }
@@ -211,6 +231,7 @@ export async function runServe({
   try {
     running = await startServer(options);
   } catch (error) {
+    forgetSignals();
     await close();
     throw error;
   }
@@ -224,8 +245,7 @@ export async function runServe({
     const stop = () => {
       if (stopping) return;
       stopping = true;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      forgetSignals();
       write('arbiter serve: stopping…');
       running
         .close()
@@ -235,9 +255,9 @@ export async function runServe({
           () => resolve(1),
         );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    onSignal = stop;
     onStarted?.({ ...running, close: async () => stop() });
+    if (stopRequested) stop();
   });
 }
 
