@@ -335,6 +335,11 @@ describe('createServer', () => {
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await page.text()).toContain('<script type="module" src="/chat.js"></script>');
     expect((await fetch(`${server.url}/chat.js`)).status).toBe(200);
+    for (const icon of ['/favicon.ico', '/favicon.svg']) {
+      const response = await fetch(`${server.url}${icon}`);
+      expect([icon, response.status, response.headers.get('content-type')]).toEqual([icon, 200, 'image/svg+xml']);
+      expect(await response.text()).toMatch(/^<svg /);
+    }
     expect((await fetch(`${server.url}/demo.json`)).status).toBe(404);
     await server.stop();
     server = await startTestServer({ demoAuth: true });

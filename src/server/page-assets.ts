@@ -11,12 +11,16 @@ const files: Readonly<Record<string, string>> = {
   '/': 'index.html',
   '/chat.js': 'chat.js',
   '/chat.css': 'chat.css',
+  '/favicon.svg': 'favicon.svg',
+  // Browsers ask for /favicon.ico whatever the page links; any image type is accepted there.
+  '/favicon.ico': 'favicon.svg',
 };
 
 const contentTypes: Readonly<Record<string, string>> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
 };
 
 /**
