@@ -61,7 +61,8 @@ data="$work/data"
 # node_modules, installed from the same lockfile, is copied in first, so the
 # README's `npm install` below only checks it and builds dist/ (prepare).
 if [ -d "$repository/node_modules" ]; then
-  cp -a "$repository/node_modules" node_modules
+  mkdir node_modules
+  cp -a "$repository/node_modules/." node_modules/ # /. : the contents, also when node_modules is a link
 fi
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
