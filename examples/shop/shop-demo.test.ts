@@ -148,7 +148,7 @@ describe('runShopDemo', () => {
       模型      调用 query_order {"order_id":12345}
       arbiter   执行前被拦下，模型读到：
                 调用 query_order 未执行：参数有 1 处问题。请改正后重新调用 query_order。
-                - \`order_id\`：需要匹配 ^SO\\d{8}$ 的字符串（Order number, "SO" + 8 digits, e.g. SO20260901）。合法示例："SO20260901"。你传的是数字 12345。
+                - \`order_id\`：需要匹配 ^SO\\d{8}$ 的字符串（订单号，"SO" 加 8 位数字，例如 SO20260901）。合法示例："SO20260901"。你传的是数字 12345。
       模型      调用 query_order {"order_id":"SO20260901"}
       arbiter   query_order 已执行，结果： {"order_id":"SO20260901","status":"shipped","placed_at":"2026-09-01T02:15:00Z","items":[{"sku":"SKU-MOUSE-01"…
       模型      调用 add_order_note {"order_id":"SO20260901","note":"请把包裹放在楼下前台。"}

@@ -447,7 +447,7 @@ function openDemo({
   const inMemory = dataDirectory === ':memory:';
   if (!inMemory) mkdirSync(dataDirectory, { recursive: true });
   // The shop's tools and gate rules (the refund hard cap) come from its one wiring module, as in eval and serve.
-  const shop = openShopDomain({ dataDir: dataDirectory, ...(now === undefined ? {} : { now }) });
+  const shop = openShopDomain({ dataDir: dataDirectory, locale, ...(now === undefined ? {} : { now }) });
   const store = openSqliteStore({ path: inMemory ? ':memory:' : join(dataDirectory, 'arbiter.db') });
   const database = store.database;
   const registry = new ToolRegistry();

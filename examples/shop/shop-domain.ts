@@ -38,8 +38,24 @@ export interface OpenShopDomain extends ShopDomain, ToolsModule {
  * const { tools, gateRules } = createShopDomain({ database: openShopDatabase({ path: ':memory:' }) });
  * const gate = createTierGate({ rules: gateRules, tools: registry });
  */
-export function createShopDomain({ database, now }: { database: ShopDatabase; now?: () => Date }): ShopDomain {
-  return { tools: createShopTools({ database, ...(now === undefined ? {} : { now }) }), gateRules: shopGateRules };
+export function createShopDomain({
+  database,
+  now,
+  locale,
+}: {
+  database: ShopDatabase;
+  now?: () => Date;
+  /** The language of the tools' descriptions (see `shopToolTexts`). Default `en`. */
+  locale?: Locale;
+}): ShopDomain {
+  return {
+    tools: createShopTools({
+      database,
+      ...(now === undefined ? {} : { now }),
+      ...(locale === undefined ? {} : { locale }),
+    }),
+    gateRules: shopGateRules,
+  };
 }
 
 /**
@@ -50,10 +66,22 @@ export function createShopDomain({ database, now }: { database: ShopDatabase; no
  * const shop = openShopDomain({ dataDir: '.arbiter' });
  * try { serve(shop.tools, shop.gateRules) } finally { shop.close() }
  */
-export function openShopDomain({ dataDir, now }: { dataDir: string; now?: () => Date }): OpenShopDomain {
+export function openShopDomain({
+  dataDir,
+  now,
+  locale,
+}: {
+  dataDir: string;
+  now?: () => Date;
+  locale?: Locale;
+}): OpenShopDomain {
   const database = openShopDatabase({ path: dataDir === ':memory:' ? ':memory:' : join(dataDir, 'shop.db') });
   return {
-    ...createShopDomain({ database, ...(now === undefined ? {} : { now }) }),
+    ...createShopDomain({
+      database,
+      ...(now === undefined ? {} : { now }),
+      ...(locale === undefined ? {} : { locale }),
+    }),
     database,
     close: () => database.close(),
   };

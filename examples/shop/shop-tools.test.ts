@@ -3,6 +3,7 @@ import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
 import { emptyCallHistory } from '../../src/gate/call-history.js';
 import type { Principal } from '../../src/gate/principal.js';
+import { ToolRegistry } from '../../src/tools/tool-registry.js';
 import type { ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
 import { openShopDatabase, type ShopDatabase } from './shop-database.js';
 import { createShopTools } from './shop-tools.js';
@@ -523,3 +524,35 @@ const beforeTenants = `
     created_at TEXT NOT NULL
   );
 `;
+
+describe('shop tools in Chinese', () => {
+  /** A schema with every `description` removed: what is enforced, whatever the language. */
+  function enforced(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(enforced);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'description')
+        .map(([key, child]) => [key, enforced(child)]),
+    );
+  }
+
+  it('describes every tool and parameter in Chinese and enforces exactly what the English tools enforce', () => {
+    const database = openShopDatabase({ path: ':memory:' });
+    const english = createShopTools({ database });
+    const chinese = createShopTools({ database, locale: 'zh-CN' });
+    expect(chinese.map((tool) => tool.name)).toEqual(english.map((tool) => tool.name));
+    for (const [index, tool] of chinese.entries()) {
+      expect(tool.description).toMatch(/[\u4e00-\u9fff]/);
+      expect(enforced(tool.parameters)).toEqual(enforced(english[index]?.parameters));
+      const properties = Object.values(
+        (tool.parameters as { properties: Record<string, { description: string }> }).properties,
+      );
+      for (const property of properties) expect(property.description).toMatch(/[\u4e00-\u9fff]/);
+    }
+    const registry = new ToolRegistry();
+    for (const tool of chinese) registry.register(tool);
+    expect(registry.names).toHaveLength(5);
+    database.close();
+  });
+});

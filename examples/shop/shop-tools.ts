@@ -2,8 +2,9 @@ import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
 import type { GateRule } from '../../src/gate/tier-gate.js';
 import { defineTool } from '../../src/tools/define-tool.js';
-import type { JsonSchema, ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
+import type { JsonSchema, Locale, ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
 import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
+import { type ShopToolTexts, shopToolTexts } from './shop-tool-texts.js';
 
 /**
  * Refund reasons the shop's after-sales team sorts by; the `reason_category` enum of `apply_refund`.
@@ -63,42 +64,30 @@ export const shopGateRules: readonly GateRule[] = [
  */
 const boundParameters = { tenant_id: 'tenantId', user_id: 'userId' } as const;
 
-const tenantIdParameter = {
-  type: 'string',
-  description:
-    "The signed-in customer's shop (tenant), filled by the server from the session; never chosen by the model",
-} as const;
-
-const userIdParameter = {
-  type: 'string',
-  description: "The signed-in customer's id, filled by the server from the session; never chosen by the model",
-} as const;
-
-const orderIdParameter = {
-  type: 'string',
-  description: 'Order number, "SO" + 8 digits, e.g. SO20260901',
-  pattern: '^SO\\d{8}$',
-  examples: ['SO20260901'],
-} as const;
-
-const refundNoParameter = {
-  type: 'string',
-  description: 'Refund number, "RF" + 10 digits, e.g. RF2026090001',
-  pattern: '^RF\\d{10}$',
-  examples: ['RF2026090001'],
-} as const;
-
-function objectSchema(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
+/** The parameters every tool shares, described in the run's language. */
+function sharedParameters(texts: ShopToolTexts) {
   return {
-    type: 'object',
-    properties: { tenant_id: tenantIdParameter, user_id: userIdParameter, ...properties },
-    required: ['tenant_id', 'user_id', ...required],
-    additionalProperties: false,
-  };
+    tenantId: { type: 'string', description: texts.tenantId },
+    userId: { type: 'string', description: texts.userId },
+    orderId: {
+      type: 'string',
+      description: texts.orderId,
+      pattern: '^SO\\d{8}$',
+      examples: ['SO20260901'],
+    },
+    refundNo: {
+      type: 'string',
+      description: texts.refundNo,
+      pattern: '^RF\\d{10}$',
+      examples: ['RF2026090001'],
+    },
+  } as const;
 }
 
 export interface ShopToolsOptions {
   readonly database: ShopDatabase;
+  /** The language of the descriptions the model is sent (and validation messages quote). Default `en`. */
+  readonly locale?: Locale;
   /** The clock for timestamps on notes and refunds; tests pass a fixed one. */
   readonly now?: () => Date;
 }
@@ -117,7 +106,20 @@ export interface ShopToolsOptions {
  * const registry = new ToolRegistry();
  * for (const tool of createShopTools({ database: openShopDatabase({ path: ':memory:' }) })) registry.register(tool);
  */
-export function createShopTools({ database, now = () => new Date() }: ShopToolsOptions): readonly ToolDefinition[] {
+export function createShopTools({
+  database,
+  locale = 'en',
+  now = () => new Date(),
+}: ShopToolsOptions): readonly ToolDefinition[] {
+  const texts = shopToolTexts[locale];
+  const parameters = sharedParameters(texts);
+  const orderIdParameter = parameters.orderId;
+  const objectSchema = (properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema => ({
+    type: 'object',
+    properties: { tenant_id: parameters.tenantId, user_id: parameters.userId, ...properties },
+    required: ['tenant_id', 'user_id', ...required],
+    additionalProperties: false,
+  });
   const ownedOrder = ({ tenantId, customerId }: Caller, orderId: string): OrderRow => {
     const order = database.findOrder({ tenantId, customerId, orderId });
     if (order === undefined) throw orderNotFound(orderId);
@@ -127,9 +129,7 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
 
   const queryOrder = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
     name: 'query_order',
-    description:
-      "Look up one of the signed-in customer's orders: status, items, amounts in cents (incl. refundable_cents), " +
-      'delivery address. Not for delivery progress (use track_shipment) or refunds (use query_refund).',
+    description: texts.queryOrder,
     parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
     sideEffect: 'read',
     groups: ['lookup'],
@@ -158,9 +158,7 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
 
   const trackShipment = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
     name: 'track_shipment',
-    description:
-      "Delivery progress of one of the signed-in customer's orders: carrier, tracking number, courier events. " +
-      'Not for order details (use query_order) or refunds (use query_refund).',
+    description: texts.trackShipment,
     parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
     sideEffect: 'read',
     groups: ['lookup'],
@@ -196,13 +194,11 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
 
   const queryRefund = defineTool<{ tenant_id: string; user_id: string; order_id?: string; refund_no?: string }>({
     name: 'query_refund',
-    description:
-      "Status of the signed-in customer's refunds, by order_id (all refunds of the order) or refund_no (one " +
-      'refund). Read-only: not for starting a refund (use apply_refund).',
+    description: texts.queryRefund,
     parameters: objectSchema(
       {
-        order_id: { ...orderIdParameter, description: `${orderIdParameter.description}; give this or refund_no` },
-        refund_no: { ...refundNoParameter, description: `${refundNoParameter.description}; give this or order_id` },
+        order_id: { ...orderIdParameter, description: `${texts.orderId}${texts.orRefundNo}` },
+        refund_no: { ...parameters.refundNo, description: `${texts.refundNo}${texts.orOrderId}` },
       },
       [],
     ),
@@ -248,15 +244,13 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
 
   const addOrderNote = defineTool<{ tenant_id: string; user_id: string; order_id: string; note: string }>({
     name: 'add_order_note',
-    description:
-      "Attach a note for staff to one of the signed-in customer's orders, e.g. delivery instructions. Changes " +
-      'nothing else: not for refunds (use apply_refund).',
+    description: texts.addOrderNote,
     parameters: objectSchema(
       {
         order_id: orderIdParameter,
         note: {
           type: 'string',
-          description: 'The note, one or two sentences',
+          description: texts.note,
           minLength: 1,
           maxLength: 500,
           examples: ['Please leave the parcel at the building reception.'],
@@ -296,28 +290,25 @@ export function createShopTools({ database, now = () => new Date() }: ShopToolsO
     reason: string;
   }>({
     name: 'apply_refund',
-    description:
-      'Refund part or all of a paid, shipped or delivered order of the signed-in customer. Irreversible; larger ' +
-      'amounts wait for staff approval. Get refundable_cents from query_order first. Not for refund status (use ' +
-      'query_refund).',
+    description: texts.applyRefund,
     parameters: objectSchema(
       {
         order_id: orderIdParameter,
         amount_cents: {
           type: 'integer',
-          description: "Integer cents (fen): 45.50 yuan is 4550. At most the order's refundable_cents",
+          description: texts.amountCents,
           minimum: 1,
           maximum: 10_000_000,
           examples: [4550],
         },
         reason_category: {
           type: 'string',
-          description: 'Kind of problem',
+          description: texts.reasonCategory,
           enum: refundReasonCategories,
         },
         reason: {
           type: 'string',
-          description: "The customer's reason, one sentence",
+          description: texts.reason,
           minLength: 1,
           maxLength: 500,
           examples: ['The mug arrived with a chipped handle.'],
