@@ -125,7 +125,7 @@ describe('the packed package in a consumer project', () => {
     const outcome = JSON.parse(check.output.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
     expect(outcome).toMatchObject({ stopReason: 'completed', health: 200 });
     expect(outcome['text']).toMatch(/^In Asia\/Tokyo it is \d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}:\d{2}\.$/);
-  });
+  }, 180_000);
 
   it("serves the README's tools module and script with the installed arbiter binary", async () => {
     // Built by the previous test: dist/tools.js, time.json.
@@ -139,21 +139,25 @@ describe('the packed package in a consumer project', () => {
     );
     let output = '';
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-    const url = await new Promise<string>((resolve, reject) => {
-      const read = (chunk: Buffer) => {
-        output += chunk.toString();
-        const listening = /listening on (http:\/\/\S+)/.exec(output);
-        if (listening?.[1] !== undefined) resolve(listening[1]);
-      };
-      server.stdout.on('data', read);
-      server.stderr.on('data', read);
-      void exited.then((code) => reject(new Error(`arbiter serve exited (${code}) before listening:\n${output}`)));
-    });
-    const health = await fetch(`${url}/healthz`);
-    server.kill('SIGTERM');
-    expect(health.status).toBe(200);
-    expect(await exited, output).toBe(0);
-  });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const read = (chunk: Buffer) => {
+          output += chunk.toString();
+          const listening = /listening on (http:\/\/\S+)/.exec(output);
+          if (listening?.[1] !== undefined) resolve(listening[1]);
+        };
+        server.stdout.on('data', read);
+        server.stderr.on('data', read);
+        void exited.then((code) => reject(new Error(`arbiter serve exited (${code}) before listening:\n${output}`)));
+      });
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      server.kill('SIGTERM');
+      expect(await exited, output).toBe(0);
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+    }
+  }, 60_000);
 });
 
 function spawnOutput(command: string, args: readonly string[]): { code: number; output: string } {
