@@ -1,4 +1,5 @@
 import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
+import { describeEndpoint } from './describe-endpoint.js';
 
 /**
  * What the start-up check found:
@@ -126,14 +127,4 @@ function networkCause(error: unknown): string {
     return cause.code;
   }
   return error instanceof Error ? error.message : 'connection failed';
-}
-
-/** The base URL without user info, query, fragment or trailing slash: what a message may show. */
-function describeEndpoint(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '(invalid URL)';
-  }
 }

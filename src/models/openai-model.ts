@@ -14,6 +14,7 @@ import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
 import type { ChatMessage } from '../loop/chat-message.js';
 import type { ToolSpec } from '../tools/tool-types.js';
 import { createStreamAssembler, type StreamAssembler } from './assemble-stream.js';
+import { describeEndpoint } from './describe-endpoint.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import { toStrictTool } from './strict-tools.js';
 
@@ -392,17 +393,6 @@ function connectionDetail(error: unknown): string | undefined {
   }
   return detail;
 }
-
-/** The base URL as shown in messages: no user info, query or fragment. */
-function describeEndpoint(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
 function assertUsableBaseUrl(baseUrl: string): void {
   let url: URL;
   try {

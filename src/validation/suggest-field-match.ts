@@ -1,3 +1,4 @@
+import { editDistance } from '../util/edit-distance.js';
 import { linearRegExp } from './linear-reg-exp.js';
 import { isSchemaObject } from './schema-resolver.js';
 
@@ -50,7 +51,7 @@ function similarity(left: string, right: string): number {
   const joinedA = a.join('');
   const joinedB = b.join('');
   const longest = Math.max(joinedA.length, joinedB.length, 1);
-  const byEdits = 1 - editDistance(joinedA, joinedB) / longest;
+  const byEdits = 1 - boundedEditDistance(joinedA, joinedB) / longest;
   const shared = a.filter((word) => b.includes(word)).length;
   const byWords = shared / Math.max(new Set([...a, ...b]).size, 1);
   return Math.max(byEdits, byWords);
@@ -65,18 +66,13 @@ function words(name: string): string[] {
     .filter((word) => word !== '');
 }
 
-function editDistance(left: string, right: string): number {
-  if (left.length > 64 || right.length > 64) return Math.max(left.length, right.length);
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row += 1) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column += 1) {
-      const substitution = (previous[column - 1] ?? 0) + (left[row - 1] === right[column - 1] ? 0 : 1);
-      current.push(Math.min((previous[column] ?? 0) + 1, (current[column - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
+/** Names longer than this are compared by length alone: a schema's field names must not cost quadratic time. */
+const longestComparedName = 64;
+
+function boundedEditDistance(left: string, right: string): number {
+  if (left.length > longestComparedName || right.length > longestComparedName)
+    return Math.max(left.length, right.length);
+  return editDistance(left, right);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Locale } from '../tools/tool-types.js';
+import { editDistance } from '../util/edit-distance.js';
 import { issueLine } from './issue-parts.js';
 import { displayName } from './json-path.js';
 import type { ValidationIssue } from './validation-issue.js';
@@ -59,17 +60,4 @@ function closestName(name: string, available: readonly string[]): string | undef
   }
   const tolerance = Math.max(2, Math.floor(lowered.length / 4));
   return bestDistance <= tolerance ? best : undefined;
-}
-
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row += 1) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column += 1) {
-      const substitution = (previous[column - 1] ?? 0) + (left[row - 1] === right[column - 1] ? 0 : 1);
-      current.push(Math.min((previous[column] ?? 0) + 1, (current[column - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
 }
