@@ -29,7 +29,7 @@ describe('createAuthenticator', () => {
   });
 
   it('knows the demo customer and approver', () => {
-    const authenticate = createAuthenticator(demoAuthConfig);
+    const authenticate = createAuthenticator(demoAuthConfig, { demo: true });
     expect(authenticate(`Bearer ${demoTokens.customer}`)).toEqual({
       tenantId: 'shop',
       userId: 'C1001',
@@ -70,6 +70,18 @@ describe('parseAuthConfig', () => {
         "auth.json: tokens[0].tokenSha256 must be 64 hex digits",
       ]
     `);
+  });
+
+  it('refuses the public demo tokens as real credentials, by token or by sha256, and only demo mode accepts them', () => {
+    const demoHash = createHash('sha256').update(demoTokens.approver).digest('hex');
+    for (const entry of [{ token: demoTokens.approver }, { tokenSha256: demoHash.toUpperCase() }]) {
+      expect(() =>
+        parseAuthConfig({ tokens: [{ ...entry, tenantId: 'shop', userId: 'S9001', roles: ['approver'] }] }),
+      ).toThrow(/tokens\[0\] \(tenant shop, user S9001\): token is one of the public demo tokens/);
+    }
+    expect(() => createAuthenticator(demoAuthConfig)).toThrow(/public demo tokens/);
+    expect(() => createAuthenticator(demoAuthConfig)).not.toThrow(demoTokens.customer);
+    expect(createAuthenticator(demoAuthConfig, { demo: true })(`Bearer ${demoTokens.customer}`)?.userId).toBe('C1001');
   });
 
   it('reads a file and names it when it is not JSON', async () => {

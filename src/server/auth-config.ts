@@ -117,6 +117,8 @@ export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file
     if (tokenSha256 !== undefined && (typeof tokenSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(tokenSha256))) {
       return fail(`${where}.tokenSha256 must be 64 hex digits`);
     }
+    const hash = typeof token === 'string' ? sha256(token) : String(tokenSha256).toLowerCase();
+    if (publicTokenHashes.has(hash)) return fail(`${where}${entryOwner(entry)}: ${publicTokenRefusal}`);
     if (typeof tenantId !== 'string' || tenantId === '') return fail(`${where}.tenantId must be a non-empty string`);
     if (typeof userId !== 'string' || userId === '') return fail(`${where}.userId must be a non-empty string`);
     if (!Array.isArray(roles) || !roles.every((role) => typeof role === 'string')) {
@@ -137,24 +139,38 @@ export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file
  * Maps an `Authorization: Bearer …` header to its principal, or `undefined`.
  * Tokens are compared by their sha256, so lookup time does not depend on
  * how much of a guess was right. A configuration built in code gets the
- * file's length rule too: a `token` shorter than `minimumTokenLength` is a
- * `ServerConfigError` naming the entry (never the token).
+ * file's rules too: a `token` shorter than `minimumTokenLength`, or one of
+ * the public demo tokens outside demo mode, is a `ServerConfigError` naming
+ * the entry (never the token).
  *
  * @example
  * const authenticate = createAuthenticator(config);
  * const principal = authenticate(request.headers.get('authorization') ?? undefined);
  */
-export function createAuthenticator(config: AuthConfig): (authorization: string | undefined) => Principal | undefined {
+export function createAuthenticator(
+  config: AuthConfig,
+  {
+    demo = false,
+  }: {
+    /** The server's demo mode (loopback only, loopback `Host`s only): the one place the public demo tokens are accepted. */
+    demo?: boolean;
+  } = {},
+): (authorization: string | undefined) => Principal | undefined {
   const byHash = new Map<string, Principal>();
   config.tokens.forEach((entry, index) => {
-    const weakness = entry.token === undefined ? undefined : tokenWeakness(entry.token);
+    const hash = entry.tokenSha256?.toLowerCase() ?? sha256(entry.token ?? '');
+    const weakness =
+      !demo && publicTokenHashes.has(hash)
+        ? publicTokenRefusal
+        : entry.token === undefined
+          ? undefined
+          : tokenWeakness(entry.token);
     if (weakness !== undefined) {
       throw new ServerConfigError({
         setting: 'auth',
         message: `auth tokens[${index}]${entryOwner(entry)}: ${weakness}`,
       });
     }
-    const hash = entry.tokenSha256 ?? sha256(entry.token ?? '');
     byHash.set(hash, { tenantId: entry.tenantId, userId: entry.userId, roles: [...entry.roles] });
   });
   return (authorization) => {
@@ -162,6 +178,13 @@ export function createAuthenticator(config: AuthConfig): (authorization: string 
     return match?.[1] === undefined ? undefined : byHash.get(sha256(match[1]));
   };
 }
+
+/** The demo tokens are in the source and printed by `arbiter serve`: as real credentials they open the server to anyone. */
+const publicTokenHashes: ReadonlySet<string> = new Set(Object.values(demoTokens).map((token) => sha256(token)));
+
+const publicTokenRefusal =
+  'token is one of the public demo tokens (they are in the source and printed by arbiter serve); ' +
+  'give a secret one (e.g. `openssl rand -hex 24`), or serve without --auth to use the demo on this machine only';
 
 /** Why a token is too weak to accept, without quoting it; `undefined` when it is fine. */
 function tokenWeakness(token: string): string | undefined {

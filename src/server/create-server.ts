@@ -157,7 +157,10 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
       message: 'give gateRules or a gate of your own, not both: the gate would not apply the rules',
     });
   }
-  const authenticate = createAuthenticator(options.auth ?? demoAuthConfig);
+  const authenticate =
+    options.auth === undefined
+      ? createAuthenticator(demoAuthConfig, { demo: true })
+      : createAuthenticator(options.auth);
   const shop = options.tools === undefined ? openDefaultDomain({ dataDir }) : undefined;
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? shop?.tools ?? []) registry.register(tool);
