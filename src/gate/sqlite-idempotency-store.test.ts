@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../loop/run-agent.js';
 import { gateMigrations } from '../store/migrations/gate-migrations.js';
@@ -252,6 +253,41 @@ describe('SqliteIdempotencyStore', () => {
     ]);
   });
 
+  it('never runs a key claimed before keys were scoped again for any principal: outcome unknown, naming the old call', async () => {
+    const store = openSqliteStore({
+      path: ':memory:',
+      migrations: migrations.filter((migration) => migration.version < 13),
+    });
+    store.database
+      .prepare(
+        `INSERT INTO idempotency_keys (key, status, tool, run_id, tool_call_id, owner, outcome, claimed_at, completed_at)
+         VALUES ('refund:SO20260901:2000', 'completed', 'apply_refund', 'run-old', 'call_old', 'x', '{"ok":true,"data":1}', 1, 2)`,
+      )
+      .run();
+    migrate(store.database, gateMigrations);
+    const idempotency = new SqliteIdempotencyStore({ database: store.database });
+    const request = { key: 'refund:SO20260901:2000', runId: 'run-new', toolCallId: 'call_new', tool: 'apply_refund' };
+    for (const claimant of [
+      { tenantId: 'shop', userId: 'C1001' },
+      { tenantId: 'other-shop', userId: 'C1001' },
+    ]) {
+      expect(await idempotency.claim({ ...request, claimant })).toEqual({
+        status: 'outcome_unknown',
+        claimedAt: 1,
+        original: { runId: 'run-old', toolCallId: 'call_old' },
+      });
+    }
+    expect(
+      await idempotency.claim({
+        ...request,
+        key: 'refund:SO20260901:2001',
+        claimant: { tenantId: 'shop', userId: 'C1001' },
+      }),
+    ).toMatchObject({ status: 'claimed' });
+    expect(countRows(store.database)).toBe(2);
+    store.close();
+  });
+
   it('keeps the keys claimed before keys were scoped, as keys of calls without a principal', () => {
     const store = openSqliteStore({
       path: ':memory:',
@@ -274,3 +310,7 @@ describe('SqliteIdempotencyStore', () => {
     store.close();
   });
 });
+
+function countRows(database: Database.Database): number {
+  return (database.prepare('SELECT COUNT(*) AS count FROM idempotency_claims').get() as { count: number }).count;
+}

@@ -46,6 +46,12 @@ const inFlightByDatabase = new WeakMap<Database.Database, Map<string, Promise<Se
  * - a key claimed but never completed by another (possibly dead) process,
  *   or claimed longer ago than `staleAfterMs`: `outcome_unknown`. Such a key
  *   is never executed again automatically; a person has to check.
+ * - a key claimed before keys were scoped (a database upgraded through
+ *   migration 13), for a caller with a principal: `outcome_unknown` too, as
+ *   nobody recorded whose call it was.
+ *
+ * Calls without a principal share one scope (tenant and user `''`), where
+ * the keys from before the upgrade also live on.
  *
  * @example
  * const idempotency = new SqliteIdempotencyStore({ database: store.database });
@@ -106,6 +112,19 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       key,
     };
     const inFlightKey = `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${key}`;
+    if (claimant.tenantId !== '') {
+      // Claimed before keys were scoped, by a principal nobody recorded: it may have run for this caller.
+      const earlier = this.#database
+        .prepare('SELECT run_id, tool_call_id, claimed_at FROM idempotency_keys_before_scoping WHERE key = ?')
+        .get(key) as { run_id: string; tool_call_id: string; claimed_at: number } | undefined;
+      if (earlier !== undefined) {
+        return {
+          status: 'outcome_unknown',
+          claimedAt: earlier.claimed_at,
+          original: { runId: earlier.run_id, toolCallId: earlier.tool_call_id },
+        };
+      }
+    }
     for (;;) {
       const now = this.#now();
       const insert = () =>

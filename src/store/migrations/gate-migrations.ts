@@ -108,6 +108,16 @@ export const gateMigrations: readonly Migration[] = [
         tool_call_id, owner, outcome, claimed_at, completed_at)
       SELECT '', '', key, '', status, tool, run_id, tool_call_id, owner, outcome, claimed_at, completed_at
       FROM idempotency_keys;
+      -- Whose they were is unknown, so a call of any principal with one of these keys is never run again
+      -- automatically: it reads as outcome unknown and a person checks (SqliteIdempotencyStore.claim).
+      CREATE TABLE idempotency_keys_before_scoping (
+        key          TEXT PRIMARY KEY,
+        run_id       TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        claimed_at   INTEGER NOT NULL
+      );
+      INSERT INTO idempotency_keys_before_scoping (key, run_id, tool_call_id, claimed_at)
+      SELECT key, run_id, tool_call_id, claimed_at FROM idempotency_keys;
       DROP TABLE idempotency_keys;
     `,
   },
