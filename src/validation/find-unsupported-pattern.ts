@@ -1,5 +1,5 @@
 import { linearRegExp } from './linear-reg-exp.js';
-import { isSchemaObject } from './schema-resolver.js';
+import { escapePointer, forEachSubschema, isSchemaObject } from './schema-resolver.js';
 
 /** A `pattern` or `patternProperties` key the linear-time engine cannot compile. */
 export interface UnsupportedPattern {
@@ -9,22 +9,6 @@ export interface UnsupportedPattern {
   /** The engine's reason, e.g. "invalid or unsupported Perl syntax: `(?=`". */
   readonly reason: string;
 }
-
-const schemaMapKeywords = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const schemaListKeywords = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const schemaKeywords = [
-  'items',
-  'additionalItems',
-  'additionalProperties',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-];
 
 /**
  * Finds the first regular expression in a schema (`pattern`, the keys of
@@ -37,7 +21,7 @@ const schemaKeywords = [
  * // { schemaPath: '/properties/code/pattern', pattern: '(?=a)b', reason: '…' }
  */
 export function findUnsupportedPattern(schema: unknown, schemaPath = ''): UnsupportedPattern | undefined {
-  if (Array.isArray(schema) || !isSchemaObject(schema)) return undefined;
+  if (!isSchemaObject(schema)) return undefined;
   const { pattern, patternProperties } = schema;
   if (typeof pattern === 'string') {
     const reason = refusal(pattern);
@@ -50,24 +34,11 @@ export function findUnsupportedPattern(schema: unknown, schemaPath = ''): Unsupp
         return { schemaPath: `${schemaPath}/patternProperties/${escapePointer(key)}`, pattern: key, reason };
     }
   }
-  for (const keyword of schemaMapKeywords) {
-    const map = schema[keyword];
-    if (!isSchemaObject(map)) continue;
-    for (const [key, child] of Object.entries(map)) {
-      const found = findUnsupportedPattern(child, `${schemaPath}/${keyword}/${escapePointer(key)}`);
-      if (found !== undefined) return found;
-    }
-  }
-  for (const keyword of [...schemaListKeywords, ...schemaKeywords]) {
-    const value = schema[keyword];
-    const children = Array.isArray(value) ? value : [value];
-    for (const [index, child] of children.entries()) {
-      const path = Array.isArray(value) ? `${schemaPath}/${keyword}/${index}` : `${schemaPath}/${keyword}`;
-      const found = findUnsupportedPattern(child, path);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
+  let found: UnsupportedPattern | undefined;
+  forEachSubschema(schema, (subschema, _sameValue, pointer) => {
+    found ??= findUnsupportedPattern(subschema, `${schemaPath}${pointer}`);
+  });
+  return found;
 }
 
 function refusal(pattern: string): string | undefined {
@@ -77,8 +48,4 @@ function refusal(pattern: string): string | undefined {
   } catch (error) {
     return (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, '');
   }
-}
-
-function escapePointer(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }

@@ -43,35 +43,53 @@ export function isSchemaObject(value: unknown): value is JsonSchema {
 
 /**
  * Calls `visit` for every direct subschema of `schema`, saying whether it
- * applies to the same value (`allOf`, `then`, …) or to a child value.
+ * applies to the same value (`allOf`, `then`, …) or to a child value, and
+ * where it sits relative to `schema` as a JSON pointer (`/properties/code`).
  *
  * @example
- * forEachSubschema(schema, (subschema, sameValue) => console.log(subschema, sameValue));
+ * forEachSubschema(schema, (subschema, sameValue, pointer) => console.log(pointer, sameValue));
  */
-export function forEachSubschema(schema: JsonSchema, visit: (subschema: JsonSchema, sameValue: boolean) => void): void {
+export function forEachSubschema(
+  schema: JsonSchema,
+  visit: (subschema: JsonSchema, sameValue: boolean, pointer: string) => void,
+): void {
   for (const keyword of childKeywords) {
     const value = schema[keyword];
-    if (isSchemaObject(value)) visit(value, false);
+    if (isSchemaObject(value)) visit(value, false, `/${keyword}`);
   }
   for (const keyword of childMapKeywords) {
     const map = schema[keyword];
     if (!isSchemaObject(map)) continue;
-    for (const value of Object.values(map)) if (isSchemaObject(value)) visit(value, false);
+    for (const [name, value] of Object.entries(map)) {
+      if (isSchemaObject(value)) visit(value, false, `/${keyword}/${escapePointer(name)}`);
+    }
   }
   const prefixItems = schema['prefixItems'];
-  if (Array.isArray(prefixItems)) for (const value of prefixItems) if (isSchemaObject(value)) visit(value, false);
+  if (Array.isArray(prefixItems)) {
+    for (const [index, value] of prefixItems.entries()) {
+      if (isSchemaObject(value)) visit(value, false, `/prefixItems/${index}`);
+    }
+  }
   const dependentSchemas = schema['dependentSchemas'];
   if (isSchemaObject(dependentSchemas)) {
-    for (const value of Object.values(dependentSchemas)) if (isSchemaObject(value)) visit(value, true);
+    for (const [name, value] of Object.entries(dependentSchemas)) {
+      if (isSchemaObject(value)) visit(value, true, `/dependentSchemas/${escapePointer(name)}`);
+    }
   }
   for (const keyword of sameValueKeywords) {
     const value = schema[keyword];
-    if (isSchemaObject(value)) visit(value, true);
+    if (isSchemaObject(value)) visit(value, true, `/${keyword}`);
   }
   for (const keyword of sameValueListKeywords) {
     const list = schema[keyword];
-    if (Array.isArray(list)) for (const value of list) if (isSchemaObject(value)) visit(value, true);
+    if (!Array.isArray(list)) continue;
+    for (const [index, value] of list.entries()) if (isSchemaObject(value)) visit(value, true, `/${keyword}/${index}`);
   }
+}
+
+/** A name as one JSON pointer segment (`~` and `/` escaped). */
+export function escapePointer(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /**
