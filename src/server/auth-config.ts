@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { InputFileError } from '../errors/input-file-error.js';
 import type { Principal } from '../gate/principal.js';
+import { sha256Hex } from '../util/sha256.js';
 import { ServerConfigError } from './server-config-error.js';
 
 /**
@@ -117,7 +117,7 @@ export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file
     if (tokenSha256 !== undefined && (typeof tokenSha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(tokenSha256))) {
       return fail(`${where}.tokenSha256 must be 64 hex digits`);
     }
-    const hash = typeof token === 'string' ? sha256(token) : String(tokenSha256).toLowerCase();
+    const hash = typeof token === 'string' ? sha256Hex(token) : String(tokenSha256).toLowerCase();
     if (publicTokenHashes.has(hash)) return fail(`${where}${entryOwner(entry)}: ${publicTokenRefusal}`);
     if (typeof tenantId !== 'string' || tenantId === '') return fail(`${where}.tenantId must be a non-empty string`);
     if (typeof userId !== 'string' || userId === '') return fail(`${where}.userId must be a non-empty string`);
@@ -158,7 +158,7 @@ export function createAuthenticator(
 ): (authorization: string | undefined) => Principal | undefined {
   const byHash = new Map<string, Principal>();
   config.tokens.forEach((entry, index) => {
-    const hash = entry.tokenSha256?.toLowerCase() ?? sha256(entry.token ?? '');
+    const hash = entry.tokenSha256?.toLowerCase() ?? sha256Hex(entry.token ?? '');
     const weakness =
       !demo && publicTokenHashes.has(hash)
         ? publicTokenRefusal
@@ -175,12 +175,12 @@ export function createAuthenticator(
   });
   return (authorization) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    return match?.[1] === undefined ? undefined : byHash.get(sha256(match[1]));
+    return match?.[1] === undefined ? undefined : byHash.get(sha256Hex(match[1]));
   };
 }
 
 /** The demo tokens are in the source and printed by `arbiter serve`: as real credentials they open the server to anyone. */
-const publicTokenHashes: ReadonlySet<string> = new Set(Object.values(demoTokens).map((token) => sha256(token)));
+const publicTokenHashes: ReadonlySet<string> = new Set(Object.values(demoTokens).map((token) => sha256Hex(token)));
 
 const publicTokenRefusal =
   'token is one of the public demo tokens (they are in the source and printed by arbiter serve); ' +
@@ -199,10 +199,6 @@ function tokenWeakness(token: string): string | undefined {
 function entryOwner(entry: Record<string, unknown> | AuthEntry): string {
   const { tenantId, userId } = entry;
   return typeof tenantId === 'string' && typeof userId === 'string' ? ` (tenant ${tenantId}, user ${userId})` : '';
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
