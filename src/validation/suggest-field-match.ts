@@ -1,3 +1,4 @@
+import type { RegExpLike } from 'ajv/dist/types/index.js';
 import { editDistance } from '../util/edit-distance.js';
 import { linearRegExp } from './linear-reg-exp.js';
 import { isSchemaObject } from './schema-resolver.js';
@@ -97,10 +98,18 @@ export function misnamedFields({ value, schema }: { value: unknown; schema: unkn
   return suggestFieldMatch({ missing, unknown });
 }
 
+/** Patterns of `patternProperties` as compiled once; `undefined` for one the engine refuses. */
+const compiledPatterns = new Map<string, RegExpLike | undefined>();
+
 function matches(pattern: string, key: string): boolean {
-  try {
-    return linearRegExp(pattern, 'u').test(key);
-  } catch {
-    return false;
+  if (!compiledPatterns.has(pattern)) {
+    let compiled: RegExpLike | undefined;
+    try {
+      compiled = linearRegExp(pattern, 'u');
+    } catch {
+      compiled = undefined;
+    }
+    compiledPatterns.set(pattern, compiled);
   }
+  return compiledPatterns.get(pattern)?.test(key) ?? false;
 }
