@@ -100,16 +100,7 @@ async function lockPrincipal(key: string): Promise<() => void> {
  * startOfDay(Date.parse('2026-09-04T20:00:00Z'), 'Asia/Shanghai'); // Date.parse('2026-09-04T16:00:00Z')
  */
 export function startOfDay(at: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(at);
+  const parts = wallClockFormat(timeZone).formatToParts(at);
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((entry) => entry.type === type)?.value);
   const wallClock = Date.UTC(
     part('year'),
@@ -121,4 +112,25 @@ export function startOfDay(at: number, timeZone: string): number {
   );
   const offset = wallClock - (at - (((at % 1000) + 1000) % 1000));
   return Date.UTC(part('year'), part('month') - 1, part('day')) - offset;
+}
+
+/** One formatter per time zone: building an `Intl.DateTimeFormat` costs far more than using one. */
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+
+function wallClockFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = wallClockFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallClockFormats.set(timeZone, format);
+  }
+  return format;
 }
