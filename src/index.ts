@@ -3,6 +3,7 @@
  * internals stay behind its own index.
  */
 export * from './context/index.js';
+export * from './core/index.js';
 export * from './errors/index.js';
 export * from './evaluation/index.js';
 export * from './events/index.js';

@@ -2,10 +2,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Locale } from '../core/locale.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import type { CommandResult } from './cli-output.js';
 
 const usage = `arbiter: the model proposes, code decides.

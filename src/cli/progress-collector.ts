@@ -1,7 +1,7 @@
+import type { Locale } from '../core/locale.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { ProgressTable } from '../events/progress-texts.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import { createProgressPrinter, type EventPrinter } from './progress-printer.js';
 
 /** Progress lines held back until the transcript reaches the tool call they belong to. */

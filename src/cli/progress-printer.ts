@@ -1,3 +1,4 @@
+import type { Locale } from '../core/locale.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { batchDeltas } from '../events/batch-deltas.js';
 import { createEventProjector } from '../events/create-event-projector.js';
@@ -6,7 +7,6 @@ import type { EventListener } from '../events/event-bus.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import { eventTexts, type ProgressTable } from '../events/progress-texts.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 
 /** A bus subscriber that writes to a terminal or a pipe. */
 export interface EventPrinter {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import { groupMessageUnits, toolPairingProblems } from '../core/message-units.js';
 import { compressContext, type Summarize } from './compress-context.js';
 import { countConversationTokens } from './count-message-tokens.js';
-import { groupMessageUnits, toolPairingProblems } from './message-units.js';
 import { buildConversation, isWriteTool, type PlannedTurn } from './test-support/conversations.js';
 
 const tools = ['query_order', 'track_shipment', 'query_refund', 'save_note', 'apply_refund'] as const;

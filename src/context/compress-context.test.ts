@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import { toolPairingProblems } from '../core/message-units.js';
 import { calls, sequenceModel } from '../loop/test-support/sequence-model.js';
 import { COMPRESSION_THRESHOLD, compressContext, type Summarize } from './compress-context.js';
 import { countConversationTokens } from './count-message-tokens.js';
-import { toolPairingProblems } from './message-units.js';
 import { summarizeWithModel } from './summarize-with-model.js';
 import { buildConversation, isWriteTool } from './test-support/conversations.js';
 

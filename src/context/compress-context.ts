@@ -1,9 +1,9 @@
-import type { ChatMessage, SystemMessage, ToolMessage } from '../loop/chat-message.js';
-import type { TokenUsage } from '../models/model.js';
-import type { Locale } from '../tools/tool-types.js';
+import type { ChatMessage, SystemMessage, ToolMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import { groupMessageUnits, type MessageUnit } from '../core/message-units.js';
+import type { TokenUsage } from '../core/run-usage.js';
 import { contextTexts } from './context-texts.js';
 import { countConversationTokens, countMessageTokens, REPLY_OVERHEAD_TOKENS } from './count-message-tokens.js';
-import { groupMessageUnits, type MessageUnit } from './message-units.js';
 
 /** Compression starts when a request would fill this share of the model's window. */
 export const COMPRESSION_THRESHOLD = 0.7;

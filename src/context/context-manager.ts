@@ -1,7 +1,8 @@
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { TokenUsage } from '../models/model.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { TokenUsage } from '../core/run-usage.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale, ToolSpec } from '../tools/tool-types.js';
 import {
   type CachedSummary,
   COMPRESSION_TARGET,

@@ -1,4 +1,4 @@
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 
 /** What compression says in the conversation, in the run's language. Model-facing: no internal names. */
 export interface ContextTexts {

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { ToolSpec } from '../tools/tool-types.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { countTokens, countToolSpecTokens } from './count-tokens.js';
 
 /** Tokens the chat format adds around each message (role, separators), as OpenAI documents for its chat models. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolSpec } from '../tools/tool-types.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { countTokens, countToolSpecTokens, TOOL_SPEC_OVERHEAD_TOKENS } from './count-tokens.js';
 
 const queryOrder: ToolSpec = {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { ToolSpec } from '../tools/tool-types.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
@@ -48,7 +48,7 @@ export function countTokens(text: string): number {
  * {@link TOOL_SPEC_OVERHEAD_TOKENS}.
  *
  * @example
- * const perTurn = registry.specs().reduce((sum, spec) => sum + countToolSpecTokens(spec), 0);
+ * const perTurn = registry.specs.reduce((sum, spec) => sum + countToolSpecTokens(spec), 0);
  */
 export function countToolSpecTokens(spec: ToolSpec): number {
   const { name, description, parameters } = spec.function;

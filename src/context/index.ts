@@ -1,3 +1,4 @@
+export { groupMessageUnits, isCleanCut, type MessageUnit, toolPairingProblems } from '../core/message-units.js';
 export {
   type CachedSummary,
   COMPRESSION_TARGET,
@@ -24,7 +25,6 @@ export {
   TOOL_CALL_OVERHEAD_TOKENS,
 } from './count-message-tokens.js';
 export { countTokens, countToolSpecTokens, TOOL_SPEC_OVERHEAD_TOKENS } from './count-tokens.js';
-export { groupMessageUnits, isCleanCut, type MessageUnit, toolPairingProblems } from './message-units.js';
 export { type RedactConversationOptions, redactConversation, sensitiveFieldsIn } from './redact-conversation.js';
 export { SUMMARY_INPUT_CHARS, summarizeWithModel } from './summarize-with-model.js';
 export { TokenCalibration } from './token-calibration.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from '../core/chat-message.js';
 import { redactConversation } from './redact-conversation.js';
 
 const messages: ChatMessage[] = [

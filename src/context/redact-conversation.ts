@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from '../core/chat-message.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { redact, redactedMarker } from '../util/redact.js';
 

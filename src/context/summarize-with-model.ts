@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
 import type { Model } from '../models/model.js';
-import type { Locale } from '../tools/tool-types.js';
 import type { Summarize } from './compress-context.js';
 import { contextTexts } from './context-texts.js';
 import { cutMiddle } from './cut-middle.js';

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { StopReason } from '../loop/stop-reason.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { CallTrace } from '../observe/run-trace.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import type { CaseExpectations, ErrorExpectation, TextChecks } from './eval-case.js';

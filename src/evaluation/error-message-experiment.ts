@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { JsonSchema } from '../core/json-schema.js';
 import { InputFileError } from '../errors/input-file-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { type RunResult, runAgent } from '../loop/run-agent.js';
@@ -8,7 +9,6 @@ import { ScriptedModel } from '../models/scripted-model.js';
 import type { CallTrace, RunTrace } from '../observe/run-trace.js';
 import { TraceRecorder } from '../observe/trace-recorder.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import type { JsonSchema } from '../tools/tool-types.js';
 import { compileToolValidator } from '../validation/compile-tool-validator.js';
 import { includesValues } from './check-expectations.js';
 import type { EvalToolkitFactory } from './eval-toolkit.js';

@@ -1,12 +1,12 @@
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { ToolErrorStage } from '../events/agent-event.js';
-import type { Principal } from '../gate/principal.js';
 import type { GateRule } from '../gate/tier-gate.js';
 import type { RunLimits } from '../loop/run-agent.js';
 import type { ErrorStyle } from '../loop/run-tool-call.js';
-import type { StopReason } from '../loop/stop-reason.js';
 import type { Script } from '../models/script.js';
 import type { GateOutcome } from '../observe/run-trace.js';
-import type { Locale } from '../tools/tool-types.js';
 import type { CaseApprover } from './case-approvals.js';
 
 /** Which tools a case mounts: every tool of the groups plus the tools named. Both absent: all tools. */

@@ -1,5 +1,5 @@
-import { stopReasons } from '../loop/stop-reason.js';
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
+import { stopReasons } from '../core/stop-reason.js';
 
 const strings = { type: 'array', items: { type: 'string' } } as const;
 

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
 import { InputFileError } from '../errors/input-file-error.js';
-import type { Principal } from '../gate/principal.js';
 import type { RunLimits } from '../loop/run-agent.js';
 import type { ErrorStyle } from '../loop/run-tool-call.js';
 import type { Script } from '../models/script.js';
-import type { JsonSchema, Locale } from '../tools/tool-types.js';
 import { compileToolValidator, type ToolValidator } from '../validation/compile-tool-validator.js';
 import type { CaseExpectations, CaseGateSpec, CaseModel, EvalCase, ToolSelection } from './eval-case.js';
 import { caseFileSchema, fixtureFileSchema, suiteFileSchema } from './eval-file-schemas.js';

@@ -1,10 +1,10 @@
+import type { ChatMessage } from '../core/chat-message.js';
+import type { StopReason } from '../core/stop-reason.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { SqliteIdempotencyStore } from '../gate/sqlite-idempotency-store.js';
 import { createTierGate } from '../gate/tier-gate.js';
-import type { ChatMessage } from '../loop/chat-message.js';
 import { type RunResult, runAgent } from '../loop/run-agent.js';
-import type { StopReason } from '../loop/stop-reason.js';
 import { createConfiguredModel } from '../models/create-configured-model.js';
 import type { Model } from '../models/model.js';
 import { ScriptedModel } from '../models/scripted-model.js';

@@ -1,5 +1,5 @@
-import type { StopReason } from '../loop/stop-reason.js';
-import type { TokenUsage } from '../models/model.js';
+import type { RunUsage, TokenUsage } from '../core/run-usage.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { ModelDecision } from '../models/model-decision.js';
 
 /** Fields every event carries: which run, its place in the run, and when. */
@@ -9,10 +9,6 @@ export interface EventEnvelope {
   readonly seq: number;
   /** Epoch milliseconds. */
   readonly at: number;
-}
-
-export interface RunUsage extends TokenUsage {
-  readonly totalTokens: number;
 }
 
 /** Where in the tool runner a call failed. */

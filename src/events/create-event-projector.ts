@@ -1,5 +1,5 @@
+import type { Locale } from '../core/locale.js';
 import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import type { AgentEvent } from './agent-event.js';
 import type { ExternalEvent } from './external-event.js';
 import { eventTexts, type ProgressTable, progressText } from './progress-texts.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage, ChatMessage } from '../loop/chat-message.js';
+import type { AssistantMessage, ChatMessage } from '../core/chat-message.js';
 import { type RunResult, runAgent } from '../loop/run-agent.js';
 import { calls, sequenceModel } from '../loop/test-support/sequence-model.js';
 import type { Model } from '../models/model.js';

@@ -1,4 +1,4 @@
-import type { StopReason } from '../loop/stop-reason.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { EventEnvelope, ToolErrorStage } from './agent-event.js';
 
 /**

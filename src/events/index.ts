@@ -1,3 +1,4 @@
+export type { RunUsage } from '../core/run-usage.js';
 export type {
   AgentEvent,
   AgentEventBody,
@@ -5,7 +6,6 @@ export type {
   AgentEventType,
   EventEnvelope,
   GapEventBody,
-  RunUsage,
   ToolErrorStage,
 } from './agent-event.js';
 export { type BatchedListener, batchDeltas } from './batch-deltas.js';

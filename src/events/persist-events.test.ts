@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../loop/run-agent.js';
 import { calls } from '../loop/test-support/sequence-model.js';
 import type { Model } from '../models/model.js';
-import { SqliteEventLog } from '../store/event-log.js';
+import { SqliteEventLog } from '../store/sqlite-event-log.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';

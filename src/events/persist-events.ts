@@ -1,9 +1,9 @@
-import type { EventLog } from '../store/event-log.js';
+import type { Locale } from '../core/locale.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import { batchDeltas } from './batch-deltas.js';
 import { createEventProjector } from './create-event-projector.js';
 import type { EventBus, Subscription } from './event-bus.js';
+import type { EventLog } from './event-log.js';
 
 /**
  * Subscribes the event log to a bus: every event, projected (nothing

@@ -1,4 +1,4 @@
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 
 /** Progress sentences per tool name, per locale. */
 export type ProgressTable = Readonly<Record<string, Partial<Record<Locale, string>>>>;

@@ -1,5 +1,6 @@
+import type { ExecutedDecision } from '../core/call-history.js';
 /** How the gate let a call through, or did not. */
-export type AuditDecision = 'allowed' | 'auto_approved' | 'approved' | 'rejected' | 'denied';
+export type AuditDecision = ExecutedDecision | 'rejected' | 'denied';
 
 /** One row of the append-only audit log. */
 export interface AuditEntry {

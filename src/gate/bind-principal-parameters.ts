@@ -1,5 +1,5 @@
+import type { Principal } from '../core/principal.js';
 import type { RegisteredTool } from '../tools/tool-registry.js';
-import type { Principal } from './principal.js';
 
 /**
  * The arguments with every parameter the tool binds to the principal set

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CallHistoryFilter, CallHistorySource } from './call-history.js';
+import type { CallHistoryFilter, CallHistorySource } from '../core/call-history.js';
+import type { Principal } from '../core/principal.js';
 import { createCallHistory, startOfDay } from './create-call-history.js';
-import type { Principal } from './principal.js';
 
 const alice: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
 const bob: Principal = { tenantId: 'shop', userId: 'C1002', roles: ['customer'] };

@@ -1,5 +1,5 @@
-import type { CallHistory, CallHistoryFilter, CallHistorySource } from './call-history.js';
-import type { Principal } from './principal.js';
+import type { CallHistory, CallHistoryFilter, CallHistorySource } from '../core/call-history.js';
+import type { Principal } from '../core/principal.js';
 
 /** The history of one call's checks, and the principal's lock it may hold. */
 export interface ScopedCallHistory {

@@ -1,4 +1,4 @@
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 import type { ApprovalDeniedCode } from './approval-broker.js';
 
 /** The sentences the gate writes: for the model (refusals) and for the approver (reasons). */

@@ -1,4 +1,5 @@
-import type { IdempotencyScope, ToolOutcome } from '../tools/tool-types.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
+import type { IdempotencyScope } from '../tools/tool-types.js';
 import type { OriginalCall } from './audit-log.js';
 
 /** Who claims a key: the principal's tenant and user, `''` and `''` for a call without a principal. */

@@ -1,4 +1,16 @@
 export {
+  type CallHistory,
+  type CallHistoryFilter,
+  type CallHistoryQuery,
+  type CallHistorySource,
+  type ExecutedDecision,
+  emptyCallHistory,
+  type HistoryWindow,
+  isCallHistorySource,
+  type PastCall,
+} from '../core/call-history.js';
+export type { Principal } from '../core/principal.js';
+export {
   type ApprovalBroker,
   type ApprovalDeniedCode,
   type ApprovalRequest,
@@ -9,17 +21,6 @@ export {
 export { ApprovalResolutionError, type ApprovalResolutionFailure } from './approval-resolution-error.js';
 export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
 export { bindPrincipalParameters } from './bind-principal-parameters.js';
-export {
-  type CallHistory,
-  type CallHistoryFilter,
-  type CallHistoryQuery,
-  type CallHistorySource,
-  type ExecutedDecision,
-  emptyCallHistory,
-  type HistoryWindow,
-  isCallHistorySource,
-  type PastCall,
-} from './call-history.js';
 export { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
 export { GateRuleError } from './gate-rule-error.js';
 export { type GateTexts, gateTexts } from './gate-texts.js';
@@ -30,16 +31,9 @@ export type {
   IdempotencyStore,
 } from './idempotency-store.js';
 export { MemoryAuditLog } from './memory-audit-log.js';
-export type { Principal } from './principal.js';
-export {
-  type ResumeAfterApprovalOptions,
-  type ResumeAfterApprovalResult,
-  resumeAfterApproval,
-} from './resume-after-approval.js';
 export { type ApprovalRecord, type ApprovalStatus, SqliteApprovalBroker } from './sqlite-approval-broker.js';
 export { type AuditRecord, SqliteAuditLog } from './sqlite-audit-log.js';
 export { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';
 export { UndoError, type UndoFailure } from './undo-error.js';
-export { type UndoResult, undoToolCall } from './undo-tool-call.js';

@@ -1,5 +1,5 @@
+import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../core/call-history.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
-import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from './call-history.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 

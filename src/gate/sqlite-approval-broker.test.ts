@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { resumeAfterApproval } from '../loop/resume-after-approval.js';
 import { runSession } from '../loop/run-session.js';
 import type { ApprovalRequest } from './approval-broker.js';
 import { ApprovalResolutionError } from './approval-resolution-error.js';
-import { resumeAfterApproval } from './resume-after-approval.js';
 import {
   callsWithIds,
   type GateHarness,

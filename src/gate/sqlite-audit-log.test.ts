@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { CallHistorySource } from '../core/call-history.js';
 import { runAgent } from '../loop/run-agent.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import { argumentsHash } from '../util/sha256.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
-import type { CallHistorySource } from './call-history.js';
 import { MemoryAuditLog } from './memory-audit-log.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { callsWithIds, openGateHarness, statelessModel } from './test-support/gate-harness.js';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../core/principal.js';
 import { runAgent } from '../loop/run-agent.js';
 import { gateMigrations } from '../store/migrations/gate-migrations.js';
 import { migrations } from '../store/migrations/index.js';
 import { migrate, openSqliteStore } from '../store/sqlite-store.js';
-import type { Principal } from './principal.js';
 import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
 import {
   callsWithIds,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { ToolOutcome } from '../tools/tool-types.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from './idempotency-store.js';
 

@@ -1,5 +1,6 @@
+import type { Locale } from '../core/locale.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { ApprovalVerdict, Locale } from '../tools/tool-types.js';
+import type { ApprovalVerdict } from '../tools/tool-types.js';
 import { GateRuleError } from './gate-rule-error.js';
 import { gateTexts } from './gate-texts.js';
 import type { GateDecision, ToolGate } from './tool-gate.js';

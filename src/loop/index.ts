@@ -1,4 +1,3 @@
-export { CallBrakes } from './call-brakes.js';
 export type {
   AssistantMessage,
   ChatMessage,
@@ -6,11 +5,18 @@ export type {
   ToolCall,
   ToolMessage,
   UserMessage,
-} from './chat-message.js';
+} from '../core/chat-message.js';
+export { createMemoryJournal, type RecordedToolResult, type RunJournal, type StepCommit } from '../core/run-journal.js';
+export { type StopReason, stopReasons } from '../core/stop-reason.js';
+export { CallBrakes } from './call-brakes.js';
 export { type LoopTexts, loopTexts } from './loop-texts.js';
+export {
+  type ResumeAfterApprovalOptions,
+  type ResumeAfterApprovalResult,
+  resumeAfterApproval,
+} from './resume-after-approval.js';
 export { type RunAgentOptions, type RunLimits, type RunResult, runAgent } from './run-agent.js';
 export { type BatchContext, type BatchResult, runBatch } from './run-batch.js';
-export { createMemoryJournal, type RecordedToolResult, type RunJournal, type StepCommit } from './run-journal.js';
 export { type RunSessionOptions, runSession } from './run-session.js';
 export { type ErrorStyle, runToolCall, type ToolCallReport } from './run-tool-call.js';
-export { type StopReason, stopReasons } from './stop-reason.js';
+export { type UndoResult, undoToolCall } from './undo-tool-call.js';

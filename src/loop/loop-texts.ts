@@ -1,5 +1,5 @@
-import type { Locale } from '../tools/tool-types.js';
-import type { StopReason } from './stop-reason.js';
+import type { Locale } from '../core/locale.js';
+import type { StopReason } from '../core/stop-reason.js';
 
 /** The model-facing and user-facing sentences the loop itself writes. */
 export interface LoopTexts {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ToolMessage } from '../core/chat-message.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import type { SideEffect } from '../tools/tool-types.js';
-import type { ChatMessage, ToolMessage } from './chat-message.js';
 import { runAgent } from './run-agent.js';
 import { calls, sequenceModel } from './test-support/sequence-model.js';
 

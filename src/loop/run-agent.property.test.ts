@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { AssistantMessage, ChatMessage } from '../core/chat-message.js';
+import { stopReasons } from '../core/stop-reason.js';
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { RetryableToolError } from '../errors/retryable-tool-error.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import type { AssistantMessage, ChatMessage } from './chat-message.js';
 import { runAgent } from './run-agent.js';
-import { stopReasons } from './stop-reason.js';
 import { sequenceModel } from './test-support/sequence-model.js';
 
 type Mode = 'ok' | 'retryable' | 'fatal' | 'infrastructure' | 'abort';

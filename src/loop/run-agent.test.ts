@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { AssistantMessage, ChatMessage, ToolMessage } from '../core/chat-message.js';
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { RetryableToolError } from '../errors/retryable-tool-error.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import type { AssistantMessage, ChatMessage, ToolMessage } from './chat-message.js';
 import { runAgent } from './run-agent.js';
 import { calls, sequenceModel } from './test-support/sequence-model.js';
 

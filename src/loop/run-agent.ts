@@ -1,30 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import type { PinnedState } from '../context/compress-context.js';
 import type { ContextManager } from '../context/context-manager.js';
+import { isCallHistorySource } from '../core/call-history.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import { createMemoryJournal, type RunJournal } from '../core/run-journal.js';
+import type { RunUsage } from '../core/run-usage.js';
+import type { StopReason } from '../core/stop-reason.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { ModelError } from '../errors/model-error.js';
-import type { RunUsage } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { startHeartbeat } from '../events/start-heartbeat.js';
 import { type ApprovalBroker, denyAllApprovals } from '../gate/approval-broker.js';
 import type { AuditLog } from '../gate/audit-log.js';
-import { isCallHistorySource } from '../gate/call-history.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { MemoryAuditLog } from '../gate/memory-audit-log.js';
-import type { Principal } from '../gate/principal.js';
 import { allowAllGate, type ToolGate } from '../gate/tool-gate.js';
 import type { Model, ModelResponse } from '../models/model.js';
 import { costOf, type PriceTable } from '../models/pricing.js';
 import { ToolRegistry, type ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import { CallBrakes } from './call-brakes.js';
-import type { AssistantMessage, ChatMessage, ToolCall } from './chat-message.js';
 import { loopTexts } from './loop-texts.js';
 import { type BatchContext, runBatch } from './run-batch.js';
 import { RunControl } from './run-control.js';
-import { createMemoryJournal, type RunJournal } from './run-journal.js';
 import type { ErrorStyle } from './run-tool-call.js';
-import type { StopReason } from './stop-reason.js';
 
 /** The brakes of one run. Whichever trips first stops it. */
 export interface RunLimits {
@@ -368,7 +368,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   }
 }
 
-const emptyToolSet: ToolSet = { names: [], specs: [], get: () => undefined, tokenCost: () => 0 };
+const emptyToolSet: ToolSet = { names: [], specs: [], get: () => undefined };
 
 function mountTools(options: RunAgentOptions, step: number): ToolSet {
   const { tools, groups } = options;

@@ -1,18 +1,18 @@
+import type { ToolCall, ToolMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { RecordedToolResult, RunJournal } from '../core/run-journal.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { RunEmitter } from '../events/event-bus.js';
 import type { ApprovalBroker } from '../gate/approval-broker.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
-import type { Principal } from '../gate/principal.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import type { CallBrakes } from './call-brakes.js';
-import type { ToolCall, ToolMessage } from './chat-message.js';
 import { loopTexts } from './loop-texts.js';
 import type { RunControl } from './run-control.js';
-import type { RecordedToolResult, RunJournal } from './run-journal.js';
 import { type ErrorStyle, runToolCall } from './run-tool-call.js';
-import type { StopReason } from './stop-reason.js';
 
 /** Everything one batch needs from its run. */
 export interface BatchContext {

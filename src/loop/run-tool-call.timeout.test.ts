@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ToolMessage } from '../core/chat-message.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import type { SideEffect } from '../tools/tool-types.js';
-import type { ChatMessage, ToolMessage } from './chat-message.js';
 import { runAgent } from './run-agent.js';
 import { calls, sequenceModel } from './test-support/sequence-model.js';
 

@@ -1,4 +1,9 @@
 import { truncateToolResult } from '../context/truncate-tool-result.js';
+import { isCallHistorySource } from '../core/call-history.js';
+import type { ToolCall } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { InfrastructureError } from '../errors/infrastructure-error.js';
 import { RetryableToolError } from '../errors/retryable-tool-error.js';
@@ -8,19 +13,16 @@ import type { RunEmitter } from '../events/event-bus.js';
 import type { ApprovalBroker } from '../gate/approval-broker.js';
 import type { AuditDecision, AuditLog, OriginalCall } from '../gate/audit-log.js';
 import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
-import { isCallHistorySource } from '../gate/call-history.js';
 import { createCallHistory } from '../gate/create-call-history.js';
 import { gateTexts } from '../gate/gate-texts.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../gate/idempotency-store.js';
-import type { Principal } from '../gate/principal.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
-import type { Locale, ToolContext, ToolErrorPayload, ToolOutcome } from '../tools/tool-types.js';
+import type { ToolContext } from '../tools/tool-types.js';
 import { redact } from '../util/redact.js';
 import { argumentsHash } from '../util/sha256.js';
 import { validateToolCall } from '../validation/validate-tool-call.js';
 import type { CallBrakes } from './call-brakes.js';
-import type { ToolCall } from './chat-message.js';
 import { loopTexts } from './loop-texts.js';
 
 /**

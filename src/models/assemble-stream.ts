@@ -1,6 +1,7 @@
+import type { AssistantMessage, ToolCall } from '../core/chat-message.js';
+import type { TokenUsage } from '../core/run-usage.js';
 import { ModelError } from '../errors/model-error.js';
-import type { AssistantMessage, ToolCall } from '../loop/chat-message.js';
-import type { FinishReason, ModelResponse, TokenUsage } from './model.js';
+import type { FinishReason, ModelResponse } from './model.js';
 
 /**
  * Collects the chunks of one streamed chat completion into a whole response.

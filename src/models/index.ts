@@ -1,3 +1,5 @@
+export type { TokenUsage } from '../core/run-usage.js';
+export { stripStrictNulls } from '../validation/strip-strict-nulls.js';
 export type { Sleep } from './abortable-sleep.js';
 export { createStreamAssembler, mapFinishReason, type StreamAssembler } from './assemble-stream.js';
 export { checkModelEndpoint, type ModelEndpointCheck } from './check-model-endpoint.js';
@@ -7,7 +9,7 @@ export {
   fallbackModelVariable,
   readConfiguredEndpoint,
 } from './create-configured-model.js';
-export type { FinishReason, Model, ModelRequest, ModelResponse, TokenUsage } from './model.js';
+export type { FinishReason, Model, ModelRequest, ModelResponse } from './model.js';
 export { hasModelConfig, type ModelConfig, readModelConfig } from './model-config.js';
 export type { ModelDecision, ModelDecisionKind, ModelDecisionReason } from './model-decision.js';
 export { defaultModelSemaphore, ModelSemaphore } from './model-semaphore.js';
@@ -27,4 +29,3 @@ export type { Script, ScriptStep, ScriptTurn } from './script.js';
 export { ScriptedModel } from './scripted-model.js';
 export { prefixFingerprint } from './stable-prefix.js';
 export { type StrictConversion, type StrictToolSpec, toStrictTool, toStrictTools } from './strict-tools.js';
-export { stripStrictNulls } from './strip-strict-nulls.js';

@@ -1,13 +1,7 @@
-import type { AssistantMessage, ChatMessage } from '../loop/chat-message.js';
-import type { ToolSpec } from '../tools/tool-types.js';
+import type { AssistantMessage, ChatMessage } from '../core/chat-message.js';
+import type { TokenUsage } from '../core/run-usage.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import type { ModelDecision } from './model-decision.js';
-
-export interface TokenUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** Input tokens served from the provider's prompt cache, when reported. */
-  readonly cachedInputTokens?: number;
-}
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { ModelError } from '../errors/model-error.js';
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { ToolSpec } from '../tools/tool-types.js';
 import type { ModelRequest } from './model.js';
 import { hasModelConfig, readModelConfig } from './model-config.js';
 import { OpenAiModel, type OpenAiModelOptions, parseRetryAfter } from './openai-model.js';

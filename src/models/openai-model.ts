@@ -10,9 +10,9 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { ToolSpec } from '../tools/tool-types.js';
 import { createStreamAssembler, type StreamAssembler } from './assemble-stream.js';
 import { describeEndpoint } from './describe-endpoint.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';

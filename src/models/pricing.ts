@@ -1,5 +1,5 @@
+import type { TokenUsage } from '../core/run-usage.js';
 import { ModelError } from '../errors/model-error.js';
-import type { TokenUsage } from './model.js';
 
 /** What one model costs, per million tokens, in the table's currency. */
 export interface ModelPrice {

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ChatMessage } from '../core/chat-message.js';
 import { ModelError } from '../errors/model-error.js';
-import type { ChatMessage } from '../loop/chat-message.js';
 import type { ModelDecision } from './model-decision.js';
 import { ModelSemaphore } from './model-semaphore.js';
 import { OpenAiModel } from './openai-model.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../core/chat-message.js';
 import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
-import type { ChatMessage } from '../loop/chat-message.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import type { ModelDecision } from './model-decision.js';
 import { ModelSemaphore } from './model-semaphore.js';

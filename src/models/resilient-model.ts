@@ -1,6 +1,7 @@
+import type { TokenUsage } from '../core/run-usage.js';
 import { ModelError } from '../errors/model-error.js';
 import { abortableSleep, type Sleep } from './abortable-sleep.js';
-import type { Model, ModelRequest, ModelResponse, TokenUsage } from './model.js';
+import type { Model, ModelRequest, ModelResponse } from './model.js';
 import type { ModelDecision } from './model-decision.js';
 import { defaultModelSemaphore, type ModelSemaphore } from './model-semaphore.js';
 import { decideAfterError, type RetryPolicy, type RetryPolicyOptions, retryPolicy } from './retry-policy.js';

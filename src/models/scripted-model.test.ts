@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage, ChatMessage } from '../loop/chat-message.js';
+import type { AssistantMessage, ChatMessage } from '../core/chat-message.js';
 import { readToolFeedback } from './read-tool-feedback.js';
 import type { Script } from './script.js';
 import { ScriptedModel } from './scripted-model.js';

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage, ToolCall } from '../loop/chat-message.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../core/chat-message.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import { type FeedbackIssue, readToolFeedback } from './read-tool-feedback.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { ToolSpec } from '../tools/tool-types.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { prefixFingerprint } from './stable-prefix.js';
 
 const queryOrder: ToolSpec = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { ToolSpec } from '../tools/tool-types.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 
 /**
  * A short fingerprint of what providers cache between requests: the tool

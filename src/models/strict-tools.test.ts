@@ -1,9 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema, ToolSpec } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import { stripStrictNulls } from '../validation/strip-strict-nulls.js';
 import { toStrictTool, toStrictTools } from './strict-tools.js';
-import { stripStrictNulls } from './strip-strict-nulls.js';
 
 const tool = (name: string, parameters: JsonSchema): ToolSpec => ({
   type: 'function',

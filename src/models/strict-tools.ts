@@ -1,5 +1,6 @@
 import { toStrictJsonSchema } from 'openai/lib/transform';
-import type { JsonSchema, ToolSpec } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 
 /** A function definition as sent in strict mode: `strict` says whether the provider enforces its schema. */
 export interface StrictToolSpec {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stopReasons } from '../loop/stop-reason.js';
+import { stopReasons } from '../core/stop-reason.js';
 import { computeMetrics, percentile } from './compute-metrics.js';
 import { formatMetricsTable } from './format-metrics.js';
 import { metricsToPrometheus } from './prometheus-metrics.js';

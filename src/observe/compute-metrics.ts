@@ -1,4 +1,4 @@
-import type { StopReason } from '../loop/stop-reason.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { RunObservation } from './run-observation.js';
 
 /** Prices per million tokens, to turn token counts into money. */

@@ -1,4 +1,4 @@
-import { stopReasons } from '../loop/stop-reason.js';
+import { stopReasons } from '../core/stop-reason.js';
 import type { AgentMetrics } from './compute-metrics.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { StopReason } from '../loop/stop-reason.js';
+import type { StopReason } from '../core/stop-reason.js';
 import type { RunRecord } from '../store/runtime-store.js';
 import type { RunTrace } from './run-trace.js';
 import type { TraceLine, TraceStepLine } from './trace-line.js';

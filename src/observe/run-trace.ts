@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { RunUsage, ToolErrorStage } from '../events/agent-event.js';
-import type { StopReason } from '../loop/stop-reason.js';
+import type { RunUsage } from '../core/run-usage.js';
+import type { StopReason } from '../core/stop-reason.js';
+import type { ToolErrorStage } from '../events/agent-event.js';
 import type { ModelDecision } from '../models/model-decision.js';
 import { argumentsHash } from '../util/sha256.js';
 

@@ -1,5 +1,5 @@
+import type { StopReason } from '../core/stop-reason.js';
 import type { ToolErrorStage } from '../events/agent-event.js';
-import type { StopReason } from '../loop/stop-reason.js';
 import type { CallStatus, GateOutcome, RunTrace, StepTrace } from './run-trace.js';
 
 /** One tool call inside a step line. Arguments appear only as their digest. */

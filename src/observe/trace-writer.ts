@@ -1,5 +1,5 @@
+import { createMemoryJournal, type RunJournal } from '../core/run-journal.js';
 import type { EventBus } from '../events/event-bus.js';
-import { createMemoryJournal, type RunJournal } from '../loop/run-journal.js';
 import { runLine, stepLine, type TraceLine } from './trace-line.js';
 import { TraceRecorder } from './trace-recorder.js';
 

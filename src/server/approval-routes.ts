@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
+import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../gate/approval-resolution-error.js';
-import type { Principal } from '../gate/principal.js';
 import type { ApprovalRecord } from '../gate/sqlite-approval-broker.js';
 import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import type { Principal } from '../core/principal.js';
 import { InputFileError } from '../errors/input-file-error.js';
-import type { Principal } from '../gate/principal.js';
 import { sha256Hex } from '../util/sha256.js';
 import { ServerConfigError } from './server-config-error.js';
 

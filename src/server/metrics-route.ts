@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Handler } from 'hono';
-import type { Principal } from '../gate/principal.js';
+import type { Principal } from '../core/principal.js';
 import { minimumTokenLength } from './auth-config.js';
 import { HttpError } from './http-error.js';
 import { ServerConfigError } from './server-config-error.js';

@@ -1,4 +1,4 @@
-import type { Principal } from '../gate/principal.js';
+import type { Principal } from '../core/principal.js';
 import { HttpError } from './http-error.js';
 import { ServerConfigError } from './server-config-error.js';
 

@@ -1,5 +1,5 @@
+import type { Principal } from '../core/principal.js';
 import type { ModelErrorKind } from '../errors/model-error.js';
-import type { Principal } from '../gate/principal.js';
 import type { ModelDecision } from '../models/model-decision.js';
 import { approverRole } from './server-env.js';
 

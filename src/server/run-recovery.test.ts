@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
-import { SqliteEventLog } from '../store/event-log.js';
+import { SqliteEventLog } from '../store/sqlite-event-log.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { ServerLogEntry } from './server-log.js';

@@ -1,10 +1,10 @@
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { EventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
-import type { Principal } from '../gate/principal.js';
 import type { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
-import type { EventLog } from '../store/event-log.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
 import { HttpError } from './http-error.js';
 import type { PrincipalLimits } from './principal-limits.js';
 import type { RunManager } from './run-manager.js';

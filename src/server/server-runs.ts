@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Principal } from '../gate/principal.js';
-import type { StopReason } from '../loop/stop-reason.js';
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { StopReason } from '../core/stop-reason.js';
 import { isStoreBusy } from '../util/retry-while-busy.js';
 import type { RunFailure } from './run-failure.js';
 

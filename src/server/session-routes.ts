@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
-import type { ChatMessage } from '../loop/chat-message.js';
 import type { Session } from '../store/session-store.js';
-import type { Locale } from '../tools/tool-types.js';
 import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody, requireString } from './read-json-body.js';
 import { visibleFailure } from './run-failure.js';

@@ -1,7 +1,7 @@
 import { openShopDomain, shopChatScripts, shopSystemPrompts } from '../../examples/shop/shop-domain.js';
+import type { Locale } from '../core/locale.js';
 import type { Model } from '../models/model.js';
 import { ScriptedModel } from '../models/scripted-model.js';
-import type { Locale } from '../tools/tool-types.js';
 import type { ToolsModule } from './load-tools-module.js';
 import { type StreamingDelay, withStreamingDelay } from './with-streaming-delay.js';
 

@@ -1,4 +1,4 @@
-import type { StopReason } from '../loop/stop-reason.js';
+import type { StopReason } from '../core/stop-reason.js';
 
 /** One finished run, as the store keeps it. */
 export interface RunRecord {

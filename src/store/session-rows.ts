@@ -1,4 +1,4 @@
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 import type { ActiveRun, SessionStatus, SessionSummary } from './session-store.js';
 
 /** A row of the `sessions` table, as SQLite returns it. */

@@ -1,8 +1,8 @@
-import type { RunUsage } from '../events/agent-event.js';
-import type { Principal } from '../gate/principal.js';
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { RunJournal } from '../loop/run-journal.js';
-import type { Locale } from '../tools/tool-types.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { RunJournal } from '../core/run-journal.js';
+import type { RunUsage } from '../core/run-usage.js';
 
 export type SessionStatus = 'idle' | 'running' | 'awaiting_approval';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findStaleToolNames, showSession } from '../cli/commands/sessions.js';
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from '../core/chat-message.js';
 import { runSession } from '../loop/run-session.js';
 import { calls, sequenceModel } from '../loop/test-support/sequence-model.js';
 import { defineTool } from '../tools/define-tool.js';

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import { isCleanCut } from '../context/message-units.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import { isCleanCut } from '../core/message-units.js';
+import type { Principal } from '../core/principal.js';
+import type { RecordedToolResult, RunJournal, StepCommit } from '../core/run-journal.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
-import type { Principal } from '../gate/principal.js';
-import type { ChatMessage } from '../loop/chat-message.js';
-import type { RecordedToolResult, RunJournal, StepCommit } from '../loop/run-journal.js';
-import type { Locale, ToolOutcome } from '../tools/tool-types.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { forkPointError } from './fork-point-error.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';

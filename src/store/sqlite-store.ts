@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StopReason } from '../loop/stop-reason.js';
+import type { StopReason } from '../core/stop-reason.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 import type { RunRecord, RuntimeStore } from './runtime-store.js';
 

@@ -1,5 +1,5 @@
+import type { Principal } from '../core/principal.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import type { Principal } from '../gate/principal.js';
 import type { BoundParameter, DataScope, IdempotencyScope, PrincipalField, ToolDefinition } from './tool-types.js';
 
 const dataScopes: readonly DataScope[] = ['global', 'tenant', 'tenant_user'];

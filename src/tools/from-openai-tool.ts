@@ -1,6 +1,8 @@
+import type { JsonSchema } from '../core/json-schema.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import type { JsonSchema, SideEffect, ToolDefinition, ToolSpec } from './tool-types.js';
+import type { SideEffect, ToolDefinition } from './tool-types.js';
 
 /** A tool in OpenAI function-calling format, as most users already have them. */
 export interface OpenAiFunctionTool {

@@ -1,3 +1,7 @@
+export type { JsonSchema } from '../core/json-schema.js';
+export type { Locale } from '../core/locale.js';
+export type { ToolErrorPayload, ToolOutcome, ValidationIssueSummary } from '../core/tool-outcome.js';
+export type { ToolSpec } from '../core/tool-spec.js';
 export { defineTool } from './define-tool.js';
 export { fromOpenAiTool, type OpenAiFunctionTool } from './from-openai-tool.js';
 export { type RegisteredTool, ToolRegistry, type ToolSet } from './tool-registry.js';
@@ -5,14 +9,8 @@ export type {
   BoundParameter,
   DataScope,
   IdempotencyScope,
-  JsonSchema,
-  Locale,
   PrincipalField,
   SideEffect,
   ToolContext,
   ToolDefinition,
-  ToolErrorPayload,
-  ToolOutcome,
-  ToolSpec,
-  ValidationIssueSummary,
 } from './tool-types.js';

@@ -1,9 +1,11 @@
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { countToolSpecTokens } from '../context/count-tokens.js';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { Locale } from '../core/locale.js';
+import type { ToolSpec } from '../core/tool-spec.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { compileToolValidator, createAjv, type ToolValidator } from '../validation/compile-tool-validator.js';
 import { checkDataScope } from './check-data-scope.js';
-import type { DataScope, JsonSchema, Locale, SideEffect, ToolDefinition, ToolSpec } from './tool-types.js';
+import type { DataScope, SideEffect, ToolDefinition } from './tool-types.js';
 
 const providerNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 const sideEffects: readonly SideEffect[] = ['read', 'reversible', 'irreversible'];
@@ -25,8 +27,6 @@ export interface ToolSet {
   readonly names: readonly string[];
   readonly specs: readonly ToolSpec[];
   get(name: string): RegisteredTool | undefined;
-  /** Tokens these definitions cost on every model request that carries them. */
-  tokenCost(): number;
 }
 
 /**
@@ -101,10 +101,6 @@ export class ToolRegistry implements ToolSet {
     return this.#allSpecs;
   }
 
-  tokenCost(): number {
-    return specsTokenCost(this.specs);
-  }
-
   /** The group names in use, in registration order. */
   get groups(): readonly string[] {
     const groups = new Set<string>();
@@ -134,15 +130,8 @@ export class ToolRegistry implements ToolSet {
       names: [...byName.keys()],
       specs,
       get: (name) => byName.get(name),
-      tokenCost: () => specsTokenCost(specs),
     };
   }
-}
-
-function specsTokenCost(specs: readonly ToolSpec[]): number {
-  let total = 0;
-  for (const spec of specs) total += countToolSpecTokens(spec);
-  return total;
 }
 
 function checkDefinitionShape(tool: ToolDefinition): string {

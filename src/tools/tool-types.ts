@@ -1,8 +1,7 @@
-import type { CallHistory } from '../gate/call-history.js';
-import type { Principal } from '../gate/principal.js';
-
-/** A JSON Schema (2020-12) object. arbiter sends it to the model and enforces it. */
-export type JsonSchema = { readonly [keyword: string]: unknown };
+import type { CallHistory } from '../core/call-history.js';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
 
 /**
  * What running the tool does to the world. `read` runs freely; `reversible`
@@ -75,9 +74,6 @@ export type DataScope = 'global' | 'tenant' | 'tenant_user';
  */
 export type IdempotencyScope = 'principal' | 'tenant';
 
-/** A language for model-facing and progress texts. */
-export type Locale = 'en' | 'zh-CN';
-
 /**
  * A tool as the author defines it. `parameters` is the single source of
  * truth: the model is sent exactly this schema, and exactly this schema is
@@ -136,33 +132,3 @@ export type ApprovalVerdict =
   | { readonly verdict: 'allow'; readonly rule: string }
   | { readonly verdict: 'require'; readonly rule: string; readonly reason: string }
   | { readonly verdict: 'deny'; readonly rule: string; readonly message: string };
-
-/** The function-calling definition sent to a model. */
-export interface ToolSpec {
-  readonly type: 'function';
-  readonly function: {
-    readonly name: string;
-    readonly description: string;
-    readonly parameters: JsonSchema;
-  };
-}
-
-/** Everything a tool call can end with, as data. */
-export type ToolOutcome =
-  | { readonly ok: true; readonly data: unknown }
-  | { readonly ok: false; readonly error: ToolErrorPayload };
-
-export interface ToolErrorPayload {
-  readonly code: string;
-  readonly retryable: boolean;
-  /** The model-facing text: what went wrong and what to do about it. */
-  readonly message: string;
-  readonly issues?: readonly ValidationIssueSummary[];
-}
-
-/** One problem with one field, as shown to callers of `arbiter validate`. */
-export interface ValidationIssueSummary {
-  readonly path: string;
-  readonly code: string;
-  readonly message: string;
-}

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import type { JsonSchema } from '../core/json-schema.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import type { JsonSchema } from '../tools/tool-types.js';
 import { compileToolValidator, createAjv } from './compile-tool-validator.js';
 import { formatValidationMessage } from './format-validation-message.js';
 import { applyRefundSchema, createRefundSchema, validCreateRefund } from './test-support/index.js';

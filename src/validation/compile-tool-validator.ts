@@ -1,7 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { Locale } from '../core/locale.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import type { JsonSchema, Locale } from '../tools/tool-types.js';
 import { createIssueBuilder } from './create-issue-builder.js';
 import { findUnsupportedPattern } from './find-unsupported-pattern.js';
 import { linearRegExp } from './linear-reg-exp.js';

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 import { param, parentSchemaOf } from './ajv-error-fields.js';
 import type { IssueProblem } from './issue-parts.js';
 import { createIssueSites } from './issue-sites.js';

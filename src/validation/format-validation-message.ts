@@ -1,4 +1,4 @@
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 import type { ValidationTexts } from './issue-parts.js';
 import { displayName } from './json-path.js';
 import type { ValidationIssue } from './validation-issue.js';

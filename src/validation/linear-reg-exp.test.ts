@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonSchema } from '../core/json-schema.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
-import type { JsonSchema } from '../tools/tool-types.js';
 import { compileToolValidator } from './compile-tool-validator.js';
 
 const nestedQuantifier: JsonSchema = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 import { compileToolValidator } from './compile-tool-validator.js';
 import { formatValidationMessage } from './format-validation-message.js';
 import { listHead } from './list-head.js';

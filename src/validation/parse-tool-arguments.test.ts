@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import { applyRefundSchema, createRefundSchema } from './test-support/index.js';
 

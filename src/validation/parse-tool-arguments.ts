@@ -1,4 +1,5 @@
-import type { JsonSchema, Locale } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
+import type { Locale } from '../core/locale.js';
 import { issueLine } from './issue-parts.js';
 import { displayName } from './json-path.js';
 import { schemaGuide } from './schema-guide.js';

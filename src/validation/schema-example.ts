@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 import { isSchemaObject, type SchemaResolver } from './schema-resolver.js';
 
 /**

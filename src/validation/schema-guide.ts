@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 import { listHead } from './list-head.js';
 import { renderJson } from './render-json.js';
 import { schemaExample, setOwn } from './schema-example.js';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 
 /** Keywords whose value is one subschema that applies to a child value (a field, an item). */
 const childKeywords = [

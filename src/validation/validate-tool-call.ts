@@ -1,16 +1,30 @@
-import { stripStrictNulls } from '../models/strip-strict-nulls.js';
-import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
+import type { ToolSpec } from '../core/tool-spec.js';
+import type { ToolValidator } from './compile-tool-validator.js';
 import { formatValidationMessage } from './format-validation-message.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
+import { stripStrictNulls } from './strip-strict-nulls.js';
 import { unknownToolIssue } from './unknown-tool-issue.js';
 import type { ValidationIssue } from './validation-issue.js';
 
-export type ToolCallValidation =
-  | { readonly ok: true; readonly tool: RegisteredTool; readonly args: Record<string, unknown> }
+/** What validation needs of a mounted tool: its spec, its bound parameters and its validator. */
+export interface ValidatableTool {
+  readonly spec: ToolSpec;
+  readonly boundParameterNames: readonly string[];
+  validator(locale: Locale): ToolValidator;
+}
+
+/** What validation needs of the mounted tools: their names and a lookup. */
+export interface ValidatableTools<Tool extends ValidatableTool> {
+  readonly names: readonly string[];
+  get(name: string): Tool | undefined;
+}
+
+export type ToolCallValidation<Tool extends ValidatableTool = ValidatableTool> =
+  | { readonly ok: true; readonly tool: Tool; readonly args: Record<string, unknown> }
   | {
       readonly ok: false;
-      readonly tool: RegisteredTool | undefined;
+      readonly tool: Tool | undefined;
       readonly issues: readonly ValidationIssue[];
       /**
        * The one tool message the model gets, every issue in it: a header line,
@@ -29,14 +43,14 @@ export type ToolCallValidation =
  * const checked = validateToolCall({ registry, name: 'query_order', rawArguments: '{"order_id":12345}' });
  * if (!checked.ok) toolMessage(checked.message);
  */
-export function validateToolCall({
+export function validateToolCall<Tool extends ValidatableTool>({
   registry,
   name,
   rawArguments,
   locale = 'en',
   nullMeansAbsent = false,
 }: {
-  registry: ToolSet;
+  registry: ValidatableTools<Tool>;
   name: string;
   rawArguments: string;
   locale?: Locale;
@@ -46,7 +60,7 @@ export function validateToolCall({
    * original schema.
    */
   nullMeansAbsent?: boolean;
-}): ToolCallValidation {
+}): ToolCallValidation<Tool> {
   const tool = registry.get(name);
   if (tool === undefined) {
     const issues = [unknownToolIssue({ name, available: registry.names, locale })];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Locale } from '../tools/tool-types.js';
+import type { Locale } from '../core/locale.js';
 import { compileToolValidator } from './compile-tool-validator.js';
 import { formatValidationMessage } from './format-validation-message.js';
 import { parseToolArguments } from './parse-tool-arguments.js';

@@ -25,8 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolPairingProblems } from '../../src/context/message-units.js';
-import type { ChatMessage } from '../../src/loop/chat-message.js';
+import type { ChatMessage } from '../../src/core/chat-message.js';
+import { toolPairingProblems } from '../../src/core/message-units.js';
 import { prepareDriver } from './crash-harness.js';
 import { armHeader, crashCustomerToken, followUpMessage, victimMessage } from './server-crash-plan.js';
 

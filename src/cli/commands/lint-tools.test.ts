@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countToolSpecTokens } from '../../context/count-tokens.js';
-import type { ToolSpec } from '../../tools/tool-types.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import { lintToolSpec, lintTools } from './lint-tools.js';
 
 const fixtures = 'test/fixtures';

@@ -1,9 +1,10 @@
 import { countToolSpecTokens } from '../../context/count-tokens.js';
+import type { JsonSchema } from '../../core/json-schema.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { ToolDefinitionError } from '../../errors/tool-definition-error.js';
 import { fromOpenAiTool } from '../../tools/from-openai-tool.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
-import type { JsonSchema, ToolSpec } from '../../tools/tool-types.js';
 import type { CommandResult } from '../cli-output.js';
 import { readToolsFile } from '../read-input-file.js';
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import type { Locale } from '../../core/locale.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
@@ -13,7 +14,6 @@ import { defaultPrincipalLimits, type PrincipalLimitOptions } from '../../server
 import { shopSystemPrompts } from '../../server/shop-defaults.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../server/start-server.js';
 import { withStreamingDelay } from '../../server/with-streaming-delay.js';
-import type { Locale } from '../../tools/tool-types.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--auth FILE]

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../loop/chat-message.js';
+import type { ChatMessage } from '../../core/chat-message.js';
 import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
 import { openSqliteStore } from '../../store/sqlite-store.js';
 import { defineTool } from '../../tools/define-tool.js';

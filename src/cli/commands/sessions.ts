@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactConversation } from '../../context/redact-conversation.js';
+import type { ChatMessage } from '../../core/chat-message.js';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
-import type { ChatMessage } from '../../loop/chat-message.js';
 import type { Session, SessionSummary } from '../../store/session-store.js';
 import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { SqliteAuditLog } from '../../gate/sqlite-audit-log.js';
 import { UndoError } from '../../gate/undo-error.js';
-import { undoToolCall } from '../../gate/undo-tool-call.js';
+import { undoToolCall } from '../../loop/undo-tool-call.js';
 import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import type { CommandResult } from '../cli-output.js';

@@ -1,8 +1,9 @@
+import type { Locale } from '../../core/locale.js';
+import type { ValidationIssueSummary } from '../../core/tool-outcome.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { ToolDefinitionError } from '../../errors/tool-definition-error.js';
 import { fromOpenAiTool } from '../../tools/from-openai-tool.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
-import type { Locale, ValidationIssueSummary } from '../../tools/tool-types.js';
 import { validateToolCall } from '../../validation/validate-tool-call.js';
 import type { CommandResult } from '../cli-output.js';
 import { readCallsFile, readToolsFile } from '../read-input-file.js';

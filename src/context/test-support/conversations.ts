@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage, ToolMessage } from '../../loop/chat-message.js';
+import type { AssistantMessage, ChatMessage, ToolMessage } from '../../core/chat-message.js';
 
 /** Tools of the test conversations: `save_note` and `apply_refund` change something, the rest only read. */
 export const writeTools: ReadonlySet<string> = new Set(['save_note', 'apply_refund']);

@@ -3,8 +3,9 @@
  *   start DB_PATH                        starts a run that stops awaiting approval
  *   decide DB_PATH APPROVAL_ID DECISION  records the decision and resumes the run
  */
+
+import { resumeAfterApproval } from '../../loop/resume-after-approval.js';
 import { runSession } from '../../loop/run-session.js';
-import { resumeAfterApproval } from '../resume-after-approval.js';
 import { callsWithIds, openGateHarness, statelessModel, toolMessage } from './gate-harness.js';
 import { countPayments } from './payment-tools.js';
 

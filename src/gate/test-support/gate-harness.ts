@@ -1,11 +1,11 @@
+import type { AssistantMessage, ChatMessage } from '../../core/chat-message.js';
+import type { Principal } from '../../core/principal.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { EventBus } from '../../events/event-bus.js';
-import type { AssistantMessage, ChatMessage } from '../../loop/chat-message.js';
 import type { Model, ModelResponse } from '../../models/model.js';
 import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../../store/sqlite-store.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
-import type { Principal } from '../principal.js';
 import { SqliteApprovalBroker } from '../sqlite-approval-broker.js';
 import { SqliteAuditLog } from '../sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../sqlite-idempotency-store.js';

@@ -1,5 +1,6 @@
-import type { Model, ModelRequest, ModelResponse, TokenUsage } from '../../models/model.js';
-import type { AssistantMessage, ChatMessage } from '../chat-message.js';
+import type { AssistantMessage, ChatMessage } from '../../core/chat-message.js';
+import type { TokenUsage } from '../../core/run-usage.js';
+import type { Model, ModelRequest, ModelResponse } from '../../models/model.js';
 
 export interface SequenceModel extends Model {
   /** Every request the loop made, in order. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonSchema } from '../../tools/tool-types.js';
+import type { JsonSchema } from '../../core/json-schema.js';
 
 /** The seed example: three fields, each with a description and an example. */
 export const applyRefundSchema = {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
-import { SqliteEventLog } from './event-log.js';
+import { SqliteEventLog } from './sqlite-event-log.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
 const stores: SqliteStore[] = [];

@@ -1,14 +1,15 @@
-import type { ChatMessage } from '../loop/chat-message.js';
+import { emptyCallHistory } from '../core/call-history.js';
+import type { ChatMessage } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
+import type { AuditRecord, SqliteAuditLog } from '../gate/sqlite-audit-log.js';
+import { UndoError } from '../gate/undo-error.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { Locale, ToolContext } from '../tools/tool-types.js';
+import type { ToolContext } from '../tools/tool-types.js';
 import { argumentsHash } from '../util/sha256.js';
 import { validateToolCall } from '../validation/validate-tool-call.js';
-import { bindPrincipalParameters } from './bind-principal-parameters.js';
-import { emptyCallHistory } from './call-history.js';
-import type { Principal } from './principal.js';
-import type { AuditRecord, SqliteAuditLog } from './sqlite-audit-log.js';
-import { UndoError } from './undo-error.js';
 
 /** What was rolled back. */
 export interface UndoResult {

@@ -1,6 +1,6 @@
-import type { RunUsage } from '../events/agent-event.js';
-import type { ToolOutcome } from '../tools/tool-types.js';
 import type { ChatMessage } from './chat-message.js';
+import type { RunUsage } from './run-usage.js';
+import type { ToolOutcome } from './tool-outcome.js';
 
 /** A tool call's answer, recorded as soon as it is known, before the batch's messages are committed. */
 export interface RecordedToolResult {

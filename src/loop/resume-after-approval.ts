@@ -1,7 +1,7 @@
-import type { RunAgentOptions, RunResult } from '../loop/run-agent.js';
-import { runSession } from '../loop/run-session.js';
+import type { ApprovalRecord, SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { ApprovalRecord, SqliteApprovalBroker } from './sqlite-approval-broker.js';
+import type { RunAgentOptions, RunResult } from './run-agent.js';
+import { runSession } from './run-session.js';
 
 /** What recording a decision led to. */
 export type ResumeAfterApprovalResult =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../loop/chat-message.js';
+import type { ChatMessage } from './chat-message.js';
 import { groupMessageUnits, isCleanCut, toolPairingProblems } from './message-units.js';
 
 const conversation: ChatMessage[] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runSession } from '../loop/run-session.js';
-import { callsWithIds, openGateHarness, statelessModel } from './test-support/gate-harness.js';
-import { UndoError } from './undo-error.js';
+import { callsWithIds, openGateHarness, statelessModel } from '../gate/test-support/gate-harness.js';
+import { UndoError } from '../gate/undo-error.js';
+import { runSession } from './run-session.js';
 import { undoToolCall } from './undo-tool-call.js';
 
 async function taggedAndPaid() {

@@ -1,33 +1,6 @@
 import type Database from 'better-sqlite3';
+import type { EventLog, ReadEventsOptions } from '../events/event-log.js';
 import type { ExternalEvent } from '../events/external-event.js';
-
-export interface ReadEventsOptions {
-  readonly runId: string;
-  /** Only events after this seq; 0 (the default) reads from the start. */
-  readonly afterSeq?: number;
-  /** At most this many events. Default 1000. */
-  readonly limit?: number;
-}
-
-/**
- * The external events of runs, kept so a screen that reconnects (SSE
- * `Last-Event-ID`) or a subscriber that got a `gap` can replay what it
- * missed. Holds projected events only: nothing sensitive is ever written.
- *
- * @example
- * const log = new SqliteEventLog({ database: store.database });
- * for (const event of log.readEvents({ runId, afterSeq: lastSeenSeq })) send(event);
- */
-export interface EventLog {
-  /** Writes events; an event already written (same run and seq) is left as it was. */
-  append(events: readonly ExternalEvent[]): void;
-  /** A run's events in seq order, after `afterSeq`. */
-  readEvents(options: ReadEventsOptions): readonly ExternalEvent[];
-  /** The highest seq written for the run, 0 when none. */
-  lastSeq(runId: string): number;
-  /** Removes the events written before `before` (epoch ms); returns how many. */
-  prune(options: { readonly before: number }): number;
-}
 
 /**
  * The event log in the runtime store's SQLite database (table `run_events`,

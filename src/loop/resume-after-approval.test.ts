@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openGateHarness } from './test-support/gate-harness.js';
-import { countPayments } from './test-support/payment-tools.js';
+import { openGateHarness } from '../gate/test-support/gate-harness.js';
+import { countPayments } from '../gate/test-support/payment-tools.js';
 
 const run = promisify(execFile);
 const child = 'src/gate/test-support/approval-child.ts';

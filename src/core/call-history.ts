@@ -1,5 +1,3 @@
-import type { AuditDecision } from './audit-log.js';
-
 /**
  * How far back a rule looks: this run, this session, or everything the
  * calling principal (tenant + user) ran since the start of the current day.
@@ -7,7 +5,7 @@ import type { AuditDecision } from './audit-log.js';
 export type HistoryWindow = 'run' | 'session' | 'day';
 
 /** The decisions under which a call executed: allowed by its tier, by a rule (`auto_approved`), or by a person. */
-export type ExecutedDecision = Extract<AuditDecision, 'allowed' | 'auto_approved' | 'approved'>;
+export type ExecutedDecision = 'allowed' | 'auto_approved' | 'approved';
 
 /** What a rule asks the history for. */
 export interface CallHistoryQuery {

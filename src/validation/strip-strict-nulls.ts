@@ -1,5 +1,5 @@
 import { resolveLocalRef } from 'openai/lib/transform';
-import type { JsonSchema } from '../tools/tool-types.js';
+import type { JsonSchema } from '../core/json-schema.js';
 
 /** Schema hops (`$ref`, union branches) followed without descending into the value; guards cyclic schemas. */
 const maxHops = 32;

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage, ToolMessage } from '../loop/chat-message.js';
+import type { AssistantMessage, ChatMessage, ToolMessage } from './chat-message.js';
 
 /**
  * Messages that must stay together: an assistant message with its

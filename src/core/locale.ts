@@ -1,0 +1,2 @@
+/** A language for model-facing and progress texts. */
+export type Locale = 'en' | 'zh-CN';
