@@ -6,8 +6,8 @@
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
 import { z } from 'zod';
+import type { AssistantMessage } from '../src/core/chat-message.js';
 import { EventBus } from '../src/events/event-bus.js';
-import type { AssistantMessage } from '../src/loop/chat-message.js';
 import { runAgent } from '../src/loop/run-agent.js';
 import type { Model } from '../src/models/model.js';
 import { defineTool } from '../src/tools/define-tool.js';

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatMessage } from '../src/loop/chat-message.js';
+import type { ChatMessage } from '../src/core/chat-message.js';
 import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
 import { formatMicroseconds, formatRate, isMainModule, measure } from './measure.js';

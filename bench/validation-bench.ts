@@ -11,7 +11,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { JsonSchema } from '../src/tools/tool-types.js';
+import type { JsonSchema } from '../src/core/json-schema.js';
 import { compileToolValidator, formatValidationMessage } from '../src/validation/index.js';
 
 const reasons = ['damaged', 'not_received', 'wrong_item', 'other'] as const;

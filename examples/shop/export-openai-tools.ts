@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ToolSpec } from '../../src/core/tool-spec.js';
 import { ToolRegistry } from '../../src/tools/tool-registry.js';
-import type { ToolSpec } from '../../src/tools/tool-types.js';
 import { openShopDatabase } from './shop-database.js';
 import { createShopTools } from './shop-tools.js';
 

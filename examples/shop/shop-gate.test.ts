@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/gate/principal.js';
+import type { AssistantMessage, ChatMessage } from '../../src/core/chat-message.js';
+import type { Principal } from '../../src/core/principal.js';
 import { SqliteApprovalBroker } from '../../src/gate/sqlite-approval-broker.js';
 import { SqliteAuditLog } from '../../src/gate/sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../../src/gate/sqlite-idempotency-store.js';
 import { createTierGate } from '../../src/gate/tier-gate.js';
-import { undoToolCall } from '../../src/gate/undo-tool-call.js';
-import type { AssistantMessage, ChatMessage } from '../../src/loop/chat-message.js';
 import { runAgent } from '../../src/loop/run-agent.js';
 import { runSession } from '../../src/loop/run-session.js';
 import { calls, sequenceModel } from '../../src/loop/test-support/sequence-model.js';
+import { undoToolCall } from '../../src/loop/undo-tool-call.js';
 import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import { defineTool } from '../../src/tools/define-tool.js';

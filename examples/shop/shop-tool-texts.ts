@@ -1,4 +1,4 @@
-import type { Locale } from '../../src/tools/tool-types.js';
+import type { Locale } from '../../src/core/locale.js';
 
 /** The words of the shop's tools that the model and a person read: descriptions of tools and parameters. */
 export interface ShopToolTexts {

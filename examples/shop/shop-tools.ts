@@ -1,8 +1,10 @@
+import type { JsonSchema } from '../../src/core/json-schema.js';
+import type { Locale } from '../../src/core/locale.js';
 import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
 import type { GateRule } from '../../src/gate/tier-gate.js';
 import { defineTool } from '../../src/tools/define-tool.js';
-import type { JsonSchema, Locale, ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
+import type { ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
 import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
 import { type ShopToolTexts, shopToolTexts } from './shop-tool-texts.js';
 
