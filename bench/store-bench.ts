@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage } from '../src/core/chat-message.js';
-import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { SqliteSessionStore } from '../src/store/sqlite/sqlite-session-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { formatMicroseconds, formatRate, isMainModule, measure } from './measure.js';
 
 const resumeMessages = 1000;

@@ -7,8 +7,8 @@ import { approveCommand } from '../../src/cli/commands/approve.js';
 import { auditCommand } from '../../src/cli/commands/audit.js';
 import { listSessions } from '../../src/cli/commands/sessions.js';
 import { UsageError } from '../../src/errors/usage-error.js';
-import { callsWithIds, openGateHarness, statelessModel } from '../../src/gate/test-support/gate-harness.js';
 import { runSession } from '../../src/loop/run-session.js';
+import { callsWithIds, openGateHarness, statelessModel } from '../../src/store/sqlite/test-support/gate-harness.js';
 import { openShopDatabase } from './shop-database.js';
 import { demoApprovalMode, resumeShopDemo, runShopDemo } from './shop-demo.js';
 

@@ -2,9 +2,9 @@ import type { ChatMessage } from '../../src/core/chat-message.js';
 import type { Locale } from '../../src/core/locale.js';
 import type { StopReason } from '../../src/core/stop-reason.js';
 import type { AgentEvent } from '../../src/events/agent-event.js';
-import type { ApprovalRecord } from '../../src/gate/sqlite-approval-broker.js';
-import type { AuditRecord } from '../../src/gate/sqlite-audit-log.js';
 import type { RunResult } from '../../src/loop/run-agent.js';
+import type { ApprovalRecord } from '../../src/store/sqlite/sqlite-approval-broker.js';
+import type { AuditRecord } from '../../src/store/sqlite/sqlite-audit-log.js';
 
 /** Progress lines kept for the tool call they belong to (see `createProgressCollector`). */
 export interface ProgressByCall {

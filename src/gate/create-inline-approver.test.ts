@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runAgent } from '../loop/run-agent.js';
+import {
+  callsWithIds,
+  openGateHarness,
+  statelessModel,
+  toolMessage,
+} from '../store/sqlite/test-support/gate-harness.js';
 import type { ApprovalRequest } from './approval-broker.js';
 import { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
-import { callsWithIds, openGateHarness, statelessModel, toolMessage } from './test-support/gate-harness.js';
 import { countPayments } from './test-support/payment-tools.js';
 
 const request: ApprovalRequest = {

@@ -31,9 +31,6 @@ export type {
   IdempotencyStore,
 } from './idempotency-store.js';
 export { MemoryAuditLog } from './memory-audit-log.js';
-export { type ApprovalRecord, type ApprovalStatus, SqliteApprovalBroker } from './sqlite-approval-broker.js';
-export { type AuditRecord, SqliteAuditLog } from './sqlite-audit-log.js';
-export { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';
 export { UndoError, type UndoFailure } from './undo-error.js';

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openGateHarness } from '../gate/test-support/gate-harness.js';
 import { countPayments } from '../gate/test-support/payment-tools.js';
+import { openGateHarness } from '../store/sqlite/test-support/gate-harness.js';
 
 const run = promisify(execFile);
-const child = 'src/gate/test-support/approval-child.ts';
+const child = 'src/store/sqlite/test-support/approval-child.ts';
 
 async function inChild(...args: string[]): Promise<Record<string, unknown>> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', child, ...args], { cwd: process.cwd() });

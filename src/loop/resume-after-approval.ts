@@ -1,5 +1,5 @@
-import type { ApprovalRecord, SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
 import type { SessionStore } from '../store/session-store.js';
+import type { ApprovalRecord, SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import type { RunAgentOptions, RunResult } from './run-agent.js';
 import { runSession } from './run-session.js';
 

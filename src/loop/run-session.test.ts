@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
-import { SqliteSessionStore } from '../store/sqlite-session-store.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { runSession } from './run-session.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callsWithIds, openGateHarness, statelessModel } from '../gate/test-support/gate-harness.js';
 import { UndoError } from '../gate/undo-error.js';
+import { callsWithIds, openGateHarness, statelessModel } from '../store/sqlite/test-support/gate-harness.js';
 import { runSession } from './run-session.js';
 import { undoToolCall } from './undo-tool-call.js';
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../gate/approval-resolution-error.js';
-import type { ApprovalRecord } from '../gate/sqlite-approval-broker.js';
+import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
 import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
 import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openShopDatabase } from '../../examples/shop/shop-database.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ExternalEvent } from '../events/external-event.js';
-import { SqliteAuditLog } from '../gate/sqlite-audit-log.js';
 import type { Model } from '../models/model.js';
+import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { type AuthConfig, demoAuthConfig, demoTokens } from './auth-config.js';
 import { readSse } from './test-support/sse-client.js';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
-import { SqliteAuditLog } from '../gate/sqlite-audit-log.js';
+import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import type { AuthConfig } from './auth-config.js';
 import { readSse } from './test-support/sse-client.js';
 import { startTestServer, type TestServer, testAuth, testTokens } from './test-support/test-server.js';

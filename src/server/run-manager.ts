@@ -11,12 +11,12 @@ import type { ExternalEvent, ExternalEventBody } from '../events/external-event.
 import { eventTexts } from '../events/progress-texts.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
-import type { SqliteApprovalBroker } from '../gate/sqlite-approval-broker.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { BegunRun, SessionStore } from '../store/session-store.js';
+import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
 import type { RunFailure } from './run-failure.js';

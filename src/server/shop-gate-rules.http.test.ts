@@ -7,10 +7,10 @@ import { parseServeFlags, runServe, serveOptions } from '../cli/commands/serve.j
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import { GateRuleError } from '../gate/gate-rule-error.js';
-import { SqliteAuditLog } from '../gate/sqlite-audit-log.js';
 import { createTierGate } from '../gate/tier-gate.js';
 import type { Script } from '../models/script.js';
 import { ScriptedModel } from '../models/scripted-model.js';
+import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { createServer } from './create-server.js';
 import { ServerConfigError } from './server-config-error.js';
 import { type RunningServer, startServer } from './start-server.js';

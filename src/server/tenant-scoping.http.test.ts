@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openShopDatabase } from '../../examples/shop/shop-database.js';
 import type { ChatMessage } from '../core/chat-message.js';
-import { SqliteAuditLog } from '../gate/sqlite-audit-log.js';
 import type { Model } from '../models/model.js';
+import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { readSse } from './test-support/sse-client.js';
 import { startTestServer, type TestServer, testTokens } from './test-support/test-server.js';
 

@@ -1,8 +1,11 @@
 export type { EventLog, ReadEventsOptions } from '../events/event-log.js';
 export { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
-export { type Migration, migrations } from './migrations/index.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
 export type { ActiveRun, BegunRun, Session, SessionStatus, SessionStore, SessionSummary } from './session-store.js';
-export { SqliteEventLog } from './sqlite-event-log.js';
-export { SqliteSessionStore } from './sqlite-session-store.js';
-export { migrate, openSqliteStore, SqliteStore } from './sqlite-store.js';
+export { type Migration, migrations } from './sqlite/migrations/index.js';
+export { type ApprovalRecord, type ApprovalStatus, SqliteApprovalBroker } from './sqlite/sqlite-approval-broker.js';
+export { type AuditRecord, SqliteAuditLog } from './sqlite/sqlite-audit-log.js';
+export { SqliteEventLog } from './sqlite/sqlite-event-log.js';
+export { SqliteIdempotencyStore } from './sqlite/sqlite-idempotency-store.js';
+export { SqliteSessionStore } from './sqlite/sqlite-session-store.js';
+export { migrate, openSqliteStore, SqliteStore } from './sqlite/sqlite-store.js';

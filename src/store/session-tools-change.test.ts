@@ -8,8 +8,8 @@ import { runSession } from '../loop/run-session.js';
 import { calls, sequenceModel } from '../loop/test-support/sequence-model.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import { SqliteSessionStore } from './sqlite-session-store.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { SqliteSessionStore } from './sqlite/sqlite-session-store.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-tools-change-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

@@ -18,8 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/chat-message.js';
 import { toolPairingProblems } from '../../src/core/message-units.js';
 import type { Session } from '../../src/store/session-store.js';
-import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { SqliteSessionStore } from '../../src/store/sqlite/sqlite-session-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { prepareDriver, runTrial, type TrialReport } from './crash-harness.js';
 import { crashSessionId, driveConversation, plannedNotes } from './shop-conversation.js';
 

@@ -27,8 +27,8 @@ import type { RunResult } from '../../src/loop/run-agent.js';
 import { runSession } from '../../src/loop/run-session.js';
 import type { Model } from '../../src/models/model.js';
 import type { SessionStore } from '../../src/store/session-store.js';
-import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
+import { SqliteSessionStore } from '../../src/store/sqlite/sqlite-session-store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../../src/tools/tool-registry.js';
 import type { ToolDefinition } from '../../src/tools/tool-types.js';
 

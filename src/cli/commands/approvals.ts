@@ -1,4 +1,4 @@
-import { type ApprovalStatus, SqliteApprovalBroker } from '../../gate/sqlite-approval-broker.js';
+import { type ApprovalStatus, SqliteApprovalBroker } from '../../store/sqlite/sqlite-approval-broker.js';
 import type { CommandResult } from '../cli-output.js';
 import { withDataStore } from './open-data-store.js';
 

@@ -1,4 +1,4 @@
-import { SqliteAuditLog } from '../../gate/sqlite-audit-log.js';
+import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import type { CommandResult } from '../cli-output.js';
 import { withDataStore } from './open-data-store.js';
 

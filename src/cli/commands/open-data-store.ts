@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite-store.js';
+import { openSqliteStore, type SqliteStore } from '../../store/sqlite/sqlite-store.js';
 
 /**
  * Runs `work` on the store under `dataDirectory` (`arbiter.db`), or with

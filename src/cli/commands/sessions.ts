@@ -5,7 +5,7 @@ import type { ChatMessage } from '../../core/chat-message.js';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import type { Session, SessionSummary } from '../../store/session-store.js';
-import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
+import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import { redact } from '../../util/redact.js';
 import type { CommandResult } from '../cli-output.js';

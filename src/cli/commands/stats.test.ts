@@ -9,7 +9,7 @@ import { EventBus } from '../../events/event-bus.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { createTraceWriter } from '../../observe/trace-writer.js';
-import { openSqliteStore } from '../../store/sqlite-store.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import { parsePrice, statsCommand, statsFromArgs } from './stats.js';
 

@@ -7,7 +7,7 @@ import { formatMetricsTable } from '../../observe/format-metrics.js';
 import { metricsToPrometheus } from '../../observe/prometheus-metrics.js';
 import { observeRunRecord, observeTraceLines, type RunObservation } from '../../observe/run-observation.js';
 import { parseTraceLines } from '../../observe/trace-line.js';
-import { openSqliteStore } from '../../store/sqlite-store.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CommandResult } from '../cli-output.js';
 
 /** Where `arbiter stats` looks inside the data directory. */

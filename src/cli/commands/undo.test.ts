@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callsWithIds, openGateHarness, statelessModel } from '../../gate/test-support/gate-harness.js';
 import { runSession } from '../../loop/run-session.js';
+import { callsWithIds, openGateHarness, statelessModel } from '../../store/sqlite/test-support/gate-harness.js';
 import { undoCommand } from './undo.js';
 
 const directories: string[] = [];

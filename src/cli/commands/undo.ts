@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
-import { SqliteAuditLog } from '../../gate/sqlite-audit-log.js';
 import { UndoError } from '../../gate/undo-error.js';
 import { undoToolCall } from '../../loop/undo-tool-call.js';
-import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
+import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
+import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import type { CommandResult } from '../cli-output.js';
 import { withDataStore } from './open-data-store.js';

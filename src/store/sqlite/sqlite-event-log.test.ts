@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExternalEvent } from '../events/external-event.js';
+import type { ExternalEvent } from '../../events/external-event.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 

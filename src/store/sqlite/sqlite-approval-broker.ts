@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { retryWhileBusy } from '../util/retry-while-busy.js';
-import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from './approval-broker.js';
-import { ApprovalResolutionError } from './approval-resolution-error.js';
+import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
+import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
+import { retryWhileBusy } from '../../util/retry-while-busy.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'denied';
 

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StopReason } from '../core/stop-reason.js';
+import type { StopReason } from '../../core/stop-reason.js';
+import type { RunRecord, RuntimeStore } from '../runtime-store.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
-import type { RunRecord, RuntimeStore } from './runtime-store.js';
 
 type Sqlite = Database.Database;
 

@@ -4,10 +4,10 @@
  *   decide DB_PATH APPROVAL_ID DECISION  records the decision and resumes the run
  */
 
-import { resumeAfterApproval } from '../../loop/resume-after-approval.js';
-import { runSession } from '../../loop/run-session.js';
+import { countPayments } from '../../../gate/test-support/payment-tools.js';
+import { resumeAfterApproval } from '../../../loop/resume-after-approval.js';
+import { runSession } from '../../../loop/run-session.js';
 import { callsWithIds, openGateHarness, statelessModel, toolMessage } from './gate-harness.js';
-import { countPayments } from './payment-tools.js';
 
 const [mode, path, approvalId, decision] = process.argv.slice(2);
 if (path === undefined) throw new Error('usage: approval-child.ts start|decide DB_PATH [APPROVAL_ID approve|reject]');

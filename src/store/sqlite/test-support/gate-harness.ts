@@ -1,17 +1,17 @@
-import type { AssistantMessage, ChatMessage } from '../../core/chat-message.js';
-import type { Principal } from '../../core/principal.js';
-import type { AgentEvent } from '../../events/agent-event.js';
-import { EventBus } from '../../events/event-bus.js';
-import type { Model, ModelResponse } from '../../models/model.js';
-import { SqliteSessionStore } from '../../store/sqlite-session-store.js';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite-store.js';
-import type { ToolRegistry } from '../../tools/tool-registry.js';
+import type { AssistantMessage, ChatMessage } from '../../../core/chat-message.js';
+import type { Principal } from '../../../core/principal.js';
+import type { AgentEvent } from '../../../events/agent-event.js';
+import { EventBus } from '../../../events/event-bus.js';
+import { createPaymentTools } from '../../../gate/test-support/payment-tools.js';
+import { createTierGate } from '../../../gate/tier-gate.js';
+import type { ToolGate } from '../../../gate/tool-gate.js';
+import type { Model, ModelResponse } from '../../../models/model.js';
+import type { ToolRegistry } from '../../../tools/tool-registry.js';
 import { SqliteApprovalBroker } from '../sqlite-approval-broker.js';
 import { SqliteAuditLog } from '../sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../sqlite-idempotency-store.js';
-import { createTierGate } from '../tier-gate.js';
-import type { ToolGate } from '../tool-gate.js';
-import { createPaymentTools } from './payment-tools.js';
+import { SqliteSessionStore } from '../sqlite-session-store.js';
+import { openSqliteStore, type SqliteStore } from '../sqlite-store.js';
 
 export const payer: Principal = { tenantId: 'bank', userId: 'U1', roles: ['customer'] };
 

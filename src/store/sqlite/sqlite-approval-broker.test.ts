@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { resumeAfterApproval } from '../loop/resume-after-approval.js';
-import { runSession } from '../loop/run-session.js';
-import type { ApprovalRequest } from './approval-broker.js';
-import { ApprovalResolutionError } from './approval-resolution-error.js';
+import type { ApprovalRequest } from '../../gate/approval-broker.js';
+import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
+import { countPayments } from '../../gate/test-support/payment-tools.js';
+import { resumeAfterApproval } from '../../loop/resume-after-approval.js';
+import { runSession } from '../../loop/run-session.js';
 import {
   callsWithIds,
   type GateHarness,
@@ -10,7 +11,6 @@ import {
   statelessModel,
   toolMessage,
 } from './test-support/gate-harness.js';
-import { countPayments } from './test-support/payment-tools.js';
 
 const bigPayment = { account: 'AC2002', amount_cents: 25_000, reference: 'INV-77' };
 const model = statelessModel([

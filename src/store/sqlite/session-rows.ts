@@ -1,5 +1,5 @@
-import type { Locale } from '../core/locale.js';
-import type { ActiveRun, SessionStatus, SessionSummary } from './session-store.js';
+import type { Locale } from '../../core/locale.js';
+import type { ActiveRun, SessionStatus, SessionSummary } from '../session-store.js';
 
 /** A row of the `sessions` table, as SQLite returns it. */
 export interface SessionRow {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../core/chat-message.js';
-import { InvalidForkPointError } from '../errors/invalid-fork-point-error.js';
-import { SessionConflictError } from '../errors/session-conflict-error.js';
-import { calls } from '../loop/test-support/sequence-model.js';
+import type { ChatMessage } from '../../core/chat-message.js';
+import { InvalidForkPointError } from '../../errors/invalid-fork-point-error.js';
+import { SessionConflictError } from '../../errors/session-conflict-error.js';
+import { calls } from '../../loop/test-support/sequence-model.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 

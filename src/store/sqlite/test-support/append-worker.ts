@@ -17,7 +17,7 @@
  *
  * fork(append-worker.ts, [DB, SESSION, PROCESS, CONNECTIONS, APPENDS], { execArgv: ['--import', 'tsx'] })
  */
-import { SessionConflictError } from '../../errors/session-conflict-error.js';
+import { SessionConflictError } from '../../../errors/session-conflict-error.js';
 import { SqliteSessionStore } from '../sqlite-session-store.js';
 import { openSqliteStore } from '../sqlite-store.js';
 

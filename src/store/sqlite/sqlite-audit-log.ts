@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../core/call-history.js';
-import type { SideEffect } from '../tools/tool-types.js';
-import { retryWhileBusy } from '../util/retry-while-busy.js';
-import type { AuditDecision, AuditEntry, AuditLog } from './audit-log.js';
+import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
+import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
+import type { SideEffect } from '../../tools/tool-types.js';
+import { retryWhileBusy } from '../../util/retry-while-busy.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 

@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Principal } from '../core/principal.js';
-import { runAgent } from '../loop/run-agent.js';
-import { gateMigrations } from '../store/migrations/gate-migrations.js';
-import { migrations } from '../store/migrations/index.js';
-import { migrate, openSqliteStore } from '../store/sqlite-store.js';
+import type { Principal } from '../../core/principal.js';
+import { countPayments } from '../../gate/test-support/payment-tools.js';
+import { runAgent } from '../../loop/run-agent.js';
+import { gateMigrations } from './migrations/gate-migrations.js';
+import { migrations } from './migrations/index.js';
 import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
+import { migrate, openSqliteStore } from './sqlite-store.js';
 import {
   callsWithIds,
   type GateHarness,
@@ -17,7 +18,6 @@ import {
   statelessModel,
   toolMessage,
 } from './test-support/gate-harness.js';
-import { countPayments } from './test-support/payment-tools.js';
 
 const payment = { account: 'AC2002', amount_cents: 5_000, reference: 'INV-5' };
 
@@ -108,10 +108,14 @@ describe('SqliteIdempotencyStore', () => {
     const directory = mkdtempSync(join(tmpdir(), 'arbiter-idempotency-'));
     directories.push(directory);
     const path = join(directory, 'arbiter.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/gate/test-support/idempotency-child.ts', path], {
-      cwd: process.cwd(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/store/sqlite/test-support/idempotency-child.ts', path],
+      {
+        cwd: process.cwd(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();

@@ -1,9 +1,9 @@
 /**
  * Child process for the killed-process test: claims the key of a payment,
  * starts executing it, prints `executing` and hangs until it is killed.
- * Usage: node --import tsx src/gate/test-support/idempotency-child.ts DB_PATH
+ * Usage: node --import tsx src/store/sqlite/test-support/idempotency-child.ts DB_PATH
  */
-import { runAgent } from '../../loop/run-agent.js';
+import { runAgent } from '../../../loop/run-agent.js';
 import { callsWithIds, openGateHarness, statelessModel } from './gate-harness.js';
 
 const [path] = process.argv.slice(2);

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite-store.js';
-import type { AuditEntry } from './audit-log.js';
+import type { AuditEntry } from '../../gate/audit-log.js';
 import { SqliteApprovalBroker } from './sqlite-approval-broker.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
+import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
 const directories: string[] = [];
 const closers: (() => void)[] = [];

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { ToolOutcome } from '../core/tool-outcome.js';
-import { retryWhileBusy } from '../util/retry-while-busy.js';
-import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from './idempotency-store.js';
+import type { ToolOutcome } from '../../core/tool-outcome.js';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../../gate/idempotency-store.js';
+import { retryWhileBusy } from '../../util/retry-while-busy.js';
 
 interface KeyRow {
   claimant_user_id: string;

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { EventLog, ReadEventsOptions } from '../events/event-log.js';
-import type { ExternalEvent } from '../events/external-event.js';
+import type { EventLog, ReadEventsOptions } from '../../events/event-log.js';
+import type { ExternalEvent } from '../../events/external-event.js';
 
 /**
  * The event log in the runtime store's SQLite database (table `run_events`,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { CallHistorySource } from '../core/call-history.js';
-import { runAgent } from '../loop/run-agent.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
-import { argumentsHash } from '../util/sha256.js';
-import type { AuditEntry, AuditLog } from './audit-log.js';
-import { MemoryAuditLog } from './memory-audit-log.js';
+import type { CallHistorySource } from '../../core/call-history.js';
+import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
+import { MemoryAuditLog } from '../../gate/memory-audit-log.js';
+import { runAgent } from '../../loop/run-agent.js';
+import { argumentsHash } from '../../util/sha256.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { openSqliteStore } from './sqlite-store.js';
 import { callsWithIds, openGateHarness, statelessModel } from './test-support/gate-harness.js';
 
 const cardPayment = { account: 'AC2002', amount_cents: 5_000, reference: 'INV-5', card_number: '4111 1111 1111 1111' };

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { ChatMessage } from '../core/chat-message.js';
-import type { Locale } from '../core/locale.js';
-import { isCleanCut } from '../core/message-units.js';
-import type { Principal } from '../core/principal.js';
-import type { RecordedToolResult, RunJournal, StepCommit } from '../core/run-journal.js';
-import type { ToolOutcome } from '../core/tool-outcome.js';
-import { SessionConflictError } from '../errors/session-conflict-error.js';
-import { retryWhileBusy } from '../util/retry-while-busy.js';
-import { forkPointError } from './fork-point-error.js';
+import type { ChatMessage } from '../../core/chat-message.js';
+import type { Locale } from '../../core/locale.js';
+import { isCleanCut } from '../../core/message-units.js';
+import type { Principal } from '../../core/principal.js';
+import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
+import type { ToolOutcome } from '../../core/tool-outcome.js';
+import { SessionConflictError } from '../../errors/session-conflict-error.js';
+import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { forkPointError } from '../fork-point-error.js';
+import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
-import type { BegunRun, Session, SessionStore, SessionSummary } from './session-store.js';
 
 /** Attempts of a write that found the session moved on between its read and its write. */
 const maxConflictRetries = 50;
