@@ -12,10 +12,22 @@
  * Each ratio is producer rate with the stalled subscriber over producer
  * rate with a fast one; 1.0 or more means a stalled subscriber does not
  * slow the run.
+ *
+ * Issue 14's target: what one stalled subscriber costs the producer of one
+ * long answer against no subscriber at all (emit only), measured with the
+ * two interleaved round by round: under 10%.
  */
 import type { AgentEventBody } from '../src/events/agent-event.js';
 import { EventBus, type RunEmitter, type Subscription } from '../src/events/event-bus.js';
-import { formatRate, isMainModule, measure } from './measure.js';
+import {
+  type BenchResult,
+  formatRate,
+  formatVerdict,
+  isMainModule,
+  measure,
+  measureInterleaved,
+  target,
+} from './measure.js';
 
 const burst = 1_000;
 const iterations = 200;
@@ -72,7 +84,43 @@ function describeStalled(subscription: Subscription): string {
   return `queue peaked at ${stats.maxQueued}; ${count(stats.coalesced)} deltas coalesced, ${count(stats.dropped)} dropped, ${count(stats.lost)} cut off${stats.closed ? ', then closed' : ''}`;
 }
 
-export async function runEventsBench(): Promise<{ lines: string[]; ratios: Record<string, number> }> {
+/**
+ * One long answer emitted with no subscriber and with one stalled
+ * subscriber, interleaved; returns both and the stalled one's extra cost.
+ */
+async function stalledVersusNone(): Promise<{ none: number; stalled: number; cost: number; stats: Subscription }> {
+  const noneBus = new EventBus();
+  const noneEmitter = noneBus.forRun('long-none');
+  noneEmitter.emit({ type: 'run:start', sessionId: undefined, model: 'bench' });
+  const stalledBus = new EventBus();
+  const stalled = stalledSubscriber(stalledBus);
+  const stalledEmitter = stalledBus.forRun('long-stalled-interleaved');
+  stalledEmitter.emit({ type: 'run:start', sessionId: undefined, model: 'bench' });
+  const [none, withStalled] = await measureInterleaved({
+    operations: [
+      async () => {
+        emitBurst(noneEmitter);
+        await Promise.resolve();
+      },
+      async () => {
+        emitBurst(stalledEmitter);
+        await Promise.resolve();
+      },
+    ],
+    iterations: 100,
+    rounds: 21,
+  });
+  const noneNanoseconds = (none as { nanosecondsPerOperation: number }).nanosecondsPerOperation;
+  const stalledNanoseconds = (withStalled as { nanosecondsPerOperation: number }).nanosecondsPerOperation;
+  return {
+    none: perSecond(noneNanoseconds),
+    stalled: perSecond(stalledNanoseconds),
+    cost: stalledNanoseconds / noneNanoseconds - 1,
+    stats: stalled,
+  };
+}
+
+export async function runEventsBench(): Promise<BenchResult> {
   const rounds = 8;
 
   const longFastBus = new EventBus();
@@ -129,6 +177,15 @@ export async function runEventsBench(): Promise<{ lines: string[]; ratios: Recor
     iterations,
   });
 
+  const versusNone = await stalledVersusNone();
+  const stalledCost = target({
+    id: 'stalled_subscriber_cost',
+    description: 'one long streamed answer: producer time with one stalled subscriber / with none, minus 1',
+    value: versusNone.cost,
+    comparison: '<',
+    limit: 0.1,
+  });
+
   const attached = perSecond(answerStalled.nanosecondsPerOperation) / perSecond(answerFast.nanosecondsPerOperation);
   const cutOff =
     perSecond(runsStalledResult.nanosecondsPerOperation) / perSecond(runsFastResult.nanosecondsPerOperation);
@@ -147,8 +204,18 @@ export async function runEventsBench(): Promise<{ lines: string[]; ratios: Recor
       `    emit with a stalled subscriber (queue 100)  ${formatRate(perSecond(runsStalledResult.nanosecondsPerOperation))}`,
       `      ${describeStalled(runsStalled)}`,
       `    ratio stalled / fast: ${verdict(cutOff)}`,
+      '  4. one long answer, a stalled subscriber against none (interleaved, median of 21 rounds):',
+      `    emit, no subscriber                         ${formatRate(versusNone.none)}`,
+      `    emit with a stalled subscriber (queue 100)  ${formatRate(versusNone.stalled)}`,
+      `      ${describeStalled(versusNone.stats)}`,
+      `    producer cost of the stalled subscriber: ${formatVerdict(stalledCost)}`,
     ],
-    ratios: { stalledAttachedVersusFastSubscriber: attached, stalledCutOffVersusFastSubscriber: cutOff },
+    ratios: {
+      stalledAttachedVersusFastSubscriber: attached,
+      stalledCutOffVersusFastSubscriber: cutOff,
+      stalledSubscriberCost: versusNone.cost,
+    },
+    targets: [stalledCost],
   };
 }
 

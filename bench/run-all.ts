@@ -1,29 +1,85 @@
 /**
  * `npm run bench`: every benchmark, one after another in this process, so
- * ratios compare figures measured under the same conditions. Not a test:
- * the figures go in the issue notes, never in assertions.
+ * ratios compare figures measured under the same conditions (the leak
+ * check runs in a child process with --expose-gc). Not a test: the
+ * figures go in the issue notes and the README, never in assertions.
+ *
+ * `npm run bench -- loop events` or `BENCH_ONLY=loop,events` runs some.
+ * Every target is printed with MET/MISSED and, with every figure, written
+ * as one JSON document to dist-bench/results.json (the targets also as the
+ * last line, prefixed `targets:`), so the README table is filled from one run.
  */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runEventsBench } from './events-bench.js';
+import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
+import type { BenchResult, Target } from './measure.js';
 import { runSseBench } from './sse-bench.js';
 import { runStoreBench } from './store-bench.js';
 import { runValidationBench } from './validation-bench.js';
 
-type Bench = () => Promise<{ lines: string[]; ratios: Record<string, number> }>;
-
-const benches: [name: string, run: Bench][] = [
+const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['validation', runValidationBench],
   ['loop', runLoopBench],
+  ['paths', runAgentPathsBench],
   ['events', runEventsBench],
+  ['leak', runLeakBench],
   ['store', runStoreBench],
   ['sse', runSseBench],
 ];
 
-const only = process.argv.slice(2);
-console.log(`arbiter bench — node ${process.version}, ${new Date().toISOString()}`);
+const only = [
+  ...process.argv.slice(2),
+  ...(process.env.BENCH_ONLY ?? '').split(',').filter((name) => name.trim() !== ''),
+].map((name) => name.trim());
+const unknown = only.filter((name) => !benches.some(([known]) => known === name));
+if (unknown.length > 0) {
+  throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${benches.map(([name]) => name).join(', ')}`);
+}
+
+const startedAt = new Date();
+console.log(`arbiter bench — node ${process.version}, ${cpus().length} CPUs, ${startedAt.toISOString()}`);
+const results: Record<string, { ratios: Record<string, number>; figures?: Record<string, unknown>; seconds: number }> =
+  {};
+const targets: (Target & { bench: string })[] = [];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;
   console.log('');
-  const { lines } = await run();
-  for (const line of lines) console.log(line);
+  const began = performance.now();
+  const result = await run();
+  for (const line of result.lines) console.log(line);
+  results[name] = {
+    ratios: result.ratios,
+    ...(result.figures === undefined ? {} : { figures: result.figures }),
+    seconds: (performance.now() - began) / 1000,
+  };
+  for (const entry of result.targets ?? []) targets.push({ ...entry, bench: name });
 }
+
+if (targets.length > 0) {
+  console.log('');
+  console.log(`targets: ${targets.filter((entry) => entry.met).length} of ${targets.length} met`);
+  for (const entry of targets) {
+    console.log(
+      `  ${entry.met ? 'MET   ' : 'MISSED'} ${entry.id}: ${entry.value.toFixed(3)} ${entry.comparison} ${entry.limit}`,
+    );
+  }
+}
+const document = {
+  node: process.version,
+  cpus: cpus().length,
+  startedAt: startedAt.toISOString(),
+  seconds: (Date.now() - startedAt.getTime()) / 1000,
+  targets,
+  benches: results,
+};
+const file = fileURLToPath(new URL('../results.json', import.meta.url));
+writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+console.log('');
+console.log(`wrote ${file}`);
+console.log(
+  `targets: ${JSON.stringify(Object.fromEntries(targets.map((entry) => [entry.id, { value: entry.value, met: entry.met }])))}`,
+);
