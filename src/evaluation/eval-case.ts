@@ -4,10 +4,10 @@ import type { StopReason } from '../core/stop-reason.js';
 import type { ToolErrorStage } from '../events/agent-event.js';
 import type { GateRule } from '../gate/tier-gate.js';
 import type { RunLimits } from '../loop/run-agent.js';
-import type { ErrorStyle } from '../loop/run-tool-call.js';
 import type { Script } from '../models/script.js';
 import type { GateOutcome } from '../observe/run-trace.js';
 import type { CaseApprover } from './case-approvals.js';
+import type { ErrorStyle } from './error-describer.js';
 
 /** Which tools a case mounts: every tool of the groups plus the tools named. Both absent: all tools. */
 export interface ToolSelection {

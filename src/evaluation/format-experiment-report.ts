@@ -1,5 +1,5 @@
-import type { ErrorStyle } from '../loop/run-tool-call.js';
 import { renderTable } from '../observe/render-table.js';
+import type { ErrorStyle } from './error-describer.js';
 import type { ExperimentReport } from './error-message-experiment.js';
 
 const styleNames: Readonly<Record<ErrorStyle, string>> = {

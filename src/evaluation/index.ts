@@ -8,6 +8,7 @@ export {
 } from './baseline.js';
 export { type CaseApprover, caseApprovals } from './case-approvals.js';
 export { type CaseTranscript, checkExpectations, checkText } from './check-expectations.js';
+export { type ErrorStyle, errorDescriber } from './error-describer.js';
 export {
   type BrokenCall,
   type BrokenCallCorpus,

@@ -13,6 +13,10 @@ export interface GateTexts {
   ruleFailed(): string;
   /** What the model reads when another user of the tenant already made this very call (a tenant-wide key). */
   claimedByAnotherUser(): string;
+  /** The model's tool message for a refused call: the code, why, and not to try again. */
+  refused(request: { tool: string; code: string; message: string }): string;
+  /** What the model reads when an earlier attempt of exactly this call may have run and left no result. */
+  outcomeUnknown(request: { tool: string }): string;
 }
 
 const english: GateTexts = {
@@ -34,6 +38,10 @@ const english: GateTexts = {
   ruleFailed: () => 'The rule that decides whether this call may run could not be evaluated, so it was not run.',
   claimedByAnotherUser: () =>
     'Someone else already made exactly this request, so it was not made again; its result is theirs and is not shown here. Look up the current state instead of repeating it.',
+  refused: ({ tool, code, message }) =>
+    `Refused (${code}): ${message} Do not call ${tool} again for this; tell the user what happened.`,
+  outcomeUnknown: ({ tool }) =>
+    `Not run: an earlier attempt of exactly this ${tool} call was interrupted and its outcome is unknown. It will not be repeated automatically; tell the user a person will check it.`,
 };
 
 const chinese: GateTexts = {
@@ -55,6 +63,10 @@ const chinese: GateTexts = {
   ruleFailed: () => '判断这次调用能否执行的规则出错，调用未执行。',
   claimedByAnotherUser: () =>
     '其他人已经提交过完全相同的请求，因此没有重复执行；其结果属于对方，不在此显示。请查询当前状态，不要重复提交。',
+  refused: ({ tool, code, message }) =>
+    `已拒绝（${code}）：${message} 不要为此再次调用 ${tool}，请把情况如实告诉用户。`,
+  outcomeUnknown: ({ tool }) =>
+    `未执行：之前一次完全相同的 ${tool} 调用中途中断，结果未知。系统不会自动重做；请告诉用户会有人工核实。`,
 };
 
 /**

@@ -8,7 +8,7 @@ export type {
 } from '../core/chat-message.js';
 export { createMemoryJournal, type RecordedToolResult, type RunJournal, type StepCommit } from '../core/run-journal.js';
 export { type StopReason, stopReasons } from '../core/stop-reason.js';
-export { CallBrakes } from './call-brakes.js';
+export { type DescribeToolError, describeFullError } from './describe-tool-error.js';
 export { type LoopTexts, loopTexts } from './loop-texts.js';
 export {
   type ResumeAfterApprovalOptions,
@@ -16,7 +16,16 @@ export {
   resumeAfterApproval,
 } from './resume-after-approval.js';
 export { type RunAgentOptions, type RunLimits, type RunResult, runAgent } from './run-agent.js';
-export { type BatchContext, type BatchResult, runBatch } from './run-batch.js';
 export { type RunSessionOptions, runSession } from './run-session.js';
-export { type ErrorStyle, runToolCall, type ToolCallReport } from './run-tool-call.js';
 export { type UndoResult, undoToolCall } from './undo-tool-call.js';
+
+/**
+ * @deprecated The error styles belong to the message experiment now
+ * (`errorDescriber` in `src/evaluation/error-describer.ts`); the loop takes
+ * a `describeError`. Kept only until the package's entry point stops naming
+ * it.
+ *
+ * @example
+ * const style: ErrorStyle = 'vague';
+ */
+export type ErrorStyle = 'full' | 'field_only' | 'vague';

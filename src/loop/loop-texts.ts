@@ -1,5 +1,6 @@
 import type { Locale } from '../core/locale.js';
 import type { StopReason } from '../core/stop-reason.js';
+import { gateTexts } from '../gate/gate-texts.js';
 
 /** The model-facing and user-facing sentences the loop itself writes. */
 export interface LoopTexts {
@@ -43,13 +44,11 @@ const stopReasonChinese: Record<StopReason, string> = {
 const english: LoopTexts = {
   retryable: ({ tool, code, message }) =>
     `Error (${code}): ${message} You can correct the arguments and call ${tool} again.`,
-  refused: ({ tool, code, message }) =>
-    `Refused (${code}): ${message} Do not call ${tool} again for this; tell the user what happened.`,
+  refused: gateTexts('en').refused,
   repeated: ({ tool, times }) =>
     `Not run: you already called ${tool} with exactly these arguments ${times} times and the result will not change. Do not call it again; answer the user from the results you already have.`,
   skipped: ({ reason }) => `Not run: the run stopped before this call (${stopReasonEnglish[reason]}).`,
-  outcomeUnknown: ({ tool }) =>
-    `Not run: an earlier attempt of exactly this ${tool} call was interrupted and its outcome is unknown. It will not be repeated automatically; tell the user a person will check it.`,
+  outcomeUnknown: gateTexts('en').outcomeUnknown,
   timedOut: ({ tool, seconds }) => `${tool} did not answer within ${seconds} seconds. You can call it again.`,
   interrupted: ({ tool }) =>
     `Not finished: ${tool} failed or did not answer in time, and whether it took effect is unknown. Do not call it again; tell the user a person will check it.`,
@@ -60,13 +59,11 @@ const english: LoopTexts = {
 
 const chinese: LoopTexts = {
   retryable: ({ tool, code, message }) => `错误（${code}）：${message} 你可以修正参数后重新调用 ${tool}。`,
-  refused: ({ tool, code, message }) =>
-    `已拒绝（${code}）：${message} 不要为此再次调用 ${tool}，请把情况如实告诉用户。`,
+  refused: gateTexts('zh-CN').refused,
   repeated: ({ tool, times }) =>
     `未执行：你已经用完全相同的参数调用过 ${tool} ${times} 次，结果不会变化。不要再调用它，请根据已有结果回答用户。`,
   skipped: ({ reason }) => `未执行：本轮在这次调用之前已停止（${stopReasonChinese[reason]}）。`,
-  outcomeUnknown: ({ tool }) =>
-    `未执行：之前一次完全相同的 ${tool} 调用中途中断，结果未知。系统不会自动重做；请告诉用户会有人工核实。`,
+  outcomeUnknown: gateTexts('zh-CN').outcomeUnknown,
   timedOut: ({ tool, seconds }) => `${tool} 在 ${seconds} 秒内没有响应。你可以重新调用。`,
   interrupted: ({ tool }) => `未完成：${tool} 执行失败或超时，是否已生效未知。不要再次调用，请告诉用户会有人工核实。`,
   vague: () => '工具执行失败',

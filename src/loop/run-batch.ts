@@ -1,41 +1,9 @@
 import type { ToolCall, ToolMessage } from '../core/chat-message.js';
-import type { Locale } from '../core/locale.js';
-import type { Principal } from '../core/principal.js';
-import type { RecordedToolResult, RunJournal } from '../core/run-journal.js';
+import type { RecordedToolResult } from '../core/run-journal.js';
 import type { StopReason } from '../core/stop-reason.js';
-import type { RunEmitter } from '../events/event-bus.js';
-import type { ApprovalBroker } from '../gate/approval-broker.js';
-import type { AuditLog } from '../gate/audit-log.js';
-import type { IdempotencyStore } from '../gate/idempotency-store.js';
-import type { ToolGate } from '../gate/tool-gate.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { CallBrakes } from './call-brakes.js';
-import { loopTexts } from './loop-texts.js';
-import type { RunControl } from './run-control.js';
-import { type ErrorStyle, runToolCall } from './run-tool-call.js';
-
-/** Everything one batch needs from its run. */
-export interface BatchContext {
-  readonly runId: string;
-  readonly sessionId: string | undefined;
-  readonly principal: Principal | undefined;
-  readonly tools: ToolSet;
-  readonly brakes: CallBrakes;
-  readonly gate: ToolGate;
-  readonly approvals: ApprovalBroker;
-  readonly idempotency: IdempotencyStore | undefined;
-  readonly audit: AuditLog | undefined;
-  readonly journal: RunJournal;
-  readonly emitter: RunEmitter;
-  readonly control: RunControl;
-  readonly locale: Locale;
-  readonly errorStyle: ErrorStyle;
-  readonly toolTimeoutMs: number | undefined;
-  /** How many `read` calls of one turn may run at once. */
-  readonly maxParallelReads: number;
-  /** The model decodes tools in strict mode (optional arguments arrive as `null`). */
-  readonly nullMeansAbsent: boolean;
-}
+import type { RunRuntime } from './run-runtime.js';
+import { runToolCall } from './run-tool-call.js';
 
 export interface BatchResult {
   /** The tool messages, one per call, in the order of the calls; empty while approvals are pending. */
@@ -60,19 +28,15 @@ export interface BatchResult {
  * returned as `failure`.
  *
  * @example
- * const { messages, stop } = await runBatch({ calls, step, context });
+ * const { messages, stop } = await runBatch(runtime, tools, calls, step);
  */
-export async function runBatch({
-  calls,
-  step,
-  context,
-}: {
-  calls: readonly ToolCall[];
-  step: number;
-  context: BatchContext;
-}): Promise<BatchResult> {
-  const { journal, runId, control } = context;
-  const texts = loopTexts(context.locale);
+export async function runBatch(
+  runtime: RunRuntime,
+  tools: ToolSet,
+  calls: readonly ToolCall[],
+  step: number,
+): Promise<BatchResult> {
+  const { journal, runId, control, texts } = runtime;
   const contents = new Map<string, string>();
   const pending = new Set<string>();
   let stop: StopReason | undefined;
@@ -89,26 +53,7 @@ export async function runBatch({
       contents.set(call.id, recorded.content);
       return;
     }
-    const report = await runToolCall({
-      call,
-      tools: context.tools,
-      brakes: context.brakes,
-      gate: context.gate,
-      approvals: context.approvals,
-      idempotency: context.idempotency,
-      audit: context.audit,
-      emitter: context.emitter,
-      runId,
-      sessionId: context.sessionId,
-      step,
-      principal: context.principal,
-      signal: control.signal,
-      locale: context.locale,
-      errorStyle: context.errorStyle,
-      timeoutMs: context.toolTimeoutMs,
-      nullMeansAbsent: context.nullMeansAbsent,
-      hold: pending.size > 0,
-    });
+    const report = await runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
     if (report.kind === 'held') return;
     if (report.kind === 'pending_approval') {
       pending.add(call.id);
@@ -132,10 +77,10 @@ export async function runBatch({
     if (report.brake !== undefined) stop ??= report.brake;
   };
 
-  for (const group of groupCalls(calls, context.tools)) {
+  for (const group of groupCalls(calls, tools)) {
     stop ??= control.reason;
     if (stop !== undefined || failure !== undefined) break;
-    const limit = group.parallel ? context.maxParallelReads : 1;
+    const limit = group.parallel ? runtime.maxParallelReads : 1;
     for (let start = 0; start < group.calls.length; start += limit) {
       stop ??= control.reason;
       if (stop !== undefined) break;

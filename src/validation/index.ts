@@ -2,5 +2,5 @@ export { compileToolValidator, createAjv, type ToolValidator } from './compile-t
 export { formatValidationMessage } from './format-validation-message.js';
 export { type ParsedToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 export { unknownToolIssue } from './unknown-tool-issue.js';
-export { type ToolCallValidation, validateToolCall } from './validate-tool-call.js';
+export { type NullReading, type ToolCallValidation, validateToolCall } from './validate-tool-call.js';
 export type { ValidationIssue, ValidationIssueCode, ValidationLayer } from './validation-issue.js';

@@ -20,6 +20,18 @@ export interface ValidatableTools<Tool extends ValidatableTool> {
   get(name: string): Tool | undefined;
 }
 
+/**
+ * How a `null` the model sent for an optional argument is read. `as_sent`
+ * (default): as the value `null`, validated like any other. `strict_mode`:
+ * the model decodes tools in strict mode, where every optional field must be
+ * sent and `null` stands for "absent", so such a `null` is removed before
+ * validating against the tool's original schema.
+ *
+ * @example
+ * validateToolCall({ registry, name: 'add_order_note', rawArguments: '{"order_id":"SO20260901","note":null}', nulls: 'strict_mode' });
+ */
+export type NullReading = 'strict_mode' | 'as_sent';
+
 export type ToolCallValidation<Tool extends ValidatableTool = ValidatableTool> =
   | { readonly ok: true; readonly tool: Tool; readonly args: Record<string, unknown> }
   | {
@@ -48,18 +60,14 @@ export function validateToolCall<Tool extends ValidatableTool>({
   name,
   rawArguments,
   locale = 'en',
-  nullMeansAbsent = false,
+  nulls = 'as_sent',
 }: {
   registry: ValidatableTools<Tool>;
   name: string;
   rawArguments: string;
   locale?: Locale;
-  /**
-   * The model decodes in strict mode, where optional fields are sent as
-   * `null`: read such a `null` as "absent" before validating against the
-   * original schema.
-   */
-  nullMeansAbsent?: boolean;
+  /** How a `null` for an optional argument is read (see `NullReading`). Default `as_sent`. */
+  nulls?: NullReading;
 }): ToolCallValidation<Tool> {
   const tool = registry.get(name);
   if (tool === undefined) {
@@ -76,7 +84,7 @@ export function validateToolCall<Tool extends ValidatableTool>({
     const issues = [parsed.issue];
     return { ok: false, tool, issues, message: formatValidationMessage({ toolName: name, issues, locale }) };
   }
-  const args = nullMeansAbsent ? stripStrictNulls(parsed.value, tool.spec.function.parameters) : parsed.value;
+  const args = nulls === 'strict_mode' ? stripStrictNulls(parsed.value, tool.spec.function.parameters) : parsed.value;
   for (const bound of tool.boundParameterNames) delete args[bound];
   const issues = tool.validator(locale)(args);
   if (issues.length === 0) return { ok: true, tool, args };

@@ -1,0 +1,65 @@
+import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import { auditToolCall } from './audit-tool-call.js';
+import type { GatedCall, GateRuntime } from './gated-call.js';
+import type { IdempotencyClaim } from './idempotency-store.js';
+
+/** What claiming a call's idempotency key allows. `undefined`: the call has no key (or the run no store). */
+export type KeyClaim =
+  | undefined
+  /** First with this key: execute, then settle the claim (`complete`, `release` or `abandon`). */
+  | Extract<IdempotencyClaim, { status: 'claimed' }>
+  /** Executed before for this claimant: audited as a replay; hand back `outcome`, do not execute. */
+  | Extract<IdempotencyClaim, { status: 'completed' }>
+  /** Another user's tenant-wide key, or an earlier attempt with no known outcome: audited, never executed. */
+  | { readonly status: 'refused'; readonly error: ToolErrorPayload };
+
+/**
+ * Claims the call's idempotency key, if its tool has one and the run has a
+ * store, scoped by the principal's tenant and user (or the tenant, for a
+ * tool whose key is tenant-wide). A key claimed before is never executed
+ * again: its first outcome is replayed, or the call is refused when that
+ * outcome is unknown or belongs to another user. Replays and refusals are
+ * audited here.
+ *
+ * @example
+ * const key = await claimIdempotencyKey(runtime, call);
+ * if (key?.status === 'completed') return replay(key.outcome);
+ */
+export async function claimIdempotencyKey(runtime: GateRuntime, call: GatedCall): Promise<KeyClaim> {
+  const store = runtime.idempotency;
+  if (store === undefined) return undefined;
+  const { definition } = call.tool;
+  const key = definition.idempotencyKey?.(call.args, call.context);
+  if (key === undefined) return undefined;
+  const { principal, gateTexts: texts } = runtime;
+  const claim = await store.claim({
+    key,
+    claimant: { tenantId: principal?.tenantId ?? '', userId: principal?.userId ?? '' },
+    scope: definition.idempotencyScope ?? 'principal',
+    runId: runtime.runId,
+    toolCallId: call.toolCallId,
+    tool: call.toolName,
+  });
+  if (claim.status === 'claimed') return claim;
+  if (claim.status === 'completed') {
+    await auditToolCall(
+      runtime,
+      call,
+      `replayed:${claim.outcome.ok ? 'ok' : claim.outcome.error.code}`,
+      claim.original,
+    );
+    return claim;
+  }
+  if (claim.status === 'claimed_by_another_user') {
+    await auditToolCall(runtime, call, 'claimed_by_another_user', claim.original);
+    const message = texts.refused({
+      tool: call.toolName,
+      code: 'claimed_by_another_user',
+      message: texts.claimedByAnotherUser(),
+    });
+    return { status: 'refused', error: { code: 'claimed_by_another_user', retryable: false, message } };
+  }
+  await auditToolCall(runtime, call, 'outcome_unknown', claim.original);
+  const message = texts.outcomeUnknown({ tool: call.toolName });
+  return { status: 'refused', error: { code: 'outcome_unknown', retryable: false, message } };
+}

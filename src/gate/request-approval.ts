@@ -1,0 +1,107 @@
+import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import type { ToolErrorStage } from '../events/agent-event.js';
+import { auditToolCall } from './audit-tool-call.js';
+import type { GatedCall, GateRuntime } from './gated-call.js';
+import type { GateDecision } from './tool-gate.js';
+
+/** Where a call that needs a person stands, normalised to one shape. */
+export type ApprovalStep =
+  /** A person approved: `call.decision` is `approved` and `call.approver` names them. */
+  | { readonly status: 'approved' }
+  /** Nobody has decided yet: nothing ran, the run stops with `awaiting_approval`. */
+  | { readonly status: 'pending'; readonly approvalId: string }
+  /** Rejected, denied (timeout, no approver, arguments changed …) or already used: audited, never run. */
+  | { readonly status: 'refused'; readonly stage: ToolErrorStage; readonly error: ToolErrorPayload };
+
+const approved: ApprovalStep = { status: 'approved' };
+
+/**
+ * Asks the run's approval broker about a call the gate holds for a person.
+ * Precedence: the broker's answer decides; anything but an approval leaves
+ * the call unexecuted (default deny). `approval:required` goes out once,
+ * when the broker says a person is being asked (`onRequired`), before it
+ * waits; `approval:resolved` goes out with any decision. A refusal is
+ * audited here with its rule; an approval sets `call.decision` and
+ * `call.approver` for the audit that follows the execution.
+ *
+ * @example
+ * const approval = await requestApproval(runtime, call, verdict);
+ * if (approval.status === 'pending') return { kind: 'pending_approval', toolCallId, tool, approvalId: approval.approvalId };
+ */
+export async function requestApproval(
+  runtime: GateRuntime,
+  call: GatedCall,
+  verdict: Extract<GateDecision, { decision: 'require_approval' }>,
+): Promise<ApprovalStep> {
+  const { emitter, gateTexts: texts } = runtime;
+  const { step, toolCallId, toolName } = call;
+  call.rule = verdict.rule;
+  let announced = false;
+  const announce = (approvalId: string) => {
+    if (announced) return;
+    announced = true;
+    emitter.emit({
+      type: 'approval:required',
+      step,
+      toolCallId,
+      approvalId,
+      tool: toolName,
+      arguments: call.shownArguments,
+      rule: verdict.rule,
+      reason: verdict.reason,
+    });
+  };
+  const state = await runtime.approvals.decide(
+    {
+      runId: runtime.runId,
+      sessionId: runtime.sessionId,
+      step,
+      toolCallId,
+      tool: toolName,
+      arguments: call.shownArguments,
+      argumentsHash: call.argumentsHash,
+      rule: verdict.rule,
+      reason: verdict.reason,
+    },
+    { signal: runtime.signal, onRequired: announce },
+  );
+  if (state.status === 'pending') {
+    if (state.isNew) announce(state.approvalId);
+    return { status: 'pending', approvalId: state.approvalId };
+  }
+  emitter.emit({
+    type: 'approval:resolved',
+    toolCallId,
+    approvalId: state.approvalId,
+    tool: toolName,
+    decision: state.status,
+    approver: state.status === 'denied' ? undefined : state.approver,
+  });
+  if (state.status === 'approved') {
+    call.decision = 'approved';
+    call.approver = state.approver;
+    return approved;
+  }
+  if (state.status === 'rejected') {
+    call.decision = 'rejected';
+    call.approver = state.approver;
+    await auditToolCall(runtime, call, 'not_run');
+    const message = texts.refused({
+      tool: toolName,
+      code: 'rejected_by_approver',
+      message: texts.rejected({ reason: state.reason }),
+    });
+    return { status: 'refused', stage: 'gate', error: { code: 'rejected_by_approver', retryable: false, message } };
+  }
+  call.decision = 'denied';
+  if (state.code === 'approval_used') {
+    // This exact call was approved and let through before, yet has no recorded result: it may have run.
+    await auditToolCall(runtime, call, 'outcome_unknown');
+    const message = texts.outcomeUnknown({ tool: toolName });
+    return { status: 'refused', stage: 'execution', error: { code: 'outcome_unknown', retryable: false, message } };
+  }
+  const code = state.code ?? 'approval_denied';
+  await auditToolCall(runtime, call, 'not_run');
+  const message = texts.refused({ tool: toolName, code, message: texts.approvalDenied({ code }) });
+  return { status: 'refused', stage: 'gate', error: { code, retryable: false, message } };
+}

@@ -1,0 +1,28 @@
+import type { ChatMessage } from '../core/chat-message.js';
+import type { RunProgress } from './run-progress.js';
+import type { RunRuntime } from './run-runtime.js';
+import { totalUsage } from './total-usage.js';
+
+/**
+ * Appends messages to the conversation and commits them to the journal
+ * with the run's counters, so a restart continues from here.
+ *
+ * @example
+ * await commitStep(runtime, progress, [assistantMessage]);
+ */
+export async function commitStep(
+  runtime: RunRuntime,
+  progress: RunProgress,
+  messages: readonly ChatMessage[],
+): Promise<void> {
+  progress.conversation.push(...messages);
+  await runtime.journal.commitStep({
+    runId: runtime.runId,
+    sessionId: runtime.sessionId,
+    appended: messages,
+    steps: progress.steps,
+    usage: totalUsage(progress),
+    cost: progress.cost,
+    lastSeq: runtime.emitter.lastSeq,
+  });
+}

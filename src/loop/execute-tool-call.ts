@@ -1,0 +1,91 @@
+import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import { FatalToolError } from '../errors/fatal-tool-error.js';
+import { RetryableToolError } from '../errors/retryable-tool-error.js';
+import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
+import type { GatedCall } from '../gate/gated-call.js';
+import type { ToolContext } from '../tools/tool-types.js';
+import type { RunRuntime } from './run-runtime.js';
+
+/** How an execution ended: the tool's data, or its failure classified. */
+export type ToolExecution =
+  | { readonly ok: true; readonly data: unknown }
+  /** The tool refused (`RetryableToolError`, `FatalToolError`) or a retry-safe tool timed out: the model is told. */
+  | { readonly ok: false; readonly failure: 'model'; readonly error: ToolErrorPayload }
+  /** The run was stopped while the tool ran: it may have acted. */
+  | { readonly ok: false; readonly failure: 'aborted' }
+  /** Anything else, or a timeout of a tool that is not retry-safe: for the operator, never the model. */
+  | { readonly ok: false; readonly failure: 'infrastructure'; readonly code: string; readonly cause: unknown };
+
+const aborted: ToolExecution = { ok: false, failure: 'aborted' };
+
+/**
+ * Executes an allowed call (after `tool:start`) under its time limit (the
+ * tool's own `timeoutMs`, else the run's) and classifies how it ended.
+ * Precedence: `RetryableToolError`, then `FatalToolError`, then a timeout
+ * (for the model only when the tool is `retrySafe`), then the run's abort,
+ * then anything else as an infrastructure failure. Never throws.
+ *
+ * @example
+ * const execution = await executeToolCall(runtime, call);
+ * if (execution.ok) await claim?.complete(execution);
+ */
+export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Promise<ToolExecution> {
+  const { tool, toolName } = call;
+  runtime.emitter.emit({ type: 'tool:start', step: call.step, toolCallId: call.toolCallId, tool: toolName });
+  const timeoutMs = tool.definition.timeoutMs ?? runtime.toolTimeoutMs;
+  try {
+    const data =
+      timeoutMs === undefined
+        ? await tool.definition.execute(call.args, call.context)
+        : await executeWithin(call, timeoutMs);
+    return { ok: true, data };
+  } catch (error) {
+    const texts = runtime.texts;
+    if (RetryableToolError.isInstance(error)) {
+      const message = texts.retryable({ tool: toolName, code: error.code, message: error.message });
+      return { ok: false, failure: 'model', error: { code: error.code, retryable: true, message } };
+    }
+    if (FatalToolError.isInstance(error)) {
+      const message = texts.refused({ tool: toolName, code: error.code, message: error.message });
+      return { ok: false, failure: 'model', error: { code: error.code, retryable: false, message } };
+    }
+    const timedOut = ToolTimeoutError.isInstance(error);
+    if (timedOut && timeoutMs !== undefined) {
+      if (tool.definition.retrySafe === true) {
+        const message = texts.timedOut({ tool: toolName, seconds: error.timeoutMs / 1000 });
+        return { ok: false, failure: 'model', error: { code: 'tool_timeout', retryable: true, message } };
+      }
+      return { ok: false, failure: 'infrastructure', code: 'tool_timeout', cause: error };
+    }
+    if (runtime.signal.aborted) return aborted;
+    return {
+      ok: false,
+      failure: 'infrastructure',
+      code: timedOut ? 'tool_timeout' : 'infrastructure_failure',
+      cause: error,
+    };
+  }
+}
+
+async function executeWithin(call: GatedCall, timeoutMs: number): Promise<unknown> {
+  const { tool, context } = call;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(context.signal.reason);
+  if (context.signal.aborted) onAbort();
+  else context.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const reason = new ToolTimeoutError({ toolName: tool.definition.name, timeoutMs });
+      controller.abort(reason);
+      reject(reason);
+    }, timeoutMs);
+  });
+  const limited: ToolContext = { ...context, signal: controller.signal };
+  try {
+    return await Promise.race([tool.definition.execute(call.args, limited), timeout]);
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,26 @@
+import type { StopReason } from '../core/stop-reason.js';
+import type { RunResult } from './run-agent.js';
+import type { RunProgress } from './run-progress.js';
+import { runResult } from './run-result.js';
+import type { RunRuntime } from './run-runtime.js';
+import { totalUsage } from './total-usage.js';
+
+/**
+ * Ends the run with a stop reason: `run:end` with its counters (and cost,
+ * when the run is priced), then the result.
+ *
+ * @example
+ * if (calls.length === 0) return finishRun(runtime, progress, 'completed');
+ */
+export function finishRun(runtime: RunRuntime, progress: RunProgress, stopReason: StopReason): RunResult {
+  const durationMs = performance.now() - progress.startedAt;
+  runtime.emitter.emit({
+    type: 'run:end',
+    stopReason,
+    steps: progress.steps,
+    usage: totalUsage(progress),
+    durationMs,
+    ...(runtime.prices === undefined ? {} : { cost: progress.cost }),
+  });
+  return runResult(runtime, progress, stopReason, durationMs);
+}

@@ -1,0 +1,73 @@
+import { ModelError } from '../errors/model-error.js';
+import type { ModelResponse } from '../models/model.js';
+import { costOf } from '../models/pricing.js';
+import type { ToolSet } from '../tools/tool-registry.js';
+import { commitStep } from './commit-step.js';
+import type { RunProgress } from './run-progress.js';
+import type { RunRuntime } from './run-runtime.js';
+import { withUniqueCallIds } from './with-unique-call-ids.js';
+
+/**
+ * One model call of the run: the request prepared by the context manager
+ * (compressed past its threshold, a summary's tokens counted in the
+ * budget), the model called with the mounted tools, its usage and cost
+ * added to the run's, `model:end` emitted, and its message (every tool call
+ * id unique in the conversation) committed. Throws `ModelError` when a cost
+ * budget is set and the answering model has no price.
+ *
+ * @example
+ * progress.steps += 1;
+ * const response = await takeModelTurn(runtime, progress, tools);
+ */
+export async function takeModelTurn(
+  runtime: RunRuntime,
+  progress: RunProgress,
+  tools: ToolSet,
+): Promise<ModelResponse> {
+  const { model, emitter, context, control } = runtime;
+  const { usage } = progress;
+  const step = progress.steps;
+  const prepared = await context?.prepare({
+    messages: progress.conversation,
+    tools: tools.specs,
+    ...(runtime.pinned === undefined ? {} : { pinned: runtime.pinned }),
+    signal: control.signal,
+  });
+  // A summary made to fit the window is a model call of this run: it counts in the budget.
+  usage.inputTokens += prepared?.usage?.inputTokens ?? 0;
+  usage.outputTokens += prepared?.usage?.outputTokens ?? 0;
+  const response = await model.generate({
+    messages: prepared?.messages ?? progress.conversation,
+    tools: tools.specs,
+    signal: control.signal,
+    onTextDelta: (text) => emitter.emit({ type: 'model:delta', step, text }),
+    onDecision: (decision) => emitter.emit({ type: 'model:decision', step, decision }),
+  });
+  if (prepared !== undefined) context?.observe({ prepared, usage: response.usage });
+  usage.inputTokens += response.usage.inputTokens;
+  usage.outputTokens += response.usage.outputTokens;
+  usage.cachedInputTokens += response.usage.cachedInputTokens ?? 0;
+  if (runtime.prices !== undefined) {
+    const answeredBy = response.model ?? model.name;
+    const priced = costOf({ model: answeredBy, usage: response.usage, prices: runtime.prices });
+    if (priced === undefined && Number.isFinite(runtime.costBudget)) {
+      throw new ModelError({
+        kind: 'request',
+        message: `no price for model ${answeredBy} in the price table: limits.costBudget cannot be enforced`,
+      });
+    }
+    progress.cost += priced?.total ?? 0;
+  }
+  emitter.emit({
+    type: 'model:end',
+    step,
+    model: response.model ?? model.name,
+    usage: response.usage,
+    finishReason: response.finishReason,
+    toolCalls: response.message.tool_calls?.length ?? 0,
+  });
+  const message = withUniqueCallIds(response.message, progress.callIds);
+  await commitStep(runtime, progress, [message]);
+  if (message.content !== null && message.content !== '') progress.lastText = message.content;
+  return { ...response, message };
+}
