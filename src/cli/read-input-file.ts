@@ -46,15 +46,15 @@ export function readToolsFile({
     const line = lineOfJsonError(text, error);
     throw new InputFileError({
       file: path,
-      ...(line === undefined ? {} : { line }),
-      message: `${path}${line === undefined ? '' : `:${line}`}: not valid JSON (${errorText(error)})`,
+      line,
+      problem: `not valid JSON (${errorText(error)})`,
       cause: error,
     });
   }
   if (!Array.isArray(parsed)) {
     throw new InputFileError({
       file: path,
-      message: `${path}: expected a JSON array of tools in OpenAI function-calling format, [{"type": "function", "function": {"name": …, "description": …, "parameters": …}}], got ${describe(parsed)}`,
+      problem: `expected a JSON array of tools in OpenAI function-calling format, [{"type": "function", "function": {"name": …, "description": …, "parameters": …}}], got ${describe(parsed)}`,
     });
   }
   return parsed.map((tool: unknown, index) => checkTool({ path, tool, index }));
@@ -84,7 +84,7 @@ export function readCallsFile({
     const line = index + 1;
     if (text.trim() === '') continue;
     const fail = (message: string, cause?: unknown): never => {
-      throw new InputFileError({ file: path, line, message: `${path}:${line}: ${message}`, cause });
+      throw new InputFileError({ file: path, line, problem: message, cause });
     };
     let parsed: unknown;
     try {
@@ -124,14 +124,14 @@ function readText(path: string, maxBytes: number): string {
     }
   } catch (error) {
     const reason = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : errorText(error);
-    throw new InputFileError({ file: path, message: `${path}: cannot read the file (${reason})`, cause: error });
+    throw new InputFileError({ file: path, problem: `cannot read the file (${reason})`, cause: error });
   } finally {
     if (descriptor !== undefined) closeSync(descriptor);
   }
   if (total > maxBytes) {
     throw new InputFileError({
       file: path,
-      message: `${path}: larger than ${sizeText(maxBytes)}, the most arbiter reads from one input file`,
+      problem: `larger than ${sizeText(maxBytes)}, the most arbiter reads from one input file`,
     });
   }
   return Buffer.concat(chunks, total)
@@ -146,7 +146,7 @@ function sizeText(bytes: number): string {
 
 function checkTool({ path, tool, index }: { path: string; tool: unknown; index: number }): OpenAiFunctionTool {
   const fail = (message: string): never => {
-    throw new InputFileError({ file: path, message: `${path}: tool [${index}]: ${message}` });
+    throw new InputFileError({ file: path, problem: `tool [${index}]: ${message}` });
   };
   if (!isRecord(tool) || tool['type'] !== 'function' || !isRecord(tool['function'])) {
     return fail(`expected {"type": "function", "function": {"name": …}}, got ${describe(tool)}`);

@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.fatal_tool');
+const marker = 'arbiter.error.fatal_tool';
+const symbol = Symbol.for(marker);
 
 /**
  * Raised by a tool when the call is refused and no change of arguments can
@@ -15,7 +16,7 @@ const marker = Symbol.for('arbiter.error.fatal_tool');
  */
 export class FatalToolError extends ArbiterError {
   readonly code: string;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly retryable = false as const;
 
   constructor({ code, message, cause }: { code: string; message: string; cause?: unknown }) {
@@ -23,7 +24,7 @@ export class FatalToolError extends ArbiterError {
     this.code = code;
   }
 
-  static override isInstance(value: unknown): value is FatalToolError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is FatalToolError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

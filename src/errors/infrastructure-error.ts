@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.infrastructure');
+const marker = 'arbiter.error.infrastructure';
+const symbol = Symbol.for(marker);
 
 /**
  * Something outside the model's reach failed (database down, upstream 503,
@@ -12,7 +13,7 @@ const marker = Symbol.for('arbiter.error.infrastructure');
  */
 export class InfrastructureError extends ArbiterError {
   readonly code = 'infrastructure_failure' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly toolName: string | undefined;
 
   constructor({ message, toolName, cause }: { message: string; toolName?: string; cause?: unknown }) {
@@ -20,7 +21,7 @@ export class InfrastructureError extends ArbiterError {
     this.toolName = toolName;
   }
 
-  static override isInstance(value: unknown): value is InfrastructureError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is InfrastructureError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

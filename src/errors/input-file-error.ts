@@ -1,27 +1,43 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.input_file');
+const marker = 'arbiter.error.input_file';
+const symbol = Symbol.for(marker);
 
 /**
  * A file given on the command line is unreadable or malformed. The message
- * names the file and, where it applies, the line.
+ * names the file and, where it applies, the line, then the problem:
+ * `calls.jsonl:3: not valid JSON`.
  *
  * @example
- * throw new InputFileError({ file: 'calls.jsonl', line: 3, message: 'calls.jsonl:3: not valid JSON' });
+ * throw new InputFileError({ file: 'calls.jsonl', line: 3, problem: 'not valid JSON' });
+ * // message: "calls.jsonl:3: not valid JSON"
  */
 export class InputFileError extends ArbiterError {
   readonly code = 'input_file_invalid' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly file: string;
   readonly line: number | undefined;
+  /** What is wrong with the file, without its name. */
+  readonly problem: string;
 
-  constructor({ file, line, message, cause }: { file: string; line?: number; message: string; cause?: unknown }) {
-    super(message, { cause });
+  constructor({
+    file,
+    line,
+    problem,
+    cause,
+  }: {
+    file: string;
+    line?: number | undefined;
+    problem: string;
+    cause?: unknown;
+  }) {
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${problem}`, { cause });
     this.file = file;
     this.line = line;
+    this.problem = problem;
   }
 
-  static override isInstance(value: unknown): value is InputFileError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is InputFileError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.model');
+const marker = 'arbiter.error.model';
+const symbol = Symbol.for(marker);
 
 export type ModelErrorKind =
   | 'network'
@@ -20,7 +21,7 @@ export type ModelErrorKind =
  */
 export class ModelError extends ArbiterError {
   readonly code = 'model_call_failed' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly kind: ModelErrorKind;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
@@ -54,7 +55,7 @@ export class ModelError extends ArbiterError {
     this.model = model;
   }
 
-  static override isInstance(value: unknown): value is ModelError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is ModelError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.retryable_tool');
+const marker = 'arbiter.error.retryable_tool';
+const symbol = Symbol.for(marker);
 
 /**
  * Raised by a tool when the model can fix the call by changing its
@@ -17,7 +18,7 @@ const marker = Symbol.for('arbiter.error.retryable_tool');
  */
 export class RetryableToolError extends ArbiterError {
   readonly code: string;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly field: string | undefined;
   readonly retryable = true as const;
 
@@ -27,7 +28,7 @@ export class RetryableToolError extends ArbiterError {
     this.field = field;
   }
 
-  static override isInstance(value: unknown): value is RetryableToolError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is RetryableToolError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

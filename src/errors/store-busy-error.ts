@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.store_busy');
+const marker = 'arbiter.error.store_busy';
+const symbol = Symbol.for(marker);
 
 /**
  * The database stayed locked by another connection for longer than a write
@@ -12,7 +13,7 @@ const marker = Symbol.for('arbiter.error.store_busy');
  */
 export class StoreBusyError extends ArbiterError {
   readonly code = 'store_busy' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   /** The store operation that gave up, e.g. `create` or `beginRun`. */
   readonly operation: string;
   readonly waitedMs: number;
@@ -23,7 +24,7 @@ export class StoreBusyError extends ArbiterError {
     this.waitedMs = waitedMs;
   }
 
-  static override isInstance(value: unknown): value is StoreBusyError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is StoreBusyError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

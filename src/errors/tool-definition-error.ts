@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.tool_definition');
+const marker = 'arbiter.error.tool_definition';
+const symbol = Symbol.for(marker);
 
 /**
  * A tool definition that cannot be registered: broken schema, duplicate or
@@ -11,7 +12,7 @@ const marker = Symbol.for('arbiter.error.tool_definition');
  */
 export class ToolDefinitionError extends ArbiterError {
   readonly code = 'tool_definition_invalid' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly toolName: string | undefined;
 
   constructor({ toolName, message, cause }: { toolName?: string | undefined; message: string; cause?: unknown }) {
@@ -19,7 +20,7 @@ export class ToolDefinitionError extends ArbiterError {
     this.toolName = toolName;
   }
 
-  static override isInstance(value: unknown): value is ToolDefinitionError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is ToolDefinitionError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

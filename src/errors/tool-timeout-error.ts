@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.tool_timeout');
+const marker = 'arbiter.error.tool_timeout';
+const symbol = Symbol.for(marker);
 
 /**
  * A tool call ran past its time limit. For a tool that declares itself
@@ -11,7 +12,7 @@ const marker = Symbol.for('arbiter.error.tool_timeout');
  */
 export class ToolTimeoutError extends ArbiterError {
   readonly code = 'tool_timeout' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   readonly toolName: string;
   readonly timeoutMs: number;
 
@@ -21,7 +22,7 @@ export class ToolTimeoutError extends ArbiterError {
     this.timeoutMs = timeoutMs;
   }
 
-  static override isInstance(value: unknown): value is ToolTimeoutError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is ToolTimeoutError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

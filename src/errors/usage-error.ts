@@ -1,6 +1,7 @@
 import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.usage');
+const marker = 'arbiter.error.usage';
+const symbol = Symbol.for(marker);
 
 /**
  * A command line that cannot be run as given (unknown flag value, missing option).
@@ -10,13 +11,13 @@ const marker = Symbol.for('arbiter.error.usage');
  */
 export class UsageError extends ArbiterError {
   readonly code = 'usage' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
 
   constructor({ message }: { message: string }) {
     super(message);
   }
 
-  static override isInstance(value: unknown): value is UsageError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is UsageError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

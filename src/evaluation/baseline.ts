@@ -93,18 +93,18 @@ export function readBaseline(path: string): Baseline {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new InputFileError({ file: path, message: `${path}: not a readable JSON baseline`, cause: error });
+    throw new InputFileError({ file: path, problem: `not a readable JSON baseline`, cause: error });
   }
   const cases = (value as { cases?: unknown } | null)?.cases;
   if (typeof cases !== 'object' || cases === null || Array.isArray(cases)) {
     throw new InputFileError({
       file: path,
-      message: `${path}: expected {"suite": …, "cases": {"<case id>": {"passed": true, …}}}`,
+      problem: `expected {"suite": …, "cases": {"<case id>": {"passed": true, …}}}`,
     });
   }
   for (const [id, entry] of Object.entries(cases)) {
     if (typeof (entry as { passed?: unknown } | null)?.passed !== 'boolean') {
-      throw new InputFileError({ file: path, message: `${path}: case "${id}" has no boolean "passed"` });
+      throw new InputFileError({ file: path, problem: `case "${id}" has no boolean "passed"` });
     }
   }
   return value as Baseline;

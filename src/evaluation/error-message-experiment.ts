@@ -231,15 +231,13 @@ export function readBrokenCallCorpus(path: string): BrokenCallCorpus {
   try {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new InputFileError({ file: path, message: `${path}: not a readable JSON corpus`, cause: error });
+    throw new InputFileError({ file: path, problem: `not a readable JSON corpus`, cause: error });
   }
   const issues = compileToolValidator({ schema: corpusSchema, toolName: 'corpus' })(value);
   if (issues.length > 0) {
     throw new InputFileError({
       file: path,
-      message: [`${path}: not a valid corpus of broken calls:`, ...issues.map((issue) => `  ${issue.message}`)].join(
-        '\n',
-      ),
+      problem: [`not a valid corpus of broken calls:`, ...issues.map((issue) => `  ${issue.message}`)].join('\n'),
     });
   }
   return value as BrokenCallCorpus;

@@ -65,7 +65,7 @@ interface CaseFile extends CaseSettings {
 export function loadSuite({ directory }: { directory: string }): EvalSuite {
   const suitePath = join(directory, 'suite.json');
   if (!existsSync(suitePath)) {
-    throw new InputFileError({ file: suitePath, message: `${suitePath}: no suite here (expected a suite.json)` });
+    throw new InputFileError({ file: suitePath, problem: `no suite here (expected a suite.json)` });
   }
   const suite = readChecked<SuiteFile>(suitePath, suiteFileSchema, 'eval_suite');
   const fixtures =
@@ -82,7 +82,7 @@ export function loadSuite({ directory }: { directory: string }): EvalSuite {
   } catch (error) {
     throw new InputFileError({
       file: casesDirectory,
-      message: `${casesDirectory}: cannot list the cases`,
+      problem: `cannot list the cases`,
       cause: error,
     });
   }
@@ -93,7 +93,7 @@ export function loadSuite({ directory }: { directory: string }): EvalSuite {
     if (earlier !== undefined) {
       throw new InputFileError({
         file: evalCase.file,
-        message: `${evalCase.file}: case id "${evalCase.id}" is already used by ${earlier}`,
+        problem: `case id "${evalCase.id}" is already used by ${earlier}`,
       });
     }
     seen.set(evalCase.id, evalCase.file);
@@ -113,7 +113,7 @@ function toCase(file: string, defaults: CaseSettings): EvalCase {
   const settings: CaseSettings = { ...defaults, ...raw };
   const model = settings.model;
   if (model === undefined) {
-    throw new InputFileError({ file, message: `${file}: no model: give "model" here or in the suite's defaults` });
+    throw new InputFileError({ file, problem: `no model: give "model" here or in the suite's defaults` });
   }
   return {
     id: raw.id,
@@ -154,7 +154,7 @@ function readChecked<Value>(file: string, schema: JsonSchema, kind: string): Val
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new InputFileError({ file, message: `${file}: cannot be read`, cause: error });
+    throw new InputFileError({ file, problem: `cannot be read`, cause: error });
   }
   let value: unknown;
   try {
@@ -162,7 +162,7 @@ function readChecked<Value>(file: string, schema: JsonSchema, kind: string): Val
   } catch (error) {
     throw new InputFileError({
       file,
-      message: `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
       cause: error,
     });
   }
@@ -175,10 +175,9 @@ function readChecked<Value>(file: string, schema: JsonSchema, kind: string): Val
   if (issues.length > 0) {
     throw new InputFileError({
       file,
-      message: [
-        `${file}: not a valid ${kind.replace('eval_', '')} file:`,
-        ...issues.map((issue) => `  ${issue.message}`),
-      ].join('\n'),
+      problem: [`not a valid ${kind.replace('eval_', '')} file:`, ...issues.map((issue) => `  ${issue.message}`)].join(
+        '\n',
+      ),
     });
   }
   return value as Value;

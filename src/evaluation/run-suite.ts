@@ -45,7 +45,7 @@ export async function runSuite({
     const known = Object.keys(toolkits);
     throw new InputFileError({
       file,
-      message: `${file}: toolkit "${suite.toolkit}" is not available here (${known.length === 0 ? 'none is' : `available: ${known.join(', ')}`})`,
+      problem: `toolkit "${suite.toolkit}" is not available here (${known.length === 0 ? 'none is' : `available: ${known.join(', ')}`})`,
     });
   }
   const cases: CaseResult[] = [];

@@ -10,6 +10,9 @@ export {
   type PastCall,
 } from '../core/call-history.js';
 export type { Principal } from '../core/principal.js';
+export { ApprovalResolutionError, type ApprovalResolutionFailure } from '../errors/approval-resolution-error.js';
+export { GateRuleError } from '../errors/gate-rule-error.js';
+export { UndoError, type UndoFailure } from '../errors/undo-error.js';
 export {
   type ApprovalBroker,
   type ApprovalDeniedCode,
@@ -18,11 +21,9 @@ export {
   type DecideOptions,
   denyAllApprovals,
 } from './approval-broker.js';
-export { ApprovalResolutionError, type ApprovalResolutionFailure } from './approval-resolution-error.js';
 export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
 export { bindPrincipalParameters } from './bind-principal-parameters.js';
 export { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
-export { GateRuleError } from './gate-rule-error.js';
 export { type GateTexts, gateTexts } from './gate-texts.js';
 export type {
   IdempotencyClaim,
@@ -33,4 +34,3 @@ export type {
 export { MemoryAuditLog } from './memory-audit-log.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';
-export { UndoError, type UndoFailure } from './undo-error.js';

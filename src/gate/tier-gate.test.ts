@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyCallHistory } from '../core/call-history.js';
+import { GateRuleError } from '../errors/gate-rule-error.js';
 import type { ToolContext } from '../tools/tool-types.js';
-import { GateRuleError } from './gate-rule-error.js';
 import { createPaymentTools } from './test-support/payment-tools.js';
 import { createTierGate, type GateRule } from './tier-gate.js';
 

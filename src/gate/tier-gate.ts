@@ -1,7 +1,7 @@
 import type { Locale } from '../core/locale.js';
+import { GateRuleError } from '../errors/gate-rule-error.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import type { ApprovalVerdict } from '../tools/tool-types.js';
-import { GateRuleError } from './gate-rule-error.js';
 import { gateTexts } from './gate-texts.js';
 import type { GateDecision, ToolGate } from './tool-gate.js';
 
@@ -132,9 +132,8 @@ interface CheckedRule extends GateRule {
 }
 
 function checkRule(rule: GateRule, index: number, tools: ToolSet | undefined): CheckedRule {
-  const label = `gate rule ${index + 1}${rule.rule === undefined ? '' : ` ("${rule.rule}")`}`;
-  const fail = (message: string): never => {
-    throw new GateRuleError({ ruleIndex: index, message: `${label} ${message}` });
+  const fail = (problem: string): never => {
+    throw new GateRuleError({ ruleIndex: index, ruleName: rule.rule, problem });
   };
   if (typeof rule.tool !== 'string' || rule.tool === '') fail('names no tool; use a tool name or "*"');
   if (!effects.includes(rule.effect)) {

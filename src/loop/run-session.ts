@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { SessionStore } from '../store/session-store.js';
 import { type RunAgentOptions, type RunResult, runAgent } from './run-agent.js';
 
@@ -42,11 +43,11 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   const { sessions, sessionId, userMessage, resume, eventLog, ...runOptions } = options;
   const session = await sessions.load(sessionId);
   if (session === undefined) {
-    throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
+    throw new SessionNotFoundError({ sessionId });
   }
   const active = session.activeRun;
   if (resume === true && active === undefined) {
-    throw new SessionConflictError({ sessionId, message: `session ${sessionId} has no run to resume` });
+    throw new SessionConflictError({ sessionId, conflict: { kind: 'no_run_to_resume' } });
   }
   const runId = resume === true && active !== undefined ? active.runId : randomUUID();
   const request = resume === true ? [] : [{ role: 'user' as const, content: userMessage ?? '' }];

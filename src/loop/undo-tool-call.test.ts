@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UndoError } from '../gate/undo-error.js';
+import { UndoError } from '../errors/undo-error.js';
 import { callsWithIds, openGateHarness, statelessModel } from '../store/sqlite/test-support/gate-harness.js';
 import { runSession } from './run-session.js';
 import { undoToolCall } from './undo-tool-call.js';

@@ -2,8 +2,8 @@ import { emptyCallHistory } from '../core/call-history.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
+import { UndoError } from '../errors/undo-error.js';
 import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
-import { UndoError } from '../gate/undo-error.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { AuditRecord, SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import type { ToolSet } from '../tools/tool-registry.js';
@@ -59,31 +59,26 @@ export async function undoToolCall({
   signal?: AbortSignal;
 }): Promise<UndoResult> {
   const startedAt = performance.now();
-  const fail = (failure: UndoError['failure'], message: string, extra: { toolName?: string; cause?: unknown } = {}) =>
-    new UndoError({ toolCallId, failure, message, ...extra });
   const entries = audit.listAudit({ toolCallId, ...(runId === undefined ? {} : { runId }) });
   const runs = new Set(entries.map((entry) => entry.runId));
   if (runs.size > 1) {
-    throw fail('not_found', `tool call ${toolCallId} appears in ${runs.size} runs; name the run`);
+    throw new UndoError({ toolCallId, failure: 'not_found', runCount: runs.size });
   }
   const original = entries.find((entry) => entry.outcome === 'ok' && executed.has(entry.decision));
   if (original === undefined) {
-    throw fail(
-      entries.length === 0 ? 'not_found' : 'not_executed',
-      entries.length === 0 ? `no audited tool call ${toolCallId}` : `tool call ${toolCallId} did not run`,
-    );
+    throw new UndoError({ toolCallId, failure: entries.length === 0 ? 'not_found' : 'not_executed' });
   }
   const toolName = original.tool;
   if (entries.some((entry) => entry.outcome === 'undone')) {
-    throw fail('already_undone', `tool call ${toolCallId} (${toolName}) was already undone`, { toolName });
+    throw new UndoError({ toolCallId, failure: 'already_undone', toolName });
   }
   const tool = tools.get(toolName);
-  if (tool === undefined) throw fail('unknown_tool', `tool ${toolName} is not registered here`, { toolName });
+  if (tool === undefined) throw new UndoError({ toolCallId, failure: 'unknown_tool', toolName });
   if (tool.definition.sideEffect !== 'reversible') {
-    throw fail('not_reversible', `${toolName} is ${tool.definition.sideEffect}, not reversible`, { toolName });
+    throw new UndoError({ toolCallId, failure: 'not_reversible', toolName, sideEffect: tool.definition.sideEffect });
   }
   const undo = tool.definition.undo;
-  if (undo === undefined) throw fail('no_undo', `${toolName} has no undo`, { toolName });
+  if (undo === undefined) throw new UndoError({ toolCallId, failure: 'no_undo', toolName });
 
   const session = original.sessionId === undefined ? undefined : await sessions.load(original.sessionId);
   const call = session === undefined ? undefined : findToolCall(session.messages, toolCallId);
@@ -92,7 +87,7 @@ export async function undoToolCall({
       ? undefined
       : await sessions.journal({ sessionId: original.sessionId }).findToolResult(original.runId, toolCallId);
   if (session === undefined || call === undefined || recorded === undefined || !recorded.outcome.ok) {
-    throw fail('no_result', `the arguments or result of ${toolCallId} were not kept in a session`, { toolName });
+    throw new UndoError({ toolCallId, failure: 'no_result', toolName });
   }
   const checked = validateToolCall({ registry: tools, name: toolName, rawArguments: call, locale });
   const actor: Principal | undefined =
@@ -102,9 +97,7 @@ export async function undoToolCall({
       : { tenantId: session.tenantId ?? '', userId: session.userId, roles: [] });
   const args = checked.ok ? bindPrincipalParameters({ args: checked.args, tool, principal: actor }) : undefined;
   if (args === undefined || argumentsHash(args) !== original.argumentsHash) {
-    throw fail('arguments_mismatch', `the stored arguments of ${toolCallId} do not match what was audited`, {
-      toolName,
-    });
+    throw new UndoError({ toolCallId, failure: 'arguments_mismatch', toolName });
   }
 
   const context: ToolContext = {
@@ -131,7 +124,7 @@ export async function undoToolCall({
     await undo(args, recorded.outcome.data, context);
   } catch (error) {
     record('undo_failed');
-    throw fail('undo_failed', `undoing ${toolCallId} (${toolName}) failed`, { toolName, cause: error });
+    throw new UndoError({ toolCallId, failure: 'undo_failed', toolName, cause: error });
   }
   record('undone');
   return { toolCallId, runId: original.runId, tool: toolName, undid: original };

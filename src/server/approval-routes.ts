@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import type { Principal } from '../core/principal.js';
-import { ApprovalResolutionError } from '../gate/approval-resolution-error.js';
+import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
+import { HttpError } from '../errors/http-error.js';
 import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
-import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
 import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 

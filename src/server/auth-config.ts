@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Principal } from '../core/principal.js';
 import { InputFileError } from '../errors/input-file-error.js';
+import { ServerConfigError } from '../errors/server-config-error.js';
 import { sha256Hex } from '../util/sha256.js';
-import { ServerConfigError } from './server-config-error.js';
 
 /**
  * The shortest bearer token the server accepts (as `token`; a
@@ -82,13 +82,13 @@ export async function readAuthConfig({ file }: { file: string }): Promise<AuthCo
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new InputFileError({ file, message: `${file}: cannot be read`, cause: error });
+    throw new InputFileError({ file, problem: `cannot be read`, cause: error });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InputFileError({ file, message: `${file}: not valid JSON`, cause: error });
+    throw new InputFileError({ file, problem: `not valid JSON`, cause: error });
   }
   return parseAuthConfig(value, { file });
 }
@@ -101,7 +101,7 @@ export async function readAuthConfig({ file }: { file: string }): Promise<AuthCo
  */
 export function parseAuthConfig(value: unknown, { file = 'auth config' }: { file?: string } = {}): AuthConfig {
   const fail = (message: string): never => {
-    throw new InputFileError({ file, message: `${file}: ${message}` });
+    throw new InputFileError({ file, problem: message });
   };
   if (!isRecord(value) || !Array.isArray(value.tokens)) return fail('expected an object with a "tokens" array');
   const tokens = value.tokens.map((entry: unknown, index): AuthEntry => {

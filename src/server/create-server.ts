@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Locale } from '../core/locale.js';
+import { HttpError } from '../errors/http-error.js';
+import { ServerConfigError } from '../errors/server-config-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import { EventBus } from '../events/event-bus.js';
 import type { EventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
@@ -27,15 +30,13 @@ import type { ToolDefinition } from '../tools/tool-types.js';
 import { isStoreBusy } from '../util/retry-while-busy.js';
 import { approvalRoutes } from './approval-routes.js';
 import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
-import { HttpError } from './http-error.js';
 import { isLoopbackHostHeader } from './loopback-host.js';
 import { metricsRoute } from './metrics-route.js';
 import { loadPageAssets } from './page-assets.js';
 import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
-import { ServerConfigError } from './server-config-error.js';
-import type { ServerDependencies, ServerEnv } from './server-env.js';
+import { notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ServerRuns } from './server-runs.js';
@@ -294,6 +295,9 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     }
     if (SessionConflictError.isInstance(error)) {
       return c.json({ error: { code: 'session_conflict', message: error.message } }, 409);
+    }
+    if (SessionNotFoundError.isInstance(error)) {
+      return c.json(notFound('session', error.sessionId).toBody(), 404);
     }
     if (isStoreBusy(error)) {
       c.header('Retry-After', '1');

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../cli/commands/serve.js';
 import { InputFileError } from '../errors/input-file-error.js';
+import { ServerConfigError } from '../errors/server-config-error.js';
 import type { Model } from '../models/model.js';
 import type { Script } from '../models/script.js';
 import { ScriptedModel } from '../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from './auth-config.js';
 import { createServer } from './create-server.js';
-import { ServerConfigError } from './server-config-error.js';
 import { startServer } from './start-server.js';
 import { readSse } from './test-support/sse-client.js';
 import {

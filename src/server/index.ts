@@ -1,3 +1,5 @@
+export { HttpError } from '../errors/http-error.js';
+export { ServerConfigError } from '../errors/server-config-error.js';
 export {
   type AuthConfig,
   type AuthEntry,
@@ -9,13 +11,11 @@ export {
   readAuthConfig,
 } from './auth-config.js';
 export { type ArbiterServer, type CreateServerOptions, createServer } from './create-server.js';
-export { HttpError } from './http-error.js';
 export { loadToolsModule, type ToolsModule, type ToolsModuleContext } from './load-tools-module.js';
 export { isLoopbackAddress, isLoopbackHostHeader } from './loopback-host.js';
 export { metricsRole } from './metrics-route.js';
 export { defaultPrincipalLimits, type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
 export { isTerminalEvent, type RunFollower, RunManager, type RunManagerOptions } from './run-manager.js';
-export { ServerConfigError } from './server-config-error.js';
 export { ServerMetrics, unknownToolLabel } from './server-metrics.js';
 export { type ServerRun, type ServerRunStatus, ServerRuns } from './server-runs.js';
 export { type VisibleMessage, visibleMessages } from './session-routes.js';

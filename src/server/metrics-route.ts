@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Handler } from 'hono';
 import type { Principal } from '../core/principal.js';
+import { HttpError } from '../errors/http-error.js';
+import { ServerConfigError } from '../errors/server-config-error.js';
 import { minimumTokenLength } from './auth-config.js';
-import { HttpError } from './http-error.js';
-import { ServerConfigError } from './server-config-error.js';
 import type { ServerEnv } from './server-env.js';
 import type { ServerMetrics } from './server-metrics.js';
 

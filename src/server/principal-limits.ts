@@ -1,6 +1,6 @@
 import type { Principal } from '../core/principal.js';
-import { HttpError } from './http-error.js';
-import { ServerConfigError } from './server-config-error.js';
+import { HttpError } from '../errors/http-error.js';
+import { ServerConfigError } from '../errors/server-config-error.js';
 
 /** How much one principal (tenant + user) may hold or start; each a whole number from 1, or `Infinity` for no limit. */
 export interface PrincipalLimitOptions {

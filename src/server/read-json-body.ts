@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 
 /**
  * Reads a request body as a JSON object. An empty body is `{}` when

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { batchDeltas } from '../events/batch-deltas.js';
 import { createEventProjector, type EventProjector } from '../events/create-event-projector.js';
@@ -182,11 +183,7 @@ export class RunManager {
     }
     const active = this.#tasks.get(sessionId);
     if (active !== undefined) {
-      throw new SessionConflictError({
-        sessionId,
-        ...(active.runId === undefined ? {} : { activeRunId: active.runId }),
-        message: `session ${sessionId} already has run ${active.runId ?? '(starting)'} in progress`,
-      });
+      throw new SessionConflictError({ sessionId, conflict: { kind: 'run_active', activeRunId: active.runId } });
     }
     let settle = () => {};
     this.#starting.set(
@@ -198,7 +195,7 @@ export class RunManager {
     try {
       const session = await this.#options.sessions.load(sessionId);
       if (session === undefined) {
-        throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
+        throw new SessionNotFoundError({ sessionId });
       }
       const runId = await new Promise<string>((resolve, reject) => {
         this.#pending.set(sessionId, { locale, resolve });

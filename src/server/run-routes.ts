@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { HttpError } from './http-error.js';
+import { HttpError } from '../errors/http-error.js';
 import { visibleFailure } from './run-failure.js';
 import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import type { ServerRun } from './server-runs.js';

@@ -1,11 +1,11 @@
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
+import { HttpError } from '../errors/http-error.js';
 import type { EventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import { HttpError } from './http-error.js';
 import type { PrincipalLimits } from './principal-limits.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { Locale } from '../core/locale.js';
+import { HttpError } from '../errors/http-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import type { Session } from '../store/session-store.js';
-import { HttpError } from './http-error.js';
 import { optionalChoice, readJsonBody, requireString } from './read-json-body.js';
 import { visibleFailure } from './run-failure.js';
 import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { ServerConfigError } from '../errors/server-config-error.js';
 import { type ArbiterServer, type CreateServerOptions, createServer } from './create-server.js';
 import { isLoopbackAddress } from './loopback-host.js';
-import { ServerConfigError } from './server-config-error.js';
 
 export interface StartServerOptions extends CreateServerOptions {
   /** Default 8787; 0 picks a free port. */

@@ -34,18 +34,11 @@ export function forkPointError({
       break;
     }
   }
-  const why =
-    !Number.isInteger(cut) || cut < 0 || cut > messages.length
-      ? `it has ${messages.length} messages, so --at must be 0 to ${messages.length}`
-      : `message ${cut} would separate an assistant message's tool calls from their tool messages`;
-  const options = [nearestBefore, nearestAfter].filter((index) => index !== undefined);
   return new InvalidForkPointError({
     sessionId,
     atMessage: cut,
+    messageCount: messages.length,
     nearestBefore,
     nearestAfter,
-    message: `cannot fork session ${sessionId} at message ${cut}: ${why}${
-      options.length === 0 ? '' : `; fork at ${options.join(' or ')} instead`
-    }`,
   });
 }

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Locale } from '../../core/locale.js';
-import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
+import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import { type ApprovalRecord, SqliteApprovalBroker } from '../../store/sqlite/sqlite-approval-broker.js';
 import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import type { CommandResult } from '../cli-output.js';

@@ -285,10 +285,10 @@ async function readScript(file: string): Promise<Script> {
   try {
     value = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new InputFileError({ file, message: `${file}: cannot be read as JSON`, cause: error });
+    throw new InputFileError({ file, problem: `cannot be read as JSON`, cause: error });
   }
   if (typeof value !== 'object' || value === null || !Array.isArray((value as { turns?: unknown }).turns)) {
-    throw new InputFileError({ file, message: `${file}: a script needs "name" and a "turns" array` });
+    throw new InputFileError({ file, problem: `a script needs "name" and a "turns" array` });
   }
   return value as Script;
 }

@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { UndoError } from '../../gate/undo-error.js';
+import { UndoError } from '../../errors/undo-error.js';
 import { undoToolCall } from '../../loop/undo-tool-call.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';

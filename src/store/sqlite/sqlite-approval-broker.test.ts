@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalRequest } from '../../gate/approval-broker.js';
-import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
 import { countPayments } from '../../gate/test-support/payment-tools.js';
 import { resumeAfterApproval } from '../../loop/resume-after-approval.js';
 import { runSession } from '../../loop/run-session.js';

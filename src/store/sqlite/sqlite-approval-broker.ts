@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
-import { ApprovalResolutionError } from '../../gate/approval-resolution-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'denied';
@@ -115,40 +115,27 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     reason?: string;
   }): ApprovalRecord {
     if (typeof approver !== 'string' || approver.trim() === '') {
-      throw new ApprovalResolutionError({
-        approvalId,
-        failure: 'missing_approver',
-        message: `a decision on approval ${approvalId} must name the approver`,
-      });
+      throw new ApprovalResolutionError({ approvalId, failure: 'missing_approver' });
     }
     // An expired approval is marked denied even though the call fails: the error is thrown after the commit.
     const outcome = this.#database
       .transaction((): ApprovalRecord | ApprovalResolutionError => {
         const row = this.#row(approvalId);
         if (row === undefined) {
-          return new ApprovalResolutionError({
-            approvalId,
-            failure: 'not_found',
-            message: `no approval ${approvalId} exists`,
-          });
+          return new ApprovalResolutionError({ approvalId, failure: 'not_found' });
         }
         if (row.status !== 'pending') {
           return new ApprovalResolutionError({
             approvalId,
             failure: 'already_decided',
             status: row.status,
-            message: `approval ${approvalId} was already decided: ${row.status}${row.approver === null ? '' : ` by ${row.approver}`}`,
+            approver: row.approver,
           });
         }
         const now = this.#now();
         if (now >= row.expires_at) {
           this.#expire(row, now);
-          return new ApprovalResolutionError({
-            approvalId,
-            failure: 'expired',
-            status: 'denied',
-            message: `approval ${approvalId} expired at ${new Date(row.expires_at).toISOString()} and was denied`,
-          });
+          return new ApprovalResolutionError({ approvalId, failure: 'expired', expiresAt: row.expires_at });
         }
         this.#database
           .prepare(

@@ -8,6 +8,7 @@ import type { Principal } from '../../core/principal.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
 import type { ToolOutcome } from '../../core/tool-outcome.js';
 import { SessionConflictError } from '../../errors/session-conflict-error.js';
+import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import { forkPointError } from '../fork-point-error.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
@@ -140,11 +141,7 @@ export class SqliteSessionStore implements SessionStore {
       this.#write(sessionId, base, (row) => {
         const active = row.active_run_id;
         if (active !== null && active !== runId) {
-          throw new SessionConflictError({
-            sessionId,
-            activeRunId: active,
-            message: `session ${sessionId} has run ${active} in progress; its messages come from that run`,
-          });
+          throw new SessionConflictError({ sessionId, conflict: { kind: 'messages_from_run', activeRunId: active } });
         }
         this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
         this.#statement(
@@ -296,8 +293,7 @@ export class SqliteSessionStore implements SessionStore {
         } else if (row.active_run_id !== null) {
           throw new SessionConflictError({
             sessionId,
-            activeRunId: row.active_run_id,
-            message: `session ${sessionId} already has run ${row.active_run_id} in progress`,
+            conflict: { kind: 'run_active', activeRunId: row.active_run_id },
           });
         } else {
           this.#statement(
@@ -382,15 +378,18 @@ export class SqliteSessionStore implements SessionStore {
         if (row.active_run_id !== commit.runId) {
           throw new SessionConflictError({
             sessionId,
-            ...(row.active_run_id === null ? {} : { activeRunId: row.active_run_id }),
-            message: `run ${commit.runId} is no longer the active run of session ${sessionId}`,
+            conflict: { kind: 'run_replaced', runId: commit.runId, activeRunId: row.active_run_id ?? undefined },
           });
         }
         if (expected !== undefined && row.message_count !== expected) {
           throw new SessionConflictError({
             sessionId,
-            activeRunId: row.active_run_id,
-            message: `session ${sessionId} has ${row.message_count} messages, not ${expected}: another process wrote to run ${commit.runId}`,
+            conflict: {
+              kind: 'message_count',
+              runId: commit.runId,
+              messageCount: row.message_count,
+              expectedMessageCount: expected,
+            },
           });
         }
         const stepDelta = Math.max(0, commit.steps - row.run_steps);
@@ -472,7 +471,7 @@ export class SqliteSessionStore implements SessionStore {
         if (row.version !== read) {
           const conflict = new SessionConflictError({
             sessionId,
-            message: `session ${sessionId} is at version ${row.version}, not ${read}`,
+            conflict: { kind: 'version', version: row.version, expectedVersion: read },
           });
           versionConflicts.add(conflict);
           throw conflict;
@@ -519,8 +518,7 @@ export class SqliteSessionStore implements SessionStore {
 
   #existing(sessionId: string): SessionRow {
     const row = this.#row(sessionId);
-    if (row === undefined)
-      throw new SessionConflictError({ sessionId, message: `session ${sessionId} does not exist` });
+    if (row === undefined) throw new SessionNotFoundError({ sessionId });
     return row;
   }
 

@@ -1,6 +1,7 @@
-import { ArbiterError } from '../errors/arbiter-error.js';
+import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.server_config');
+const marker = 'arbiter.error.server_config';
+const symbol = Symbol.for(marker);
 
 /**
  * A server configuration that would be unsafe or cannot work: the demo
@@ -13,7 +14,7 @@ const marker = Symbol.for('arbiter.error.server_config');
  */
 export class ServerConfigError extends ArbiterError {
   readonly code = 'server_config_invalid' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
   /** The option at fault, e.g. `host`, `auth`, `metricsToken`, `gateRules`. */
   readonly setting: string;
 
@@ -22,7 +23,7 @@ export class ServerConfigError extends ArbiterError {
     this.setting = setting;
   }
 
-  static override isInstance(value: unknown): value is ServerConfigError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is ServerConfigError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }

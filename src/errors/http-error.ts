@@ -1,7 +1,10 @@
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ArbiterError } from '../errors/arbiter-error.js';
+import { ArbiterError } from './arbiter-error.js';
 
-const marker = Symbol.for('arbiter.error.http');
+const marker = 'arbiter.error.http';
+const symbol = Symbol.for(marker);
+
+/** The error statuses the server answers with. */
+export type HttpErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503 | 504;
 
 /**
  * A request the server answers with an error status. `reason` is the
@@ -14,8 +17,8 @@ const marker = Symbol.for('arbiter.error.http');
  */
 export class HttpError extends ArbiterError {
   readonly code = 'http_error' as const;
-  readonly [marker] = true;
-  readonly status: ContentfulStatusCode;
+  readonly [symbol] = true;
+  readonly status: HttpErrorStatus;
   readonly reason: string;
   readonly details: Readonly<Record<string, unknown>>;
   readonly headers: Readonly<Record<string, string>>;
@@ -28,7 +31,7 @@ export class HttpError extends ArbiterError {
     headers = {},
     cause,
   }: {
-    status: ContentfulStatusCode;
+    status: HttpErrorStatus;
     reason: string;
     message: string;
     details?: Readonly<Record<string, unknown>>;
@@ -47,7 +50,7 @@ export class HttpError extends ArbiterError {
     return { error: { code: this.reason, message: this.message, ...this.details } };
   }
 
-  static override isInstance(value: unknown): value is HttpError {
-    return typeof value === 'object' && value !== null && marker in value;
+  static override isInstance(error: unknown): error is HttpError {
+    return ArbiterError.hasMarker(error, marker);
   }
 }
