@@ -49,7 +49,9 @@ export function createMemoryJournal(): RunJournal {
   return {
     findToolResult: (runId, toolCallId) => results.get(`${runId}\u0000${toolCallId}`),
     recordToolResult: (runId, result) => {
-      results.set(`${runId}\u0000${result.toolCallId}`, result);
+      const key = `${runId}\u0000${result.toolCallId}`;
+      // The first answer stays, as in a durable journal: a call is answered once.
+      if (!results.has(key)) results.set(key, result);
     },
     commitStep: () => {},
   };

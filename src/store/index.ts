@@ -3,6 +3,7 @@ export { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
 export type { ActiveRun, BegunRun, Session, SessionStatus, SessionStore, SessionSummary } from './session-store.js';
 export { type Migration, migrations } from './sqlite/migrations/index.js';
+export { openSqliteBackend, type SqliteBackend } from './sqlite/open-sqlite-backend.js';
 export { type ApprovalRecord, type ApprovalStatus, SqliteApprovalBroker } from './sqlite/sqlite-approval-broker.js';
 export { type AuditRecord, SqliteAuditLog } from './sqlite/sqlite-audit-log.js';
 export { SqliteEventLog } from './sqlite/sqlite-event-log.js';

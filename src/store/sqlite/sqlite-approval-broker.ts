@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'denied';
 
@@ -57,6 +58,7 @@ const dayMs = 24 * 60 * 60 * 1000;
  */
 export class SqliteApprovalBroker implements ApprovalBroker {
   readonly #database: Database.Database;
+  readonly #statement: PreparedStatements;
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #createId: () => string;
@@ -82,6 +84,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     busyWaitMs?: number;
   }) {
     this.#database = database;
+    this.#statement = preparedStatements(database);
     this.#busyWaitMs = busyWaitMs;
     this.#ttlMs = ttlMs;
     this.#now = now;
@@ -94,8 +97,10 @@ export class SqliteApprovalBroker implements ApprovalBroker {
       this.#busyWaitMs === 0
         ? decideNow()
         : await retryWhileBusy({ operation: 'approval', waitMs: this.#busyWaitMs, write: decideNow });
-    if (state.status === 'pending' && state.isNew) options.onRequired?.(state.approvalId);
-    return state;
+    if (state.status !== 'asked') return state;
+    // A pending record was just created: a person is asked now, once.
+    options.onRequired?.(state.approvalId);
+    return { status: 'pending', approvalId: state.approvalId };
   }
 
   /**
@@ -137,12 +142,10 @@ export class SqliteApprovalBroker implements ApprovalBroker {
           this.#expire(row, now);
           return new ApprovalResolutionError({ approvalId, failure: 'expired', expiresAt: row.expires_at });
         }
-        this.#database
-          .prepare(
-            `UPDATE approvals SET status = ?, approver = ?, decision_reason = ?, decided_at = ?
+        this.#statement(
+          `UPDATE approvals SET status = ?, approver = ?, decision_reason = ?, decided_at = ?
              WHERE approval_id = ? AND status = 'pending'`,
-          )
-          .run(decision === 'approve' ? 'approved' : 'rejected', approver.trim(), reason ?? null, now, approvalId);
+        ).run(decision === 'approve' ? 'approved' : 'rejected', approver.trim(), reason ?? null, now, approvalId);
         return toRecord(this.#row(approvalId) as ApprovalRow);
       })
       .immediate();
@@ -180,48 +183,48 @@ export class SqliteApprovalBroker implements ApprovalBroker {
       values.push(sessionId);
     }
     const where = clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
-    const rows = this.#database
-      .prepare(`SELECT * FROM approvals ${where} ORDER BY created_at, rowid`)
-      .all(...values) as ApprovalRow[];
+    const rows = this.#statement(`SELECT * FROM approvals ${where} ORDER BY created_at, rowid`).all(
+      ...values,
+    ) as ApprovalRow[];
     return rows.map(toRecord);
   }
 
   /** How many approvals of a run still wait for a person. */
   countPending({ runId }: { runId: string }): number {
-    const row = this.#database
-      .prepare("SELECT COUNT(*) AS pending FROM approvals WHERE run_id = ? AND status = 'pending'")
-      .get(runId) as { pending: number };
+    const row = this.#statement(
+      "SELECT COUNT(*) AS pending FROM approvals WHERE run_id = ? AND status = 'pending'",
+    ).get(runId) as { pending: number };
     return row.pending;
   }
 
-  #decideNow(request: ApprovalRequest): ApprovalState {
+  /** The approval's state; `asked` when this call created its pending record. */
+  #decideNow(request: ApprovalRequest): ApprovalState | { readonly status: 'asked'; readonly approvalId: string } {
     const now = this.#now();
-    const row = this.#database
-      .prepare('SELECT * FROM approvals WHERE run_id = ? AND tool_call_id = ?')
-      .get(request.runId, request.toolCallId) as ApprovalRow | undefined;
+    const row = this.#statement('SELECT * FROM approvals WHERE run_id = ? AND tool_call_id = ?').get(
+      request.runId,
+      request.toolCallId,
+    ) as ApprovalRow | undefined;
     if (row === undefined) {
       const approvalId = this.#createId();
-      this.#database
-        .prepare(
-          `INSERT INTO approvals (approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash,
+      this.#statement(
+        `INSERT INTO approvals (approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash,
              rule, reason, status, created_at, expires_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-        )
-        .run(
-          approvalId,
-          request.runId,
-          request.sessionId ?? null,
-          request.step,
-          request.toolCallId,
-          request.tool,
-          JSON.stringify(request.arguments),
-          request.argumentsHash,
-          request.rule,
-          request.reason,
-          now,
-          now + this.#ttlMs,
-        );
-      return { status: 'pending', approvalId, isNew: true };
+      ).run(
+        approvalId,
+        request.runId,
+        request.sessionId ?? null,
+        request.step,
+        request.toolCallId,
+        request.tool,
+        JSON.stringify(request.arguments),
+        request.argumentsHash,
+        request.rule,
+        request.reason,
+        now,
+        now + this.#ttlMs,
+      );
+      return { status: 'asked', approvalId };
     }
     const approvalId = row.approval_id;
     if (row.tool !== request.tool || row.arguments_hash !== request.argumentsHash) {
@@ -233,16 +236,16 @@ export class SqliteApprovalBroker implements ApprovalBroker {
       };
     }
     if (row.status === 'pending') {
-      if (now < row.expires_at) return { status: 'pending', approvalId, isNew: false };
+      if (now < row.expires_at) return { status: 'pending', approvalId };
       this.#expire(row, now);
       return { status: 'denied', approvalId, code: 'approval_timed_out', reason: 'timed out' };
     }
     if (row.status === 'denied') {
       return { status: 'denied', approvalId, code: 'approval_timed_out', reason: row.decision_reason ?? 'denied' };
     }
-    const consumed = this.#database
-      .prepare('UPDATE approvals SET consumed_at = ? WHERE approval_id = ? AND consumed_at IS NULL')
-      .run(now, approvalId);
+    const consumed = this.#statement(
+      'UPDATE approvals SET consumed_at = ? WHERE approval_id = ? AND consumed_at IS NULL',
+    ).run(now, approvalId);
     const approver = row.approver ?? 'unknown';
     if (row.status === 'rejected') {
       return { status: 'rejected', approvalId, approver, reason: row.decision_reason ?? '' };
@@ -254,18 +257,14 @@ export class SqliteApprovalBroker implements ApprovalBroker {
   }
 
   #expire(row: ApprovalRow, now: number): void {
-    this.#database
-      .prepare(
-        `UPDATE approvals SET status = 'denied', decision_reason = 'timed out', decided_at = ?
+    this.#statement(
+      `UPDATE approvals SET status = 'denied', decision_reason = 'timed out', decided_at = ?
          WHERE approval_id = ? AND status = 'pending'`,
-      )
-      .run(now, row.approval_id);
+    ).run(now, row.approval_id);
   }
 
   #row(approvalId: string): ApprovalRow | undefined {
-    return this.#database.prepare('SELECT * FROM approvals WHERE approval_id = ?').get(approvalId) as
-      | ApprovalRow
-      | undefined;
+    return this.#statement('SELECT * FROM approvals WHERE approval_id = ?').get(approvalId) as ApprovalRow | undefined;
   }
 }
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CallHistorySource } from '../../core/call-history.js';
-import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
-import { MemoryAuditLog } from '../../gate/memory-audit-log.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { argumentsHash } from '../../util/sha256.js';
-import { SqliteAuditLog } from './sqlite-audit-log.js';
-import { openSqliteStore } from './sqlite-store.js';
 import { callsWithIds, openGateHarness, statelessModel } from './test-support/gate-harness.js';
 
 const cardPayment = { account: 'AC2002', amount_cents: 5_000, reference: 'INV-5', card_number: '4111 1111 1111 1111' };
@@ -87,70 +82,5 @@ describe('SqliteAuditLog', () => {
       new Set(['bank/U1']),
     );
     expect(harness.audit.listAudit()[0]?.replayOf).toBeUndefined();
-  });
-});
-
-const row = (overrides: Partial<AuditEntry>): AuditEntry => ({
-  at: 1_000,
-  sessionId: 'session-a',
-  runId: 'run-a',
-  step: 1,
-  toolCallId: 'call_1',
-  tool: 'send_payment',
-  sideEffect: 'irreversible',
-  argumentsHash: 'hash',
-  arguments: { amount_cents: 100 },
-  decision: 'auto_approved',
-  rule: 'payment_under_100',
-  approver: undefined,
-  tenantId: 'bank',
-  userId: 'U1',
-  outcome: 'ok',
-  durationMs: 1,
-  ...overrides,
-});
-
-describe.each([
-  ['SqliteAuditLog', () => new SqliteAuditLog({ database: openSqliteStore({ path: ':memory:' }).database })],
-  ['MemoryAuditLog', () => new MemoryAuditLog()],
-] as const)('%s as a call history', (_name, open: () => AuditLog & CallHistorySource) => {
-  it('finds the calls that ran and succeeded, narrowed by run, session, principal, time and decision', async () => {
-    const audit = open();
-    const entries = [
-      row({ toolCallId: 'call_1' }),
-      row({ toolCallId: 'call_2', runId: 'run-b', sessionId: 'session-b', at: 2_000 }),
-      row({ toolCallId: 'call_3', userId: 'U2' }),
-      row({ toolCallId: 'call_4', tenantId: 'other-bank' }),
-      row({ toolCallId: 'call_5', decision: 'approved', approver: 'li.wei' }),
-      row({ toolCallId: 'call_6', outcome: 'replayed:ok' }),
-      row({ toolCallId: 'call_7', outcome: 'account_not_found' }),
-      row({ toolCallId: 'call_8', decision: 'denied', outcome: 'not_run' }),
-      row({ toolCallId: 'call_9', tool: 'read_balance', decision: 'allowed' }),
-      row({ toolCallId: 'call_10', tenantId: undefined, userId: undefined }),
-    ];
-    for (const entry of entries) await audit.append(entry);
-    const ids = async (filter: Parameters<CallHistorySource['findCalls']>[0]) =>
-      (await audit.findCalls(filter)).map((call) => call.toolCallId);
-    expect(await ids({ tool: 'send_payment' })).toEqual(['call_1', 'call_2', 'call_3', 'call_4', 'call_5', 'call_10']);
-    expect(await ids({ tool: 'send_payment', runId: 'run-b' })).toEqual(['call_2']);
-    expect(await ids({ tool: 'send_payment', sessionId: 'session-a', decisions: ['auto_approved'] })).toEqual([
-      'call_1',
-      'call_3',
-      'call_4',
-      'call_10',
-    ]);
-    expect(await ids({ tool: 'send_payment', tenantId: 'bank', userId: 'U1' })).toEqual(['call_1', 'call_2', 'call_5']);
-    expect(await ids({ tool: 'send_payment', tenantId: 'bank', userId: 'U1', since: 1_500 })).toEqual(['call_2']);
-    expect(await ids({ tool: 'send_payment', tenantId: null, userId: null })).toEqual(['call_10']);
-    expect((await audit.findCalls({ tool: 'send_payment', runId: 'run-b' }))[0]).toEqual({
-      at: 2_000,
-      runId: 'run-b',
-      sessionId: 'session-b',
-      toolCallId: 'call_2',
-      tool: 'send_payment',
-      arguments: { amount_cents: 100 },
-      decision: 'auto_approved',
-      rule: 'payment_under_100',
-    });
   });
 });

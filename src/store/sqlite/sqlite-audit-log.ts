@@ -3,6 +3,7 @@ import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall }
 import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import type { SideEffect } from '../../tools/tool-types.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
@@ -49,9 +50,7 @@ interface AuditRow {
  * audit.listAudit({ sessionId }).map((entry) => entry.decision);
  */
 export class SqliteAuditLog implements AuditLog, CallHistorySource {
-  readonly #database: Database.Database;
-  readonly #insert: Database.Statement;
-
+  readonly #statement: PreparedStatements;
   readonly #busyWaitMs: number;
 
   constructor({
@@ -66,14 +65,8 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
      */
     busyWaitMs?: number;
   }) {
-    this.#database = database;
+    this.#statement = preparedStatements(database);
     this.#busyWaitMs = busyWaitMs;
-    this.#insert = database.prepare(
-      `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-         decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
-       VALUES (@at, @sessionId, @runId, @step, @toolCallId, @tool, @sideEffect, @argumentsHash, @arguments,
-         @decision, @rule, @approver, @outcome, @durationMs, @tenantId, @userId, @replayOfRunId, @replayOfToolCallId)`,
-    );
   }
 
   append(entry: AuditEntry): void | Promise<void> {
@@ -85,7 +78,12 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   }
 
   #write(entry: AuditEntry): void {
-    this.#insert.run({
+    this.#statement(
+      `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
+         decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
+       VALUES (@at, @sessionId, @runId, @step, @toolCallId, @tool, @sideEffect, @argumentsHash, @arguments,
+         @decision, @rule, @approver, @outcome, @durationMs, @tenantId, @userId, @replayOfRunId, @replayOfToolCallId)`,
+    ).run({
       at: entry.at,
       sessionId: entry.sessionId ?? null,
       runId: entry.runId,
@@ -125,9 +123,9 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
       clauses.push(clause);
       values.push(value);
     }
-    const rows = this.#database
-      .prepare(`SELECT * FROM audit_log WHERE ${clauses.join(' AND ')} ORDER BY audit_id`)
-      .all(...values) as AuditRow[];
+    const rows = this.#statement(`SELECT * FROM audit_log WHERE ${clauses.join(' AND ')} ORDER BY audit_id`).all(
+      ...values,
+    ) as AuditRow[];
     return rows.map((row) => ({
       at: row.at,
       runId: row.run_id,
@@ -166,9 +164,9 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     const where = clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`;
     const bounded = limit === undefined ? '' : 'LIMIT ?';
     if (limit !== undefined) values.push(limit);
-    const rows = this.#database
-      .prepare(`SELECT * FROM audit_log ${where} ORDER BY audit_id ${bounded}`)
-      .all(...values) as AuditRow[];
+    const rows = this.#statement(`SELECT * FROM audit_log ${where} ORDER BY audit_id ${bounded}`).all(
+      ...values,
+    ) as AuditRow[];
     return rows.map(toRecord);
   }
 }

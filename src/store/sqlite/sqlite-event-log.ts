@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventLog, ReadEventsOptions } from '../../events/event-log.js';
 import type { ExternalEvent } from '../../events/external-event.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 /**
  * The event log in the runtime store's SQLite database (table `run_events`,
@@ -11,23 +12,16 @@ import type { ExternalEvent } from '../../events/external-event.js';
  * const log = new SqliteEventLog({ database: store.database });
  */
 export class SqliteEventLog implements EventLog {
-  readonly #insert: Database.Statement;
-  readonly #read: Database.Statement;
-  readonly #last: Database.Statement;
-  readonly #prune: Database.Statement;
+  readonly #statement: PreparedStatements;
   readonly #appendAll: (events: readonly ExternalEvent[]) => void;
 
   constructor({ database }: { database: Database.Database }) {
-    this.#insert = database.prepare(
-      'INSERT OR IGNORE INTO run_events (run_id, seq, type, at, event) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.#read = database.prepare('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-    this.#last = database.prepare('SELECT MAX(seq) AS seq FROM run_events WHERE run_id = ?');
-    this.#prune = database.prepare('DELETE FROM run_events WHERE at < ?');
+    this.#statement = preparedStatements(database);
     this.#appendAll = database.transaction((events: readonly ExternalEvent[]) => {
-      for (const event of events) {
-        this.#insert.run(event.runId, event.seq, event.type, event.at, JSON.stringify(event));
-      }
+      const insert = this.#statement(
+        'INSERT OR IGNORE INTO run_events (run_id, seq, type, at, event) VALUES (?, ?, ?, ?, ?)',
+      );
+      for (const event of events) insert.run(event.runId, event.seq, event.type, event.at, JSON.stringify(event));
     });
   }
 
@@ -37,16 +31,22 @@ export class SqliteEventLog implements EventLog {
   }
 
   readEvents({ runId, afterSeq = 0, limit = 1000 }: ReadEventsOptions): readonly ExternalEvent[] {
-    const rows = this.#read.all(runId, afterSeq, limit) as { event: string }[];
+    const rows = this.#statement('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(
+      runId,
+      afterSeq,
+      limit,
+    ) as { event: string }[];
     return rows.map((row) => JSON.parse(row.event) as ExternalEvent);
   }
 
   lastSeq(runId: string): number {
-    const row = this.#last.get(runId) as { seq: number | null } | undefined;
+    const row = this.#statement('SELECT MAX(seq) AS seq FROM run_events WHERE run_id = ?').get(runId) as
+      | { seq: number | null }
+      | undefined;
     return row?.seq ?? 0;
   }
 
   prune({ before }: { readonly before: number }): number {
-    return this.#prune.run(before).changes;
+    return this.#statement('DELETE FROM run_events WHERE at < ?').run(before).changes;
   }
 }

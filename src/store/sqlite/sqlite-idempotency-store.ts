@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ToolOutcome } from '../../core/tool-outcome.js';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../../gate/idempotency-store.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 interface KeyRow {
   claimant_user_id: string;
@@ -58,7 +59,7 @@ const inFlightByDatabase = new WeakMap<Database.Database, Map<string, Promise<Se
  * await runAgent({ model, tools, messages, idempotency });
  */
 export class SqliteIdempotencyStore implements IdempotencyStore {
-  readonly #database: Database.Database;
+  readonly #statement: PreparedStatements;
   readonly #staleAfterMs: number;
   readonly #now: () => number;
   readonly #busyWaitMs: number;
@@ -81,7 +82,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
      */
     busyWaitMs?: number;
   }) {
-    this.#database = database;
+    this.#statement = preparedStatements(database);
     this.#staleAfterMs = staleAfterMs;
     this.#now = now;
     this.#busyWaitMs = busyWaitMs;
@@ -114,9 +115,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     const inFlightKey = `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${key}`;
     if (claimant.tenantId !== '') {
       // Claimed before keys were scoped, by a principal nobody recorded: it may have run for this caller.
-      const earlier = this.#database
-        .prepare('SELECT run_id, tool_call_id, claimed_at FROM idempotency_keys_before_scoping WHERE key = ?')
-        .get(key) as { run_id: string; tool_call_id: string; claimed_at: number } | undefined;
+      const earlier = this.#statement(
+        'SELECT run_id, tool_call_id, claimed_at FROM idempotency_keys_before_scoping WHERE key = ?',
+      ).get(key) as { run_id: string; tool_call_id: string; claimed_at: number } | undefined;
       if (earlier !== undefined) {
         return {
           status: 'outcome_unknown',
@@ -128,25 +129,21 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     for (;;) {
       const now = this.#now();
       const insert = () =>
-        this.#database
-          .prepare(
-            `INSERT OR IGNORE INTO idempotency_claims
+        this.#statement(
+          `INSERT OR IGNORE INTO idempotency_claims
                (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
              VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
-          )
-          .run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
+        ).run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
       const inserted =
         this.#busyWaitMs === 0
           ? insert()
           : await retryWhileBusy({ operation: 'idempotency claim', waitMs: this.#busyWaitMs, write: insert });
       if (inserted.changes === 1) return this.#claimed(scoped, inFlightKey);
 
-      const row = this.#database
-        .prepare(
-          `SELECT claimant_user_id, status, run_id, tool_call_id, owner, outcome, claimed_at FROM idempotency_claims
+      const row = this.#statement(
+        `SELECT claimant_user_id, status, run_id, tool_call_id, owner, outcome, claimed_at FROM idempotency_claims
            WHERE tenant_id = ? AND scope_user_id = ? AND key = ?`,
-        )
-        .get(scoped.tenantId, scoped.scopeUserId, key) as KeyRow | undefined;
+      ).get(scoped.tenantId, scoped.scopeUserId, key) as KeyRow | undefined;
       if (row === undefined) continue;
       const original = { runId: row.run_id, toolCallId: row.tool_call_id };
       if (row.claimant_user_id !== claimant.userId) return { status: 'claimed_by_another_user', original };
@@ -190,21 +187,17 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       status: 'claimed',
       complete: (outcome) =>
         finish({ kind: 'completed', outcome }, () => {
-          this.#database
-            .prepare(
-              `UPDATE idempotency_claims SET status = 'completed', outcome = ?, completed_at = ?
+          this.#statement(
+            `UPDATE idempotency_claims SET status = 'completed', outcome = ?, completed_at = ?
                WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
-            )
-            .run(JSON.stringify(outcome), this.#now(), tenantId, scopeUserId, key, processOwner);
+          ).run(JSON.stringify(outcome), this.#now(), tenantId, scopeUserId, key, processOwner);
         }),
       release: () =>
         finish({ kind: 'released' }, () => {
-          this.#database
-            .prepare(
-              `DELETE FROM idempotency_claims
+          this.#statement(
+            `DELETE FROM idempotency_claims
                WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
-            )
-            .run(tenantId, scopeUserId, key, processOwner);
+          ).run(tenantId, scopeUserId, key, processOwner);
         }),
       abandon: () => finish({ kind: 'unknown' }, () => {}),
     };

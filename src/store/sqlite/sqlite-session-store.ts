@@ -12,6 +12,7 @@ import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import { forkPointError } from '../fork-point-error.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
 
 /** Attempts of a write that found the session moved on between its read and its write. */
@@ -49,7 +50,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #now: () => number;
   readonly #busyWaitMs: number;
   readonly #runBusyWaitMs: number;
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #statement: PreparedStatements;
   #conflictRetries = 0;
 
   constructor({
@@ -66,6 +67,7 @@ export class SqliteSessionStore implements SessionStore {
     runBusyWaitMs?: number;
   }) {
     this.#database = database;
+    this.#statement = preparedStatements(database);
     this.#now = now;
     this.#busyWaitMs = busyWaitMs;
     this.#runBusyWaitMs = runBusyWaitMs;
@@ -501,15 +503,6 @@ export class SqliteSessionStore implements SessionStore {
     messages.forEach((message, index) => {
       insert.run(sessionId, from + index, runId ?? null, JSON.stringify(message), now);
     });
-  }
-
-  #statement(sql: string): Database.Statement {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#database.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
   }
 
   #row(sessionId: string): SessionRow | undefined {

@@ -5,19 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from './migrations/index.js';
 import { openSqliteStore } from './sqlite-store.js';
 
-const record = {
-  runId: 'run-1',
-  sessionId: 'session-1',
-  model: 'scripted:demo',
-  startedAt: 1_000,
-  endedAt: 2_000,
-  stopReason: 'completed' as const,
-  steps: 3,
-  inputTokens: 120,
-  outputTokens: 40,
-  errorCode: undefined,
-};
-
 describe('openSqliteStore', () => {
   const directories: string[] = [];
   afterEach(() => {
@@ -43,15 +30,6 @@ describe('openSqliteStore', () => {
       count: number;
     };
     expect(applied.count).toBe(migrations.length);
-    store.close();
-  });
-
-  it('keeps runs and lists them by session', () => {
-    const store = openSqliteStore({ path: ':memory:' });
-    store.saveRun(record);
-    store.saveRun({ ...record, runId: 'run-2', sessionId: 'session-2', startedAt: 3_000 });
-    expect(store.listRuns({ sessionId: 'session-1' })).toEqual([record]);
-    expect(store.listRuns().map((run) => run.runId)).toEqual(['run-2', 'run-1']);
     store.close();
   });
 });

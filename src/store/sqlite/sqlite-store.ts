@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { StopReason } from '../../core/stop-reason.js';
 import type { RunRecord, RuntimeStore } from '../runtime-store.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 type Sqlite = Database.Database;
 
@@ -65,12 +66,11 @@ export function migrate(database: Sqlite, migrations: readonly Migration[]): num
   database.exec(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
   );
+  const statement = preparedStatements(database);
   const applied = new Set(
-    (database.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
-      (row) => row.version,
-    ),
+    (statement('SELECT version FROM schema_migrations').all() as { version: number }[]).map((row) => row.version),
   );
-  const record = database.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const record = statement('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   for (const migration of [...migrations].sort((left, right) => left.version - right.version)) {
     if (applied.has(migration.version)) continue;
     database.transaction(() => {
@@ -86,28 +86,29 @@ export class SqliteStore implements RuntimeStore {
   readonly schemaVersion: number;
   /** The underlying connection, for the areas that add their own tables. */
   readonly database: Sqlite;
-  readonly #insertRun: Database.Statement;
+  readonly #statement: PreparedStatements;
 
   constructor(database: Sqlite, schemaVersion: number) {
     this.database = database;
     this.schemaVersion = schemaVersion;
-    this.#insertRun = database.prepare(
-      `INSERT OR REPLACE INTO runs (run_id, session_id, model, started_at, ended_at, stop_reason, steps, input_tokens, output_tokens, error_code)
-       VALUES (@runId, @sessionId, @model, @startedAt, @endedAt, @stopReason, @steps, @inputTokens, @outputTokens, @errorCode)`,
-    );
+    this.#statement = preparedStatements(database);
   }
 
   saveRun(record: RunRecord): void {
-    this.#insertRun.run({ ...record, sessionId: record.sessionId ?? null, errorCode: record.errorCode ?? null });
+    this.#statement(
+      `INSERT OR REPLACE INTO runs (run_id, session_id, model, started_at, ended_at, stop_reason, steps, input_tokens, output_tokens, error_code)
+       VALUES (@runId, @sessionId, @model, @startedAt, @endedAt, @stopReason, @steps, @inputTokens, @outputTokens, @errorCode)`,
+    ).run({ ...record, sessionId: record.sessionId ?? null, errorCode: record.errorCode ?? null });
   }
 
   listRuns({ sessionId, limit = 100 }: { sessionId?: string; limit?: number } = {}): readonly RunRecord[] {
     const rows = (
       sessionId === undefined
-        ? this.database.prepare('SELECT * FROM runs ORDER BY started_at DESC LIMIT ?').all(limit)
-        : this.database
-            .prepare('SELECT * FROM runs WHERE session_id = ? ORDER BY started_at DESC LIMIT ?')
-            .all(sessionId, limit)
+        ? this.#statement('SELECT * FROM runs ORDER BY started_at DESC LIMIT ?').all(limit)
+        : this.#statement('SELECT * FROM runs WHERE session_id = ? ORDER BY started_at DESC LIMIT ?').all(
+            sessionId,
+            limit,
+          )
     ) as RunRow[];
     return rows.map((row) => ({
       runId: row.run_id,

@@ -1,0 +1,80 @@
+import type Database from 'better-sqlite3';
+import type { Migration } from './migrations/index.js';
+import { SqliteApprovalBroker } from './sqlite-approval-broker.js';
+import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { SqliteEventLog } from './sqlite-event-log.js';
+import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
+import { SqliteSessionStore } from './sqlite-session-store.js';
+import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+
+/** Every storage interface arbiter has, on one SQLite connection. */
+export interface SqliteBackend {
+  /** Sessions and their run journals (`SessionStore`). */
+  readonly sessions: SqliteSessionStore;
+  /** Approvals that survive a restart (`ApprovalBroker`). */
+  readonly approvals: SqliteApprovalBroker;
+  /** Idempotency claims scoped by tenant and principal (`IdempotencyStore`). */
+  readonly idempotency: SqliteIdempotencyStore;
+  /** The append-only audit log, also the call history rules read (`AuditLog`, `CallHistorySource`). */
+  readonly audit: SqliteAuditLog;
+  /** The runs' external events, for replay (`EventLog`). */
+  readonly events: SqliteEventLog;
+  /** Finished runs and the schema version (`RuntimeStore`). */
+  readonly runtime: SqliteStore;
+  /** The connection, for tables outside these interfaces (the server's runs). */
+  readonly database: Database.Database;
+  /** Closes the connection; every member above stops working. */
+  close(): void;
+}
+
+/**
+ * Opens the embedded backend: one SQLite file (WAL, migrated to the latest
+ * schema, see `openSqliteStore`) and every adapter on its connection, with
+ * their default settings. Build an adapter yourself on `database` when it
+ * needs other settings (a server's short busy waits).
+ *
+ * @example
+ * const backend = openSqliteBackend({ path: '.arbiter/arbiter.db' });
+ * await runSession({ sessions: backend.sessions, approvals: backend.approvals, audit: backend.audit, ...rest });
+ * backend.close();
+ */
+export function openSqliteBackend({
+  path,
+  migrations,
+  busyTimeoutMs,
+  now,
+  approvalTtlMs,
+}: {
+  /** A file, or `:memory:`. */
+  path: string;
+  /** Default: every migration arbiter has. */
+  migrations?: readonly Migration[];
+  /** How long one statement waits for another connection's lock (see `openSqliteStore`). Default 5000. */
+  busyTimeoutMs?: number;
+  /** The clock of sessions, approvals and idempotency claims. Default `Date.now`. */
+  now?: () => number;
+  /** How long a pending approval waits before it is denied as timed out. Default one day. */
+  approvalTtlMs?: number;
+}): SqliteBackend {
+  const runtime = openSqliteStore({
+    path,
+    ...(migrations === undefined ? {} : { migrations }),
+    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+  });
+  const { database } = runtime;
+  const clock = now === undefined ? {} : { now };
+  return {
+    sessions: new SqliteSessionStore({ database, ...clock }),
+    approvals: new SqliteApprovalBroker({
+      database,
+      ...clock,
+      ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
+    }),
+    idempotency: new SqliteIdempotencyStore({ database, ...clock }),
+    audit: new SqliteAuditLog({ database }),
+    events: new SqliteEventLog({ database }),
+    runtime,
+    database,
+    close: () => runtime.close(),
+  };
+}

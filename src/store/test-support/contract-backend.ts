@@ -1,0 +1,43 @@
+import { afterEach } from 'vitest';
+
+export type Awaitable<Value> = Value | Promise<Value>;
+
+/** What a contract suite hands the backend factory: the clock every member must read. */
+export interface ContractOptions {
+  /** Milliseconds since the epoch, moved forward by the suite (expiry, TTLs, ordering by time). */
+  readonly now: () => number;
+  /** How long a pending approval waits before it is denied as timed out: one minute in the suites. */
+  readonly approvalTtlMs: number;
+}
+
+/** A backend a suite opened, with its clock. */
+export interface OpenedBackend<Backend> {
+  readonly backend: Backend;
+  readonly clock: { now: number };
+}
+
+/** Builds a fresh, empty backend for one test: SQLite `:memory:` today, a PostgreSQL schema later. */
+export type CreateBackend<Backend> = (options: ContractOptions) => Awaitable<Backend & { close?(): Awaitable<void> }>;
+
+/**
+ * Opens a fresh backend per test with a clock the test moves, and closes
+ * every backend it opened after each test. Call it inside `describe`.
+ *
+ * @example
+ * const open = openFreshBackends(createBackend);
+ * it('…', async () => {
+ *   const { backend, clock } = await open();
+ * });
+ */
+export function openFreshBackends<Backend>(create: CreateBackend<Backend>): () => Promise<OpenedBackend<Backend>> {
+  const opened: { close?(): Awaitable<void> }[] = [];
+  afterEach(async () => {
+    for (const backend of opened.splice(0)) await backend.close?.();
+  });
+  return async () => {
+    const clock = { now: 1_000_000 };
+    const backend = await create({ now: () => clock.now, approvalTtlMs: 60_000 });
+    opened.push(backend);
+    return { backend, clock };
+  };
+}
