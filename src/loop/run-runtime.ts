@@ -3,7 +3,7 @@ import type { ContextManager } from '../context/context-manager.js';
 import { isCallHistorySource } from '../core/call-history.js';
 import type { Locale } from '../core/locale.js';
 import { createMemoryJournal, type RunJournal } from '../core/run-journal.js';
-import { ModelError } from '../errors/model-error.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { denyAllApprovals } from '../gate/approval-broker.js';
 import { gateTexts } from '../gate/gate-texts.js';
@@ -57,7 +57,7 @@ export interface RunRuntime extends GateRuntime {
  * Builds the run's runtime from the caller's options, defaults filled:
  * deny-all approvals, an allow-all gate, an in-memory journal, the history
  * read from the audit log when it can answer, else from this run's own
- * calls. Throws `ModelError` for a cost budget without a price table.
+ * calls. Throws `ConfigurationError` for a cost budget without a price table.
  *
  * @example
  * const runtime = createRunRuntime(options, options.runId ?? randomUUID());
@@ -67,7 +67,10 @@ export function createRunRuntime(options: RunAgentOptions, runId: string): RunRu
   const limits = options.limits ?? {};
   const costBudget = limits.costBudget ?? Number.POSITIVE_INFINITY;
   if (Number.isFinite(costBudget) && options.prices === undefined) {
-    throw new ModelError({ kind: 'request', message: 'limits.costBudget needs a price table (the prices option)' });
+    throw new ConfigurationError({
+      setting: 'limits.costBudget',
+      message: 'limits.costBudget needs a price table (the prices option)',
+    });
   }
   const control = new RunControl({ signal: options.signal, timeLimitMs: limits.timeLimitMs });
   return {

@@ -1,4 +1,4 @@
-import { ModelError } from '../errors/model-error.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import type { ModelResponse } from '../models/model.js';
 import { costOf } from '../models/pricing.js';
 import type { ToolSet } from '../tools/tool-registry.js';
@@ -12,7 +12,7 @@ import { withUniqueCallIds } from './with-unique-call-ids.js';
  * (compressed past its threshold, a summary's tokens counted in the
  * budget), the model called with the mounted tools, its usage and cost
  * added to the run's, `model:end` emitted, and its message (every tool call
- * id unique in the conversation) committed. Throws `ModelError` when a cost
+ * id unique in the conversation) committed. Throws `ConfigurationError` when a cost
  * budget is set and the answering model has no price.
  *
  * @example
@@ -51,8 +51,8 @@ export async function takeModelTurn(
     const answeredBy = response.model ?? model.name;
     const priced = costOf({ model: answeredBy, usage: response.usage, prices: runtime.prices });
     if (priced === undefined && Number.isFinite(runtime.costBudget)) {
-      throw new ModelError({
-        kind: 'request',
+      throw new ConfigurationError({
+        setting: 'limits.costBudget',
         message: `no price for model ${answeredBy} in the price table: limits.costBudget cannot be enforced`,
       });
     }
