@@ -1,7 +1,7 @@
 /**
  * Issue 14's leak check: 10,000 runs of `runSession` on one `EventBus`
  * (with one subscriber) and one store, each run a new session of a short
- * task (4 tool calls, then the answer) through the tier gate and the audit
+ * task (2 tool calls, then the answer) through the tier gate and the audit
  * log. The JS heap after a forced GC at the end must be within 5% of the
  * heap after the first 1,000 runs. The store is SQLite on `:memory:`: its
  * pages live outside the JS heap, so what grows there is rows, not a leak.
@@ -16,7 +16,7 @@ import { type BenchResult, formatVerdict, isMainModule, target } from './measure
 
 const totalRuns = Number(process.env.BENCH_LEAK_RUNS ?? '10000');
 const baselineRuns = Math.round(totalRuns / 10);
-const stepsPerRun = 5;
+const stepsPerRun = 3;
 
 interface LeakFigures {
   readonly runs: number;
