@@ -49,7 +49,7 @@ export interface PastCall {
  * approval: async ({ amount_cents }, { history }) => {
  *   const today = await history.calls({ within: 'day', decisions: ['auto_approved'], timeZone: 'Asia/Shanghai' });
  *   const total = today.reduce((sum, call) => sum + Number(call.arguments.amount_cents), amount_cents);
- *   return total < 5000 ? { verdict: 'allow', rule: 'daily_auto_limit' } : { verdict: 'require', rule: 'daily_auto_limit', reason: '…' };
+ *   return total < 5000 ? { verdict: 'allow', rule: 'daily_auto_limit' } : { verdict: 'require_approval', rule: 'daily_auto_limit', reason: '…' };
  * },
  */
 export interface CallHistory {

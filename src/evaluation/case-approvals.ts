@@ -30,6 +30,11 @@ export function caseApprovals(approver: CaseApprover = 'none'): ApprovalBroker {
         }),
       };
     case 'hold':
-      return { decide: async () => ({ status: 'pending', approvalId: 'eval', isNew: true }) };
+      return {
+        decide: async (_request, { onRequired }) => {
+          onRequired?.('eval');
+          return { status: 'pending', approvalId: 'eval' };
+        },
+      };
   }
 }

@@ -3,7 +3,6 @@ import type { JsonSchema } from '../core/json-schema.js';
 import { InputFileError } from '../errors/input-file-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { type RunResult, runAgent } from '../loop/run-agent.js';
-import type { ErrorStyle } from '../loop/run-tool-call.js';
 import type { Script } from '../models/script.js';
 import { ScriptedModel } from '../models/scripted-model.js';
 import type { CallTrace, RunTrace } from '../observe/run-trace.js';
@@ -11,6 +10,7 @@ import { TraceRecorder } from '../observe/trace-recorder.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { compileToolValidator } from '../validation/compile-tool-validator.js';
 import { includesValues } from './check-expectations.js';
+import { type ErrorStyle, errorDescriber } from './error-describer.js';
 import type { EvalToolkitFactory } from './eval-toolkit.js';
 import { createFixtureTools, type FixtureToolSpec } from './fixture-tools.js';
 
@@ -114,7 +114,7 @@ export async function runErrorMessageExperiment({
           // The shop's customer C1001 exists in the shop's tenant only: tools are scoped by tenant and user.
           principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
           events,
-          errorStyle: style,
+          describeError: errorDescriber(style),
           limits: { maxSteps: 6, maxConsecutiveFailures: 3 },
         });
         await new Promise((resolve) => setImmediate(resolve));

@@ -16,6 +16,7 @@ import { ToolRegistry } from '../tools/tool-registry.js';
 import type { ToolDefinition } from '../tools/tool-types.js';
 import { caseApprovals } from './case-approvals.js';
 import { checkExpectations } from './check-expectations.js';
+import { errorDescriber } from './error-describer.js';
 import type { EvalCase, ToolSelection } from './eval-case.js';
 import type { EvalToolkit, EvalToolkitFactory } from './eval-toolkit.js';
 import { createFixtureTools, type FixtureToolSpec } from './fixture-tools.js';
@@ -127,7 +128,7 @@ export async function runEvalCase({
         approvals: caseApprovals(evalCase.gate?.approver),
         idempotency,
         locale: evalCase.locale,
-        errorStyle: evalCase.errorStyle,
+        describeError: errorDescriber(evalCase.errorStyle),
         ...(evalCase.principal === undefined ? {} : { principal: evalCase.principal }),
         ...(evalCase.limits === undefined ? {} : { limits: evalCase.limits }),
       });

@@ -37,7 +37,8 @@ export type ApprovalDeniedCode =
 
 /** Where an approval stands. `denied` covers timeouts, approver errors and no answer: default deny. */
 export type ApprovalState =
-  | { readonly status: 'pending'; readonly approvalId: string; readonly isNew: boolean }
+  /** Nobody has decided yet. Whether a person was just asked is told through `onRequired`, not here. */
+  | { readonly status: 'pending'; readonly approvalId: string }
   | { readonly status: 'approved'; readonly approvalId: string; readonly approver: string }
   | { readonly status: 'rejected'; readonly approvalId: string; readonly approver: string; readonly reason: string }
   | {
@@ -52,9 +53,11 @@ export type ApprovalState =
 export interface DecideOptions {
   readonly signal: AbortSignal;
   /**
-   * Called once when a person is asked for the first time (a pending record
-   * was created, or an inline approver is about to be asked), so the runtime
-   * can announce `approval:required` before waiting.
+   * The one signal that a person is being asked: called exactly once per
+   * approval, when it is first requested (a pending record was created, or
+   * an inline approver is about to be asked), before the broker waits or
+   * returns, so the runtime announces `approval:required` once. A broker
+   * that returns `pending` for a new approval must call it first.
    */
   readonly onRequired?: (approvalId: string) => void;
 }

@@ -18,9 +18,9 @@ const approved: ApprovalStep = { status: 'approved' };
 /**
  * Asks the run's approval broker about a call the gate holds for a person.
  * Precedence: the broker's answer decides; anything but an approval leaves
- * the call unexecuted (default deny). `approval:required` goes out once,
- * when the broker says a person is being asked (`onRequired`), before it
- * waits; `approval:resolved` goes out with any decision. A refusal is
+ * the call unexecuted (default deny). `approval:required` goes out when
+ * the broker says a person is being asked (`onRequired`, once per
+ * approval), before it waits; `approval:resolved` goes out with any decision. A refusal is
  * audited here with its rule; an approval sets `call.decision` and
  * `call.approver` for the audit that follows the execution.
  *
@@ -36,10 +36,7 @@ export async function requestApproval(
   const { emitter, gateTexts: texts } = runtime;
   const { step, toolCallId, toolName } = call;
   call.rule = verdict.rule;
-  let announced = false;
-  const announce = (approvalId: string) => {
-    if (announced) return;
-    announced = true;
+  const announce = (approvalId: string) =>
     emitter.emit({
       type: 'approval:required',
       step,
@@ -50,7 +47,6 @@ export async function requestApproval(
       rule: verdict.rule,
       reason: verdict.reason,
     });
-  };
   const state = await runtime.approvals.decide(
     {
       runId: runtime.runId,
@@ -65,10 +61,7 @@ export async function requestApproval(
     },
     { signal: runtime.signal, onRequired: announce },
   );
-  if (state.status === 'pending') {
-    if (state.isNew) announce(state.approvalId);
-    return { status: 'pending', approvalId: state.approvalId };
-  }
+  if (state.status === 'pending') return { status: 'pending', approvalId: state.approvalId };
   emitter.emit({
     type: 'approval:resolved',
     toolCallId,

@@ -157,7 +157,11 @@ describe('createTierGate', () => {
         approval: async (_args: unknown, { history }: ToolContext) =>
           (await history.calls({ within: 'run' })).length === 0
             ? { verdict: 'allow' as const, rule: 'first_payment_of_run' }
-            : { verdict: 'require' as const, rule: 'second_payment_of_run', reason: 'One automatic payment per run.' },
+            : {
+                verdict: 'require_approval' as const,
+                rule: 'second_payment_of_run',
+                reason: 'One automatic payment per run.',
+              },
       },
     };
     const paidBefore: ToolContext = {

@@ -99,7 +99,7 @@ export function createTierGate({
         }
         const review = matching.find((rule) => rule.effect === 'require_approval');
         if (review !== undefined) return { decision: 'require_approval', rule: review.rule, reason: review.message };
-        if (verdict?.verdict === 'require') {
+        if (verdict?.verdict === 'require_approval') {
           return { decision: 'require_approval', rule: verdict.rule, reason: verdict.reason };
         }
         if (verdict?.verdict === 'allow') {

@@ -495,9 +495,10 @@ describe('runAgent brakes', () => {
     };
     const requested: string[] = [];
     const approvals = {
-      decide: async (request: { toolCallId: string }) => {
+      decide: async (request: { toolCallId: string }, options: { onRequired?: (approvalId: string) => void }) => {
         requested.push(request.toolCallId);
-        return { status: 'pending' as const, approvalId: `ap_${request.toolCallId}`, isNew: true };
+        options.onRequired?.(`ap_${request.toolCallId}`);
+        return { status: 'pending' as const, approvalId: `ap_${request.toolCallId}` };
       },
     };
     const model = sequenceModel([calls(['apply_refund', {}], ['add_order_note', {}])]);

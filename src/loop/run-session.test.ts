@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
+import { EventBus } from '../events/event-bus.js';
 import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { defineTool } from '../tools/define-tool.js';
@@ -58,6 +59,27 @@ describe('runSession', () => {
     });
     expect(again.messages).toHaveLength(6);
     expect((await sessions.load(session.id))?.stepCount).toBe(3);
+  });
+
+  it('starts the new run under the runId the caller gives, so the caller knows it before run:start', async () => {
+    const { sessions, tools } = setup();
+    const session = await sessions.create({});
+    const events = new EventBus();
+    const started: string[] = [];
+    events.subscribe((event) => {
+      if (event.type === 'run:start') started.push(event.runId);
+    });
+    const result = await runSession({
+      sessions,
+      sessionId: session.id,
+      userMessage: 'Hello',
+      runId: 'run_chosen_by_caller',
+      model: sequenceModel([{ role: 'assistant', content: 'Hi.' }]),
+      tools,
+      events,
+    });
+    expect(result.runId).toBe('run_chosen_by_caller');
+    expect(started).toEqual(['run_chosen_by_caller']);
   });
 
   it('resumes an interrupted run: answers its pending calls once, keeps its counters, and goes on', async () => {

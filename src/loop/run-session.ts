@@ -16,6 +16,8 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
     | {
         /** Starts a new run with this user message. */
         readonly userMessage: string;
+        /** The new run's id, so the caller knows it before the run begins. Default: a fresh UUID. */
+        readonly runId?: string;
         readonly resume?: never;
       }
     | {
@@ -26,6 +28,8 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
          */
         readonly resume: true;
         readonly userMessage?: never;
+        /** A resumed run keeps the id of the session's active run. */
+        readonly runId?: never;
       }
   );
 
@@ -35,12 +39,12 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
  * true`) with nothing lost and nothing executed twice.
  *
  * @example
- * const first = await runSession({ sessions, sessionId, userMessage: 'Refund order SO20260902', model, tools, approvals });
+ * const first = await runSession({ sessions, sessionId, userMessage: 'Refund order SO20260902', runId: randomUUID(), model, tools, approvals });
  * // ... later, perhaps in another process, after a person approved:
  * const second = await runSession({ sessions, sessionId, resume: true, model, tools, approvals });
  */
 export async function runSession(options: RunSessionOptions): Promise<RunResult> {
-  const { sessions, sessionId, userMessage, resume, eventLog, ...runOptions } = options;
+  const { sessions, sessionId, userMessage, resume, eventLog, runId: newRunId, ...runOptions } = options;
   const session = await sessions.load(sessionId);
   if (session === undefined) {
     throw new SessionNotFoundError({ sessionId });
@@ -49,7 +53,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   if (resume === true && active === undefined) {
     throw new SessionConflictError({ sessionId, conflict: { kind: 'no_run_to_resume' } });
   }
-  const runId = resume === true && active !== undefined ? active.runId : randomUUID();
+  const runId = resume === true && active !== undefined ? active.runId : (newRunId ?? randomUUID());
   const request = resume === true ? [] : [{ role: 'user' as const, content: userMessage ?? '' }];
   // Fenced on what was read, and the run begins together with its request in one write: a second
   // process resuming the same run is refused, and a crash cannot leave a run without its message.

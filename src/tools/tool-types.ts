@@ -130,5 +130,5 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
 /** What an argument-level approval rule says about one call. */
 export type ApprovalVerdict =
   | { readonly verdict: 'allow'; readonly rule: string }
-  | { readonly verdict: 'require'; readonly rule: string; readonly reason: string }
+  | { readonly verdict: 'require_approval'; readonly rule: string; readonly reason: string }
   | { readonly verdict: 'deny'; readonly rule: string; readonly message: string };

@@ -95,7 +95,11 @@ export function createPaymentTools({
     approval: ({ amount_cents }) =>
       amount_cents < 10_000
         ? { verdict: 'allow', rule: 'payment_under_100' }
-        : { verdict: 'require', rule: 'payment_100_or_more', reason: 'Payments of 100.00 or more need a person.' },
+        : {
+            verdict: 'require_approval',
+            rule: 'payment_100_or_more',
+            reason: 'Payments of 100.00 or more need a person.',
+          },
     idempotencyKey: ({ account, amount_cents, reference }) => `payment:${account}:${amount_cents}:${reference}`,
     ...(idempotencyScope === undefined ? {} : { idempotencyScope }),
     execute: async (args, context) => {
