@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
@@ -220,6 +221,7 @@ export class RunManager {
           ...this.#runOptions({ principal, locale, sessionId, sessions }),
           sessionId,
           userMessage: content,
+          runId: randomUUID(),
         });
         this.#track({
           sessionId,
