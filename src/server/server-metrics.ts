@@ -14,12 +14,14 @@ const everything: LabelFilter = () => true;
 export const unknownToolLabel = 'unknown';
 
 class Counter {
+  readonly name: string;
+  readonly help: string;
   readonly #values = new Map<string, { labels: Labels; value: number }>();
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
+  constructor(name: string, help: string) {
+    this.name = name;
+    this.help = help;
+  }
 
   inc(labels: Labels = {}, by = 1): void {
     const key = labelText(labels);
@@ -38,11 +40,15 @@ class Counter {
 class Histogram {
   readonly #series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly buckets: readonly number[] = secondsBuckets,
-  ) {}
+  readonly name: string;
+  readonly help: string;
+  readonly buckets: readonly number[];
+
+  constructor(name: string, help: string, buckets: readonly number[] = secondsBuckets) {
+    this.name = name;
+    this.help = help;
+    this.buckets = buckets;
+  }
 
   observe(value: number, labels: Labels = {}): void {
     const key = labelText(labels);
