@@ -7,7 +7,12 @@ import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
-/** Every storage interface arbiter has, on one SQLite connection. */
+/**
+ * Every storage interface arbiter has, on one SQLite connection.
+ *
+ * @example
+ * const { sessions, approvals, close } = openSqliteBackend({ path: ':memory:' });
+ */
 export interface SqliteBackend {
   /** Sessions and their run journals (`SessionStore`). */
   readonly sessions: SqliteSessionStore;

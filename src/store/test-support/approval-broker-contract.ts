@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalBroker, ApprovalRequest } from '../../gate/approval-broker.js';
 import { type Awaitable, type CreateBackend, openFreshBackends } from './contract-backend.js';
 
-/** What a durable broker adds to `ApprovalBroker`: a person's decision, recorded from anywhere. */
+/**
+ * What a durable broker adds to `ApprovalBroker`: a person's decision, recorded from anywhere.
+ *
+ * @example
+ * await broker.resolveApproval({ approvalId, decision: 'approve', approver: 'li.wei' });
+ */
 export interface ResolvableApprovalBroker extends ApprovalBroker {
   /** Throws an `ApprovalResolutionError` (`failure`: not_found, already_decided, expired, missing_approver). */
   resolveApproval(request: {

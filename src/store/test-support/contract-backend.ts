@@ -1,8 +1,19 @@
 import { afterEach } from 'vitest';
 
+/**
+ * A value, or a promise of it: what an interface that may be synchronous (SQLite) or not (PostgreSQL) returns.
+ *
+ * @example
+ * const close: () => Awaitable<void> = () => backend.close();
+ */
 export type Awaitable<Value> = Value | Promise<Value>;
 
-/** What a contract suite hands the backend factory: the clock every member must read. */
+/**
+ * What a contract suite hands the backend factory: the clock every member must read.
+ *
+ * @example
+ * const create = ({ now, approvalTtlMs }: ContractOptions) => openSqliteBackend({ path: ':memory:', now, approvalTtlMs });
+ */
 export interface ContractOptions {
   /** Milliseconds since the epoch, moved forward by the suite (expiry, TTLs, ordering by time). */
   readonly now: () => number;
@@ -10,13 +21,24 @@ export interface ContractOptions {
   readonly approvalTtlMs: number;
 }
 
-/** A backend a suite opened, with its clock. */
+/**
+ * A backend a suite opened, with its clock.
+ *
+ * @example
+ * const { backend, clock } = await open();
+ * clock.now += 60_000;
+ */
 export interface OpenedBackend<Backend> {
   readonly backend: Backend;
   readonly clock: { now: number };
 }
 
-/** Builds a fresh, empty backend for one test: SQLite `:memory:` today, a PostgreSQL schema later. */
+/**
+ * Builds a fresh, empty backend for one test: SQLite `:memory:` today, a PostgreSQL schema later.
+ *
+ * @example
+ * const sqlite: CreateBackend<SqliteBackend> = (options) => openSqliteBackend({ path: ':memory:', ...options });
+ */
 export type CreateBackend<Backend> = (options: ContractOptions) => Awaitable<Backend & { close?(): Awaitable<void> }>;
 
 /**
