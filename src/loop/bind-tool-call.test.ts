@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { argumentsHash } from '../util/sha256.js';
+import { bindToolCall } from './bind-tool-call.js';
+import { testRuntime } from './test-support/test-runtime.js';
+
+describe('bindToolCall', () => {
+  it('binds the principal, hashes the bound arguments once and redacts what people see', () => {
+    const { runtime, registry } = testRuntime();
+    const tool = registry.get('query_order');
+    if (tool === undefined) throw new Error('no tool');
+    const head = { step: 2, toolCallId: 'c1', toolName: 'query_order', startedAt: 0 };
+    const call = bindToolCall(runtime, head, tool, { order_id: 'SO20260901', note: 'secret' });
+    const bound = { order_id: 'SO20260901', note: 'secret', tenant_id: 'shop', user_id: 'C1001' };
+    expect(call.args).toEqual(bound);
+    expect(call.argumentsHash).toBe(argumentsHash(bound));
+    expect(call.shownArguments.note).not.toBe('secret');
+    expect(call.context).toMatchObject({ runId: 'run_test', step: 2, toolCallId: 'c1', locale: 'en' });
+    expect(call).toMatchObject({ decision: 'allowed', rule: undefined, approver: undefined });
+    call.releaseHistory();
+  });
+});
