@@ -20,8 +20,10 @@ import type { Model } from '../models/model.js';
 import type { BegunRun, SessionStore } from '../store/session-store.js';
 import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
-import { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
+import { retryWhileBusy } from '../util/retry-while-busy.js';
+import { EventLogQueue } from './event-log-queue.js';
 import type { RunFailure } from './run-failure.js';
+import { type RunFollower, RunFollowers } from './run-followers.js';
 import type { ServerLogger } from './server-log.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRuns } from './server-runs.js';
@@ -60,10 +62,6 @@ interface PendingStart {
 /** The longest a run's end waits for its terminal event to be published (listeners are synchronous). */
 const terminalEventWaitMs = 1000;
 
-/** Pauses between tries of an event-log write that found the database locked. */
-const firstFlushRetryMs = 20;
-const longestFlushRetryMs = 1000;
-
 /** The run of a session executing in this process. */
 interface SessionTask {
   runId: string | undefined;
@@ -84,7 +82,7 @@ interface RunStream {
   seq: number;
 }
 
-export type RunFollower = (event: ExternalEvent) => void;
+export type { RunFollower } from './run-followers.js';
 
 /**
  * True for the events after which a run's stream closes: `run:end` (any
@@ -123,17 +121,14 @@ export class RunManager {
   readonly #bus: EventBus;
   readonly #streams = new Map<string, RunStream>();
   readonly #projectors = new Map<Locale, EventProjector>();
-  readonly #followers = new Map<string, Set<RunFollower>>();
+  readonly #followers = new RunFollowers();
   readonly #pending = new Map<string, PendingStart>();
   readonly #starting = new Map<string, Promise<unknown>>();
   readonly #tasks = new Map<string, SessionTask>();
   readonly #stop: () => void;
   readonly #shutdown = new AbortController();
-  /** Published events not yet in the log, oldest first. */
-  #unlogged: ExternalEvent[] = [];
-  #flushScheduled = false;
-  /** While the database is locked, the pause before the log is tried again (0: not waiting). */
-  #flushRetryMs = 0;
+  /** Published events not yet in the log. */
+  readonly #unlogged: EventLogQueue;
 
   constructor(options: RunManagerOptions) {
     this.#options = options;
@@ -141,6 +136,12 @@ export class RunManager {
     // Every run listens to this signal; hundreds at once are expected, not a leak.
     setMaxListeners(0, this.#shutdown.signal);
     this.#bus = options.bus ?? new EventBus({ onListenerError: (error) => onError(error) });
+    this.#unlogged = new EventLogQueue({
+      log: options.log,
+      deliver: (events) => this.#followers.deliver(events),
+      onError: (error) => this.#options.onError?.(error),
+      stopping: () => this.#shutdown.signal.aborted,
+    });
     const project = batchDeltas((event) => this.#onEvent(event), {
       windowMs: options.deltaWindowMs ?? 30,
       onError: (error) => onError(error),
@@ -380,23 +381,12 @@ export class RunManager {
 
   /** The seq of the run's last published event (0 before the first). */
   lastSeq(runId: string): number {
-    const unlogged = this.#unlogged.findLast((event) => event.runId === runId);
-    return unlogged?.seq ?? this.#options.log.lastSeq(runId);
+    return this.#unlogged.lastSeq(runId) ?? this.#options.log.lastSeq(runId);
   }
 
   /** Calls `follower` with each new event of the run once it is in the log; returns the unfollow. */
   follow(runId: string, follower: RunFollower): () => void {
-    let followers = this.#followers.get(runId);
-    if (followers === undefined) {
-      followers = new Set();
-      this.#followers.set(runId, followers);
-    }
-    followers.add(follower);
-    return () => {
-      const current = this.#followers.get(runId);
-      current?.delete(follower);
-      if (current?.size === 0) this.#followers.delete(runId);
-    };
+    return this.#followers.follow(runId, follower);
   }
 
   /** True while the run executes in this process. */
@@ -421,12 +411,11 @@ export class RunManager {
     await this.idle();
     this.#stop();
     // The last events and statuses, waiting a little for a database another process holds locked.
-    const events = this.#unlogged;
-    this.#unlogged = [];
+    const events = this.#unlogged.takeAll();
     await retryWhileBusy({ operation: 'event log', waitMs: 2000, write: () => this.#options.log.append(events) }).catch(
       (error: unknown) => this.#options.onError?.(error),
     );
-    this.#deliver(events);
+    this.#followers.deliver(events);
     await retryWhileBusy({ operation: 'run status', waitMs: 2000, write: () => this.#options.runs.flush() }).catch(
       (error: unknown) => this.#options.onError?.(error),
     );
@@ -607,49 +596,12 @@ export class RunManager {
     stream.seq += 1;
     const event = { ...body, runId, seq: stream.seq, at } as ExternalEvent;
     this.#unlogged.push(event);
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => this.#flush());
-    }
     if (isTerminalEvent(event)) {
       this.#options.runs.setStatus(runId, event.type === 'run:end' ? event.stopReason : 'error', failure);
       this.#streams.delete(runId);
       const task = this.#tasks.get(stream.sessionId);
       if (task !== undefined && task.runId === runId) task.finished = true;
     }
-  }
-
-  /** Hands logged events to the connections following their runs. */
-  #deliver(events: readonly ExternalEvent[]): void {
-    for (const event of events) {
-      for (const follower of this.#followers.get(event.runId) ?? []) follower(event);
-    }
-  }
-
-  /**
-   * Writes the published events to the log. While another connection holds
-   * the database locked they stay queued (replay still finds them) and the
-   * write is tried again after a growing pause, never blocking the process.
-   */
-  #flush(): void {
-    this.#flushScheduled = false;
-    const events = this.#unlogged;
-    if (events.length === 0) return;
-    try {
-      this.#options.log.append(events);
-    } catch (error) {
-      if (isStoreBusy(error) && !this.#shutdown.signal.aborted) {
-        this.#flushRetryMs = Math.min(longestFlushRetryMs, Math.max(firstFlushRetryMs, this.#flushRetryMs * 2));
-        this.#flushScheduled = true;
-        setTimeout(() => this.#flush(), this.#flushRetryMs).unref();
-        return;
-      }
-      // The log cannot take them: followers still get them rather than a stream that stalls.
-      this.#options.onError?.(error);
-    }
-    this.#flushRetryMs = 0;
-    this.#unlogged = [];
-    this.#deliver(events);
   }
 }
 

@@ -1,0 +1,102 @@
+import type { EventLog } from '../events/event-log.js';
+import type { ExternalEvent } from '../events/external-event.js';
+import { isStoreBusy } from '../util/retry-while-busy.js';
+
+/** Pauses between tries of an event-log write that found the database locked. */
+const firstRetryMs = 20;
+const longestRetryMs = 1000;
+
+/** When the queue writes next. */
+type FlushState =
+  | { readonly kind: 'idle' }
+  /** A write is due on the next turn of the event loop. */
+  | { readonly kind: 'scheduled' }
+  /** The database was locked: the write is tried again after `pauseMs`. */
+  | { readonly kind: 'waiting'; readonly pauseMs: number };
+
+/**
+ * The published events not yet in the event log, written once per turn of
+ * the event loop in one transaction rather than once per event, and only
+ * then delivered (`deliver`), so a client never holds an event the log
+ * lacks. While another connection holds the database locked the events
+ * stay queued (`lastSeq` still counts them) and the write is tried again
+ * after a growing pause (20 ms doubling to 1 s), never blocking the
+ * process; once `stopping()` the queue no longer retries, it reports.
+ *
+ * @example
+ * const queue = new EventLogQueue({ log, deliver: (events) => followers.deliver(events), onError, stopping: () => signal.aborted });
+ * queue.push(event);
+ */
+export class EventLogQueue {
+  readonly #log: Pick<EventLog, 'append'>;
+  readonly #deliver: (events: readonly ExternalEvent[]) => void;
+  readonly #onError: (error: unknown) => void;
+  readonly #stopping: () => boolean;
+  /** Oldest first. */
+  #unlogged: ExternalEvent[] = [];
+  #state: FlushState = { kind: 'idle' };
+  /** The pause after the last failed write; 0 once a write succeeded. */
+  #pauseMs = 0;
+
+  constructor({
+    log,
+    deliver,
+    onError,
+    stopping,
+  }: {
+    log: Pick<EventLog, 'append'>;
+    /** Gets the events once they are written (or once the log refused them for good). */
+    deliver: (events: readonly ExternalEvent[]) => void;
+    /** Told of a write that failed other than by a locked database; the events are delivered anyway. */
+    onError: (error: unknown) => void;
+    /** True once the server shuts down: a locked database is then reported, not waited out. */
+    stopping: () => boolean;
+  }) {
+    this.#log = log;
+    this.#deliver = deliver;
+    this.#onError = onError;
+    this.#stopping = stopping;
+  }
+
+  /** Queues a published event; the write is scheduled unless one already is. */
+  push(event: ExternalEvent): void {
+    this.#unlogged.push(event);
+    if (this.#state.kind === 'idle') {
+      this.#state = { kind: 'scheduled' };
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  /** The seq of the run's last queued event, if one is queued. */
+  lastSeq(runId: string): number | undefined {
+    return this.#unlogged.findLast((event) => event.runId === runId)?.seq;
+  }
+
+  /** Takes every queued event out, for a caller that writes them itself (shutdown). */
+  takeAll(): ExternalEvent[] {
+    const events = this.#unlogged;
+    this.#unlogged = [];
+    return events;
+  }
+
+  #flush(): void {
+    this.#state = { kind: 'idle' };
+    const events = this.#unlogged;
+    if (events.length === 0) return;
+    try {
+      this.#log.append(events);
+    } catch (error) {
+      if (isStoreBusy(error) && !this.#stopping()) {
+        this.#pauseMs = Math.min(longestRetryMs, Math.max(firstRetryMs, this.#pauseMs * 2));
+        this.#state = { kind: 'waiting', pauseMs: this.#pauseMs };
+        setTimeout(() => this.#flush(), this.#pauseMs).unref();
+        return;
+      }
+      // The log cannot take them: followers still get them rather than a stream that stalls.
+      this.#onError(error);
+    }
+    this.#pauseMs = 0;
+    this.#unlogged = [];
+    this.#deliver(events);
+  }
+}
