@@ -1,4 +1,5 @@
-// After tsc: make the CLI entry executable, and copy what tsc does not (the chat page's static files).
+// After tsc: make the CLI entry executable, and copy what tsc does not: the chat page's static files, and
+// the shop example's evaluation suite (`arbiter eval`'s default, beside the example in dist/).
 // Usage: node scripts/postbuild.mjs [OUT_DIR] (default dist/, the build's outDir; the package test builds elsewhere).
 import { chmodSync, cpSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,3 +11,4 @@ const outDir = resolve(process.argv[2] ?? join(root, 'dist'));
 const entry = join(outDir, 'src/cli/main.js');
 if (existsSync(entry)) chmodSync(entry, 0o755);
 cpSync(join(root, 'src/server/page/'), join(outDir, 'src/server/page/'), { recursive: true });
+cpSync(join(root, 'evals/shop/'), join(outDir, 'evals/shop/'), { recursive: true });

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ToolSpec } from '../../src/core/tool-spec.js';
-import { ToolRegistry } from '../../src/tools/tool-registry.js';
+import { ToolRegistry, type ToolSpec } from '@arbiter-runtime/core';
 import { openShopDatabase } from './shop-database.js';
 import { createShopTools } from './shop-tools.js';
 

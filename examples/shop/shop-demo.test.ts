@@ -1,16 +1,16 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runSession } from '@arbiter-runtime/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvalsCommand } from '../../src/cli/commands/approvals.js';
 import { approveCommand } from '../../src/cli/commands/approve.js';
 import { auditCommand } from '../../src/cli/commands/audit.js';
 import { listSessions } from '../../src/cli/commands/sessions.js';
-import { UsageError } from '../../src/errors/usage-error.js';
-import { runSession } from '../../src/loop/run-session.js';
 import { callsWithIds, openGateHarness, statelessModel } from '../../src/store/sqlite/test-support/gate-harness.js';
 import { openShopDatabase } from './shop-database.js';
-import { demoApprovalMode, resumeShopDemo, runShopDemo } from './shop-demo.js';
+import { resumeShopDemo, runShopDemo } from './shop-demo.js';
+import { ShopUsageError } from './shop-usage-error.js';
 
 const fixedNow = () => new Date('2026-09-04T08:00:00Z');
 
@@ -341,19 +341,6 @@ describe('runShopDemo continuing the approval an earlier demo left pending', () 
   });
 });
 
-describe('demoApprovalMode', () => {
-  it('chooses reject, approve (flag or APPROVE=1), ask on a terminal, else leave pending', () => {
-    const mode = (approve: boolean, reject: boolean, env: Record<string, string>, isTTY: boolean) =>
-      demoApprovalMode({ approve, reject, env, isTTY });
-    expect(mode(false, true, {}, true)).toBe('reject');
-    expect(mode(true, false, {}, true)).toBe('approve');
-    expect(mode(false, false, { APPROVE: '1' }, false)).toBe('approve');
-    expect(mode(false, false, {}, true)).toBe('ask');
-    expect(mode(false, false, {}, false)).toBe('leave_pending');
-    expect(() => mode(true, true, {}, false)).toThrow('--approve and --reject exclude each other');
-  });
-});
-
 describe('runShopDemo --session', () => {
   it('finishes the run a stored session left waiting in a later invocation, then stops: nothing refunded twice', async () => {
     const dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-demo-session-'));
@@ -420,7 +407,9 @@ describe('runShopDemo --session', () => {
 
     await runShopDemo({ dataDirectory, write: () => {} });
     const before = await listSessions({ dataDirectory });
-    await expect(runShopDemo({ dataDirectory, sessionId: 'typo', write: () => {} })).rejects.toThrow(UsageError);
+    await expect(runShopDemo({ dataDirectory, sessionId: 'typo', write: () => {} })).rejects.toSatisfy(
+      ShopUsageError.isInstance,
+    );
     expect(await listSessions({ dataDirectory })).toEqual(before);
     await expect(runShopDemo({ dataDirectory: ':memory:', sessionId: 'typo', write: () => {} })).rejects.toThrow(
       '--session typo: nothing is kept in memory, so there is no session to continue',

@@ -1,30 +1,40 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { withDataStore } from '../../src/cli/commands/open-data-store.js';
-import { createProgressCollector, type ProgressCollector } from '../../src/cli/progress-collector.js';
-import { createNdjsonPrinter, createProgressPrinter } from '../../src/cli/progress-printer.js';
-import type { ChatMessage } from '../../src/core/chat-message.js';
-import type { Locale } from '../../src/core/locale.js';
-import type { Principal } from '../../src/core/principal.js';
-import type { StopReason } from '../../src/core/stop-reason.js';
-import { UsageError } from '../../src/errors/usage-error.js';
-import type { AgentEvent } from '../../src/events/agent-event.js';
-import { EventBus } from '../../src/events/event-bus.js';
-import { createTierGate } from '../../src/gate/tier-gate.js';
-import { resumeAfterApproval } from '../../src/loop/resume-after-approval.js';
-import type { RunResult } from '../../src/loop/run-agent.js';
-import { runSession } from '../../src/loop/run-session.js';
-import type { ErrorStyle } from '../../src/loop/run-tool-call.js';
-import { ScriptedModel } from '../../src/models/scripted-model.js';
-import { createTraceWriter } from '../../src/observe/trace-writer.js';
-import { SqliteApprovalBroker } from '../../src/store/sqlite/sqlite-approval-broker.js';
-import { type AuditRecord, SqliteAuditLog } from '../../src/store/sqlite/sqlite-audit-log.js';
-import { SqliteIdempotencyStore } from '../../src/store/sqlite/sqlite-idempotency-store.js';
-import { SqliteSessionStore } from '../../src/store/sqlite/sqlite-session-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { ToolRegistry } from '../../src/tools/tool-registry.js';
+import {
+  type AgentEvent,
+  type ChatMessage,
+  createTierGate,
+  EventBus,
+  type Locale,
+  type Principal,
+  type RunResult,
+  resumeAfterApproval,
+  runSession,
+  type StopReason,
+  ToolRegistry,
+} from '@arbiter-runtime/core';
+// The error style is the demo's flag; its describer lives with the message experiment.
+import { type ErrorStyle, errorDescriber } from '@arbiter-runtime/core/evaluation';
+import {
+  createNdjsonPrinter,
+  createProgressCollector,
+  createProgressPrinter,
+  createTraceWriter,
+  type ProgressCollector,
+} from '@arbiter-runtime/core/observe';
+import {
+  type AuditRecord,
+  openSqliteStore,
+  SqliteApprovalBroker,
+  SqliteAuditLog,
+  SqliteIdempotencyStore,
+  SqliteSessionStore,
+  type SqliteStore,
+} from '@arbiter-runtime/core/sqlite';
+import { ScriptedModel } from '@arbiter-runtime/core/testing';
 import { openShopDomain, shopDemoScripts } from './shop-domain.js';
 import { ShopTranscript } from './shop-transcript.js';
+import { ShopUsageError } from './shop-usage-error.js';
 
 const customer: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
 
@@ -79,7 +89,7 @@ export interface ShopDemoOptions {
    * Continue this stored demo session instead of starting a new one: a run
    * it left suspended or interrupted is finished first, then the customer's
    * requests that are still to come (all of them again, when the session
-   * had finished). A session that does not exist is a `UsageError`, and
+   * had finished). A session that does not exist is a `ShopUsageError`, and
    * nothing is created.
    */
   readonly sessionId?: string;
@@ -97,31 +107,6 @@ export interface ShopDemoOptions {
 export interface ShopDemoResult {
   readonly runId: string;
   readonly stopReason: StopReason;
-}
-
-/**
- * Picks the demo's approval mode from the command line: `--reject`,
- * `--approve` or `APPROVE=1`, else asking on a terminal, else leaving the
- * approval pending.
- *
- * @example
- * demoApprovalMode({ approve: false, reject: false, env: process.env, isTTY: process.stdin.isTTY === true });
- */
-export function demoApprovalMode({
-  approve,
-  reject,
-  env,
-  isTTY,
-}: {
-  approve: boolean;
-  reject: boolean;
-  env: Readonly<Record<string, string | undefined>>;
-  isTTY: boolean;
-}): DemoApproval {
-  if (approve && reject) throw new UsageError({ message: '--approve and --reject exclude each other' });
-  if (reject) return 'reject';
-  if (approve || env['APPROVE'] === '1') return 'approve';
-  return isTTY ? 'ask' : 'leave_pending';
 }
 
 /**
@@ -179,7 +164,7 @@ export async function runShopDemo({
     const session = existing ?? (await demo.sessions.create({ principal: customer }));
     const sessionId = session.id;
     if (dataDirectory !== ':memory:') onSession?.(sessionId);
-    const runOptions = { ...demo.runOptions, errorStyle };
+    const runOptions = { ...demo.runOptions, describeError: errorDescriber(errorStyle) };
 
     /** Runs `work` (one run of the session, if any) with live output, then prints its transcript and stop reason. */
     const run = async <Result extends RunResult | undefined>(work: () => Promise<Result>): Promise<Result> => {
@@ -317,7 +302,7 @@ export async function resumeShopDemo({
   dataDirectory?: string;
   write: (line: string) => void;
 }): Promise<RunResult> {
-  const stored = await withDataStore({
+  const stored = await withDemoStore({
     dataDirectory,
     work: async (store) =>
       store === undefined
@@ -340,23 +325,41 @@ export async function resumeShopDemo({
   }
 }
 
+/** Runs `work` on the data directory's store (`arbiter.db`), or with `undefined` when there is none: creates nothing. */
+async function withDemoStore<Result>({
+  dataDirectory,
+  work,
+}: {
+  dataDirectory: string;
+  work: (store: SqliteStore | undefined) => Promise<Result>;
+}): Promise<Result> {
+  const path = join(dataDirectory, 'arbiter.db');
+  if (!existsSync(path)) return work(undefined);
+  const store = openSqliteStore({ path });
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+  }
+}
+
 /** The model name the demo's runs are recorded under: how a demo session is told from a server's. */
 const demoModelName = (locale: Locale) => `scripted:${shopDemoScripts[locale].name}`;
 
-/** Fails with a `UsageError` unless the data directory's store holds `sessionId`; creates nothing. */
+/** Fails with a `ShopUsageError` unless the data directory's store holds `sessionId`; creates nothing. */
 async function requireDemoSession({ dataDirectory, sessionId }: { dataDirectory: string; sessionId: string }) {
   if (dataDirectory === ':memory:') {
-    throw new UsageError({
+    throw new ShopUsageError({
       message: `--session ${sessionId}: nothing is kept in memory, so there is no session to continue`,
     });
   }
-  const found = await withDataStore({
+  const found = await withDemoStore({
     dataDirectory,
     work: async (store) =>
       store !== undefined && (await new SqliteSessionStore({ database: store.database }).load(sessionId)) !== undefined,
   });
   if (found) return;
-  throw new UsageError({
+  throw new ShopUsageError({
     message:
       `no session ${sessionId} in ${join(dataDirectory, 'arbiter.db')}; run the demo without --session to start a ` +
       `new one (\`npm run arbiter -- sessions list --data-dir ${dataDirectory}\` shows the stored ones)`,

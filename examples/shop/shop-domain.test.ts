@@ -1,9 +1,8 @@
+import { loadToolsModule } from '@arbiter-runtime/core/server';
 import { describe, expect, it } from 'vitest';
-import { shopEvalToolkit } from '../../src/cli/commands/eval.js';
-import { loadToolsModule } from '../../src/server/load-tools-module.js';
-import { openDefaultDomain } from '../../src/server/shop-defaults.js';
 import { openShopDatabase } from './shop-database.js';
 import { createShopDomain, openShopDomain } from './shop-domain.js';
+import { shopEvalToolkit } from './shop-eval-toolkit.js';
 import { refundHardCapCents } from './shop-tools.js';
 
 const toolNames = ['query_order', 'track_shipment', 'query_refund', 'add_order_note', 'apply_refund'];
@@ -31,7 +30,7 @@ describe('shop domain', () => {
     const domain = openShopDomain({ dataDir: ':memory:' });
     const { gateRules } = domain;
     const toolkit = shopEvalToolkit({});
-    const served = openDefaultDomain({ dataDir: ':memory:' });
+    const served = await loadToolsModule({ path: 'examples/shop/shop-module.ts', context: { dataDir: ':memory:' } });
     const loaded = await loadToolsModule({ path: 'examples/shop/shop-domain.ts', context: { dataDir: ':memory:' } });
     try {
       expect(toolkit.gateRules).toEqual(gateRules);

@@ -8,11 +8,9 @@
  * added here holds everywhere.
  */
 import { join } from 'node:path';
-import type { Locale } from '../../src/core/locale.js';
-import type { GateRule } from '../../src/gate/tier-gate.js';
-import type { Script } from '../../src/models/script.js';
-import type { ToolsModule, ToolsModuleContext } from '../../src/server/load-tools-module.js';
-import type { ToolDefinition } from '../../src/tools/tool-types.js';
+import type { GateRule, Locale, ToolDefinition } from '@arbiter-runtime/core';
+import type { ToolsModule, ToolsModuleContext } from '@arbiter-runtime/core/server';
+import type { Script } from '@arbiter-runtime/core/testing';
 import demoEnglishScript from './scripts/order-status.en.json' with { type: 'json' };
 import demoChineseScript from './scripts/order-status.zh-CN.json' with { type: 'json' };
 import chatEnglishScript from './scripts/shop-chat.en.json' with { type: 'json' };

@@ -1,18 +1,23 @@
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  createTierGate,
+  defineTool,
+  type Principal,
+  runAgent,
+  runSession,
+  ToolRegistry,
+  undoToolCall,
+} from '@arbiter-runtime/core';
+import {
+  openSqliteStore,
+  SqliteApprovalBroker,
+  SqliteAuditLog,
+  SqliteIdempotencyStore,
+  SqliteSessionStore,
+} from '@arbiter-runtime/core/sqlite';
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage, ChatMessage } from '../../src/core/chat-message.js';
-import type { Principal } from '../../src/core/principal.js';
-import { createTierGate } from '../../src/gate/tier-gate.js';
-import { runAgent } from '../../src/loop/run-agent.js';
-import { runSession } from '../../src/loop/run-session.js';
 import { calls, sequenceModel } from '../../src/loop/test-support/sequence-model.js';
-import { undoToolCall } from '../../src/loop/undo-tool-call.js';
-import { SqliteApprovalBroker } from '../../src/store/sqlite/sqlite-approval-broker.js';
-import { SqliteAuditLog } from '../../src/store/sqlite/sqlite-audit-log.js';
-import { SqliteIdempotencyStore } from '../../src/store/sqlite/sqlite-idempotency-store.js';
-import { SqliteSessionStore } from '../../src/store/sqlite/sqlite-session-store.js';
-import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { ToolRegistry } from '../../src/tools/tool-registry.js';
 import { openShopDatabase } from './shop-database.js';
 import { createShopTools, shopGateRules } from './shop-tools.js';
 

@@ -1,4 +1,4 @@
-import type { Locale } from '../../src/core/locale.js';
+import type { Locale } from '@arbiter-runtime/core';
 
 /** The words of the shop's tools that the model and a person read: descriptions of tools and parameters. */
 export interface ShopToolTexts {

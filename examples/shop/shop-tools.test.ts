@@ -1,10 +1,13 @@
+import {
+  emptyCallHistory,
+  FatalToolError,
+  type Principal,
+  RetryableToolError,
+  type ToolContext,
+  type ToolDefinition,
+  ToolRegistry,
+} from '@arbiter-runtime/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyCallHistory } from '../../src/core/call-history.js';
-import type { Principal } from '../../src/core/principal.js';
-import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
-import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
-import { ToolRegistry } from '../../src/tools/tool-registry.js';
-import type { ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
 import { openShopDatabase, type ShopDatabase } from './shop-database.js';
 import { createShopTools } from './shop-tools.js';
 

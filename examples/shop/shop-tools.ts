@@ -1,10 +1,13 @@
-import type { JsonSchema } from '../../src/core/json-schema.js';
-import type { Locale } from '../../src/core/locale.js';
-import { FatalToolError } from '../../src/errors/fatal-tool-error.js';
-import { RetryableToolError } from '../../src/errors/retryable-tool-error.js';
-import type { GateRule } from '../../src/gate/tier-gate.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import type { ToolContext, ToolDefinition } from '../../src/tools/tool-types.js';
+import {
+  defineTool,
+  FatalToolError,
+  type GateRule,
+  type JsonSchema,
+  type Locale,
+  RetryableToolError,
+  type ToolContext,
+  type ToolDefinition,
+} from '@arbiter-runtime/core';
 import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
 import { type ShopToolTexts, shopToolTexts } from './shop-tool-texts.js';
 
@@ -329,7 +332,7 @@ export function createShopTools({
       const chinese = context.locale === 'zh-CN';
       if (amount_cents >= refundAutoApproveBelowCents) {
         return {
-          verdict: 'require',
+          verdict: 'require_approval',
           rule: 'refund_50_yuan_or_more',
           reason: chinese
             ? `订单 ${order_id} 的退款 ${formatYuan(amount_cents)} 元不低于 50.00 元，需要工作人员审批。`
@@ -348,7 +351,7 @@ export function createShopTools({
         .reduce((sum, call) => sum + centsOf(call.arguments['amount_cents']), amount_cents);
       if (total < refundAutoApproveBelowCents) return { verdict: 'allow', rule: 'refund_under_50_yuan' };
       return {
-        verdict: 'require',
+        verdict: 'require_approval',
         rule: 'refund_daily_auto_limit',
         reason: chinese
           ? `订单 ${order_id} 的退款 ${formatYuan(amount_cents)} 元会使该顾客今天的自动退款累计达到 ${formatYuan(total)} 元（不低于 50.00 元），需要工作人员审批。`

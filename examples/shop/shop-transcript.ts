@@ -1,10 +1,5 @@
-import type { ChatMessage } from '../../src/core/chat-message.js';
-import type { Locale } from '../../src/core/locale.js';
-import type { StopReason } from '../../src/core/stop-reason.js';
-import type { AgentEvent } from '../../src/events/agent-event.js';
-import type { RunResult } from '../../src/loop/run-agent.js';
-import type { ApprovalRecord } from '../../src/store/sqlite/sqlite-approval-broker.js';
-import type { AuditRecord } from '../../src/store/sqlite/sqlite-audit-log.js';
+import type { AgentEvent, ChatMessage, Locale, RunResult, StopReason } from '@arbiter-runtime/core';
+import type { ApprovalRecord, AuditRecord } from '@arbiter-runtime/core/sqlite';
 
 /** Progress lines kept for the tool call they belong to (see `createProgressCollector`). */
 export interface ProgressByCall {

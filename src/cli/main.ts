@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Locale } from '../core/locale.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { UsageError } from '../errors/usage-error.js';
-import { ToolRegistry } from '../tools/tool-registry.js';
 import type { CommandResult } from './cli-output.js';
+import { demoApprovalMode } from './demo-approval-mode.js';
+import { loadDemoModule } from './demo-module.js';
 
 const usage = `arbiter: the model proposes, code decides.
 
@@ -96,10 +95,7 @@ const commands: Record<string, Command> = {
     const dataDirectory = values['data-dir'];
     // Without --lang, the lines follow the language of the approval's session.
     const locale = values.lang === undefined ? undefined : parseLocale(values.lang);
-    const [{ approveCommand }, { resumeShopDemo }] = await Promise.all([
-      import('./commands/approve.js'),
-      import('../../examples/shop/shop-demo.js'),
-    ]);
+    const [{ approveCommand }, demo] = await Promise.all([import('./commands/approve.js'), loadDemoModule()]);
     return print(
       await approveCommand({
         approvalId,
@@ -110,7 +106,7 @@ const commands: Record<string, Command> = {
         ...(values.reason === undefined ? {} : { reason: values.reason }),
         resume: async ({ sessionId }) => {
           const lines: string[] = [];
-          const result = await resumeShopDemo({
+          const result = await demo.resumeDemo({
             sessionId,
             dataDirectory,
             ...(locale === undefined ? {} : { locale }),
@@ -150,14 +146,7 @@ const commands: Record<string, Command> = {
         toolCallId,
         dataDirectory,
         // Opened only once the store is there: opening the shop creates its database.
-        tools: async () => {
-          const path = join(dataDirectory, 'shop.db');
-          if (!existsSync(path)) {
-            throw new UsageError({ message: `no shop database at ${path}: undo rolls back the shop demo's calls` });
-          }
-          const shop = await openShopTools(path);
-          return { tools: shop.registry, close: shop.close };
-        },
+        tools: async () => (await loadDemoModule()).openDemoTools({ dataDir: dataDirectory, mustExist: true }),
         ...(values.run === undefined ? {} : { runId: values.run }),
         ...(values.by === undefined ? {} : { undoneBy: values.by }),
       }),
@@ -165,9 +154,9 @@ const commands: Record<string, Command> = {
   },
   sessions: async (args) => {
     const { sessionsCommand } = await import('./commands/sessions.js');
-    const shop = await openShopTools(':memory:');
+    const shop = (await loadDemoModule()).openDemoTools({ dataDir: ':memory:' });
     try {
-      return print(await sessionsCommand({ args, environment: { tools: shop.registry } }));
+      return print(await sessionsCommand({ args, environment: { tools: shop.tools } }));
     } finally {
       shop.close();
     }
@@ -212,7 +201,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
   if (values.new && values.session !== undefined) {
     throw new UsageError({ message: '--new and --session exclude each other' });
   }
-  const { runShopDemo, demoApprovalMode } = await import('../../examples/shop/shop-demo.js');
+  const demo = await loadDemoModule();
   const tty = process.stdout.isTTY === true;
   // In NDJSON mode stdout carries events only; the transcript goes to stderr.
   const transcript = live === 'ndjson' ? process.stderr : process.stdout;
@@ -223,7 +212,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
     env: process.env,
     isTTY: process.stdin.isTTY === true && tty,
   });
-  const result = await runShopDemo({
+  const result = await demo.runDemo({
     errorStyle: values['vague-errors'] ? 'vague' : 'full',
     locale,
     dataDirectory: values['data-dir'],
@@ -244,18 +233,6 @@ async function runDemo(args: readonly string[]): Promise<number> {
     ...(values.session === undefined ? {} : { sessionId: values.session }),
   });
   return result.stopReason === 'error' ? 1 : 0;
-}
-
-/** The shop's tools on a database, for commands that act on the demo's data. */
-async function openShopTools(path: string) {
-  const [{ openShopDatabase }, { createShopTools }] = await Promise.all([
-    import('../../examples/shop/shop-database.js'),
-    import('../../examples/shop/shop-tools.js'),
-  ]);
-  const database = openShopDatabase({ path });
-  const registry = new ToolRegistry();
-  for (const tool of createShopTools({ database })) registry.register(tool);
-  return { registry, close: () => database.close() };
 }
 
 function parseLocale(value: string | undefined): Locale {

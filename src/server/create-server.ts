@@ -41,7 +41,6 @@ import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import { ServerRuns } from './server-runs.js';
 import { sessionRoutes } from './session-routes.js';
-import { openDefaultDomain, shopChatModel } from './shop-defaults.js';
 import type { StreamingDelay } from './with-streaming-delay.js';
 
 export interface CreateServerOptions {
@@ -52,15 +51,18 @@ export interface CreateServerOptions {
    * (`demoAuthConfig`), whose public tokens the page may fetch; the server then answers loopback `Host`s only.
    */
   readonly auth?: AuthConfig;
-  /** The application's tools. Default: the shop example's, on a shop database in `dataDir`. */
+  /**
+   * The application's tools. Required here; `startServer` (and `arbiter serve`) default to the shop
+   * example's, on a shop database in `dataDir`.
+   */
   readonly tools?: readonly ToolDefinition[];
   /**
    * Configured gate rules over `tools` (e.g. a hard cap that denies outright), applied by the default
-   * gate. Default: the shop's (`shopGateRules`) with the default tools, none with your own `tools`.
+   * gate. Default: none (`startServer` with the shop's default tools: the shop's, `shopGateRules`).
    * Not together with `gate`, which brings its own rules.
    */
   readonly gateRules?: readonly GateRule[];
-  /** The model, or one per language. Default: the offline scripted shop chat. */
+  /** The model, or one per language. Required here; `startServer` defaults to the offline scripted shop chat. */
   readonly model?: Model | ((locale: Locale) => Model);
   /** Pace of the default scripted model; `false` for full speed. Default 400 ms to think, 15 ms a fragment. */
   readonly streamingDelay?: StreamingDelay | false;
@@ -123,8 +125,8 @@ export interface ArbiterServer {
 /**
  * arbiter over HTTP: sessions, runs started in the background, their
  * events as SSE with replay, approvals, health and metrics, and the chat
- * page at `/`. The shop example by default; bring your own `tools`,
- * `model`, `gate` and `auth`.
+ * page at `/`, for your `tools` and `model` (`startServer` defaults to
+ * the shop example's); bring your own `gate` and `auth` too.
  *
  * Routes (all under `/v1` need `Authorization: Bearer TOKEN`):
  * - `POST /v1/sessions` → 201 `{ id }`
@@ -141,7 +143,7 @@ export interface ArbiterServer {
  * origin cannot rebind its name to this machine and fetch `/demo.json`.
  *
  * @example
- * const server = createServer({ dataDir: '.arbiter' });
+ * const server = createServer({ dataDir: '.arbiter', tools: createTools(), model: createConfiguredModel() });
  * serve({ fetch: server.app.fetch, port: 8787 });
  */
 export function createServer(options: CreateServerOptions = {}): ArbiterServer {
@@ -164,10 +166,9 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     options.auth === undefined
       ? createAuthenticator(demoAuthConfig, { demo: true })
       : createAuthenticator(options.auth);
-  const shop = options.tools === undefined ? openDefaultDomain({ dataDir }) : undefined;
   const registry = new ToolRegistry();
-  for (const tool of options.tools ?? shop?.tools ?? []) registry.register(tool);
-  const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? shop?.gateRules ?? [], tools: registry });
+  for (const tool of options.tools ?? []) registry.register(tool);
+  const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? [], tools: registry });
 
   const sessions = new SqliteSessionStore({ database: store.database, busyWaitMs: options.storeBusyWaitMs ?? 2000 });
   // A run's gate writes (approval requests, idempotency claims, audit rows) wait out a lock as its journal does.
@@ -179,7 +180,12 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   const audit = options.audit ?? new SqliteAuditLog({ database: store.database, busyWaitMs: runBusyWaitMs });
   const bus = new EventBus({ onListenerError: (error) => onError(error) });
   const recentRuns = createRunCollector({ bus, limit: 1000 });
-  const model = options.model ?? ((locale: Locale) => shopChatModel({ locale, delay: options.streamingDelay ?? {} }));
+  // Without a model the server is refused below, before any run could ask for one.
+  const model =
+    options.model ??
+    ((): Model => {
+      throw new ServerConfigError({ setting: 'model', message: 'createServer needs a model' });
+    });
   const manager = new RunManager({
     bus,
     sessions,
@@ -218,6 +224,16 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   const assets = loadPageAssets();
   const recentMetrics = () => metricsToPrometheus(computeMetrics(recentRuns.runs()), { prefix: 'arbiter_recent' });
   const readMetrics = metricsRoute({ metrics, authenticate, metricsToken: options.metricsToken, extra: recentMetrics });
+  // Checked after the other settings, so a bad token or auth file is still named first.
+  const missing = options.tools === undefined ? 'tools' : options.model === undefined ? 'model' : undefined;
+  if (missing !== undefined) {
+    recentRuns.stop();
+    store.close();
+    throw new ServerConfigError({
+      setting: missing,
+      message: `createServer needs ${missing === 'tools' ? 'your tools' : 'a model'}; startServer (and arbiter serve) default to the shop example's`,
+    });
+  }
 
   if (options.auth === undefined) {
     app.use('*', async (c, next) => {
@@ -324,7 +340,6 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
       await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
       recentRuns.stop();
       store.close();
-      await shop?.close();
     },
   };
 }

@@ -1,7 +1,11 @@
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { Locale } from '../core/locale.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
 import { type ArbiterServer, type CreateServerOptions, createServer } from './create-server.js';
+import { loadDefaultDomain } from './default-domain.js';
+import type { ToolsModule } from './load-tools-module.js';
 import { isLoopbackAddress } from './loopback-host.js';
 
 export interface StartServerOptions extends CreateServerOptions {
@@ -22,7 +26,11 @@ export interface RunningServer {
 }
 
 /**
- * Creates the server (`createServer`) and listens on `host:port`. The demo
+ * Creates the server (`createServer`) and listens on `host:port`. Without
+ * `tools` it serves the shop example (its tools and gate rules on
+ * `shop.db` in `dataDir`, closed with the server), without `model` the
+ * shop's offline chat (paced by `streamingDelay`): the default domain,
+ * loaded at run time (`loadDefaultDomain`). The demo
  * configuration (no `auth`: public tokens, handed out by `/demo.json`)
  * listens on loopback only: any other `host` (`0.0.0.0`, `::`, a LAN or
  * public address) is a `ServerConfigError` before anything is opened.
@@ -45,7 +53,14 @@ export async function startServer({
         `(127.0.0.1, ::1, localhost), not on ${host}; give --auth FILE to serve other machines`,
     });
   }
-  const server = createServer(options);
+  const { domain, domainOptions } = await withDefaultDomain(options);
+  let server: ArbiterServer;
+  try {
+    server = createServer({ ...options, ...domainOptions });
+  } catch (error) {
+    await domain?.close();
+    throw error;
+  }
   const listening = await new Promise<{ http: ReturnType<typeof serve>; address: AddressInfo }>((resolve, reject) => {
     const http = serve({ fetch: server.app.fetch, port, hostname: host }, (address) => resolve({ http, address }));
     http.once('error', reject);
@@ -61,6 +76,32 @@ export async function startServer({
       if ('closeAllConnections' in http) http.closeAllConnections();
       await closed;
       await server.close();
+      await domain?.close();
+    },
+  };
+}
+
+/** The shop's tools (opened in `dataDir`), gate rules and chat model for what `options` leaves out. */
+async function withDefaultDomain(
+  options: CreateServerOptions,
+): Promise<{ domain: ToolsModule | undefined; domainOptions: Partial<CreateServerOptions> }> {
+  if (options.tools !== undefined && options.model !== undefined) return { domain: undefined, domainOptions: {} };
+  const shop = await loadDefaultDomain();
+  const dataDir = options.dataDir ?? '.arbiter';
+  // The shop keeps its database beside arbiter's store, in a data directory that may not exist yet.
+  if (options.tools === undefined && dataDir !== ':memory:') mkdirSync(dataDir, { recursive: true });
+  const domain = options.tools === undefined ? await shop.open({ dataDir }) : undefined;
+  return {
+    domain,
+    domainOptions: {
+      ...(domain === undefined ? {} : { tools: domain.tools }),
+      // A gate of one's own brings its own rules; the shop's apply only through the default gate.
+      ...(domain === undefined || options.gate !== undefined || options.gateRules !== undefined
+        ? {}
+        : { gateRules: domain.gateRules }),
+      ...(options.model === undefined
+        ? { model: (locale: Locale) => shop.chatModel({ locale, delay: options.streamingDelay ?? {} }) }
+        : {}),
     },
   };
 }

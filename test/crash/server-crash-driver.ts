@@ -22,6 +22,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import Database from 'better-sqlite3';
+import { openShopDomain, shopChatScripts } from '../../examples/shop/shop-domain.js';
+import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { createServer } from '../../src/server/create-server.js';
 import { armHeader, crashAuth } from './server-crash-plan.js';
 
@@ -62,8 +64,13 @@ for (const method of ['run', 'get', 'all', 'iterate'] as const) {
   };
 }
 
+// The shop, as startServer serves it by default (this file is bundled: the example is imported, not looked up).
+const shop = openShopDomain({ dataDir: directory });
 const server = createServer({
   dataDir: directory,
+  tools: shop.tools,
+  gateRules: shop.gateRules,
+  model: (locale) => new ScriptedModel({ script: shopChatScripts[locale] }),
   auth: crashAuth,
   streamingDelay: false,
   shutdownGraceMs: 2000,

@@ -34,13 +34,17 @@ const preludes: Record<string, string> = {
 };
 
 const snippets = readmeSnippets({ file: 'README.md' });
+/** The package's entry points beside the root, as its `exports` map names them. */
+const subpaths = ['sqlite', 'openai', 'server', 'evaluation', 'observe', 'testing'] as const;
+const subpathPattern = new RegExp(`/(${subpaths.join('|')})$`);
 const sectionSnippets = (section: string, language: string): ReadmeSnippet[] =>
   snippets.filter((snippet) => snippet.section === section && snippet.language === language);
 
 /** The consumer's own check: both entry points, an agent on the README's script, a server. */
 const consumerCheck = `import { readFileSync } from 'node:fs';
-import { type Script, ScriptedModel, ToolRegistry, runAgent } from '${packageName}';
+import { ToolRegistry, runAgent } from '${packageName}';
 import { startServer } from '${packageName}/server';
+import { type Script, ScriptedModel } from '${packageName}/testing';
 import { createTools } from './tools.js';
 
 const script = JSON.parse(readFileSync('time.json', 'utf8')) as Script;
@@ -61,6 +65,93 @@ const running = await startServer({
 const health = await fetch(\`\${running.url}/healthz\`);
 await running.close();
 console.log(JSON.stringify({ stopReason: result.stopReason, text: result.text, health: health.status }));
+`;
+
+/** A few names of each entry point, as a user imports them. */
+const entryNames: Record<string, readonly string[]> = {
+  '': ['defineTool', 'ToolRegistry', 'runAgent', 'runSession', 'resumeAfterApproval', 'undoToolCall', 'createTierGate'],
+  '/sqlite': [
+    'openSqliteStore',
+    'SqliteSessionStore',
+    'SqliteApprovalBroker',
+    'SqliteAuditLog',
+    'SqliteIdempotencyStore',
+  ],
+  '/openai': ['OpenAiModel', 'createConfiguredModel', 'checkModelEndpoint', 'readModelConfig'],
+  '/server': ['startServer', 'createServer', 'loadToolsModule', 'readAuthConfig'],
+  '/evaluation': ['loadSuite', 'runSuite', 'formatSuiteReport', 'compareWithBaseline'],
+  '/observe': ['createTraceWriter', 'createProgressPrinter', 'computeMetrics', 'startOpenTelemetry'],
+  '/testing': ['ScriptedModel', 'createFixtureTools', 'createMemoryJournal'],
+};
+/** Names that are arbiter's own business: on no entry point. */
+const internals = [
+  'runBatch',
+  'runToolCall',
+  'CallBrakes',
+  'createStreamAssembler',
+  'renderTable',
+  'formatPercent',
+  'loopTexts',
+  'gateTexts',
+  'eventTexts',
+  'UsageError',
+];
+/** A strict NodeNext project, as the README's, checking only entries.ts. */
+const entriesTsconfig = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+  },
+  files: ['entries.ts'],
+};
+/** Uses every subpath the way an application does; type-checked, not run. */
+const entriesProgram = `import { defineTool, EventBus, type GateRule, runAgent, ToolRegistry } from '${packageName}';
+import { type EvalToolkitFactory, loadSuite, runSuite } from '${packageName}/evaluation';
+import { createProgressPrinter, createTraceWriter } from '${packageName}/observe';
+import { createConfiguredModel } from '${packageName}/openai';
+import { startServer } from '${packageName}/server';
+import { openSqliteStore, SqliteApprovalBroker, SqliteSessionStore } from '${packageName}/sqlite';
+import { type Script, ScriptedModel } from '${packageName}/testing';
+
+const echo = defineTool<{ text: string }>({
+  name: 'echo',
+  description: 'Says the text back.',
+  parameters: { type: 'object', properties: { text: { type: 'string', description: 'What to say' } }, required: ['text'] },
+  sideEffect: 'read',
+  execute: ({ text }) => ({ text }),
+});
+const gateRules: GateRule[] = [];
+const store = openSqliteStore({ path: ':memory:' });
+const sessions = new SqliteSessionStore({ database: store.database });
+const approvals = new SqliteApprovalBroker({ database: store.database });
+const script: Script = { name: 'echo', turns: [{ steps: [{ say: 'hello' }] }] };
+const printer = createProgressPrinter({ write: (text) => process.stdout.write(text) });
+export async function main(): Promise<void> {
+  const events = new EventBus();
+  const trace = createTraceWriter({ bus: events, write: () => {} });
+  events.subscribe(printer.listener);
+  const result = await runAgent({
+    model: process.env['ARBITER_MODEL'] === undefined ? new ScriptedModel({ script }) : createConfiguredModel(),
+    tools: new ToolRegistry().register(echo),
+    messages: [{ role: 'user', content: 'hi' }],
+    approvals,
+    events,
+  });
+  trace.stop();
+  const toolkit: EvalToolkitFactory = () => ({ tools: [echo], gateRules, state: () => ({}) });
+  await runSuite({ suite: loadSuite({ directory: 'evals' }), toolkits: { echo: toolkit } });
+  const running = await startServer({ port: 0, dataDir: ':memory:', tools: [echo], gateRules, model: new ScriptedModel({ script }) });
+  await running.close();
+  void sessions;
+  void printer;
+  void result.stopReason;
+}
 `;
 
 let directory: string;
@@ -92,8 +183,10 @@ describe('the packed package in a consumer project', () => {
       .flatMap((snippet) => [...snippet.code.matchAll(/from '([^'.][^']*)'/g)].map((match) => match[1]))
       .filter((specifier) => specifier !== undefined && !specifier.startsWith('node:'));
     expect(imported.length).toBeGreaterThan(0);
-    expect(new Set(imported.map((specifier) => specifier?.replace(/\/server$/, '')))).toEqual(new Set([packed.name]));
-    expect(packed.files).toContain('dist/src/server/index.d.ts');
+    expect(new Set(imported.map((specifier) => specifier?.replace(subpathPattern, '')))).toEqual(
+      new Set([packed.name]),
+    );
+    for (const subpath of subpaths) expect(packed.files).toContain(`dist/src/${subpath}.d.ts`);
   });
 
   it("compiles the README's snippets with the README's strict tsconfig and runs both entry points", () => {
@@ -158,6 +251,84 @@ describe('the packed package in a consumer project', () => {
       if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
     }
   }, 60_000);
+});
+
+describe('the entry points of the packed package', () => {
+  it('gives each subpath its names to plain ESM JavaScript, and nothing internal', () => {
+    writeFileSync(
+      join(consumer, 'entries.mjs'),
+      `const entries = ${JSON.stringify(entryNames)};
+const internals = ${JSON.stringify(internals)};
+const missing = {};
+const exposed = {};
+for (const [subpath, names] of Object.entries(entries)) {
+  const entry = await import('${packageName}' + subpath);
+  missing[subpath] = names.filter((name) => entry[name] === undefined);
+  exposed[subpath] = internals.filter((name) => name in entry);
+}
+let deep = 'imported';
+try {
+  await import('${packageName}/dist/src/loop/run-batch.js');
+} catch (error) {
+  deep = error.code;
+}
+console.log(JSON.stringify({ missing, exposed, deep }));
+`,
+    );
+    const run = spawnOutput(process.execPath, ['entries.mjs']);
+    expect(run.code, run.output).toBe(0);
+    const report = JSON.parse(run.output.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
+    const none = Object.fromEntries(Object.keys(entryNames).map((subpath) => [subpath, []]));
+    expect(report).toEqual({ missing: none, exposed: none, deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+  });
+
+  it('type-checks a strict NodeNext consumer that uses every subpath, and refuses a deep import', () => {
+    writeFileSync(join(consumer, 'tsconfig.entries.json'), JSON.stringify(entriesTsconfig, null, 2));
+    writeFileSync(join(consumer, 'entries.ts'), entriesProgram);
+    writeFileSync(
+      join(consumer, 'deep.ts'),
+      `import { runBatch } from '${packageName}/dist/src/loop/run-batch.js';\nvoid runBatch;\n`,
+    );
+    const tsc = join(checkout, 'node_modules/typescript/bin/tsc');
+    const compile = spawnOutput(process.execPath, [tsc, '-p', 'tsconfig.entries.json']);
+    expect(compile.output).toBe('');
+    expect(compile.code).toBe(0);
+    // The exports map has no ./dist/*: the compiler refuses the deep import as Node does.
+    const alone = spawnOutput(process.execPath, [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--types',
+      'node',
+      'deep.ts',
+    ]);
+    expect(alone.code).not.toBe(0);
+    expect(alone.output).toContain("Cannot find module '" + packageName + "/dist/src/loop/run-batch.js'");
+  }, 120_000);
+
+  it('declares only what its code needs at run time (zod is for tests and benchmarks)', () => {
+    const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', packed.name, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      sideEffects: unknown;
+    };
+    expect(Object.keys(manifest.dependencies)).not.toContain('zod');
+    expect(manifest.sideEffects).toBe(false);
+  });
+
+  it('runs the shop demo and the default evaluation suite from the installed binary', () => {
+    const arbiter = join(consumer, 'node_modules/.bin/arbiter');
+    const demo = spawnOutput(arbiter, ['demo', '--events', 'none', '--data-dir', join(directory, 'demo')]);
+    expect(demo.code, demo.output).toBe(0);
+    expect(demo.output).toContain('calls query_order {"order_id":"SO20260901"}');
+    expect(demo.output).toContain('[awaiting_approval]');
+    const evaluation = spawnOutput(arbiter, ['eval', '--json']);
+    expect(evaluation.code, evaluation.output).toBe(0);
+    expect(JSON.parse(evaluation.output.trim())).toMatchObject({ suite: 'shop', failed: 0 });
+  }, 120_000);
 });
 
 function spawnOutput(command: string, args: readonly string[]): { code: number; output: string } {

@@ -1,26 +1,22 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openShopDatabase, ShopDatabase } from '../../../examples/shop/shop-database.js';
-import { createShopDomain } from '../../../examples/shop/shop-domain.js';
-import { InputFileError } from '../../errors/input-file-error.js';
-import { ModelError } from '../../errors/model-error.js';
-import { UsageError } from '../../errors/usage-error.js';
+import { ArbiterError } from '../../errors/arbiter-error.js';
 import { type BaselineComparison, compareWithBaseline, readBaseline, toBaseline } from '../../evaluation/baseline.js';
 import { readBrokenCallCorpus, runErrorMessageExperiment } from '../../evaluation/error-message-experiment.js';
-import type { EvalToolkitFactory } from '../../evaluation/eval-toolkit.js';
 import { formatExperimentReport } from '../../evaluation/format-experiment-report.js';
 import { formatSuiteReport } from '../../evaluation/format-suite-report.js';
 import { loadSuite } from '../../evaluation/load-suite.js';
 import { runSuite, type SuiteReport } from '../../evaluation/run-suite.js';
 import { readModelConfig } from '../../models/model-config.js';
 import type { CommandResult } from '../cli-output.js';
+import { loadDemoModule } from '../demo-module.js';
 
 /** The experiments `--experiment` knows. */
 export const experiments = ['error-messages'] as const;
 
 export interface EvalCommandOptions {
-  /** The suite directory. Default `evals/shop`. */
+  /** The suite directory. Default: the shop example's suite (`evals/shop`, shipped with the package). */
   readonly suite?: string;
   /** Compare with this baseline; exit 1 on any case that went from pass to fail. */
   readonly baseline?: string;
@@ -32,52 +28,6 @@ export interface EvalCommandOptions {
   /** `configured`: run every case on the `ARBITER_*` endpoint instead of its scripted model. */
   readonly model?: 'scripted' | 'configured';
 }
-
-/**
- * A repository that never finds an order, for the retry-storm case.
- * `"toolkitOptions": {"repository": "always_not_found"}`.
- */
-class NotFoundShopDatabase extends ShopDatabase {
-  override findOrder(): undefined {
-    return undefined;
-  }
-}
-
-/**
- * The demo shop as an evaluation toolkit, wired by `createShopDomain` as
- * the demo and the server are: a fresh in-memory database per
- * case, a fixed clock, the shop's gate rules (the refund hard cap; the
- * tool's own rule approves refunds under 50.00 yuan and sends larger ones to
- * a person), and `state()` reporting how many refunds and order notes exist
- * (the seed has 2 refunds and no notes).
- *
- * @example
- * await runSuite({ suite: loadSuite({ directory: 'evals/shop' }), toolkits: { shop: shopEvalToolkit } });
- */
-export const shopEvalToolkit: EvalToolkitFactory = (options) => {
-  const repository = options['repository'];
-  if (repository !== undefined && repository !== 'always_not_found') {
-    throw new UsageError({
-      message: `shop toolkit: repository must be "always_not_found", got ${JSON.stringify(repository)}`,
-    });
-  }
-  const database = openShopDatabase({ path: ':memory:' });
-  const count = (table: 'refunds' | 'order_notes') =>
-    (database.connection.prepare(`SELECT COUNT(*) AS count FROM ${table}`).get() as { count: number }).count;
-  const { tools, gateRules } = createShopDomain({
-    database: repository === undefined ? database : new NotFoundShopDatabase(database.connection),
-    now: () => new Date('2026-09-05T08:00:00Z'),
-  });
-  return {
-    tools,
-    gateRules,
-    state: () => ({ refunds: count('refunds'), notes: count('order_notes') }),
-    close: () => database.close(),
-  };
-};
-
-/** The toolkits a suite may name. */
-export const evalToolkits: Readonly<Record<string, EvalToolkitFactory>> = { shop: shopEvalToolkit };
 
 /**
  * `arbiter eval [--suite DIR] [--baseline FILE] [--write-baseline FILE]
@@ -97,7 +47,7 @@ export const evalToolkits: Readonly<Record<string, EvalToolkitFactory>> = { shop
  * process.exitCode = result.exitCode;
  */
 export async function evalCommand({
-  suite: directory = 'evals/shop',
+  suite: requestedDirectory,
   baseline: baselineFile,
   writeBaseline,
   json = false,
@@ -105,6 +55,9 @@ export async function evalCommand({
   model = 'scripted',
 }: EvalCommandOptions): Promise<CommandResult> {
   try {
+    // The toolkits a suite may name, and the default suite, are the shop example's (loaded at run time).
+    const { evalSuite, evalToolkits } = await loadDemoModule();
+    const directory = requestedDirectory ?? evalSuite;
     const suite = loadSuite({ directory });
     if (experiment !== undefined) {
       const corpus = readBrokenCallCorpus(join(directory, 'experiments', `${experiment}.json`));
@@ -131,7 +84,8 @@ export async function evalCommand({
         });
     return { exitCode, stdout, stderr: [] };
   } catch (error) {
-    if (InputFileError.isInstance(error) || UsageError.isInstance(error) || ModelError.isInstance(error)) {
+    // A bad suite, baseline or model configuration, or a toolkit refusing its options: said, exit 2.
+    if (ArbiterError.isInstance(error)) {
       return { exitCode: 2, stdout: [], stderr: [error.message] };
     }
     throw error;

@@ -9,9 +9,9 @@ import type { Model } from '../../models/model.js';
 import type { Script } from '../../models/script.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
+import { loadDefaultDomain } from '../../server/default-domain.js';
 import { loadToolsModule, type ToolsModule } from '../../server/load-tools-module.js';
 import { defaultPrincipalLimits, type PrincipalLimitOptions } from '../../server/principal-limits.js';
-import { shopSystemPrompts } from '../../server/shop-defaults.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../server/start-server.js';
 import { withStreamingDelay } from '../../server/with-streaming-delay.js';
 
@@ -151,6 +151,9 @@ export async function serveOptions(
     const script = await readScript(flags.scriptFile);
     model = withStreamingDelay(new ScriptedModel({ script }), { firstTokenMs: 400, deltaMs: 15 });
   }
+  // A real model serving the default domain (the shop) is told about its job there.
+  const systemPrompts =
+    flags.model === 'openai' && tools === undefined ? (await loadDefaultDomain()).systemPrompts : undefined;
   const options: StartServerOptions = {
     port: flags.port,
     host: flags.host,
@@ -161,9 +164,7 @@ export async function serveOptions(
     ...(domain === undefined ? {} : { tools: domain.tools, gateRules: domain.gateRules }),
     ...(model === undefined ? {} : { model }),
     ...(metricsToken === undefined || metricsToken === '' ? {} : { metricsToken }),
-    ...(flags.model === 'openai' && tools === undefined
-      ? { systemPrompt: (locale: Locale) => shopSystemPrompts[locale] }
-      : {}),
+    ...(systemPrompts === undefined ? {} : { systemPrompt: (locale: Locale) => systemPrompts[locale] }),
   };
   return { options, close: async () => domain?.close() };
 }
