@@ -5,11 +5,13 @@
  * runs, events in one file), the session store, the approval broker, the
  * audit log, the idempotency store and the event log, with their migrations.
  *
+ * `openSqliteBackend` opens all of them on one file; the classes are for an
+ * adapter that needs other settings.
+ *
  * @example
- * import { openSqliteStore, SqliteApprovalBroker, SqliteSessionStore } from '@arbiter-runtime/core/sqlite';
- * const store = openSqliteStore({ path: '.arbiter/arbiter.db' });
- * const sessions = new SqliteSessionStore({ database: store.database });
- * const approvals = new SqliteApprovalBroker({ database: store.database });
+ * import { openSqliteBackend } from '@arbiter-runtime/core/sqlite';
+ * const { sessions, approvals, idempotency, audit, close } = openSqliteBackend({ path: '.arbiter/arbiter.db' });
+ * await runSession({ model, tools, sessions, sessionId, userMessage, approvals, idempotency, audit });
  */
 export {
   type ApprovalRecord,
@@ -18,9 +20,11 @@ export {
   type Migration,
   migrate,
   migrations,
+  openSqliteBackend,
   openSqliteStore,
   SqliteApprovalBroker,
   SqliteAuditLog,
+  type SqliteBackend,
   SqliteEventLog,
   SqliteIdempotencyStore,
   SqliteSessionStore,
