@@ -18,14 +18,3 @@ export {
 export { type RunAgentOptions, type RunLimits, type RunResult, runAgent } from './run-agent.js';
 export { type RunSessionOptions, runSession } from './run-session.js';
 export { type UndoResult, undoToolCall } from './undo-tool-call.js';
-
-/**
- * @deprecated The error styles belong to the message experiment now
- * (`errorDescriber` in `src/evaluation/error-describer.ts`); the loop takes
- * a `describeError`. Kept only until the package's entry point stops naming
- * it.
- *
- * @example
- * const style: ErrorStyle = 'vague';
- */
-export type ErrorStyle = 'full' | 'field_only' | 'vague';
