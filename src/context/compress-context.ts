@@ -3,7 +3,7 @@ import type { Locale } from '../core/locale.js';
 import { groupMessageUnits, type MessageUnit } from '../core/message-units.js';
 import type { TokenUsage } from '../core/run-usage.js';
 import { contextTexts } from './context-texts.js';
-import { countConversationTokens, countMessageTokens, REPLY_OVERHEAD_TOKENS } from './count-message-tokens.js';
+import { countConversationTokens } from './count-message-tokens.js';
 
 /** Compression starts when a request would fill this share of the model's window. */
 export const COMPRESSION_THRESHOLD = 0.7;
@@ -290,29 +290,4 @@ function stateMessage(pinned: PinnedState, texts: ReturnType<typeof contextTexts
   const unfinished = pinned.unfinished ?? [];
   if (slots === undefined && refused.length === 0 && unfinished.length === 0) return undefined;
   return { role: 'system', content: texts.state({ slots, refused, unfinished }) };
-}
-
-/**
- * A request counter that tokenizes each message object once: compression
- * counts the same messages many times while it tries each stage.
- *
- * @example
- * const count = createMessageCounter();
- * count(messages); // tokenizes every message
- * count([...messages, next]); // tokenizes only `next`
- */
-export function createMessageCounter(): (messages: readonly ChatMessage[]) => number {
-  const memo = new WeakMap<ChatMessage, number>();
-  return (messages) => {
-    let total = REPLY_OVERHEAD_TOKENS;
-    for (const message of messages) {
-      let tokens = memo.get(message);
-      if (tokens === undefined) {
-        tokens = countMessageTokens(message);
-        memo.set(message, tokens);
-      }
-      total += tokens;
-    }
-    return total;
-  };
 }

@@ -10,11 +10,11 @@ import {
   type CompressionResult,
   type CompressionStage,
   compressContext,
-  createMessageCounter,
   type PinnedState,
   type Summarize,
 } from './compress-context.js';
 import { countToolSpecTokens } from './count-tokens.js';
+import { createMessageCounter } from './create-message-counter.js';
 import { TokenCalibration } from './token-calibration.js';
 import { type TruncateOptions, truncateToolResult } from './truncate-tool-result.js';
 
