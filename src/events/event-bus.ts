@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
-import { SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
+import { type DeliveryClass, deliveryClass, SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
 
 export type EventListener = (event: AgentEvent) => void | Promise<void>;
 
@@ -59,7 +59,8 @@ const defaultQueueSize = 1024;
  * stop();
  */
 export class EventBus {
-  readonly #subscribers = new Set<Subscriber>();
+  /** Replaced, never mutated, on subscribe and unsubscribe: `emit` walks a snapshot, cheaply. */
+  #subscribers: readonly Subscriber[] = [];
   readonly #onListenerError: ListenerErrorHandler;
   readonly #queueSize: number;
 
@@ -84,13 +85,13 @@ export class EventBus {
         if (onError !== undefined) guard(() => onError(error, event));
       },
       cutOff: () => {
-        this.#subscribers.delete(subscriber);
+        this.#remove(subscriber);
         if (onCutOff !== undefined) queueMicrotask(() => guard(onCutOff));
       },
     });
-    this.#subscribers.add(subscriber);
+    this.#subscribers = [...this.#subscribers, subscriber];
     const unsubscribe = () => {
-      this.#subscribers.delete(subscriber);
+      this.#remove(subscriber);
       subscriber.close();
     };
     return Object.assign(unsubscribe, {
@@ -102,7 +103,7 @@ export class EventBus {
   /** A producer for one run; `startSeq` continues a resumed run's numbering. */
   forRun(runId: string, { startSeq = 0 }: { startSeq?: number } = {}): RunEmitter {
     let seq = startSeq;
-    const subscribers = this.#subscribers;
+    const bus = this;
     return {
       runId,
       get lastSeq() {
@@ -112,7 +113,10 @@ export class EventBus {
         seq += 1;
         // Envelope first: V8 takes a slow path when properties are added after a spread.
         const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
-        for (const subscriber of subscribers) subscriber.offer(event);
+        const subscribers = bus.#subscribers;
+        if (subscribers.length === 0) return event;
+        const kind = deliveryClass(event);
+        for (const subscriber of subscribers) subscriber.offer(event, kind);
         return event;
       },
     };
@@ -124,7 +128,11 @@ export class EventBus {
    * is stuck; subscribers cut off for good are not waited for.
    */
   async idle(): Promise<void> {
-    await Promise.all([...this.#subscribers].map((subscriber) => subscriber.idle()));
+    await Promise.all(this.#subscribers.map((subscriber) => subscriber.idle()));
+  }
+
+  #remove(subscriber: Subscriber): void {
+    this.#subscribers = this.#subscribers.filter((other) => other !== subscriber);
   }
 
   /** Passes a listener's failure to `onListenerError`; for helpers that call listeners outside the queue. */
@@ -173,9 +181,9 @@ class Subscriber {
     this.#cutOff = cutOff;
   }
 
-  offer(event: AgentEvent): void {
-    if (this.#closed) return;
-    this.queue.offer(event);
+  offer(event: AgentEvent, kind: DeliveryClass): void {
+    if (this.#closed || this.queue.closed) return;
+    this.queue.offer(event, kind);
     if (this.queue.closed) this.#cutOff();
     if (this.#busy || this.#scheduled) return;
     this.#scheduled = true;

@@ -61,6 +61,9 @@ function mergeable(earlier: AgentEvent | undefined, later: Delta): earlier is De
   return isDelta(earlier) && earlier.runId === later.runId && earlier.step === later.step;
 }
 
+/** How many merged fragments wait before they are joined into the owned tail's text. */
+const fragmentBatch = 256;
+
 type MutableDelta = { -readonly [Key in keyof Delta]: Delta[Key] };
 
 /** A new delta with both texts and the later one's place; built field by field, which V8 keeps fast. */
@@ -100,13 +103,22 @@ export class SubscriberQueue {
   #deltas = 0;
   /** False once no two queued deltas sit side by side (so merging cannot free a slot). */
   #adjacentDeltas = false;
+  /**
+   * True from the moment the queue is full until the subscriber has taken it
+   * down to half: deltas then merge into the tail even when a slot is free,
+   * and heartbeats are dropped, so the room goes to events that carry news
+   * and a stalled subscriber's queue settles instead of churning.
+   */
+  #behind = false;
   /** A merged delta this queue built and still holds at its tail: safe to extend in place. */
   #ownedTail: MutableDelta | undefined;
   /**
    * Fragments merged into the owned tail, joined into its text in batches:
    * appending to a long string one fragment at a time costs V8 far more.
    */
-  #ownedFragments: string[] = [];
+  #ownedFragments: string[] = new Array<string>(fragmentBatch).fill('');
+  /** How many of `#ownedFragments` are not yet in the owned tail's text; the array itself is reused, never regrown. */
+  #pendingFragments = 0;
   #missed: Map<string, { fromSeq: number; toSeq: number }> | undefined;
   #maxQueued = 0;
   #delivered = 0;
@@ -147,41 +159,38 @@ export class SubscriberQueue {
     };
   }
 
-  offer(event: AgentEvent): void {
+  /**
+   * Queues one event, or coalesces, drops or misses it when the queue is
+   * full. `kind` is the event's `deliveryClass`; a bus with several
+   * subscribers computes it once per event and passes it to each.
+   */
+  offer(event: AgentEvent, kind: DeliveryClass = deliveryClass(event)): void {
     if (this.#closed) return;
     if (this.#missed !== undefined) {
       this.#miss(event);
       return;
     }
     if (this.#items.length < this.capacity) {
-      this.#push(event);
+      if (this.#behind) {
+        if (event.type === 'model:delta' && this.#extendTail(event)) return;
+        if (kind === 'heartbeat') {
+          this.#dropped += 1;
+          return;
+        }
+      }
+      this.#push(event, kind);
       return;
     }
-    const kind = deliveryClass(event);
-    if (kind === 'coalesce' && isDelta(event)) {
-      const last = this.#items.length - 1;
-      const tail = this.#items[last];
-      if (mergeable(tail, event)) {
-        if (tail === this.#ownedTail) {
-          this.#ownedFragments.push(event.text);
-          this.#ownedTail.seq = event.seq;
-          this.#ownedTail.at = event.at;
-          if (this.#ownedFragments.length >= 256) this.#settleOwnedTail();
-        } else {
-          this.#settleOwnedTail();
-          this.#ownedTail = merge(tail, event);
-          this.#items[last] = this.#ownedTail;
-        }
-        this.#coalesced += 1;
-        return;
-      }
-    }
+    this.#behind = true;
+    // A stalled subscriber under a streamed answer spends nearly all its events here: keep this path allocation-free.
+    if (kind === 'coalesce' && event.type === 'model:delta' && this.#extendTail(event)) return;
     if (kind === 'heartbeat') {
       this.#dropped += 1;
       return;
     }
     if (this.#makeRoom(kind)) {
-      this.#push(event);
+      // Freeing room may have left a delta of the same step at the tail: merge into it rather than queue beside it.
+      if (event.type !== 'model:delta' || !this.#extendTail(event)) this.#push(event, kind);
       return;
     }
     if (kind === 'keep') {
@@ -194,12 +203,15 @@ export class SubscriberQueue {
   /** The next event to deliver, or undefined when nothing waits. */
   take(): AgentEvent | undefined {
     if (this.#items.length === 0 && this.#missed !== undefined) this.#releaseGaps();
-    this.#settleOwnedTail();
     const next = this.#items.shift();
-    if (next !== undefined) {
-      this.#delivered += 1;
-      this.#count(next, -1);
+    if (next === undefined) return undefined;
+    if (next === this.#ownedTail) {
+      this.#settleOwnedTail();
+      this.#ownedTail = undefined;
     }
+    if (this.#items.length <= this.capacity / 2) this.#behind = false;
+    this.#delivered += 1;
+    this.#count(deliveryClass(next), -1);
     return next;
   }
 
@@ -211,28 +223,60 @@ export class SubscriberQueue {
     this.#progress = 0;
     this.#deltas = 0;
     this.#adjacentDeltas = false;
+    this.#behind = false;
     this.#ownedTail = undefined;
-    this.#ownedFragments = [];
+    this.#pendingFragments = 0;
     this.#missed = undefined;
   }
 
-  #settleOwnedTail(): void {
-    if (this.#ownedTail === undefined || this.#ownedFragments.length === 0) return;
-    this.#ownedTail.text += this.#ownedFragments.join('');
-    this.#ownedFragments = [];
+  /**
+   * Merges a delta into the queued delta at the tail, when both belong to the
+   * same run and step; true when it did. The first merge copies the tail into
+   * an event this queue owns; later ones only record the fragment and move
+   * the tail's seq, so a long stall costs no allocation per delta.
+   */
+  #extendTail(event: Delta): boolean {
+    const last = this.#items.length - 1;
+    const tail = this.#items[last];
+    const owned = this.#ownedTail;
+    if (tail === owned && owned !== undefined) {
+      if (owned.runId !== event.runId || owned.step !== event.step) return false;
+      this.#ownedFragments[this.#pendingFragments] = event.text;
+      this.#pendingFragments += 1;
+      owned.seq = event.seq;
+      owned.at = event.at;
+      if (this.#pendingFragments === fragmentBatch) this.#settleOwnedTail();
+      this.#coalesced += 1;
+      return true;
+    }
+    if (!mergeable(tail, event)) return false;
+    this.#settleOwnedTail();
+    this.#ownedTail = merge(tail, event);
+    this.#items[last] = this.#ownedTail;
+    this.#coalesced += 1;
+    return true;
   }
 
-  #count(event: AgentEvent, by: 1 | -1): void {
-    const kind = deliveryClass(event);
+  #settleOwnedTail(): void {
+    const pending = this.#pendingFragments;
+    if (this.#ownedTail === undefined || pending === 0) return;
+    const fragments = this.#ownedFragments;
+    this.#ownedTail.text += pending === fragmentBatch ? fragments.join('') : fragments.slice(0, pending).join('');
+    this.#pendingFragments = 0;
+  }
+
+  #count(kind: DeliveryClass, by: 1 | -1): void {
     if (kind === 'heartbeat') this.#heartbeats += by;
     else if (kind === 'progress') this.#progress += by;
     else if (kind === 'coalesce') this.#deltas += by;
   }
 
-  #push(event: AgentEvent): void {
-    if (isDelta(event) && mergeable(this.#items[this.#items.length - 1], event)) this.#adjacentDeltas = true;
+  #push(event: AgentEvent, kind: DeliveryClass): void {
+    if (event.type === 'model:delta' && mergeable(this.#items[this.#items.length - 1], event)) {
+      this.#adjacentDeltas = true;
+    }
     this.#items.push(event);
-    this.#count(event, 1);
+    this.#count(kind, 1);
     if (this.#items.length > this.#maxQueued) this.#maxQueued = this.#items.length;
   }
 
@@ -253,15 +297,15 @@ export class SubscriberQueue {
    * just let in, at the tail, where removing it costs nothing.
    */
   #evict(matches: (item: AgentEvent) => boolean): boolean {
-    this.#settleOwnedTail();
     const index = this.#items.findLastIndex(matches);
     const [evicted] = index < 0 ? [] : this.#items.splice(index, 1);
     if (evicted === undefined) return false;
-    this.#count(evicted, -1);
+    this.#count(deliveryClass(evicted), -1);
     this.#dropped += 1;
     const before = this.#items[index - 1];
     const after = this.#items[index];
     if (isDelta(after) && mergeable(before, after)) {
+      this.#settleOwnedTail();
       this.#items.splice(index - 1, 2, merge(before, after));
       this.#deltas -= 1;
       this.#coalesced += 1;
@@ -274,11 +318,11 @@ export class SubscriberQueue {
    * create them, so freeing a slot costs little; true when one was found.
    */
   #mergeAdjacentDeltas(): boolean {
-    this.#settleOwnedTail();
     for (let index = this.#items.length - 1; index > 0; index -= 1) {
       const later = this.#items[index];
       const earlier = this.#items[index - 1];
       if (isDelta(later) && mergeable(earlier, later)) {
+        this.#settleOwnedTail();
         this.#items.splice(index - 1, 2, merge(earlier, later));
         this.#deltas -= 1;
         this.#coalesced += 1;
@@ -306,7 +350,7 @@ export class SubscriberQueue {
     const at = Date.now();
     for (const [runId, { fromSeq, toSeq }] of missed) {
       if (this.#items.length >= this.capacity) break;
-      this.#push({ type: 'gap', runId, seq: toSeq, at, fromSeq, toSeq });
+      this.#push({ type: 'gap', runId, seq: toSeq, at, fromSeq, toSeq }, 'keep');
       this.#gaps += 1;
       missed.delete(runId);
     }
