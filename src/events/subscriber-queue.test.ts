@@ -54,6 +54,24 @@ describe('SubscriberQueue', () => {
     expect(queue.stats()).toMatchObject({ coalesced: 2, dropped: 0, maxQueued: 2 });
   });
 
+  it('stays behind once full: merges deltas into its tail and drops heartbeats, even with a slot free, until taken down to half', () => {
+    const queue = new SubscriberQueue({ capacity: 4 });
+    const event = numbered();
+    queue.offer(event(bodies.runStart()));
+    queue.offer(event(bodies.toolStart()));
+    queue.offer(event(bodies.delta('a')));
+    queue.offer(event(bodies.toolStart()));
+    queue.offer(event(bodies.delta('b')));
+    queue.offer(event(bodies.heartbeat()));
+    queue.offer(event(bodies.delta('c')));
+    expect(queue.stats()).toMatchObject({ queued: 3, dropped: 2, coalesced: 2 });
+    expect(queue.take()?.type).toBe('run:start');
+    queue.offer(event(bodies.delta('d')));
+    expect(
+      drain(queue).map((item) => `${item.seq}:${item.type}${item.type === 'model:delta' ? `:${item.text}` : ''}`),
+    ).toEqual(['2:tool:start', '7:model:delta:abc', '8:model:delta:d']);
+  });
+
   it('drops heartbeats first and progress next when full, and still queues run:end', () => {
     const queue = new SubscriberQueue({ capacity: 3 });
     const event = numbered();

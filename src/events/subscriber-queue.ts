@@ -297,8 +297,10 @@ export class SubscriberQueue {
    * just let in, at the tail, where removing it costs nothing.
    */
   #evict(matches: (item: AgentEvent) => boolean): boolean {
-    const index = this.#items.findLastIndex(matches);
-    const [evicted] = index < 0 ? [] : this.#items.splice(index, 1);
+    const last = this.#items.length - 1;
+    const tail = this.#items[last];
+    const index = tail !== undefined && matches(tail) ? last : this.#items.findLastIndex(matches);
+    const [evicted] = index < 0 ? [] : index === last ? [this.#items.pop()] : this.#items.splice(index, 1);
     if (evicted === undefined) return false;
     this.#count(deliveryClass(evicted), -1);
     this.#dropped += 1;
