@@ -1,7 +1,7 @@
 import type { ToolErrorPayload } from '../core/tool-outcome.js';
 import { auditToolCall } from './audit-tool-call.js';
 import type { GatedCall, GateRuntime } from './gated-call.js';
-import type { IdempotencyClaim } from './idempotency-store.js';
+import type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
 
 /** What claiming a call's idempotency key allows. `undefined`: the call has no key (or the run no store). */
 export type KeyClaim =
@@ -19,18 +19,29 @@ export type KeyClaim =
  * tool whose key is tenant-wide). A key claimed before is never executed
  * again: its first outcome is replayed, or the call is refused when that
  * outcome is unknown or belongs to another user. Replays and refusals are
- * audited here.
+ * audited here. A call without a key is answered synchronously (`undefined`),
+ * so it waits for nothing and starts in the same turn of the event loop.
  *
  * @example
- * const key = await claimIdempotencyKey(runtime, call);
+ * const claiming = claimIdempotencyKey(runtime, call);
+ * const key = claiming instanceof Promise ? await claiming : claiming;
  * if (key?.status === 'completed') return replay(key.outcome);
  */
-export async function claimIdempotencyKey(runtime: GateRuntime, call: GatedCall): Promise<KeyClaim> {
+export function claimIdempotencyKey(runtime: GateRuntime, call: GatedCall): KeyClaim | Promise<KeyClaim> {
   const store = runtime.idempotency;
   if (store === undefined) return undefined;
-  const { definition } = call.tool;
-  const key = definition.idempotencyKey?.(call.args, call.context);
+  const key = call.tool.definition.idempotencyKey?.(call.args, call.context);
   if (key === undefined) return undefined;
+  return claimKey(runtime, call, store, key);
+}
+
+async function claimKey(
+  runtime: GateRuntime,
+  call: GatedCall,
+  store: IdempotencyStore,
+  key: string,
+): Promise<KeyClaim> {
+  const { definition } = call.tool;
   const { principal, gateTexts: texts } = runtime;
   const claim = await store.claim({
     key,

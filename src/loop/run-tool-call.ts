@@ -69,7 +69,8 @@ async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMo
   }
   // An approval may have waited a long time: nothing starts once the run is stopped.
   if (runtime.signal.aborted) return { kind: 'aborted', toolCallId, tool, started: false };
-  const key = await claimIdempotencyKey(runtime, call);
+  const claiming = claimIdempotencyKey(runtime, call);
+  const key = claiming instanceof Promise ? await claiming : claiming;
   if (key?.status === 'refused') return reportRefusal(runtime, call, 'execution', key.error);
   if (key?.status === 'completed') {
     if (!key.outcome.ok) return reportRefusal(runtime, call, 'execution', key.outcome.error);
