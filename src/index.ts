@@ -40,6 +40,7 @@ export * from './core/index.js';
 // Errors: one base class, one marker check.
 export { ApprovalResolutionError, type ApprovalResolutionFailure } from './errors/approval-resolution-error.js';
 export { ArbiterError } from './errors/arbiter-error.js';
+export { ConfigurationError } from './errors/configuration-error.js';
 export { FatalToolError } from './errors/fatal-tool-error.js';
 export { GateRuleError } from './errors/gate-rule-error.js';
 export { InfrastructureError } from './errors/infrastructure-error.js';
@@ -47,7 +48,8 @@ export { InputFileError } from './errors/input-file-error.js';
 export { InvalidForkPointError } from './errors/invalid-fork-point-error.js';
 export { ModelError, type ModelErrorKind } from './errors/model-error.js';
 export { RetryableToolError } from './errors/retryable-tool-error.js';
-export { SessionConflictError } from './errors/session-conflict-error.js';
+export { type SessionConflict, SessionConflictError } from './errors/session-conflict-error.js';
+export { SessionNotFoundError } from './errors/session-not-found-error.js';
 export { StoreBusyError } from './errors/store-busy-error.js';
 export { ToolDefinitionError } from './errors/tool-definition-error.js';
 export { ToolTimeoutError } from './errors/tool-timeout-error.js';
