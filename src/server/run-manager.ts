@@ -6,7 +6,7 @@ import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { batchDeltas } from '../events/batch-deltas.js';
-import { createEventProjector, type EventProjector } from '../events/create-event-projector.js';
+import { createEventProjector } from '../events/create-event-projector.js';
 import { EventBus } from '../events/event-bus.js';
 import type { EventLog } from '../events/event-log.js';
 import type { ExternalEvent, ExternalEventBody } from '../events/external-event.js';
@@ -24,9 +24,11 @@ import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { EventLogQueue } from './event-log-queue.js';
 import type { RunFailure } from './run-failure.js';
 import { type RunFollower, RunFollowers } from './run-followers.js';
+import { RunRegistry, type RunStream } from './run-registry.js';
 import type { ServerLogger } from './server-log.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRuns } from './server-runs.js';
+import { SessionTask, SessionTasks } from './session-tasks.js';
 import { sessionsForRuns } from './sessions-for-runs.js';
 import { type WatchedFailure, watchModelCalls } from './watch-model-calls.js';
 
@@ -53,34 +55,8 @@ export interface RunManagerOptions {
   readonly logger?: ServerLogger;
 }
 
-/** A run being started: `start` resolves once its `run:start` went out. */
-interface PendingStart {
-  readonly locale: Locale;
-  readonly resolve: (runId: string) => void;
-}
-
 /** The longest a run's end waits for its terminal event to be published (listeners are synchronous). */
 const terminalEventWaitMs = 1000;
-
-/** The run of a session executing in this process. */
-interface SessionTask {
-  runId: string | undefined;
-  /** Its `run:start` went out: a failure from here on ends the stream with `run:error`. */
-  started: boolean;
-  /** The run's terminal event went out; the task is only settling the session. */
-  finished: boolean;
-  /** A decision came in while the run was still stopping; resume once it has. */
-  resumeAgain: boolean;
-  /** A model call of this stretch of the run failed: stored with the run when it ends with `run:error`. */
-  modelFailure: WatchedFailure | undefined;
-  readonly done: Promise<void>;
-}
-
-interface RunStream {
-  readonly sessionId: string;
-  readonly locale: Locale;
-  seq: number;
-}
 
 export type { RunFollower } from './run-followers.js';
 
@@ -119,12 +95,11 @@ export function isTerminalEvent(event: { readonly type: string }): boolean {
 export class RunManager {
   readonly #options: RunManagerOptions;
   readonly #bus: EventBus;
-  readonly #streams = new Map<string, RunStream>();
-  readonly #projectors = new Map<Locale, EventProjector>();
+  /** The runs executing here: their streams, the new ones awaiting their `run:start`, the projectors. */
+  readonly #runs: RunRegistry;
   readonly #followers = new RunFollowers();
-  readonly #pending = new Map<string, PendingStart>();
-  readonly #starting = new Map<string, Promise<unknown>>();
-  readonly #tasks = new Map<string, SessionTask>();
+  /** Each session's run executing here, and the starts under way. */
+  readonly #tasks = new SessionTasks();
   readonly #stop: () => void;
   readonly #shutdown = new AbortController();
   /** Published events not yet in the log. */
@@ -136,6 +111,7 @@ export class RunManager {
     // Every run listens to this signal; hundreds at once are expected, not a leak.
     setMaxListeners(0, this.#shutdown.signal);
     this.#bus = options.bus ?? new EventBus({ onListenerError: (error) => onError(error) });
+    this.#runs = new RunRegistry({ projector: (locale) => createEventProjector({ tools: options.tools, locale }) });
     this.#unlogged = new EventLogQueue({
       log: options.log,
       deliver: (events) => this.#followers.deliver(events),
@@ -176,31 +152,20 @@ export class RunManager {
     content: string;
     locale: Locale;
   }): Promise<{ runId: string }> {
-    for (;;) {
-      const task = this.#tasks.get(sessionId);
-      if (task?.finished === true) await task.done;
-      const other = this.#starting.get(sessionId);
-      if (other === undefined) break;
-      await other.catch(() => {});
-    }
+    await this.#tasks.startable(sessionId);
     const active = this.#tasks.get(sessionId);
     if (active !== undefined) {
       throw new SessionConflictError({ sessionId, conflict: { kind: 'run_active', activeRunId: active.runId } });
     }
-    let settle = () => {};
-    this.#starting.set(
-      sessionId,
-      new Promise<void>((resolve) => {
-        settle = resolve;
-      }),
-    );
+    const started = this.#tasks.beginStart(sessionId);
+    const runId = randomUUID();
     try {
       const session = await this.#options.sessions.load(sessionId);
       if (session === undefined) {
         throw new SessionNotFoundError({ sessionId });
       }
-      const runId = await new Promise<string>((resolve, reject) => {
-        this.#pending.set(sessionId, { locale, resolve });
+      await new Promise<string>((resolve, reject) => {
+        this.#runs.expect(runId, { sessionId, locale, resolve });
         let recorded: string | undefined;
         const sessions = this.#sessionsForRuns({
           onBegin: (begun) => {
@@ -222,7 +187,7 @@ export class RunManager {
           ...this.#runOptions({ principal, locale, sessionId, sessions }),
           sessionId,
           userMessage: content,
-          runId: randomUUID(),
+          runId,
         });
         this.#track({
           sessionId,
@@ -237,9 +202,8 @@ export class RunManager {
       });
       return { runId };
     } finally {
-      this.#pending.delete(sessionId);
-      this.#starting.delete(sessionId);
-      settle();
+      this.#runs.forget(runId);
+      started();
     }
   }
 
@@ -253,10 +217,10 @@ export class RunManager {
     if (run === undefined) return;
     const task = this.#tasks.get(run.sessionId);
     if (task !== undefined) {
-      task.resumeAgain = true;
+      task.queueResume();
       return;
     }
-    this.#streams.set(runId, {
+    this.#runs.open(runId, {
       sessionId: run.sessionId,
       locale: run.locale,
       seq: this.lastSeq(runId),
@@ -273,7 +237,7 @@ export class RunManager {
       runId,
       run: resumed,
       onEarlyFailure: (error) => {
-        this.#streams.delete(runId);
+        this.#runs.close(runId);
         this.#options.runs.setStatus(runId, previous, run.failure);
         this.#options.onError?.(error);
       },
@@ -391,12 +355,12 @@ export class RunManager {
 
   /** True while the run executes in this process. */
   isActive(runId: string): boolean {
-    return this.#streams.has(runId);
+    return this.#runs.has(runId);
   }
 
   /** Resolves when no run executes any more (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.#tasks.size > 0) await Promise.all([...this.#tasks.values()].map((task) => task.done));
+    await this.#tasks.idle();
   }
 
   /**
@@ -484,34 +448,28 @@ export class RunManager {
     run: Promise<RunResult>;
     onEarlyFailure: (error: unknown) => void;
   }): void {
-    const task: SessionTask = {
+    const task = new SessionTask({
       runId,
-      started: false,
-      finished: false,
-      resumeAgain: false,
-      modelFailure: undefined,
-      done: run.then(
-        () => {},
-        async (error: unknown) => {
-          if (!task.started || task.runId === undefined) {
-            onEarlyFailure(error);
-            return;
-          }
-          await this.#bus.idle();
-          this.#options.onError?.(error);
-          const stream = this.#streams.get(task.runId);
-          if (stream !== undefined) {
-            const body = { type: 'run:error', code: errorCode(error), text: eventTexts(stream.locale).runFailed };
-            const failure = { ...failureOf(error), modelCall: modelCallOf(task.modelFailure) };
-            this.#publish({ runId: task.runId, stream, body: body as ExternalEventBody, at: Date.now(), failure });
-          }
-        },
-      ),
-    };
-    this.#tasks.set(sessionId, task);
-    void task.done.finally(() => {
-      if (this.#tasks.get(sessionId) === task) this.#tasks.delete(sessionId);
-      if (task.resumeAgain && task.runId !== undefined) this.resume({ runId: task.runId });
+      run,
+      onFailure: async (task, error) => {
+        if (task.phase === 'starting' || task.runId === undefined) {
+          onEarlyFailure(error);
+          return;
+        }
+        await this.#bus.idle();
+        this.#options.onError?.(error);
+        const stream = this.#runs.stream(task.runId);
+        if (stream !== undefined) {
+          const body = { type: 'run:error', code: errorCode(error), text: eventTexts(stream.locale).runFailed };
+          const failure = { ...failureOf(error), modelCall: modelCallOf(task.modelFailure) };
+          this.#publish({ runId: task.runId, stream, body: body as ExternalEventBody, at: Date.now(), failure });
+        }
+      },
+    });
+    this.#tasks.add(sessionId, task, {
+      afterSettled: () => {
+        if (task.resumeQueued && task.runId !== undefined) this.resume({ runId: task.runId });
+      },
     });
   }
 
@@ -521,16 +479,16 @@ export class RunManager {
       this.#options.onError?.(new Error(`events ${event.fromSeq}-${event.toSeq} of run ${event.runId} were lost`));
       return;
     }
-    let stream = this.#streams.get(event.runId);
+    let stream = this.#runs.stream(event.runId);
     if (stream === undefined && event.type === 'run:start' && event.sessionId !== undefined) {
       stream = this.#begin(event.runId, event.sessionId);
     }
     if (stream === undefined) return;
     if (event.type === 'run:start') {
       const task = this.#tasks.get(stream.sessionId);
-      if (task !== undefined) task.started = true;
+      task?.markRunning();
     }
-    const { runId: _runId, seq: _seq, at: _at, ...body } = this.#projector(stream.locale)(event);
+    const { runId: _runId, seq: _seq, at: _at, ...body } = this.#runs.projector(stream.locale)(event);
     const failure: RunFailure | undefined =
       event.type === 'run:error'
         ? {
@@ -557,25 +515,12 @@ export class RunManager {
     });
   }
 
-  #projector(locale: Locale): EventProjector {
-    let projector = this.#projectors.get(locale);
-    if (projector === undefined) {
-      projector = createEventProjector({ tools: this.#options.tools, locale });
-      this.#projectors.set(locale, projector);
-    }
-    return projector;
-  }
-
-  /** A new run's `run:start` (its record was written with the run's beginning): tell `start` its id. */
+  /** A new run's `run:start` (its record was written with the run's beginning): tell `start` it began. */
   #begin(runId: string, sessionId: string): RunStream | undefined {
-    const pending = this.#pending.get(sessionId);
-    if (pending === undefined) return undefined;
-    this.#pending.delete(sessionId);
+    const stream = this.#runs.begin(runId);
+    if (stream === undefined) return undefined;
     const task = this.#tasks.get(sessionId);
     if (task !== undefined) task.runId = runId;
-    const stream: RunStream = { sessionId, locale: pending.locale, seq: 0 };
-    this.#streams.set(runId, stream);
-    pending.resolve(runId);
     return stream;
   }
 
@@ -598,9 +543,9 @@ export class RunManager {
     this.#unlogged.push(event);
     if (isTerminalEvent(event)) {
       this.#options.runs.setStatus(runId, event.type === 'run:end' ? event.stopReason : 'error', failure);
-      this.#streams.delete(runId);
+      this.#runs.close(runId);
       const task = this.#tasks.get(stream.sessionId);
-      if (task !== undefined && task.runId === runId) task.finished = true;
+      if (task !== undefined && task.runId === runId) task.markFinished();
     }
   }
 }
