@@ -162,6 +162,7 @@ class Subscriber {
   #scheduled = false;
   #busy = false;
   #closed = false;
+  #cutOffDone = false;
   #waiters: (() => void)[] = [];
 
   constructor({
@@ -182,9 +183,11 @@ class Subscriber {
   }
 
   offer(event: AgentEvent, kind: DeliveryClass): void {
-    if (this.#closed || this.queue.closed) return;
-    this.queue.offer(event, kind);
-    if (this.queue.closed) this.#cutOff();
+    if (this.#closed || this.#cutOffDone) return;
+    if (!this.queue.offer(event, kind)) {
+      this.#cutOffDone = true;
+      this.#cutOff();
+    }
     if (this.#busy || this.#scheduled) return;
     this.#scheduled = true;
     queueMicrotask(this.#drain);

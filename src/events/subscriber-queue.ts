@@ -61,8 +61,8 @@ function mergeable(earlier: AgentEvent | undefined, later: Delta): earlier is De
   return isDelta(earlier) && earlier.runId === later.runId && earlier.step === later.step;
 }
 
-/** How many merged fragments wait before they are joined into the owned tail's text. */
-const fragmentBatch = 256;
+/** How many fragments one block of the owned tail's pending text holds. */
+const fragmentBlock = 1024;
 
 type MutableDelta = { -readonly [Key in keyof Delta]: Delta[Key] };
 
@@ -106,19 +106,24 @@ export class SubscriberQueue {
   /**
    * True from the moment the queue is full until the subscriber has taken it
    * down to half: deltas then merge into the tail even when a slot is free,
-   * and heartbeats are dropped, so the room goes to events that carry news
-   * and a stalled subscriber's queue settles instead of churning.
+   * and heartbeats and progress are dropped as if it were full, so the room
+   * goes to kept events and a stalled subscriber's queue settles instead of
+   * churning (a progress event let into a free slot would only be evicted by
+   * the next delta).
    */
   #behind = false;
   /** A merged delta this queue built and still holds at its tail: safe to extend in place. */
   #ownedTail: MutableDelta | undefined;
   /**
-   * Fragments merged into the owned tail, joined into its text in batches:
-   * appending to a long string one fragment at a time costs V8 far more.
+   * Fragments merged into the owned tail, joined into its text only when
+   * something reads it (delivery, or a merge elsewhere in the queue): joining
+   * costs about as much per fragment as the whole emit, and a stalled
+   * subscriber should not make the producer pay it. Held text is bounded by
+   * the answer's length, as with any coalescing.
    */
-  #ownedFragments: string[] = new Array<string>(fragmentBatch).fill('');
-  /** How many of `#ownedFragments` are not yet in the owned tail's text; the array itself is reused, never regrown. */
-  #pendingFragments = 0;
+  #ownedFragments: string[] = [];
+  /** Full blocks of fragments: a block is never regrown, so holding a long stall's text copies no arrays. */
+  #ownedBlocks: string[][] = [];
   #missed: Map<string, { fromSeq: number; toSeq: number }> | undefined;
   #maxQueued = 0;
   #delivered = 0;
@@ -162,42 +167,39 @@ export class SubscriberQueue {
   /**
    * Queues one event, or coalesces, drops or misses it when the queue is
    * full. `kind` is the event's `deliveryClass`; a bus with several
-   * subscribers computes it once per event and passes it to each.
+   * subscribers computes it once per event and passes it to each. Returns
+   * false once the queue accepts nothing more (see `closed`).
    */
-  offer(event: AgentEvent, kind: DeliveryClass = deliveryClass(event)): void {
-    if (this.#closed) return;
+  offer(event: AgentEvent, kind: DeliveryClass = deliveryClass(event)): boolean {
+    if (this.#closed) return false;
     if (this.#missed !== undefined) {
       this.#miss(event);
-      return;
+      return !this.#closed;
     }
+    // A stalled subscriber under a streamed answer spends nearly all its events here: keep this path allocation-free.
+    if (kind === 'coalesce' && this.#behind && this.#extendTail(event as Delta)) return true;
     if (this.#items.length < this.capacity) {
-      if (this.#behind) {
-        if (event.type === 'model:delta' && this.#extendTail(event)) return;
-        if (kind === 'heartbeat') {
-          this.#dropped += 1;
-          return;
-        }
-      }
-      this.#push(event, kind);
-      return;
+      if (this.#behind && (kind === 'heartbeat' || kind === 'progress')) this.#dropped += 1;
+      else this.#push(event, kind);
+      return true;
     }
     this.#behind = true;
-    // A stalled subscriber under a streamed answer spends nearly all its events here: keep this path allocation-free.
-    if (kind === 'coalesce' && event.type === 'model:delta' && this.#extendTail(event)) return;
+    if (kind === 'coalesce' && this.#extendTail(event as Delta)) return true;
     if (kind === 'heartbeat') {
       this.#dropped += 1;
-      return;
+      return true;
     }
     if (this.#makeRoom(kind)) {
       // Freeing room may have left a delta of the same step at the tail: merge into it rather than queue beside it.
-      if (event.type !== 'model:delta' || !this.#extendTail(event)) this.#push(event, kind);
-      return;
+      if (kind !== 'coalesce' || !this.#extendTail(event as Delta)) this.#push(event, kind);
+      return true;
     }
     if (kind === 'keep') {
       this.#miss(event);
-      return;
+      return !this.#closed;
     }
     this.#dropped += 1;
+    return true;
   }
 
   /** The next event to deliver, or undefined when nothing waits. */
@@ -225,7 +227,8 @@ export class SubscriberQueue {
     this.#adjacentDeltas = false;
     this.#behind = false;
     this.#ownedTail = undefined;
-    this.#pendingFragments = 0;
+    this.#ownedFragments = [];
+    this.#ownedBlocks = [];
     this.#missed = undefined;
   }
 
@@ -241,11 +244,12 @@ export class SubscriberQueue {
     const owned = this.#ownedTail;
     if (tail === owned && owned !== undefined) {
       if (owned.runId !== event.runId || owned.step !== event.step) return false;
-      this.#ownedFragments[this.#pendingFragments] = event.text;
-      this.#pendingFragments += 1;
+      if (this.#ownedFragments.push(event.text) === fragmentBlock) {
+        this.#ownedBlocks.push(this.#ownedFragments);
+        this.#ownedFragments = [];
+      }
       owned.seq = event.seq;
       owned.at = event.at;
-      if (this.#pendingFragments === fragmentBatch) this.#settleOwnedTail();
       this.#coalesced += 1;
       return true;
     }
@@ -258,11 +262,15 @@ export class SubscriberQueue {
   }
 
   #settleOwnedTail(): void {
-    const pending = this.#pendingFragments;
-    if (this.#ownedTail === undefined || pending === 0) return;
-    const fragments = this.#ownedFragments;
-    this.#ownedTail.text += pending === fragmentBatch ? fragments.join('') : fragments.slice(0, pending).join('');
-    this.#pendingFragments = 0;
+    if (this.#ownedTail === undefined) return;
+    if (this.#ownedBlocks.length > 0) {
+      this.#ownedTail.text += this.#ownedBlocks.map((block) => block.join('')).join('');
+      this.#ownedBlocks = [];
+    }
+    if (this.#ownedFragments.length > 0) {
+      this.#ownedTail.text += this.#ownedFragments.join('');
+      this.#ownedFragments = [];
+    }
   }
 
   #count(kind: DeliveryClass, by: 1 | -1): void {
@@ -272,7 +280,7 @@ export class SubscriberQueue {
   }
 
   #push(event: AgentEvent, kind: DeliveryClass): void {
-    if (event.type === 'model:delta' && mergeable(this.#items[this.#items.length - 1], event)) {
+    if (kind === 'coalesce' && mergeable(this.#items[this.#items.length - 1], event as Delta)) {
       this.#adjacentDeltas = true;
     }
     this.#items.push(event);
