@@ -23,6 +23,7 @@ import { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js'
 import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { SqliteEventLog } from '../store/sqlite/sqlite-event-log.js';
 import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
+import { ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -39,7 +40,6 @@ import { runRoutes } from './run-routes.js';
 import { notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
-import { ServerRuns } from './server-runs.js';
 import { sessionRoutes } from './session-routes.js';
 import type { StreamingDelay } from './with-streaming-delay.js';
 

@@ -1,5 +1,6 @@
 export { HttpError } from '../errors/http-error.js';
 export { ServerConfigError } from '../errors/server-config-error.js';
+export { type ServerRun, type ServerRunStatus, ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 export {
   type AuthConfig,
   type AuthEntry,
@@ -17,7 +18,6 @@ export { metricsRole } from './metrics-route.js';
 export { defaultPrincipalLimits, type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
 export { isTerminalEvent, type RunFollower, RunManager, type RunManagerOptions } from './run-manager.js';
 export { ServerMetrics, unknownToolLabel } from './server-metrics.js';
-export { type ServerRun, type ServerRunStatus, ServerRuns } from './server-runs.js';
 export { type VisibleMessage, visibleMessages } from './session-routes.js';
 export { type RunningServer, type StartServerOptions, startServer } from './start-server.js';
 export { type StreamingDelay, withStreamingDelay } from './with-streaming-delay.js';

@@ -1,39 +1,9 @@
 import type { Principal } from '../core/principal.js';
 import type { ModelErrorKind } from '../errors/model-error.js';
-import type { ModelDecision } from '../models/model-decision.js';
+import type { ModelCallDecision, RunFailure } from '../store/server-run.js';
 import { approverRole } from './server-env.js';
 
-/** One decision a resilient model took during the failed call, without any text from the endpoint. */
-export type ModelCallDecision = Pick<
-  ModelDecision,
-  'kind' | 'model' | 'attempt' | 'delayMs' | 'errorKind' | 'status' | 'reason' | 'nextModel'
->;
-
-/** What is known about a model call that failed: never the API key, never the endpoint's own text about it. */
-export interface ModelCallFailure {
-  /** The model that was called last (a fallback, when the primary was given up on). */
-  readonly model: string;
-  /** The endpoint's base URL without user info, query or fragment, when the model is an HTTP client. */
-  readonly endpoint: string | undefined;
-  readonly kind: ModelErrorKind | undefined;
-  /** The HTTP status of the last try, when the endpoint sent one. */
-  readonly status: number | undefined;
-  /** Tries, over all models of the call. */
-  readonly attempts: number;
-  /** Every retry, wait, fallback and the final give-up, in order (empty for a model that decides none). */
-  readonly decisions: readonly ModelCallDecision[];
-}
-
-/** Why a run ended with `run:error`, as the server keeps it (column `failure` of `server_runs`). */
-export interface RunFailure {
-  /** The `run:error` code: `model_call_failed`, `infrastructure_failure`, `store_busy`, … */
-  readonly code: string;
-  /** The error's message; a model error's names the endpoint and model, never the key. */
-  readonly message: string | undefined;
-  readonly at: number;
-  /** Set when the run failed because a model call did. */
-  readonly modelCall: ModelCallFailure | undefined;
-}
+export type { ModelCallDecision, ModelCallFailure, RunFailure } from '../store/server-run.js';
 
 /** The part of a failure every viewer of the run may see: codes and numbers. */
 export interface VisibleFailure {

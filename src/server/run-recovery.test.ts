@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
 import { SqliteEventLog } from '../store/sqlite/sqlite-event-log.js';
+import { ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { ServerLogEntry } from './server-log.js';
-import { ServerRuns } from './server-runs.js';
 import { type RunningServer, startServer } from './start-server.js';
 import { testAuth, testTokens } from './test-support/test-server.js';
 

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { HttpError } from '../errors/http-error.js';
+import type { ServerRun } from '../store/server-run.js';
 import { visibleFailure } from './run-failure.js';
 import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
-import type { ServerRun } from './server-runs.js';
 import { parseLastEventId, streamRunEvents } from './stream-run-events.js';
 
 /**

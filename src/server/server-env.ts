@@ -5,11 +5,11 @@ import type { EventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
+import type { ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import type { PrincipalLimits } from './principal-limits.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
-import type { ServerRuns } from './server-runs.js';
 
 /** What hono keeps per request: the authenticated caller. */
 export interface ServerEnv {

@@ -3,11 +3,11 @@ import type { ChatMessage } from '../core/chat-message.js';
 import type { Locale } from '../core/locale.js';
 import { HttpError } from '../errors/http-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
+import type { ServerRun } from '../store/server-run.js';
 import type { Session } from '../store/session-store.js';
 import { optionalChoice, readJsonBody, requireString } from './read-json-body.js';
 import { visibleFailure } from './run-failure.js';
 import { canSee, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
-import type { ServerRun } from './server-runs.js';
 
 const locales = ['en', 'zh-CN'] as const satisfies readonly Locale[];
 const maxMessageLength = 8000;

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { ExternalEvent } from '../events/external-event.js';
+import type { ServerRunStatus } from '../store/server-run.js';
 import { isTerminalEvent, type RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
-import type { ServerRunStatus } from './server-runs.js';
 
 export interface StreamRunEventsOptions {
   readonly runId: string;

@@ -1,41 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { Locale } from '../core/locale.js';
-import type { Principal } from '../core/principal.js';
-import type { StopReason } from '../core/stop-reason.js';
-import { isStoreBusy } from '../util/retry-while-busy.js';
-import type { RunFailure } from './run-failure.js';
+import type { Locale } from '../../core/locale.js';
+import type { Principal } from '../../core/principal.js';
+import { isStoreBusy } from '../../util/retry-while-busy.js';
+import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../server-run.js';
+import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
-/** Where a run stands: `running`, or the reason its latest stretch stopped. */
-export type ServerRunStatus = 'running' | StopReason;
-
-/** What the server needs to know about a run beyond the session: whose it is, its language, where it stands. */
-export interface ServerRun {
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly tenantId: string;
-  /** The session owner's principal; a resumed run acts for them, never for the approver. */
-  readonly principal: Principal;
-  readonly locale: Locale;
-  readonly status: ServerRunStatus;
-  /** How many messages the session held before this run's user message. */
-  readonly messageOffset: number;
-  readonly startedAt: number;
-  readonly updatedAt: number;
-  /** Why the run's latest stretch ended with `run:error`; undefined otherwise. */
-  readonly failure: RunFailure | undefined;
-}
-
-/** A session marked as in the middle of a run that has no server run: left so by a server before this one. */
-export interface OrphanedRun {
-  readonly runId: string;
-  readonly sessionId: string;
-  readonly tenantId: string;
-  readonly userId: string;
-  /** Where the run's messages begin in the session. */
-  readonly messageOffset: number;
-  /** The language the session recorded when the run began, if it did. */
-  readonly locale: Locale | undefined;
-}
+export type { OrphanedRun, ServerRun, ServerRunStatus } from '../server-run.js';
 
 interface ServerRunRow {
   run_id: string;
@@ -56,6 +26,27 @@ interface PendingStatus {
   readonly failure: RunFailure | undefined;
   readonly updatedAt: number;
 }
+
+/** The SQL of each statement, prepared once per connection (`preparedStatements`). */
+const sql = {
+  insert: `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+  setStatus: 'UPDATE server_runs SET status = ?, failure = ?, updated_at = ? WHERE run_id = ?',
+  find: 'SELECT * FROM server_runs WHERE run_id = ?',
+  forSession: 'SELECT * FROM server_runs WHERE session_id = ? ORDER BY started_at, rowid',
+  interrupted: `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
+       WHERE r.status = 'running'`,
+  lost: `SELECT r.* FROM server_runs r LEFT JOIN sessions s ON s.session_id = r.session_id
+       WHERE r.status = 'running' AND (s.active_run_id IS NULL OR s.active_run_id <> r.run_id)`,
+  unended: `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
+       WHERE s.status = 'running' AND r.status <> 'running'`,
+  orphans: `SELECT s.session_id, s.active_run_id, s.tenant_id, s.user_id, s.message_count, s.run_locale,
+         (SELECT MIN(m.position) FROM session_messages m
+          WHERE m.session_id = s.session_id AND m.run_id = s.active_run_id) AS first_position
+       FROM sessions s LEFT JOIN server_runs r ON r.run_id = s.active_run_id
+       WHERE s.active_run_id IS NOT NULL AND s.status = 'running' AND r.run_id IS NULL
+         AND s.tenant_id IS NOT NULL AND s.user_id IS NOT NULL`,
+} as const;
 
 /** Pauses between tries of a status write that found the database locked. */
 const firstRetryMs = 20;
@@ -79,14 +70,7 @@ const longestRetryMs = 1000;
 export class ServerRuns {
   readonly #now: () => number;
   readonly #onError: (error: unknown) => void;
-  readonly #insert: Database.Statement;
-  readonly #setStatus: Database.Statement;
-  readonly #find: Database.Statement;
-  readonly #forSession: Database.Statement;
-  readonly #interrupted: Database.Statement;
-  readonly #lost: Database.Statement;
-  readonly #unended: Database.Statement;
-  readonly #orphans: Database.Statement;
+  readonly #statement: PreparedStatements;
   readonly #pending = new Map<string, PendingStatus>();
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #retryDelayMs = 0;
@@ -103,40 +87,12 @@ export class ServerRuns {
   }) {
     this.#now = now;
     this.#onError = onError;
-    this.#insert = database.prepare(
-      `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
-    );
-    this.#setStatus = database.prepare(
-      'UPDATE server_runs SET status = ?, failure = ?, updated_at = ? WHERE run_id = ?',
-    );
-    this.#find = database.prepare('SELECT * FROM server_runs WHERE run_id = ?');
-    this.#forSession = database.prepare('SELECT * FROM server_runs WHERE session_id = ? ORDER BY started_at, rowid');
-    this.#interrupted = database.prepare(
-      `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
-       WHERE r.status = 'running'`,
-    );
-    this.#lost = database.prepare(
-      `SELECT r.* FROM server_runs r LEFT JOIN sessions s ON s.session_id = r.session_id
-       WHERE r.status = 'running' AND (s.active_run_id IS NULL OR s.active_run_id <> r.run_id)`,
-    );
-    this.#unended = database.prepare(
-      `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
-       WHERE s.status = 'running' AND r.status <> 'running'`,
-    );
-    this.#orphans = database.prepare(
-      `SELECT s.session_id, s.active_run_id, s.tenant_id, s.user_id, s.message_count, s.run_locale,
-         (SELECT MIN(m.position) FROM session_messages m
-          WHERE m.session_id = s.session_id AND m.run_id = s.active_run_id) AS first_position
-       FROM sessions s LEFT JOIN server_runs r ON r.run_id = s.active_run_id
-       WHERE s.active_run_id IS NOT NULL AND s.status = 'running' AND r.run_id IS NULL
-         AND s.tenant_id IS NOT NULL AND s.user_id IS NOT NULL`,
-    );
+    this.#statement = preparedStatements(database);
   }
 
   insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun {
     const now = this.#now();
-    this.#insert.run(
+    this.#statement(sql.insert).run(
       run.runId,
       run.sessionId,
       run.tenantId,
@@ -170,18 +126,18 @@ export class ServerRuns {
   }
 
   find(runId: string): ServerRun | undefined {
-    const row = this.#find.get(runId) as ServerRunRow | undefined;
+    const row = this.#statement(sql.find).get(runId) as ServerRunRow | undefined;
     return row === undefined ? undefined : this.#fromRow(row);
   }
 
   /** The session's runs, oldest first. */
   listForSession(sessionId: string): ServerRun[] {
-    return (this.#forSession.all(sessionId) as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.forSession).all(sessionId) as ServerRunRow[]).map((row) => this.#fromRow(row));
   }
 
   /** Runs a previous process left `running` in the middle, still their session's active run: to resume. */
   listInterrupted(): ServerRun[] {
-    return (this.#interrupted.all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.interrupted).all() as ServerRunRow[]).map((row) => this.#fromRow(row));
   }
 
   /**
@@ -189,17 +145,17 @@ export class ServerRuns {
    * stopped after the session's run ended, before its status was written).
    */
   listLost(): ServerRun[] {
-    return (this.#lost.all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.lost).all() as ServerRunRow[]).map((row) => this.#fromRow(row));
   }
 
   /** Runs the server saw end while their session still has them running (it stopped in between). */
   listUnended(): ServerRun[] {
-    return (this.#unended.all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.unended).all() as ServerRunRow[]).map((row) => this.#fromRow(row));
   }
 
   /** Sessions of a tenant's user running a run the server has no record of (left by an older server). */
   listOrphans(): OrphanedRun[] {
-    const rows = this.#orphans.all() as {
+    const rows = this.#statement(sql.orphans).all() as {
       session_id: string;
       active_run_id: string;
       tenant_id: string;
@@ -224,7 +180,7 @@ export class ServerRuns {
     for (const [runId, change] of this.#pending) {
       try {
         const failure = change.failure === undefined ? null : JSON.stringify(change.failure);
-        this.#setStatus.run(change.status, failure, change.updatedAt, runId);
+        this.#statement(sql.setStatus).run(change.status, failure, change.updatedAt, runId);
       } catch (error) {
         if (isStoreBusy(error)) {
           if (retry) this.#scheduleRetry();
