@@ -403,5 +403,5 @@ describe('createEventProjector', () => {
       ),
       { numRuns: 300 },
     );
-  });
+  }, 120_000);
 });

@@ -308,7 +308,7 @@ describe('validation fuzz', () => {
     // Both outcomes must have been exercised for the property to mean anything.
     expect(executed).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(1000);
-  });
+  }, 120_000);
 
   it('flags a message that leaks a stack trace, a file path or ajv wording', () => {
     const leaked = [
