@@ -1,6 +1,7 @@
 import { ArbiterError } from '@arbiter-runtime/core';
 
-const marker = Symbol.for('arbiter.example.shop.usage');
+const marker = 'arbiter.example.shop.usage';
+const symbol = Symbol.for(marker);
 
 /**
  * The shop example asked for something it cannot do: a demo session that
@@ -12,13 +13,13 @@ const marker = Symbol.for('arbiter.example.shop.usage');
  */
 export class ShopUsageError extends ArbiterError {
   readonly code = 'shop_usage' as const;
-  readonly [marker] = true;
+  readonly [symbol] = true;
 
   constructor({ message }: { message: string }) {
     super(message);
   }
 
   static override isInstance(value: unknown): value is ShopUsageError {
-    return typeof value === 'object' && value !== null && marker in value;
+    return ArbiterError.hasMarker(value, marker);
   }
 }
