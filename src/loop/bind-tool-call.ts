@@ -4,7 +4,7 @@ import { createCallHistory } from '../gate/create-call-history.js';
 import type { GatedCall, ToolCallHead } from '../gate/gated-call.js';
 import type { RegisteredTool } from '../tools/tool-registry.js';
 import { redact } from '../util/redact.js';
-import { argumentsHash } from '../util/sha256.js';
+import { argumentsHash, sha256Hex } from '../util/sha256.js';
 import type { RunRuntime } from './run-runtime.js';
 
 /**
@@ -12,7 +12,9 @@ import type { RunRuntime } from './run-runtime.js';
  * bound, the arguments hashed (once, for approvals, idempotency and the
  * audit) and redacted (once, for people to read), and the context the
  * tool runs in, with the call history its rules read. Call
- * `releaseHistory` once the call is decided and audited.
+ * `releaseHistory` once the call is decided and audited. Pass
+ * `canonicalArguments` (`canonicalJson(validated)`) when already computed:
+ * a tool that binds no parameter hashes it instead of serialising again.
  *
  * @example
  * const gated = bindToolCall(runtime, head, checked.tool, checked.args);
@@ -23,6 +25,7 @@ export function bindToolCall(
   head: ToolCallHead,
   tool: RegisteredTool,
   validated: Record<string, unknown>,
+  canonicalArguments?: string,
 ): GatedCall {
   const { runId, sessionId, principal, audit } = runtime;
   const scopedHistory = createCallHistory({
@@ -33,6 +36,11 @@ export function bindToolCall(
     tool: head.toolName,
   });
   const args = bindPrincipalParameters({ args: validated, tool, principal });
+  // Without bound parameters `args` is a copy of `validated` with the same keys and values: the same canonical JSON.
+  const hash =
+    canonicalArguments !== undefined && tool.definition.boundParameters === undefined
+      ? sha256Hex(canonicalArguments)
+      : argumentsHash(args);
   return {
     step: head.step,
     toolCallId: head.toolCallId,
@@ -40,7 +48,7 @@ export function bindToolCall(
     startedAt: head.startedAt,
     tool,
     args,
-    argumentsHash: argumentsHash(args),
+    argumentsHash: hash,
     shownArguments: redact(args, tool.definition.sensitive ?? []) as Record<string, unknown>,
     context: {
       runId,

@@ -1,12 +1,10 @@
-import { canonicalJson } from '../util/canonical-json.js';
-
 /**
  * The per-run counters behind two brakes: the same call asked for again and
  * again, and the same tool failing in a row.
  *
  * @example
  * const brakes = new CallBrakes({ maxIdenticalCalls: 2, maxConsecutiveFailures: 2 });
- * if (brakes.noteCall('query_order', args) > 2) refuse();
+ * if (brakes.noteCall('query_order', canonicalJson(args)) > 2) refuse();
  */
 export class CallBrakes {
   readonly maxIdenticalCalls: number;
@@ -22,9 +20,12 @@ export class CallBrakes {
     this.maxConsecutiveFailures = maxConsecutiveFailures;
   }
 
-  /** Counts a call by (name, canonical arguments); returns how often it has now been asked for. */
-  noteCall(name: string, args: unknown): number {
-    const key = `${name}\u0000${canonicalJson(args)}`;
+  /**
+   * Counts a call by (name, canonical JSON of its arguments, `canonicalJson(args)`: the caller serialises
+   * once and hashes the same text); returns how often it has now been asked for.
+   */
+  noteCall(name: string, canonicalArguments: string): number {
+    const key = `${name}\u0000${canonicalArguments}`;
     const count = (this.#identicalCalls.get(key) ?? 0) + 1;
     this.#identicalCalls.set(key, count);
     return count;

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from '../core/chat-message.js';
 import type { ToolSet } from '../tools/tool-registry.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { parseToolCall } from './parse-tool-call.js';
 import type { RunRuntime } from './run-runtime.js';
 
@@ -31,7 +32,7 @@ export async function replayBrakes(
       if (!outcome.ok && outcome.error.code === 'not_run') continue;
       // Calls refused before validation passed never counted as "the same call".
       if (outcome.ok || outcome.error.issues === undefined) {
-        brakes.noteCall(call.function.name, countedArguments(runtime, tools, call));
+        brakes.noteCall(call.function.name, canonicalJson(countedArguments(runtime, tools, call)));
       }
       brakes.noteOutcome(call.function.name, outcome.ok);
     }

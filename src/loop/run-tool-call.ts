@@ -5,6 +5,7 @@ import type { GatedCall, ToolCallHead } from '../gate/gated-call.js';
 import { refuseDeniedCall } from '../gate/refuse-denied-call.js';
 import { requestApproval } from '../gate/request-approval.js';
 import type { ToolSet } from '../tools/tool-registry.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { bindToolCall } from './bind-tool-call.js';
 import { executeToolCall } from './execute-tool-call.js';
 import { parseToolCall } from './parse-tool-call.js';
@@ -38,9 +39,11 @@ export async function runToolCall(
   runtime.emitter.emit({ type: 'tool:proposed', step, toolCallId, tool: toolName, arguments: call.function.arguments });
   const checked = parseToolCall(runtime, tools, call);
   if (!checked.ok) return reportFailure(runtime, head, 'validation', checked.error);
-  const times = runtime.brakes.noteCall(toolName, checked.args);
+  // Serialised once: the repeated-call brake counts this text, and the binding hashes it when nothing is bound.
+  const canonicalArguments = canonicalJson(checked.args);
+  const times = runtime.brakes.noteCall(toolName, canonicalArguments);
   if (times > runtime.brakes.maxIdenticalCalls) return reportRepeatedCall(runtime, head, times);
-  const gated = bindToolCall(runtime, head, checked.tool, checked.args);
+  const gated = bindToolCall(runtime, head, checked.tool, checked.args, canonicalArguments);
   try {
     return await gateAndRun(runtime, gated, mode);
   } finally {

@@ -1,5 +1,8 @@
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
+
+/** Node's one-shot `crypto.hash` (Node ≥ 20.12, about twice as fast for short texts); undefined before. */
+const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 /**
  * The sha256 (hex) of a value's canonical JSON: the identity of a set of
@@ -13,11 +16,14 @@ export function argumentsHash(value: unknown): string {
 }
 
 /**
- * The sha256 (hex) of a text, e.g. a bearer token compared by hash.
+ * The sha256 (hex) of a text, e.g. a bearer token compared by hash, or the
+ * canonical JSON of arguments already serialised (`sha256Hex(canonicalJson(args))`
+ * is `argumentsHash(args)`).
  *
  * @example
  * sha256Hex('abc'); // 'ba7816bf…'
  */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  if (oneShotHash !== undefined) return oneShotHash('sha256', text, 'hex');
+  return nodeCrypto.createHash('sha256').update(text).digest('hex');
 }

@@ -133,4 +133,57 @@ export const gateMigrations: readonly Migration[] = [
       CREATE INDEX audit_by_run_tool ON audit_log (run_id, tool);
     `,
   },
+  {
+    version: 15,
+    name: 'audit_log_lean_append',
+    // An append was the costliest write of a gated call. The log is rebuilt, every row and its audit_id kept:
+    // - without AUTOINCREMENT (no sqlite_sequence write per row): the triggers refuse DELETE and UPDATE, so
+    //   the largest rowid never goes away and a plain INTEGER PRIMARY KEY still only grows;
+    // - with audit_by_call (run_id, tool_call_id) and audit_by_run_tool (run_id, tool) merged into one index
+    //   on (run_id, tool, tool_call_id): a run's calls, of one tool, by id, are all still found through it.
+    // The triggers go with the old table and are created again on the new one.
+    sql: `
+      CREATE TABLE audit_log_rebuilt (
+        audit_id       INTEGER PRIMARY KEY,
+        at             INTEGER NOT NULL,
+        session_id     TEXT,
+        run_id         TEXT NOT NULL,
+        step           INTEGER NOT NULL,
+        tool_call_id   TEXT NOT NULL,
+        tool           TEXT NOT NULL,
+        side_effect    TEXT NOT NULL CHECK (side_effect IN ('read', 'reversible', 'irreversible')),
+        arguments_hash TEXT NOT NULL,
+        arguments      TEXT NOT NULL,
+        decision       TEXT NOT NULL
+                       CHECK (decision IN ('allowed', 'auto_approved', 'approved', 'rejected', 'denied')),
+        rule           TEXT,
+        approver       TEXT,
+        outcome        TEXT NOT NULL,
+        duration_ms    REAL NOT NULL,
+        tenant_id      TEXT,
+        user_id        TEXT,
+        replay_of_run_id       TEXT,
+        replay_of_tool_call_id TEXT
+      );
+      INSERT INTO audit_log_rebuilt (audit_id, at, session_id, run_id, step, tool_call_id, tool, side_effect,
+        arguments_hash, arguments, decision, rule, approver, outcome, duration_ms, tenant_id, user_id,
+        replay_of_run_id, replay_of_tool_call_id)
+      SELECT audit_id, at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
+        decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id
+      FROM audit_log ORDER BY audit_id;
+      DROP TABLE audit_log;
+      ALTER TABLE audit_log_rebuilt RENAME TO audit_log;
+      CREATE INDEX audit_by_session ON audit_log (session_id, audit_id);
+      CREATE INDEX audit_by_run_tool_call ON audit_log (run_id, tool, tool_call_id);
+      CREATE INDEX audit_by_principal_tool ON audit_log (tenant_id, user_id, tool, at);
+      CREATE TRIGGER audit_log_refuses_update BEFORE UPDATE ON audit_log
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_log is append-only: rows cannot be updated');
+      END;
+      CREATE TRIGGER audit_log_refuses_delete BEFORE DELETE ON audit_log
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_log is append-only: rows cannot be deleted');
+      END;
+    `,
+  },
 ];

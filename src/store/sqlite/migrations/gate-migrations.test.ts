@@ -1,0 +1,113 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../../gate/audit-log.js';
+import { SqliteAuditLog } from '../sqlite-audit-log.js';
+import { migrate } from '../sqlite-store.js';
+import { migrations } from './index.js';
+
+const entry = (toolCallId: string, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
+  at: 1_000,
+  sessionId: 'session-1',
+  runId: 'run-1',
+  step: 1,
+  toolCallId,
+  tool: 'send_payment',
+  sideEffect: 'irreversible',
+  argumentsHash: 'hash',
+  arguments: { amount_cents: 5_000 },
+  decision: 'approved',
+  rule: 'large_payment',
+  approver: 'ops@example.com',
+  outcome: 'ok',
+  durationMs: 1.5,
+  tenantId: 'tenant-1',
+  userId: 'user-1',
+  ...overrides,
+});
+
+/** A database migrated to version 14 (the audit log as it was), with three rows appended. */
+function databaseAtVersion14() {
+  const database = new Database(':memory:');
+  migrate(
+    database,
+    migrations.filter((migration) => migration.version <= 14),
+  );
+  const audit = new SqliteAuditLog({ database });
+  audit.append(entry('call_1'));
+  audit.append(entry('call_2', { decision: 'allowed', rule: undefined, approver: undefined, sessionId: undefined }));
+  audit.append(entry('call_3', { outcome: 'replayed:ok', replayOf: { runId: 'run-0', toolCallId: 'call_0' } }));
+  return { database, audit, before: audit.listAudit() };
+}
+
+describe('gate migration 15 (audit_log_lean_append)', () => {
+  it('keeps every row and its audit_id, and new rows still follow the last one', () => {
+    const { database, audit, before } = databaseAtVersion14();
+    expect(before.map((row) => row.auditId)).toEqual([1, 2, 3]);
+    migrate(database, migrations);
+    expect(audit.listAudit()).toEqual(before);
+    audit.append(entry('call_4'));
+    expect(audit.listAudit().map((row) => row.auditId)).toEqual([1, 2, 3, 4]);
+    expect(audit.listAudit({ runId: 'run-1', toolCallId: 'call_3' })).toEqual([before[2]]);
+    expect(audit.findCalls({ tool: 'send_payment', runId: 'run-1' }).map((call) => call.toolCallId)).toEqual([
+      'call_1',
+      'call_2',
+      'call_4',
+    ]);
+    const sql = (database.prepare("SELECT sql FROM sqlite_master WHERE name = 'audit_log'").get() as { sql: string })
+      .sql;
+    expect(sql).not.toMatch(/AUTOINCREMENT/i);
+    database.close();
+  });
+
+  it('still refuses DELETE and UPDATE after the rebuild', () => {
+    const { database } = databaseAtVersion14();
+    migrate(database, migrations);
+    expect(() => database.prepare('DELETE FROM audit_log').run()).toThrow(/append-only: rows cannot be deleted/);
+    expect(() => database.prepare("UPDATE audit_log SET outcome = 'ok'").run()).toThrow(
+      /append-only: rows cannot be updated/,
+    );
+    expect(() => database.prepare('DELETE FROM audit_log WHERE audit_id = 3').run()).toThrow(/append-only/);
+    expect((database.prepare('SELECT COUNT(*) AS count FROM audit_log').get() as { count: number }).count).toBe(3);
+    database.close();
+  });
+
+  it('serves every filtered query of SqliteAuditLog through an index', () => {
+    const database = new Database(':memory:');
+    migrate(database, migrations);
+    const prepared: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((source: string) => {
+      prepared.push(source);
+      return prepare(source);
+    }) as typeof database.prepare;
+    const audit = new SqliteAuditLog({ database });
+    audit.listAudit({ sessionId: 'session-1' });
+    audit.listAudit({ runId: 'run-1' });
+    audit.listAudit({ runId: 'run-1', toolCallId: 'call_1' });
+    audit.listAudit({ sessionId: 'session-1', limit: 10 });
+    audit.findCalls({ tool: 'send_payment' });
+    audit.findCalls({ tool: 'send_payment', runId: 'run-1' });
+    audit.findCalls({ tool: 'send_payment', sessionId: 'session-1' });
+    audit.findCalls({ tool: 'send_payment', tenantId: 'tenant-1', userId: 'user-1' });
+    audit.findCalls({ tool: 'send_payment', tenantId: 'tenant-1', userId: 'user-1', since: 500 });
+    audit.findCalls({ tool: 'send_payment', runId: 'run-1', tenantId: 'tenant-1', userId: 'user-1', since: 500 });
+    const selects = prepared.filter((source) => source.trimStart().startsWith('SELECT'));
+    expect(selects).toHaveLength(10);
+    const plans = selects.map((source) => ({
+      source,
+      plan: (
+        prepare(`EXPLAIN QUERY PLAN ${source}`).all(...(source.match(/\?/g) ?? []).map(() => null)) as {
+          detail: string;
+        }[]
+      ).map((row) => row.detail),
+    }));
+    for (const { source, plan } of plans) {
+      const scans = plan.filter((detail) => /^SCAN audit_log\b/.test(detail) && !/USING/.test(detail));
+      // findCalls by tool alone has no run, session or principal to narrow it: it reads the log in order.
+      if (/^SELECT \* FROM audit_log WHERE tool = \? AND outcome = 'ok' AND decision IN \([?, ]+\) ORDER/.test(source))
+        continue;
+      expect({ source, scans }).toEqual({ source, scans: [] });
+    }
+    database.close();
+  });
+});
