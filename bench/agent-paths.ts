@@ -13,7 +13,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateText, stepCountIs, tool } from 'ai';
-import { MockLanguageModelV2 } from 'ai/test';
 import { z } from 'zod';
 import {
   type AssistantMessage,
@@ -27,10 +26,10 @@ import {
   runSession,
   ToolRegistry,
 } from '../src/index.js';
-// The SQLite backend by file: its entry point is being settled (the mover rewrites these paths).
 import { SqliteAuditLog } from '../src/store/sqlite/sqlite-audit-log.js';
 import { SqliteSessionStore } from '../src/store/sqlite/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { aiSdkTaskModel, orderId } from './ai-sdk-task-model.js';
 
 export type PathName =
   | 'ai_sdk'
@@ -47,8 +46,6 @@ export const pathLabels: Record<PathName, string> = {
   arbiter_durable: 'arbiter runSession, SQLite file, commit per step, gate + audit',
   arbiter_durable_context: '  same + ContextManager (128k window)',
 };
-
-export const orderId = (step: number): string => `SO2026${String(step).padStart(4, '0')}`;
 
 /** The read-only tool's answer: the same object, so the same size, for both runtimes. */
 export const orderResult = (id: string) => ({
@@ -156,30 +153,7 @@ function aiSdkPath(): Path {
         stamps,
         run: async () => {
           stamps.length = 0;
-          let step = 0;
-          const model = new MockLanguageModelV2({
-            doGenerate: async () => {
-              stamps.push(process.hrtime.bigint());
-              step += 1;
-              const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
-              if (step < steps) {
-                return {
-                  content: [
-                    {
-                      type: 'tool-call',
-                      toolCallId: `call_${step}`,
-                      toolName: 'query_order',
-                      input: `{"order_id":"${orderId(step)}"}`,
-                    },
-                  ],
-                  finishReason: 'tool-calls',
-                  usage,
-                  warnings: [],
-                };
-              }
-              return { content: [{ type: 'text', text: 'done' }], finishReason: 'stop', usage, warnings: [] };
-            },
-          });
+          const model = aiSdkTaskModel(steps, () => stamps.push(process.hrtime.bigint()));
           const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(steps + 1) });
           if (result.steps.length !== steps) throw new Error(`AI SDK task ended after ${result.steps.length} steps`);
         },

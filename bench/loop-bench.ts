@@ -4,7 +4,6 @@
  * no-op tool, then an answer) on a zero-latency model, in one process.
  */
 import { generateText, stepCountIs, tool } from 'ai';
-import { MockLanguageModelV2 } from 'ai/test';
 import { z } from 'zod';
 import type { AssistantMessage } from '../src/core/chat-message.js';
 import { EventBus } from '../src/events/event-bus.js';
@@ -12,10 +11,10 @@ import { runAgent } from '../src/loop/run-agent.js';
 import type { Model } from '../src/models/model.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
+import { aiSdkTaskModel, orderId } from './ai-sdk-task-model.js';
 import { formatMicroseconds, isMainModule, measure } from './measure.js';
 
 const steps = 20;
-const orderId = (step: number) => `SO2026${String(step).padStart(4, '0')}`;
 
 function arbiterTask() {
   const registry = new ToolRegistry().register(
@@ -90,29 +89,7 @@ function aiSdkTask() {
     }),
   };
   return async () => {
-    let step = 0;
-    const model = new MockLanguageModelV2({
-      doGenerate: async () => {
-        step += 1;
-        const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
-        if (step < steps) {
-          return {
-            content: [
-              {
-                type: 'tool-call',
-                toolCallId: `call_${step}`,
-                toolName: 'query_order',
-                input: `{"order_id":"${orderId(step)}"}`,
-              },
-            ],
-            finishReason: 'tool-calls',
-            usage,
-            warnings: [],
-          };
-        }
-        return { content: [{ type: 'text', text: 'done' }], finishReason: 'stop', usage, warnings: [] };
-      },
-    });
+    const model = aiSdkTaskModel(steps);
     const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(steps + 1) });
     if (result.steps.length !== steps) throw new Error(`AI SDK task ended after ${result.steps.length} steps`);
   };
