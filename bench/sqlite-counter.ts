@@ -92,9 +92,16 @@ export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () =>
   };
   for (const method of ['get', 'all', 'iterate'] as const) {
     statementPrototype[method] = function read(this: StatementLike, ...parameters: unknown[]) {
-      counts.reads += 1;
       const sql = shortSql(this.source);
-      counts.readsBySql[sql] = (counts.readsBySql[sql] ?? 0) + 1;
+      // A write with RETURNING is run through get(): count it as the write it is.
+      if (/^(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)) {
+        counts.writes += 1;
+        counts.writesBySql[sql] = (counts.writesBySql[sql] ?? 0) + 1;
+        if (!this.database.inTransaction) counts.autocommitWrites += 1;
+      } else {
+        counts.reads += 1;
+        counts.readsBySql[sql] = (counts.readsBySql[sql] ?? 0) + 1;
+      }
       return originals[method].apply(this, parameters);
     };
   }

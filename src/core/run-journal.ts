@@ -9,6 +9,14 @@ export interface RecordedToolResult {
   /** The tool message content the model gets. */
   readonly content: string;
   readonly outcome: ToolOutcome;
+  /**
+   * Running the call again after a crash is harmless: it changes nothing
+   * (a `read`) and so does every other call of its batch. A journal may
+   * then make the result durable with its next commit instead of at once
+   * (a crash in between runs the call again); it still answers
+   * `findToolResult` with it.
+   */
+  readonly rerunnable?: boolean;
 }
 
 /** What one step changed: the messages it appended and the counters after it. */
@@ -22,6 +30,13 @@ export interface StepCommit {
   readonly cost?: number;
   /** The seq of the run's last event, so a resumed run continues the numbering. */
   readonly lastSeq?: number;
+  /**
+   * The messages only answer calls that are `rerunnable`: a journal may
+   * write this commit with its next one instead of at once (a crash in
+   * between runs those calls again, and nothing that cost money or changed
+   * anything is lost).
+   */
+  readonly rerunnable?: boolean;
 }
 
 /**

@@ -53,5 +53,12 @@ export interface OriginalCall {
  * await audit.append(entry);
  */
 export interface AuditLog {
+  /**
+   * Records an entry. A log may let the entry of a call that changed
+   * nothing (a `read` let through) wait and commit with later writes; it
+   * commits every other entry before the returned promise settles.
+   */
   append(entry: AuditEntry): Promise<void> | void;
+  /** Commits every entry still waiting; the loop calls it before a run ends. */
+  flush?(): Promise<void> | void;
 }

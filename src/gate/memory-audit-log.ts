@@ -27,6 +27,10 @@ export class MemoryAuditLog implements AuditLog, CallHistorySource {
     return this.#forwardTo?.append(entry);
   }
 
+  flush(): Promise<void> | void {
+    return this.#forwardTo?.flush?.();
+  }
+
   findCalls(filter: CallHistoryFilter): readonly PastCall[] {
     const decisions = filter.decisions ?? executed;
     return this.#entries

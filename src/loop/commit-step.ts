@@ -5,7 +5,9 @@ import { totalUsage } from './total-usage.js';
 
 /**
  * Appends messages to the conversation and commits them to the journal
- * with the run's counters, so a restart continues from here.
+ * with the run's counters, so a restart continues from here. With
+ * `rerunnable` (the messages only answer calls that changed nothing) the
+ * journal may write them with its next commit.
  *
  * @example
  * await commitStep(runtime, progress, [assistantMessage]);
@@ -14,6 +16,7 @@ export async function commitStep(
   runtime: RunRuntime,
   progress: RunProgress,
   messages: readonly ChatMessage[],
+  { rerunnable = false }: { rerunnable?: boolean } = {},
 ): Promise<void> {
   progress.conversation.push(...messages);
   await runtime.journal.commitStep({
@@ -24,5 +27,6 @@ export async function commitStep(
     usage: totalUsage(progress),
     cost: progress.cost,
     lastSeq: runtime.emitter.lastSeq,
+    ...(rerunnable ? { rerunnable } : {}),
   });
 }

@@ -6,13 +6,19 @@ import type { RunRuntime } from './run-runtime.js';
 import { totalUsage } from './total-usage.js';
 
 /**
- * Ends the run with a stop reason: `run:end` with its counters (and cost,
- * when the run is priced), then the result.
+ * Ends the run with a stop reason: commits the audit entries still waiting
+ * (a failure there is the run's: it throws), then `run:end` with its
+ * counters (and cost, when the run is priced), then the result.
  *
  * @example
- * if (calls.length === 0) return finishRun(runtime, progress, 'completed');
+ * if (calls.length === 0) return await finishRun(runtime, progress, 'completed');
  */
-export function finishRun(runtime: RunRuntime, progress: RunProgress, stopReason: StopReason): RunResult {
+export async function finishRun(
+  runtime: RunRuntime,
+  progress: RunProgress,
+  stopReason: StopReason,
+): Promise<RunResult> {
+  await runtime.audit?.flush?.();
   const durationMs = performance.now() - progress.startedAt;
   runtime.emitter.emit({
     type: 'run:end',

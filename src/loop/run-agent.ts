@@ -145,27 +145,27 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   try {
     // A run that crashed after committing its answer but before it was marked ended is already complete.
     if (options.resume !== undefined && endsWithAnswer(progress.conversation)) {
-      return finishRun(runtime, progress, 'completed');
+      return await finishRun(runtime, progress, 'completed');
     }
     if (options.resume !== undefined) await replayBrakes(runtime, options.tools, progress.conversation);
     const unanswered = unansweredCalls(progress.conversation);
     if (unanswered.length > 0) {
       const stop = await settleBatch(runtime, progress, unanswered, mountTools(options, Math.max(progress.steps, 1)));
-      if (stop !== undefined) return finishRun(runtime, progress, stop);
+      if (stop !== undefined) return await finishRun(runtime, progress, stop);
     }
     for (;;) {
       const before = control.reason ?? budgetStop(runtime, progress);
-      if (before !== undefined) return finishRun(runtime, progress, before);
+      if (before !== undefined) return await finishRun(runtime, progress, before);
       progress.steps += 1;
       const tools = mountTools(options, progress.steps);
       let calls: readonly ToolCall[];
       try {
         calls = (await takeModelTurn(runtime, progress, tools)).message.tool_calls ?? [];
       } catch (error) {
-        if (control.reason !== undefined) return finishRun(runtime, progress, control.reason);
+        if (control.reason !== undefined) return await finishRun(runtime, progress, control.reason);
         throw error;
       }
-      if (calls.length === 0) return finishRun(runtime, progress, 'completed');
+      if (calls.length === 0) return await finishRun(runtime, progress, 'completed');
       const spent = spentBudget(runtime, progress);
       if (spent !== undefined) {
         const skipped = texts.skipped({ reason: spent });
@@ -174,10 +174,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
           progress,
           calls.map((call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: skipped })),
         );
-        return finishRun(runtime, progress, spent);
+        return await finishRun(runtime, progress, spent);
       }
       const stop = await settleBatch(runtime, progress, calls, tools);
-      if (stop !== undefined) return finishRun(runtime, progress, stop);
+      if (stop !== undefined) return await finishRun(runtime, progress, stop);
     }
   } catch (error) {
     return failRun(runtime, progress, error);

@@ -30,3 +30,52 @@ describe('runBatch', () => {
     runtime.control.dispose();
   });
 });
+
+describe('runBatch and the journal', () => {
+  it('marks the results and the batch rerunnable only when every call of the batch is a read', async () => {
+    const recorded: { toolCallId: string; rerunnable?: boolean }[] = [];
+    const journal = {
+      findToolResult: () => undefined,
+      recordToolResult: (_runId: string, result: { toolCallId: string; rerunnable?: boolean }) => {
+        recorded.push({ toolCallId: result.toolCallId, ...(result.rerunnable ? { rerunnable: true } : {}) });
+      },
+      commitStep: () => {},
+    };
+    const { runtime, registry } = testRuntime({ journal });
+    const reads = await runBatch(
+      runtime,
+      registry,
+      [toolCall('c1', 'query_order', { order_id: 'SO20260901' }), toolCall('c2', 'query_order', { order_id: 'x' })],
+      1,
+    );
+    expect(reads.rerunnable).toBe(true);
+    // Reads run concurrently: the invalid one is answered first.
+    expect(recorded.sort((left, right) => left.toolCallId.localeCompare(right.toolCallId))).toEqual([
+      { toolCallId: 'c1', rerunnable: true },
+      { toolCallId: 'c2', rerunnable: true },
+    ]);
+    runtime.control.dispose();
+
+    recorded.length = 0;
+    const write = {
+      ...registry.get('query_order')?.definition,
+      name: 'cancel_order',
+      description: 'Cancel one order.',
+      sideEffect: 'reversible' as const,
+    };
+    const mixed = testRuntime({ journal });
+    mixed.registry.register(write as Parameters<typeof mixed.registry.register>[0]);
+    const batch = await runBatch(
+      mixed.runtime,
+      mixed.registry,
+      [
+        toolCall('c3', 'query_order', { order_id: 'SO20260901' }),
+        toolCall('c4', 'cancel_order', { order_id: 'SO20260901' }),
+      ],
+      1,
+    );
+    expect(batch.rerunnable).toBe(false);
+    expect(recorded.map((entry) => entry.rerunnable ?? false)).toEqual([false, false]);
+    mixed.runtime.control.dispose();
+  });
+});

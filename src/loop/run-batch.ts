@@ -12,6 +12,8 @@ export interface BatchResult {
   readonly stop: StopReason | undefined;
   /** An infrastructure failure; `messages` still answers every call. */
   readonly failure?: unknown;
+  /** Every call of the batch changes nothing (`read`): running it again after a crash is harmless. */
+  readonly rerunnable: boolean;
 }
 
 /**
@@ -25,7 +27,9 @@ export interface BatchResult {
  * for approval, no message is returned and the batch stops with
  * `awaiting_approval`; results known so far stay in the journal for the
  * resumed run. An infrastructure failure answers every call and is
- * returned as `failure`.
+ * returned as `failure`. In a batch of `read` calls only, results are
+ * recorded as `rerunnable`: a crash before the batch commits runs them
+ * again, which changes nothing.
  *
  * @example
  * const { messages, stop } = await runBatch(runtime, tools, calls, step);
@@ -41,10 +45,12 @@ export async function runBatch(
   const pending = new Set<string>();
   let stop: StopReason | undefined;
   let failure: unknown;
+  const groups = groupCalls(calls, tools);
+  const rerunnable = groups.every((group) => group.parallel);
 
   const answer = async (result: RecordedToolResult) => {
     contents.set(result.toolCallId, result.content);
-    await journal.recordToolResult(runId, result);
+    await journal.recordToolResult(runId, rerunnable ? { ...result, rerunnable } : result);
   };
 
   const runOne = async (call: ToolCall): Promise<void> => {
@@ -77,7 +83,7 @@ export async function runBatch(
     if (report.brake !== undefined) stop ??= report.brake;
   };
 
-  for (const group of groupCalls(calls, tools)) {
+  for (const group of groups) {
     stop ??= control.reason;
     if (stop !== undefined || failure !== undefined) break;
     const limit = group.parallel ? runtime.maxParallelReads : 1;
@@ -98,7 +104,7 @@ export async function runBatch(
   }
 
   if (failure === undefined && stop === undefined && pending.size > 0) {
-    return { messages: [], stop: 'awaiting_approval' };
+    return { messages: [], stop: 'awaiting_approval', rerunnable };
   }
   const reason = failure === undefined ? stop : 'error';
   const messages: ToolMessage[] = [];
@@ -112,12 +118,13 @@ export async function runBatch(
           tool: call.function.name,
           content,
           outcome: { ok: false, error: { code: 'not_run', retryable: false, message: content } },
+          ...(rerunnable ? { rerunnable } : {}),
         });
       }
     }
     messages.push({ role: 'tool', tool_call_id: call.id, content });
   }
-  return failure === undefined ? { messages, stop } : { messages, stop: 'error', failure };
+  return failure === undefined ? { messages, stop, rerunnable } : { messages, stop: 'error', failure, rerunnable };
 }
 
 function groupCalls(calls: readonly ToolCall[], tools: ToolSet): { parallel: boolean; calls: ToolCall[] }[] {

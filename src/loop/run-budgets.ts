@@ -8,7 +8,7 @@ import type { RunRuntime } from './run-runtime.js';
  *
  * @example
  * const stop = budgetStop(runtime, progress);
- * if (stop !== undefined) return finishRun(runtime, progress, stop);
+ * if (stop !== undefined) return await finishRun(runtime, progress, stop);
  */
 export function budgetStop(runtime: RunRuntime, progress: RunProgress): StopReason | undefined {
   if (progress.steps >= runtime.maxSteps) return 'max_steps';

@@ -20,7 +20,7 @@ const emptyToolSet: ToolSet = { names: [], specs: [], get: () => undefined };
  *
  * @example
  * const stop = await settleBatch(runtime, progress, calls, tools);
- * if (stop !== undefined) return finishRun(runtime, progress, stop);
+ * if (stop !== undefined) return await finishRun(runtime, progress, stop);
  */
 export async function settleBatch(
   runtime: RunRuntime,
@@ -31,7 +31,7 @@ export async function settleBatch(
   const { control, texts } = runtime;
   const batch = await runBatch(runtime, tools, calls, progress.steps);
   if (batch.stop === 'awaiting_approval') return batch.stop;
-  await commitStep(runtime, progress, batch.messages);
+  await commitStep(runtime, progress, batch.messages, { rerunnable: batch.rerunnable && batch.failure === undefined });
   if (batch.failure !== undefined) throw batch.failure;
   if (batch.stop === 'repeated_call' && control.reason === undefined && budgetStop(runtime, progress) === undefined) {
     progress.steps += 1;

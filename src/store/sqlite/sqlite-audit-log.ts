@@ -3,6 +3,7 @@ import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall }
 import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import type { SideEffect } from '../../tools/tool-types.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
@@ -44,6 +45,13 @@ interface AuditRow {
  * the `CallHistorySource` rules read `context.history` from (indexed by
  * principal, tool and time, and by run).
  *
+ * The row of a call that changes nothing (a `read` let through) waits for
+ * the connection's next transaction (`PendingWrites`): it commits with the
+ * step that puts the call's answer into a durable session, and otherwise
+ * when the event loop next turns or the log is read (`findCalls`,
+ * `listAudit`, `flush`). Any other row commits before `append` returns,
+ * together with the rows waiting before it.
+ *
  * @example
  * const audit = new SqliteAuditLog({ database: store.database });
  * await runAgent({ model, tools, messages, audit });
@@ -51,7 +59,14 @@ interface AuditRow {
  */
 export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #statement: PreparedStatements;
+  readonly #pending: PendingWrites;
   readonly #busyWaitMs: number;
+  /** Rows of calls that changed nothing, waiting for the connection's next transaction, oldest first. */
+  readonly #waiting: RowValues[] = [];
+  /** Whether a queued write will insert `#waiting`. */
+  #queued = false;
+  /** Waiting rows that could not be written: thrown by the next append or flush. */
+  #failure: unknown;
 
   constructor({
     database,
@@ -66,43 +81,65 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     busyWaitMs?: number;
   }) {
     this.#statement = preparedStatements(database);
+    this.#pending = pendingWrites(database);
     this.#busyWaitMs = busyWaitMs;
   }
 
   append(entry: AuditEntry): void | Promise<void> {
-    if (this.#busyWaitMs === 0) {
-      this.#write(entry);
-      return;
+    this.#throwFailure();
+    const row = toRowValues(entry);
+    if (entry.sideEffect !== 'read' || !executed.includes(entry.decision as ExecutedDecision)) {
+      return this.#commit(() => this.#insert([row]));
     }
-    return retryWhileBusy({ operation: 'audit', waitMs: this.#busyWaitMs, write: () => this.#write(entry) });
+    this.#waiting.push(row);
+    if (this.#queued) return;
+    this.#queued = true;
+    // One queued write inserts every row waiting when it runs, and forgets them only once they committed.
+    let written = 0;
+    this.#pending.add({
+      write: () => {
+        written = this.#waiting.length;
+        this.#insert(this.#waiting);
+      },
+      settled: (committed) => {
+        if (!committed) return;
+        this.#waiting.splice(0, written);
+        this.#queued = false;
+      },
+      fail: (error) => {
+        this.#waiting.length = 0;
+        this.#queued = false;
+        this.#failure ??= error;
+      },
+    });
   }
 
-  #write(entry: AuditEntry): void {
-    this.#statement(
-      `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-         decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
-       VALUES (@at, @sessionId, @runId, @step, @toolCallId, @tool, @sideEffect, @argumentsHash, @arguments,
-         @decision, @rule, @approver, @outcome, @durationMs, @tenantId, @userId, @replayOfRunId, @replayOfToolCallId)`,
-    ).run({
-      at: entry.at,
-      sessionId: entry.sessionId ?? null,
-      runId: entry.runId,
-      step: entry.step,
-      toolCallId: entry.toolCallId,
-      tool: entry.tool,
-      sideEffect: entry.sideEffect,
-      argumentsHash: entry.argumentsHash,
-      arguments: JSON.stringify(entry.arguments),
-      decision: entry.decision,
-      rule: entry.rule ?? null,
-      approver: entry.approver ?? null,
-      outcome: entry.outcome,
-      durationMs: entry.durationMs,
-      tenantId: entry.tenantId ?? null,
-      userId: entry.userId ?? null,
-      replayOfRunId: entry.replayOf?.runId ?? null,
-      replayOfToolCallId: entry.replayOf?.toolCallId ?? null,
-    });
+  /** Commits every row still waiting for a transaction. */
+  flush(): void | Promise<void> {
+    this.#throwFailure();
+    if (this.#pending.size === 0) return;
+    return this.#commit(() => undefined);
+  }
+
+  #commit(write: () => void): void | Promise<void> {
+    const inTransaction = () => this.#pending.transaction(write);
+    if (this.#busyWaitMs === 0) return inTransaction();
+    return retryWhileBusy({ operation: 'audit', waitMs: this.#busyWaitMs, write: inTransaction });
+  }
+
+  #throwFailure(): void {
+    if (this.#failure === undefined) return;
+    const failure = this.#failure;
+    this.#failure = undefined;
+    throw failure;
+  }
+
+  /** Inserts rows with as few statements as it can: up to `rowsPerInsert` rows each. */
+  #insert(rows: readonly RowValues[]): void {
+    for (let start = 0; start < rows.length; start += rowsPerInsert) {
+      const chunk = rows.slice(start, start + rowsPerInsert);
+      this.#statement(insertSql(chunk.length)).run(chunk.flat());
+    }
   }
 
   /**
@@ -110,6 +147,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
    * first, narrowed by run, session, principal, time and decision.
    */
   findCalls({ tool, runId, sessionId, tenantId, userId, since, decisions = executed }: CallHistoryFilter): PastCall[] {
+    this.#pending.flush();
     const clauses = ['tool = ?', "outcome = 'ok'", `decision IN (${decisions.map(() => '?').join(', ')})`];
     const values: (string | number | null)[] = [tool, ...decisions];
     for (const [clause, value] of [
@@ -150,6 +188,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     toolCallId?: string;
     limit?: number;
   } = {}): readonly AuditRecord[] {
+    this.#pending.flush();
     const clauses: string[] = [];
     const values: (string | number)[] = [];
     for (const [column, value] of [
@@ -169,6 +208,53 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     ) as AuditRow[];
     return rows.map(toRecord);
   }
+}
+
+/** An audit row's values, in the order of `columns`. */
+type RowValues = (string | number | null)[];
+
+const columns =
+  'at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision, rule, approver, ' +
+  'outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id';
+/** 32 rows of 18 values: far below SQLite's limit of bound values per statement. */
+const rowsPerInsert = 32;
+const rowPlaceholders = `(${columns
+  .split(',')
+  .map(() => '?')
+  .join(', ')})`;
+const insertSqlByCount = new Map<number, string>();
+
+function insertSql(count: number): string {
+  let sql = insertSqlByCount.get(count);
+  if (sql === undefined) {
+    sql = `INSERT INTO audit_log (${columns}) VALUES ${Array.from({ length: count }, () => rowPlaceholders).join(', ')}`;
+    insertSqlByCount.set(count, sql);
+  }
+  return sql;
+}
+
+/** The row as it is written, taken when the entry is appended (later changes to `entry` are not recorded). */
+function toRowValues(entry: AuditEntry): RowValues {
+  return [
+    entry.at,
+    entry.sessionId ?? null,
+    entry.runId,
+    entry.step,
+    entry.toolCallId,
+    entry.tool,
+    entry.sideEffect,
+    entry.argumentsHash,
+    JSON.stringify(entry.arguments),
+    entry.decision,
+    entry.rule ?? null,
+    entry.approver ?? null,
+    entry.outcome,
+    entry.durationMs,
+    entry.tenantId ?? null,
+    entry.userId ?? null,
+    entry.replayOf?.runId ?? null,
+    entry.replayOf?.toolCallId ?? null,
+  ];
 }
 
 function toRecord(row: AuditRow): AuditRecord {

@@ -12,6 +12,7 @@ import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import { forkPointError } from '../fork-point-error.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
+import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
 
@@ -27,6 +28,13 @@ const versionConflicts = new WeakSet<object>();
  */
 const touch =
   'version = version + 1, updated_at = @now, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE @now + ttl_ms END';
+/**
+ * The same for a session without a TTL: `expires_at` stays out of the SET
+ * list, because SQLite rewrites the entries of every index on a column a
+ * statement sets, changed or not, and each page touched is one more page
+ * the commit writes.
+ */
+const touchWithoutTtl = 'version = version + 1, updated_at = @now';
 
 /**
  * Sessions in arbiter's SQLite store. Writes run in `BEGIN IMMEDIATE`
@@ -51,6 +59,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #busyWaitMs: number;
   readonly #runBusyWaitMs: number;
   readonly #statement: PreparedStatements;
+  readonly #pending: PendingWrites;
   #conflictRetries = 0;
 
   constructor({
@@ -68,6 +77,7 @@ export class SqliteSessionStore implements SessionStore {
   }) {
     this.#database = database;
     this.#statement = preparedStatements(database);
+    this.#pending = pendingWrites(database);
     this.#now = now;
     this.#busyWaitMs = busyWaitMs;
     this.#runBusyWaitMs = runBusyWaitMs;
@@ -91,18 +101,20 @@ export class SqliteSessionStore implements SessionStore {
   } = {}): Promise<Session> {
     const now = this.#now();
     await this.#whenFree('create', () =>
-      this.#statement(
-        `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        sessionId,
-        principal?.tenantId ?? null,
-        principal?.userId ?? null,
-        JSON.stringify(slots),
-        now,
-        now,
-        ttlMs === undefined ? null : now + ttlMs,
-        ttlMs ?? null,
+      this.#pending.transaction(() =>
+        this.#statement(
+          `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          sessionId,
+          principal?.tenantId ?? null,
+          principal?.userId ?? null,
+          JSON.stringify(slots),
+          now,
+          now,
+          ttlMs === undefined ? null : now + ttlMs,
+          ttlMs ?? null,
+        ),
       ),
     );
     return this.#loadNow(sessionId) as Session;
@@ -121,6 +133,7 @@ export class SqliteSessionStore implements SessionStore {
     tenantId?: string;
     userId?: string;
   } = {}): Promise<readonly SessionSummary[]> {
+    this.#pending.flush();
     const rows = this.#statement(
       `SELECT * FROM sessions WHERE (@tenantId IS NULL OR tenant_id = @tenantId) AND (@userId IS NULL OR user_id = @userId)
        ORDER BY updated_at DESC, session_id LIMIT @limit`,
@@ -181,6 +194,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined> {
+    this.#pending.flush();
     const row = this.#row(sessionId);
     return row === undefined ? undefined : (JSON.parse(row.slots) as Record<string, unknown>);
   }
@@ -197,40 +211,38 @@ export class SqliteSessionStore implements SessionStore {
     ttlMs?: number;
   }): Promise<Session> {
     await this.#whenFree('fork', () =>
-      this.#database
-        .transaction(() => {
-          const row = this.#existing(sessionId);
-          const messages = this.#messages(sessionId);
-          const cut = atMessage ?? messages.length;
-          if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
-          const now = this.#now();
-          const keep = ttlMs ?? row.ttl_ms ?? undefined;
-          // The copy is made from the stored JSON: the fork shares no object with the original.
-          this.#statement(
-            `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
+      this.#pending.transaction(() => {
+        const row = this.#existing(sessionId);
+        const messages = this.#messages(sessionId);
+        const cut = atMessage ?? messages.length;
+        if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
+        const now = this.#now();
+        const keep = ttlMs ?? row.ttl_ms ?? undefined;
+        // The copy is made from the stored JSON: the fork shares no object with the original.
+        this.#statement(
+          `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
              created_at, updated_at, expires_at, ttl_ms, run_locale, run_model)
            VALUES (@id, @tenantId, @userId, @slots, @count, @from, @at, @now, @now, @expiresAt, @ttlMs, @locale, @model)`,
-          ).run({
-            id: newSessionId,
-            tenantId: row.tenant_id,
-            userId: row.user_id,
-            locale: row.run_locale,
-            model: row.run_model,
-            slots: row.slots,
-            count: cut,
-            from: sessionId,
-            at: cut,
-            now,
-            expiresAt: keep === undefined ? null : now + keep,
-            ttlMs: keep ?? null,
-          });
-          this.#statement(
-            `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
+        ).run({
+          id: newSessionId,
+          tenantId: row.tenant_id,
+          userId: row.user_id,
+          locale: row.run_locale,
+          model: row.run_model,
+          slots: row.slots,
+          count: cut,
+          from: sessionId,
+          at: cut,
+          now,
+          expiresAt: keep === undefined ? null : now + keep,
+          ttlMs: keep ?? null,
+        });
+        this.#statement(
+          `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
            SELECT @id, position, NULL, message, @now FROM session_messages
            WHERE session_id = @from AND position < @count ORDER BY position`,
-          ).run({ id: newSessionId, from: sessionId, count: cut, now });
-        })
-        .immediate(),
+        ).run({ id: newSessionId, from: sessionId, count: cut, now });
+      }),
     );
     return this.#loadNow(newSessionId) as Session;
   }
@@ -245,24 +257,22 @@ export class SqliteSessionStore implements SessionStore {
     const now = this.#now();
     const before = olderThanDays === undefined ? null : now - olderThanDays * dayMs;
     return this.#whenFree('purge', () =>
-      this.#database
-        .transaction(() => {
-          const ids = (
-            this.#statement(
-              `SELECT session_id FROM sessions
+      this.#pending.transaction(() => {
+        const ids = (
+          this.#statement(
+            `SELECT session_id FROM sessions
              WHERE (@before IS NOT NULL AND updated_at < @before)
                 OR (@expired = 1 AND expires_at IS NOT NULL AND expires_at <= @now)
              ORDER BY session_id`,
-            ).all({ before, expired: expired ? 1 : 0, now }) as { session_id: string }[]
-          ).map((row) => row.session_id);
-          for (const id of ids) {
-            this.#statement('DELETE FROM tool_results WHERE session_id = ?').run(id);
-            this.#statement('DELETE FROM session_messages WHERE session_id = ?').run(id);
-            this.#statement('DELETE FROM sessions WHERE session_id = ?').run(id);
-          }
-          return { sessionIds: ids };
-        })
-        .immediate(),
+          ).all({ before, expired: expired ? 1 : 0, now }) as { session_id: string }[]
+        ).map((row) => row.session_id);
+        for (const id of ids) {
+          this.#statement('DELETE FROM tool_results WHERE session_id = ?').run(id);
+          this.#statement('DELETE FROM session_messages WHERE session_id = ?').run(id);
+          this.#statement('DELETE FROM sessions WHERE session_id = ?').run(id);
+        }
+        return { sessionIds: ids };
+      }),
     );
   }
 
@@ -329,12 +339,14 @@ export class SqliteSessionStore implements SessionStore {
     await this.#whenFree(
       'endRun',
       () =>
-        this.#statement(
-          `UPDATE sessions SET status = @status,
-             active_run_id = CASE WHEN @status = 'idle' THEN NULL ELSE active_run_id END,
-             run_last_seq = MAX(run_last_seq, @lastSeq), ${touch}
-           WHERE session_id = @id AND active_run_id = @runId`,
-        ).run({ status, lastSeq, now: this.#now(), id: sessionId, runId }),
+        this.#pending.transaction(() =>
+          this.#statement(
+            `UPDATE sessions SET status = @status,
+               active_run_id = CASE WHEN @status = 'idle' THEN NULL ELSE active_run_id END,
+               run_last_seq = MAX(run_last_seq, @lastSeq), ${touch}
+             WHERE session_id = @id AND active_run_id = @runId`,
+          ).run({ status, lastSeq, now: this.#now(), id: sessionId, runId }),
+        ),
       this.#runBusyWaitMs,
     );
   }
@@ -347,87 +359,161 @@ export class SqliteSessionStore implements SessionStore {
       `INSERT OR IGNORE INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
+    const insert = (runId: string, result: RecordedToolResult) =>
+      record.run(
+        runId,
+        result.toolCallId,
+        sessionId,
+        result.tool,
+        result.content,
+        JSON.stringify(result.outcome),
+        this.#now(),
+      );
+    /** Rerunnable results: this journal answers with them; they are not stored (see `RecordedToolResult.rerunnable`). */
+    const waiting = new Map<string, RecordedToolResult>();
+    // Where the next commit must land: as committed, and inside the transaction running now.
     let expected = expectedMessageCount;
+    let staged: number | undefined;
+    // A session's TTL is set when it is created or forked, never by a run.
+    const row = this.#row(sessionId);
+    const hasTtl = row === undefined || row.ttl_ms !== null;
+    const commitNow = (commit: StepCommit) => {
+      staged = this.#commitStep({ sessionId, commit, expected: staged ?? expected, hasTtl });
+      return staged;
+    };
+    /** A waiting write that failed: the run's next journal call throws it. */
+    let failure: unknown;
+    const throwFailure = () => {
+      if (failure === undefined) return;
+      const error = failure;
+      failure = undefined;
+      throw error;
+    };
+    const remember = (error: unknown) => {
+      failure ??= error;
+    };
     return {
       findToolResult: (runId, toolCallId): RecordedToolResult | undefined => {
+        const held = waiting.get(`${runId}\u0000${toolCallId}`);
+        if (held !== undefined) return held;
         const row = find.get(runId, toolCallId) as { tool: string; content: string; outcome: string } | undefined;
         if (row === undefined) return undefined;
         return { toolCallId, tool: row.tool, content: row.content, outcome: JSON.parse(row.outcome) as ToolOutcome };
       },
       recordToolResult: async (runId, result) => {
-        const outcome = JSON.stringify(result.outcome);
+        throwFailure();
+        if (result.rerunnable === true) {
+          // Never written: the batch's commit holds its answer, and a crash before it runs the call again.
+          const key = `${runId}\u0000${result.toolCallId}`;
+          if (!waiting.has(key)) waiting.set(key, result);
+          return;
+        }
         await this.#whenFree(
           'recordToolResult',
-          () => record.run(runId, result.toolCallId, sessionId, result.tool, result.content, outcome, this.#now()),
+          () => this.#pending.transaction(() => insert(runId, result)),
           this.#runBusyWaitMs,
         );
       },
       commitStep: async (commit) => {
-        expected = await this.#whenFree(
-          'commitStep',
-          () => this.#commitStep(sessionId, commit, expected),
-          this.#runBusyWaitMs,
-        );
+        throwFailure();
+        const settled = (committed: boolean) => {
+          if (committed && staged !== undefined) expected = staged;
+          staged = undefined;
+        };
+        if (commit.rerunnable === true) {
+          this.#pending.add({ write: () => commitNow(commit), fail: remember, settled });
+          return;
+        }
+        try {
+          await this.#whenFree(
+            'commitStep',
+            () => this.#pending.transaction(() => commitNow(commit)),
+            this.#runBusyWaitMs,
+          );
+          settled(true);
+        } finally {
+          staged = undefined;
+        }
+        throwFailure();
       },
     };
   }
 
-  /** Writes one step; returns the message count after it, where the journal's next commit must land. */
-  #commitStep(sessionId: string, commit: StepCommit, expected: number | undefined): number {
-    return this.#database
-      .transaction(() => {
-        const row = this.#existing(sessionId);
-        if (row.active_run_id !== commit.runId) {
-          throw new SessionConflictError({
-            sessionId,
-            conflict: { kind: 'run_replaced', runId: commit.runId, activeRunId: row.active_run_id ?? undefined },
-          });
-        }
-        if (expected !== undefined && row.message_count !== expected) {
-          throw new SessionConflictError({
-            sessionId,
-            conflict: {
-              kind: 'message_count',
-              runId: commit.runId,
-              messageCount: row.message_count,
-              expectedMessageCount: expected,
-            },
-          });
-        }
-        const stepDelta = Math.max(0, commit.steps - row.run_steps);
-        const inputDelta = Math.max(0, commit.usage.inputTokens - row.run_input_tokens);
-        const outputDelta = Math.max(0, commit.usage.outputTokens - row.run_output_tokens);
-        // The loop's cost and last event number so far, once its step commits carry them.
-        const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : row.run_cost;
-        const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : row.run_last_seq;
-        const costDelta = Math.max(0, cost - row.run_cost);
-        this.#insertMessages({ sessionId, messages: commit.appended, from: row.message_count, runId: commit.runId });
-        this.#statement(
-          `UPDATE sessions SET message_count = message_count + @count, run_steps = MAX(run_steps, @steps),
-             run_input_tokens = MAX(run_input_tokens, @input), run_output_tokens = MAX(run_output_tokens, @output),
-             run_cached_tokens = MAX(run_cached_tokens, @cached), run_cost = MAX(run_cost, @cost),
-             run_last_seq = MAX(run_last_seq, @lastSeq),
-             step_count = step_count + @stepDelta, input_tokens = input_tokens + @inputDelta,
-             output_tokens = output_tokens + @outputDelta, cost = cost + @costDelta, ${touch}
-           WHERE session_id = @id`,
-        ).run({
-          count: commit.appended.length,
-          steps: commit.steps,
-          input: commit.usage.inputTokens,
-          output: commit.usage.outputTokens,
-          cached: commit.usage.cachedInputTokens ?? 0,
-          cost,
-          costDelta,
-          lastSeq,
-          stepDelta,
-          inputDelta,
-          outputDelta,
-          now: this.#now(),
-          id: sessionId,
-        });
-        return row.message_count + commit.appended.length;
-      })
-      .immediate();
+  /**
+   * Writes one step; returns the message count after it, where the
+   * journal's next commit must land. The session row is updated first,
+   * only while the run is still its active run and its messages are where
+   * the journal expects them (no read before the write); only when that
+   * update finds nothing is the row read, to say why.
+   */
+  #commitStep({
+    sessionId,
+    commit,
+    expected,
+    hasTtl,
+  }: {
+    sessionId: string;
+    commit: StepCommit;
+    expected: number | undefined;
+    hasTtl: boolean;
+  }): number {
+    // The loop's cost and last event number so far, once its step commits carry them.
+    const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : null;
+    const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : null;
+    const updated = this.#statement(
+      `UPDATE sessions SET message_count = message_count + @count,
+         step_count = step_count + MAX(0, @steps - run_steps),
+         input_tokens = input_tokens + MAX(0, @input - run_input_tokens),
+         output_tokens = output_tokens + MAX(0, @output - run_output_tokens),
+         cost = cost + MAX(0, COALESCE(@cost, run_cost) - run_cost),
+         run_steps = MAX(run_steps, @steps),
+         run_input_tokens = MAX(run_input_tokens, @input), run_output_tokens = MAX(run_output_tokens, @output),
+         run_cached_tokens = MAX(run_cached_tokens, @cached), run_cost = MAX(run_cost, COALESCE(@cost, run_cost)),
+         run_last_seq = MAX(run_last_seq, COALESCE(@lastSeq, run_last_seq)), ${hasTtl ? touch : touchWithoutTtl}
+       WHERE session_id = @id AND active_run_id = @runId AND (@expected IS NULL OR message_count = @expected)
+       RETURNING message_count`,
+    ).get({
+      count: commit.appended.length,
+      steps: commit.steps,
+      input: commit.usage.inputTokens,
+      output: commit.usage.outputTokens,
+      cached: commit.usage.cachedInputTokens ?? 0,
+      cost,
+      lastSeq,
+      now: this.#now(),
+      id: sessionId,
+      runId: commit.runId,
+      expected: expected ?? null,
+    }) as { message_count: number } | undefined;
+    if (updated === undefined) throw this.#commitConflict(sessionId, commit.runId, expected);
+    const after = updated.message_count;
+    this.#insertMessages({
+      sessionId,
+      messages: commit.appended,
+      from: after - commit.appended.length,
+      runId: commit.runId,
+    });
+    return after;
+  }
+
+  /** Why a step commit found nothing to update: the session is gone, another run is active, or its messages moved. */
+  #commitConflict(sessionId: string, runId: string, expected: number | undefined): Error {
+    const row = this.#existing(sessionId);
+    if (row.active_run_id !== runId) {
+      return new SessionConflictError({
+        sessionId,
+        conflict: { kind: 'run_replaced', runId, activeRunId: row.active_run_id ?? undefined },
+      });
+    }
+    return new SessionConflictError({
+      sessionId,
+      conflict: {
+        kind: 'message_count',
+        runId,
+        messageCount: row.message_count,
+        expectedMessageCount: expected ?? row.message_count,
+      },
+    });
   }
 
   /**
@@ -467,21 +553,19 @@ export class SqliteSessionStore implements SessionStore {
    */
   #write(sessionId: string, expectedVersion: number | undefined, change: (row: SessionRow) => void): number {
     const read = expectedVersion ?? this.#existing(sessionId).version;
-    return this.#database
-      .transaction(() => {
-        const row = this.#existing(sessionId);
-        if (row.version !== read) {
-          const conflict = new SessionConflictError({
-            sessionId,
-            conflict: { kind: 'version', version: row.version, expectedVersion: read },
-          });
-          versionConflicts.add(conflict);
-          throw conflict;
-        }
-        change(row);
-        return read + 1;
-      })
-      .immediate();
+    return this.#pending.transaction(() => {
+      const row = this.#existing(sessionId);
+      if (row.version !== read) {
+        const conflict = new SessionConflictError({
+          sessionId,
+          conflict: { kind: 'version', version: row.version, expectedVersion: read },
+        });
+        versionConflicts.add(conflict);
+        throw conflict;
+      }
+      change(row);
+      return read + 1;
+    });
   }
 
   #insertMessages({
@@ -524,6 +608,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   #loadNow(sessionId: string): Session | undefined {
+    this.#pending.flush();
     return this.#database.transaction(() => {
       const row = this.#row(sessionId);
       if (row === undefined) return undefined;

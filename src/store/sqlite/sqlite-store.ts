@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { StopReason } from '../../core/stop-reason.js';
 import type { RunRecord, RuntimeStore } from '../runtime-store.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
+import { pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 type Sqlite = Database.Database;
@@ -124,7 +125,13 @@ export class SqliteStore implements RuntimeStore {
     }));
   }
 
+  /** Commits the writes still waiting for a transaction (`PendingWrites`), then closes the connection. */
   close(): void {
-    this.database.close();
+    if (!this.database.open) return;
+    try {
+      pendingWrites(this.database).flush();
+    } finally {
+      this.database.close();
+    }
   }
 }
