@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 
-/** A SQL text and the name PostgreSQL prepares it under, once per connection. */
+/**
+ * A SQL text and the name PostgreSQL prepares it under, once per connection.
+ *
+ * @example
+ * const { name, text } = namedStatement('SELECT 1');
+ */
 export interface NamedStatement {
   readonly name: string;
   readonly text: string;

@@ -2,7 +2,12 @@ import pg from 'pg';
 import { ConfigurationError } from '../../errors/configuration-error.js';
 import type { NamedStatement } from './named-statement.js';
 
-/** What one statement returns: its rows, typed by the caller, and how many rows it touched. */
+/**
+ * What one statement returns: its rows, typed by the caller, and how many rows it touched.
+ *
+ * @example
+ * const { rows, rowCount } = await database.query<{ run_id: string }>('SELECT run_id FROM runs');
+ */
 export interface PostgresResult<Row> {
   readonly rows: Row[];
   readonly rowCount: number;
@@ -12,6 +17,11 @@ export interface PostgresResult<Row> {
  * Runs statements on one connection: a checked-out client for one
  * operation, or the client of a transaction. A `NamedStatement` is prepared
  * once per connection; a plain string runs unprepared (DDL, one-off SQL).
+ *
+ * @example
+ * await database.transaction(async (query) => {
+ *   await query(namedStatement('UPDATE runs SET steps = $1 WHERE run_id = $2'), [3, runId]);
+ * });
  */
 export type PostgresQuery = <Row>(
   statement: NamedStatement | string,
@@ -131,7 +141,7 @@ export class PostgresDatabase {
    */
   async transaction<Result>(work: (query: PostgresQuery) => Promise<Result>): Promise<Result> {
     const client = await this.#checkout();
-    let broken: Error | undefined;
+    let broken = false;
     try {
       await client.query('BEGIN');
       try {
@@ -141,9 +151,9 @@ export class PostgresDatabase {
       } catch (error) {
         try {
           await client.query('ROLLBACK');
-        } catch (rollbackFailure) {
-          // The connection is unusable: it goes back to the pool destroyed.
-          broken = rollbackFailure instanceof Error ? rollbackFailure : new Error(String(rollbackFailure));
+        } catch {
+          // The connection is unusable: it goes back to the pool to be destroyed.
+          broken = true;
         }
         throw error;
       }

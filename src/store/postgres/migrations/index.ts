@@ -9,6 +9,9 @@ import { sessionPostgresMigrations } from './session-migrations.js';
  * keeps SQLite's version range (core 1-9, gate 10-29, events 30-49,
  * sessions 50-69); the first PostgreSQL migration of an area creates its
  * tables as SQLite's latest migrations left them.
+ *
+ * @example
+ * await openPostgresBackend({ connectionString, migrations: [...postgresMigrations, myOwnMigration] });
  */
 export const postgresMigrations: readonly Migration[] = [
   ...corePostgresMigrations,
