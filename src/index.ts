@@ -54,7 +54,7 @@ export { StoreBusyError } from './errors/store-busy-error.js';
 export { ToolDefinitionError } from './errors/tool-definition-error.js';
 export { ToolTimeoutError } from './errors/tool-timeout-error.js';
 export { UndoError, type UndoFailure } from './errors/undo-error.js';
-export type { EventLog, ReadEventsOptions } from './events/event-log.js';
+export type { EventLog, ReadEventsOptions, SynchronousEventLog } from './events/event-log.js';
 // Events.
 export {
   type AgentEvent,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+export type { Awaitable } from './awaitable.js';
 export type {
   CallHistory,
   CallHistoryFilter,

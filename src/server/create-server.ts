@@ -8,7 +8,7 @@ import { ServerConfigError } from '../errors/server-config-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import { EventBus } from '../events/event-bus.js';
-import type { EventLog } from '../events/event-log.js';
+import type { SynchronousEventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { createTierGate, type GateRule } from '../gate/tier-gate.js';
@@ -112,7 +112,7 @@ export interface ArbiterServer {
   readonly store: SqliteStore;
   readonly sessions: SessionStore;
   readonly runs: ServerRuns;
-  readonly log: EventLog;
+  readonly log: SynchronousEventLog;
   readonly approvals: SqliteApprovalBroker;
   readonly manager: RunManager;
   readonly metrics: ServerMetrics;

@@ -1,4 +1,4 @@
-import type { EventLog } from '../events/event-log.js';
+import type { SynchronousEventLog } from '../events/event-log.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import { isStoreBusy } from '../util/retry-while-busy.js';
 
@@ -28,7 +28,7 @@ type FlushState =
  * queue.push(event);
  */
 export class EventLogQueue {
-  readonly #log: Pick<EventLog, 'append'>;
+  readonly #log: Pick<SynchronousEventLog, 'append'>;
   readonly #deliver: (events: readonly ExternalEvent[]) => void;
   readonly #onError: (error: unknown) => void;
   readonly #stopping: () => boolean;
@@ -44,7 +44,7 @@ export class EventLogQueue {
     onError,
     stopping,
   }: {
-    log: Pick<EventLog, 'append'>;
+    log: Pick<SynchronousEventLog, 'append'>;
     /** Gets the events once they are written (or once the log refused them for good). */
     deliver: (events: readonly ExternalEvent[]) => void;
     /** Told of a write that failed other than by a locked database; the events are delivered anyway. */

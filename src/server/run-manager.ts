@@ -8,7 +8,7 @@ import type { AgentEvent } from '../events/agent-event.js';
 import { batchDeltas } from '../events/batch-deltas.js';
 import { createEventProjector } from '../events/create-event-projector.js';
 import { EventBus } from '../events/event-bus.js';
-import type { EventLog } from '../events/event-log.js';
+import type { SynchronousEventLog } from '../events/event-log.js';
 import type { ExternalEvent, ExternalEventBody } from '../events/external-event.js';
 import { eventTexts } from '../events/progress-texts.js';
 import type { AuditLog } from '../gate/audit-log.js';
@@ -35,7 +35,8 @@ import { type WatchedFailure, watchModelCalls } from './watch-model-calls.js';
 export interface RunManagerOptions {
   readonly sessions: SessionStore;
   readonly runs: ServerRuns;
-  readonly log: EventLog;
+  /** Synchronous (SQLite's): `replay` and `follow` join in one step, `lastSeq` answers at once. */
+  readonly log: SynchronousEventLog;
   readonly approvals: SqliteApprovalBroker;
   readonly tools: ToolRegistry;
   /** The model for a run in this language. */

@@ -1,7 +1,7 @@
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import { HttpError } from '../errors/http-error.js';
-import type { EventLog } from '../events/event-log.js';
+import type { SynchronousEventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
@@ -20,7 +20,8 @@ export interface ServerEnv {
 export interface ServerDependencies {
   readonly sessions: SessionStore;
   readonly runs: ServerRuns;
-  readonly log: EventLog;
+  /** Read in the same synchronous step as a run is followed, so replay and live join without a gap. */
+  readonly log: SynchronousEventLog;
   readonly approvals: SqliteApprovalBroker;
   readonly manager: RunManager;
   readonly metrics: ServerMetrics;

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../core/awaitable.js';
 import type { StopReason } from '../core/stop-reason.js';
 
 /** One finished run, as the store keeps it. */
@@ -17,17 +18,19 @@ export interface RunRecord {
 /**
  * arbiter's own storage, separate from any application's business data.
  * SQLite is the embedded default; the loop and the gate only see this
- * interface, so a PostgreSQL implementation can take its place.
+ * interface, so a PostgreSQL implementation can take its place. Methods may
+ * answer synchronously (SQLite) or with a promise (PostgreSQL): a caller
+ * that does not know its backend awaits the answer.
  *
  * @example
  * const store = openSqliteStore({ path: '.arbiter/arbiter.db' });
- * store.saveRun(record);
- * store.close();
+ * await store.saveRun(record);
+ * await store.close();
  */
 export interface RuntimeStore {
   /** The schema version after migrations ran. */
   readonly schemaVersion: number;
-  saveRun(record: RunRecord): void;
-  listRuns(options?: { readonly sessionId?: string; readonly limit?: number }): readonly RunRecord[];
-  close(): void;
+  saveRun(record: RunRecord): Awaitable<void>;
+  listRuns(options?: { readonly sessionId?: string; readonly limit?: number }): Awaitable<readonly RunRecord[]>;
+  close(): Awaitable<void>;
 }

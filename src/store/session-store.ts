@@ -138,7 +138,10 @@ export interface SessionStore {
    * session is marked: what the caller keeps about the run (the server's
    * record of it) then begins in the same commit as the run, or not at all
    * (a throw rolls the whole write back). It may be called more than once
-   * when the write is retried; only the last call's writes remain.
+   * when the write is retried; only the last call's writes remain. It is
+   * synchronous and runs while the session's row is locked: on PostgreSQL
+   * it must not do I/O on another connection (that write would not be part
+   * of the begin, and could wait on the lock the begin holds).
    *
    * A new run records `locale` and `model` as the session's (see
    * `SessionSummary.locale`); a resumed run keeps those it began with.

@@ -35,7 +35,7 @@ const preludes: Record<string, string> = {
 
 const snippets = readmeSnippets({ file: 'README.md' });
 /** The package's entry points beside the root, as its `exports` map names them. */
-const subpaths = ['sqlite', 'openai', 'server', 'evaluation', 'observe', 'testing'] as const;
+const subpaths = ['sqlite', 'postgres', 'openai', 'server', 'evaluation', 'observe', 'testing'] as const;
 const subpathPattern = new RegExp(`/(${subpaths.join('|')})$`);
 const sectionSnippets = (section: string, language: string): ReadmeSnippet[] =>
   snippets.filter((snippet) => snippet.section === section && snippet.language === language);
@@ -77,6 +77,7 @@ const entryNames: Record<string, readonly string[]> = {
     'SqliteAuditLog',
     'SqliteIdempotencyStore',
   ],
+  '/postgres': ['openPostgresBackend', 'PostgresSessionStore', 'PostgresApprovalBroker', 'PostgresAuditLog'],
   '/openai': ['OpenAiModel', 'createConfiguredModel', 'checkModelEndpoint', 'readModelConfig'],
   '/server': ['startServer', 'createServer', 'loadToolsModule', 'readAuthConfig'],
   '/evaluation': ['loadSuite', 'runSuite', 'formatSuiteReport', 'compareWithBaseline'],
@@ -116,6 +117,7 @@ import { type EvalToolkitFactory, loadSuite, runSuite } from '${packageName}/eva
 import { createProgressPrinter, createTraceWriter } from '${packageName}/observe';
 import { createConfiguredModel } from '${packageName}/openai';
 import { startServer } from '${packageName}/server';
+import { openPostgresBackend, type PostgresBackend } from '${packageName}/postgres';
 import { openSqliteStore, SqliteApprovalBroker, SqliteSessionStore } from '${packageName}/sqlite';
 import { type Script, ScriptedModel } from '${packageName}/testing';
 
@@ -148,6 +150,10 @@ export async function main(): Promise<void> {
   await runSuite({ suite: loadSuite({ directory: 'evals' }), toolkits: { echo: toolkit } });
   const running = await startServer({ port: 0, dataDir: ':memory:', tools: [echo], gateRules, model: new ScriptedModel({ script }) });
   await running.close();
+  const postgres: PostgresBackend | undefined = process.env['ARBITER_STORE_URL']
+    ? await openPostgresBackend({ connectionString: process.env['ARBITER_STORE_URL'], schema: 'arbiter' })
+    : undefined;
+  await postgres?.close();
   void sessions;
   void printer;
   void result.stopReason;

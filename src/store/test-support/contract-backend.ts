@@ -1,12 +1,7 @@
 import { afterEach } from 'vitest';
+import type { Awaitable } from '../../core/awaitable.js';
 
-/**
- * A value, or a promise of it: what an interface that may be synchronous (SQLite) or not (PostgreSQL) returns.
- *
- * @example
- * const close: () => Awaitable<void> = () => backend.close();
- */
-export type Awaitable<Value> = Value | Promise<Value>;
+export type { Awaitable } from '../../core/awaitable.js';
 
 /**
  * What a contract suite hands the backend factory: the clock every member must read.

@@ -32,27 +32,36 @@ export function describeRuntimeStoreContract(
     it('has run its migrations when opened', async () => {
       const { backend } = await open();
       expect(backend.runtime.schemaVersion).toBeGreaterThan(0);
-      expect(backend.runtime.listRuns()).toEqual([]);
+      expect(await backend.runtime.listRuns()).toEqual([]);
     });
 
     it('keeps runs and lists them newest first, by session and bounded', async () => {
       const { backend } = await open();
       const { runtime } = backend;
-      runtime.saveRun(record);
-      runtime.saveRun({ ...record, runId: 'run-2', sessionId: 'session-2', startedAt: 3_000 });
-      runtime.saveRun({ ...record, runId: 'run-3', sessionId: undefined, startedAt: 2_000, errorCode: 'model_error' });
-      expect(runtime.listRuns({ sessionId: 'session-1' })).toEqual([record]);
-      expect(runtime.listRuns().map((run) => run.runId)).toEqual(['run-2', 'run-3', 'run-1']);
-      expect(runtime.listRuns({ limit: 1 }).map((run) => run.runId)).toEqual(['run-2']);
-      expect(runtime.listRuns({ sessionId: 'missing' })).toEqual([]);
-      expect(runtime.listRuns({ limit: 3 })[1]).toMatchObject({ sessionId: undefined, errorCode: 'model_error' });
+      await runtime.saveRun(record);
+      await runtime.saveRun({ ...record, runId: 'run-2', sessionId: 'session-2', startedAt: 3_000 });
+      await runtime.saveRun({
+        ...record,
+        runId: 'run-3',
+        sessionId: undefined,
+        startedAt: 2_000,
+        errorCode: 'model_error',
+      });
+      expect(await runtime.listRuns({ sessionId: 'session-1' })).toEqual([record]);
+      expect((await runtime.listRuns()).map((run) => run.runId)).toEqual(['run-2', 'run-3', 'run-1']);
+      expect((await runtime.listRuns({ limit: 1 })).map((run) => run.runId)).toEqual(['run-2']);
+      expect(await runtime.listRuns({ sessionId: 'missing' })).toEqual([]);
+      expect((await runtime.listRuns({ limit: 3 }))[1]).toMatchObject({
+        sessionId: undefined,
+        errorCode: 'model_error',
+      });
     });
 
     it('replaces a run saved twice instead of keeping two', async () => {
       const { backend } = await open();
-      backend.runtime.saveRun(record);
-      backend.runtime.saveRun({ ...record, steps: 4, stopReason: 'max_steps' });
-      expect(backend.runtime.listRuns()).toEqual([{ ...record, steps: 4, stopReason: 'max_steps' }]);
+      await backend.runtime.saveRun(record);
+      await backend.runtime.saveRun({ ...record, steps: 4, stopReason: 'max_steps' });
+      expect(await backend.runtime.listRuns()).toEqual([{ ...record, steps: 4, stopReason: 'max_steps' }]);
     });
   });
 }

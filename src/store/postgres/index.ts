@@ -1,0 +1,10 @@
+export { migratePostgres } from './migrate-postgres.js';
+export { postgresMigrations } from './migrations/index.js';
+export { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
+export { PostgresApprovalBroker } from './postgres-approval-broker.js';
+export { PostgresAuditLog } from './postgres-audit-log.js';
+export { PostgresDatabase } from './postgres-database.js';
+export { PostgresEventLog } from './postgres-event-log.js';
+export { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
+export { PostgresRuntimeStore } from './postgres-runtime-store.js';
+export { PostgresSessionStore } from './postgres-session-store.js';

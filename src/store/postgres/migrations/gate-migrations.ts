@@ -1,0 +1,107 @@
+import type { Migration } from '../../sqlite/migrations/migration.js';
+
+/**
+ * Gate tables: approvals, idempotency claims scoped by (tenant, user, key),
+ * the append-only audit log. SQLite's tables as of its version 15, in three
+ * steps; there is no pre-scoping key table (no PostgreSQL store predates
+ * scoped keys). Versions 10-29, as in SQLite.
+ */
+export const gatePostgresMigrations: readonly Migration[] = [
+  {
+    version: 10,
+    name: 'approvals',
+    sql: `
+      CREATE TABLE approvals (
+        approval_id     text PRIMARY KEY,
+        -- The order approvals were requested in (SQLite's rowid).
+        position        bigint GENERATED ALWAYS AS IDENTITY,
+        run_id          text NOT NULL,
+        session_id      text,
+        step            integer NOT NULL,
+        tool_call_id    text NOT NULL,
+        tool            text NOT NULL,
+        arguments       text NOT NULL,
+        arguments_hash  text NOT NULL,
+        rule            text NOT NULL,
+        reason          text NOT NULL,
+        status          text NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'approved', 'rejected', 'denied')),
+        approver        text,
+        decision_reason text,
+        created_at      bigint NOT NULL,
+        decided_at      bigint,
+        expires_at      bigint NOT NULL,
+        consumed_at     bigint,
+        UNIQUE (run_id, tool_call_id)
+      );
+      CREATE INDEX approvals_by_status ON approvals (status, created_at);
+      CREATE INDEX approvals_by_session ON approvals (session_id, created_at);
+    `,
+  },
+  {
+    version: 11,
+    name: 'idempotency_claims',
+    sql: `
+      CREATE TABLE idempotency_claims (
+        tenant_id        text NOT NULL,
+        scope_user_id    text NOT NULL,
+        key              text NOT NULL,
+        claimant_user_id text NOT NULL,
+        status           text NOT NULL CHECK (status IN ('claimed', 'completed')),
+        tool             text NOT NULL,
+        run_id           text NOT NULL,
+        tool_call_id     text NOT NULL,
+        owner            text NOT NULL,
+        outcome          text,
+        claimed_at       bigint NOT NULL,
+        completed_at     bigint,
+        PRIMARY KEY (tenant_id, scope_user_id, key)
+      );
+    `,
+  },
+  {
+    version: 12,
+    name: 'audit_log',
+    // Append-only: a trigger refuses UPDATE and DELETE of any row, and TRUNCATE of the table, for every role
+    // that does not drop or disable the trigger itself (the table's owner can; a separate role without those
+    // rights is how a deployment keeps even the application's own migrations from rewriting history).
+    sql: `
+      CREATE TABLE audit_log (
+        audit_id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at                     bigint NOT NULL,
+        session_id             text,
+        run_id                 text NOT NULL,
+        step                   integer NOT NULL,
+        tool_call_id           text NOT NULL,
+        tool                   text NOT NULL,
+        side_effect            text NOT NULL CHECK (side_effect IN ('read', 'reversible', 'irreversible')),
+        arguments_hash         text NOT NULL,
+        arguments              text NOT NULL,
+        decision               text NOT NULL
+                               CHECK (decision IN ('allowed', 'auto_approved', 'approved', 'rejected', 'denied')),
+        rule                   text,
+        approver               text,
+        outcome                text NOT NULL,
+        duration_ms            double precision NOT NULL,
+        tenant_id              text,
+        user_id                text,
+        replay_of_run_id       text,
+        replay_of_tool_call_id text
+      );
+      CREATE INDEX audit_by_session ON audit_log (session_id, audit_id);
+      CREATE INDEX audit_by_run_tool_call ON audit_log (run_id, tool, tool_call_id);
+      CREATE INDEX audit_by_principal_tool ON audit_log (tenant_id, user_id, tool, at);
+      CREATE FUNCTION audit_log_refuses_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'audit_log is append-only: rows cannot be %',
+          CASE TG_OP WHEN 'UPDATE' THEN 'updated' WHEN 'DELETE' THEN 'deleted' ELSE 'truncated' END
+          USING ERRCODE = 'restrict_violation';
+      END;
+      $$;
+      CREATE TRIGGER audit_log_refuses_update_and_delete BEFORE UPDATE OR DELETE ON audit_log
+        FOR EACH ROW EXECUTE FUNCTION audit_log_refuses_change();
+      CREATE TRIGGER audit_log_refuses_truncate BEFORE TRUNCATE ON audit_log
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuses_change();
+    `,
+  },
+];

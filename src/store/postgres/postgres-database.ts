@@ -1,0 +1,205 @@
+import pg from 'pg';
+import { ConfigurationError } from '../../errors/configuration-error.js';
+import type { NamedStatement } from './named-statement.js';
+
+/**
+ * What one statement returns: its rows, typed by the caller, and how many rows it touched.
+ *
+ * @example
+ * const { rows, rowCount } = await database.query<{ run_id: string }>('SELECT run_id FROM runs');
+ */
+export interface PostgresResult<Row> {
+  readonly rows: Row[];
+  readonly rowCount: number;
+}
+
+/**
+ * Runs statements on one connection: a checked-out client for one
+ * operation, or the client of a transaction. A `NamedStatement` is prepared
+ * once per connection; a plain string runs unprepared (DDL, one-off SQL).
+ *
+ * @example
+ * await database.transaction(async (query) => {
+ *   await query(namedStatement('UPDATE runs SET steps = $1 WHERE run_id = $2'), [3, runId]);
+ * });
+ */
+export type PostgresQuery = <Row>(
+  statement: NamedStatement | string,
+  values?: readonly unknown[],
+) => Promise<PostgresResult<Row>>;
+
+/**
+ * `bigint` columns as JavaScript numbers: every one arbiter has holds a
+ * time in milliseconds, a count or a sequence number, far below 2^53.
+ * Passed with each query rather than set on `pg.types`, so an application's
+ * own pool keeps its parsers.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 && format !== 'binary'
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** A schema name that needs no quoting anywhere (connection options, identifiers, advisory lock keys). */
+const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The search path each pooled connection was last given, for pools arbiter did not create. */
+const searchPaths = new WeakMap<pg.PoolClient, string>();
+
+/**
+ * arbiter's connections to PostgreSQL: a `pg.Pool` (its own, or the
+ * application's), each connection's `search_path` set to the backend's
+ * schema, and the two ways every adapter runs SQL: `query` (one statement
+ * on a checked-out connection) and `transaction` (several on one
+ * connection, committed together or rolled back).
+ *
+ * Why `pg` (node-postgres) rather than `postgres` (postgres.js): it is the
+ * mainstream client with the most production use, its `pg.Pool` is the
+ * pooling an application most likely already has and can hand over,
+ * named prepared statements are plain `{ name, text, values }` objects,
+ * `LISTEN`/`NOTIFY` on a dedicated client is what the multi-node server
+ * will wake followers with, and it is pure JavaScript: no native build.
+ *
+ * @example
+ * const database = PostgresDatabase.open({ connectionString: 'postgres://localhost/arbiter', schema: 'arbiter' });
+ * const { rows } = await database.query<{ now: number }>('SELECT 1 AS now');
+ * await database.close();
+ */
+export class PostgresDatabase {
+  /** The pool every adapter checks connections out of. */
+  readonly pool: pg.Pool;
+  /** The schema the tables live in; undefined: the pool's own `search_path`. */
+  readonly schema: string | undefined;
+  readonly #ownsPool: boolean;
+  /** True when connections come from an application's pool, whose `search_path` must be set on checkout. */
+  readonly #setSearchPath: boolean;
+
+  private constructor({ pool, schema, ownsPool }: { pool: pg.Pool; schema: string | undefined; ownsPool: boolean }) {
+    this.pool = pool;
+    this.schema = schema;
+    this.#ownsPool = ownsPool;
+    this.#setSearchPath = !ownsPool && schema !== undefined;
+  }
+
+  /**
+   * With `connectionString`, a pool of arbiter's own (closed by `close`),
+   * whose connections start with `search_path` set to `schema`. With
+   * `pool`, the application's (left open by `close`); with `schema` too,
+   * each connection's `search_path` is set the first time arbiter checks it
+   * out, and again whenever it last served another schema.
+   *
+   * @example
+   * const database = PostgresDatabase.open({ pool: applicationPool, schema: 'arbiter' });
+   */
+  static open({
+    connectionString,
+    pool,
+    schema,
+    poolSize = 10,
+  }: {
+    connectionString?: string;
+    pool?: pg.Pool;
+    schema?: string;
+    /** Connections of arbiter's own pool. Default 10. */
+    poolSize?: number;
+  }): PostgresDatabase {
+    if (schema !== undefined && !schemaPattern.test(schema)) {
+      throw new ConfigurationError({
+        setting: 'schema',
+        message: `schema "${schema}" is not a plain lower-case PostgreSQL name (a-z, 0-9, _, at most 63 characters)`,
+      });
+    }
+    if (pool !== undefined) return new PostgresDatabase({ pool, schema, ownsPool: false });
+    if (connectionString === undefined) {
+      throw new ConfigurationError({
+        setting: 'connectionString',
+        message: 'the PostgreSQL backend needs a connectionString or a pool',
+      });
+    }
+    const options = schema === undefined ? {} : { options: `-c search_path=${pg.escapeIdentifier(schema)}` };
+    const ownPool = new pg.Pool({ connectionString, max: poolSize, ...options });
+    // An idle connection the server dropped must not take the process down; the next checkout reconnects.
+    ownPool.on('error', () => {});
+    return new PostgresDatabase({ pool: ownPool, schema, ownsPool: true });
+  }
+
+  /** Runs one statement on a connection checked out for it. */
+  async query<Row>(statement: NamedStatement | string, values: readonly unknown[] = []): Promise<PostgresResult<Row>> {
+    const client = await this.#checkout();
+    try {
+      return await run<Row>(client, statement, values);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection (READ COMMITTED, with
+   * the row locks `work` takes): committed when it resolves, rolled back
+   * when it throws, and the error rethrown.
+   */
+  async transaction<Result>(work: (query: PostgresQuery) => Promise<Result>): Promise<Result> {
+    const client = await this.#checkout();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work((statement, values = []) => run(client, statement, values));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          // The connection is unusable: it goes back to the pool to be destroyed.
+          broken = true;
+        }
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Runs `work` on one checked-out connection, outside any transaction it does not open itself. */
+  async withConnection<Result>(work: (query: PostgresQuery) => Promise<Result>): Promise<Result> {
+    const client = await this.#checkout();
+    try {
+      return await work((statement, values = []) => run(client, statement, values));
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Ends arbiter's own pool; an application's pool stays open. */
+  async close(): Promise<void> {
+    if (this.#ownsPool && !this.pool.ended) await this.pool.end();
+  }
+
+  async #checkout(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    if (!this.#setSearchPath || this.schema === undefined || searchPaths.get(client) === this.schema) return client;
+    try {
+      await client.query(`SET search_path TO ${pg.escapeIdentifier(this.schema)}`);
+      searchPaths.set(client, this.schema);
+      return client;
+    } catch (error) {
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    }
+  }
+}
+
+async function run<Row>(
+  client: pg.PoolClient,
+  statement: NamedStatement | string,
+  values: readonly unknown[],
+): Promise<PostgresResult<Row>> {
+  const config: pg.QueryConfig<unknown[]> =
+    typeof statement === 'string'
+      ? { text: statement, values: [...values], types }
+      : { name: statement.name, text: statement.text, values: [...values], types };
+  const result = await client.query(config);
+  return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+}

@@ -1,0 +1,479 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatMessage } from '../../core/chat-message.js';
+import type { Locale } from '../../core/locale.js';
+import { isCleanCut } from '../../core/message-units.js';
+import type { Principal } from '../../core/principal.js';
+import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
+import type { ToolOutcome } from '../../core/tool-outcome.js';
+import { SessionConflictError } from '../../errors/session-conflict-error.js';
+import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
+import { forkPointError } from '../fork-point-error.js';
+import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
+import { type SessionRow, toActiveRun, toSummary } from '../sqlite/session-rows.js';
+import { namedStatement } from './named-statement.js';
+import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
+
+const dayMs = 86_400_000;
+
+const columns = `session_id, tenant_id, user_id, status, active_run_id, run_steps, run_input_tokens, run_output_tokens,
+  run_cached_tokens, run_last_seq, run_cost, step_count, input_tokens, output_tokens, cost, slots, message_count,
+  version, forked_from, forked_at, created_at, updated_at, expires_at, ttl_ms, run_locale, run_model`;
+
+/**
+ * What every write does to the session row besides its own change: one more
+ * version, the time (`$1`), and a TTL pushed forward.
+ */
+const touch =
+  'version = version + 1, updated_at = $1::bigint, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE $1::bigint + ttl_ms END';
+
+const statements = {
+  create: namedStatement(
+    `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`,
+  ),
+  // One statement, one snapshot: the row and its messages as of the same commit.
+  load: namedStatement(
+    `SELECT ${columns}, ARRAY(SELECT message FROM session_messages m WHERE m.session_id = s.session_id ORDER BY position)
+       AS messages
+     FROM sessions s WHERE session_id = $1`,
+  ),
+  row: namedStatement(`SELECT ${columns} FROM sessions WHERE session_id = $1`),
+  lock: namedStatement(`SELECT ${columns} FROM sessions WHERE session_id = $1 FOR UPDATE`),
+  share: namedStatement(`SELECT ${columns} FROM sessions WHERE session_id = $1 FOR SHARE`),
+  list: namedStatement(
+    `SELECT ${columns} FROM sessions
+     WHERE ($1::text IS NULL OR tenant_id = $1) AND ($2::text IS NULL OR user_id = $2)
+     ORDER BY updated_at DESC, session_id LIMIT $3`,
+  ),
+  messages: namedStatement('SELECT message FROM session_messages WHERE session_id = $1 ORDER BY position'),
+  // Any number of messages in one statement: positions from $2 on, in the array's order.
+  insertMessages: namedStatement(
+    `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
+     SELECT $1, $2::integer + entry.ordinality::integer - 1, $3, entry.message, $4
+     FROM unnest($5::text[]) WITH ORDINALITY AS entry (message, ordinality)`,
+  ),
+  append: namedStatement(`UPDATE sessions SET message_count = message_count + $2, ${touch} WHERE session_id = $3`),
+  setSlots: namedStatement(`UPDATE sessions SET slots = $2, ${touch} WHERE session_id = $3`),
+  fork: namedStatement(
+    `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
+       created_at, updated_at, expires_at, ttl_ms, run_locale, run_model)
+     VALUES ($1, $2, $3, $4, $5, $6, $5, $7, $7, $8, $9, $10, $11)`,
+  ),
+  forkMessages: namedStatement(
+    `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
+     SELECT $1, position, NULL, message, $2 FROM session_messages
+     WHERE session_id = $3 AND position < $4 ORDER BY position`,
+  ),
+  purgeable: namedStatement(
+    `SELECT session_id FROM sessions
+     WHERE ($1::bigint IS NOT NULL AND updated_at < $1) OR ($2::boolean AND expires_at IS NOT NULL AND expires_at <= $3)
+     ORDER BY session_id FOR UPDATE`,
+  ),
+  purgeToolResults: namedStatement('DELETE FROM tool_results WHERE session_id = ANY($1::text[])'),
+  purgeMessages: namedStatement('DELETE FROM session_messages WHERE session_id = ANY($1::text[])'),
+  purgeSessions: namedStatement('DELETE FROM sessions WHERE session_id = ANY($1::text[])'),
+  resume: namedStatement(`UPDATE sessions SET status = 'running', ${touch} WHERE session_id = $2`),
+  begin: namedStatement(
+    `UPDATE sessions SET status = 'running', active_run_id = $2, run_steps = 0, run_input_tokens = 0,
+       run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0,
+       run_locale = $3, run_model = $4, ${touch}
+     WHERE session_id = $5`,
+  ),
+  countBegun: namedStatement('UPDATE sessions SET message_count = message_count + $1 WHERE session_id = $2'),
+  endRun: namedStatement(
+    `UPDATE sessions SET status = $2::text,
+       active_run_id = CASE WHEN $2::text = 'idle' THEN NULL ELSE active_run_id END,
+       run_last_seq = GREATEST(run_last_seq, $3::bigint), ${touch}
+     WHERE session_id = $4 AND active_run_id = $5`,
+  ),
+  commitStep: namedStatement(
+    `UPDATE sessions SET message_count = message_count + $2, run_steps = GREATEST(run_steps, $3),
+       run_input_tokens = GREATEST(run_input_tokens, $4), run_output_tokens = GREATEST(run_output_tokens, $5),
+       run_cached_tokens = GREATEST(run_cached_tokens, $6), run_cost = GREATEST(run_cost, $7),
+       run_last_seq = GREATEST(run_last_seq, $8),
+       step_count = step_count + $9, input_tokens = input_tokens + $10,
+       output_tokens = output_tokens + $11, cost = cost + $12, ${touch}
+     WHERE session_id = $13`,
+  ),
+  findToolResult: namedStatement(
+    'SELECT tool, content, outcome FROM tool_results WHERE run_id = $1 AND tool_call_id = $2',
+  ),
+  recordToolResult: namedStatement(
+    `INSERT INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
+  ),
+};
+
+/**
+ * Sessions in PostgreSQL, with the behaviour of `SqliteSessionStore`, so
+ * any number of processes and nodes can share them. Every write is one
+ * transaction that first locks the session's row (`SELECT … FOR UPDATE`):
+ *
+ * - with `expectedVersion`, the write is refused with `SessionConflictError`
+ *   when the locked row has moved on (optimistic concurrency, as in SQLite);
+ * - without it, the write applies to the row as locked, so concurrent
+ *   writers queue on the lock instead of retrying: none overwrites another,
+ *   each adds one version;
+ * - a journal's step commit locks the row, checks that its run is still the
+ *   active one and that the messages are where it left them, then writes
+ *   the messages and the counters together.
+ *
+ * `beginRun`'s `inTransaction` runs inside the begin's transaction, after
+ * the row is locked and marked; it is synchronous and must not do I/O on
+ * another connection (it would wait outside the transaction it is part of).
+ *
+ * @example
+ * const { sessions } = await openPostgresBackend({ connectionString: 'postgres://localhost/arbiter' });
+ * const session = await sessions.create({ principal, ttlMs: 7 * 86_400_000 });
+ * await runSession({ sessions, sessionId: session.id, userMessage: 'Where is my order?', model, tools });
+ */
+export class PostgresSessionStore implements SessionStore {
+  readonly #database: PostgresDatabase;
+  readonly #now: () => number;
+
+  constructor({ database, now = Date.now }: { database: PostgresDatabase; now?: () => number }) {
+    this.#database = database;
+    this.#now = now;
+  }
+
+  async create({
+    sessionId = randomUUID(),
+    principal,
+    ttlMs,
+    slots = {},
+  }: {
+    sessionId?: string;
+    principal?: Principal;
+    ttlMs?: number;
+    slots?: Readonly<Record<string, unknown>>;
+  } = {}): Promise<Session> {
+    const now = this.#now();
+    await this.#database.query(statements.create, [
+      sessionId,
+      principal?.tenantId ?? null,
+      principal?.userId ?? null,
+      JSON.stringify(slots),
+      now,
+      ttlMs === undefined ? null : now + ttlMs,
+      ttlMs ?? null,
+    ]);
+    return (await this.load(sessionId)) as Session;
+  }
+
+  async load(sessionId: string): Promise<Session | undefined> {
+    const row = (await this.#database.query<SessionRow & { messages: string[] }>(statements.load, [sessionId])).rows[0];
+    if (row === undefined) return undefined;
+    const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
+    return {
+      ...summary,
+      activeRun: toActiveRun(row),
+      messages: row.messages.map((message) => JSON.parse(message) as ChatMessage),
+      slots: JSON.parse(row.slots) as Record<string, unknown>,
+    };
+  }
+
+  async list({
+    limit = 100,
+    tenantId,
+    userId,
+  }: {
+    limit?: number;
+    tenantId?: string;
+    userId?: string;
+  } = {}): Promise<readonly SessionSummary[]> {
+    const { rows } = await this.#database.query<SessionRow>(statements.list, [tenantId ?? null, userId ?? null, limit]);
+    return rows.map(toSummary);
+  }
+
+  async append({
+    sessionId,
+    messages,
+    expectedVersion,
+    runId,
+  }: {
+    sessionId: string;
+    messages: readonly ChatMessage[];
+    expectedVersion?: number;
+    runId?: string;
+  }): Promise<{ version: number }> {
+    const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
+      const active = row.active_run_id;
+      if (active !== null && active !== runId) {
+        throw new SessionConflictError({ sessionId, conflict: { kind: 'messages_from_run', activeRunId: active } });
+      }
+      await this.#insertMessages(query, { sessionId, messages, from: row.message_count, runId });
+      await query(statements.append, [this.#now(), messages.length, sessionId]);
+    });
+    return { version };
+  }
+
+  async setSlots({
+    sessionId,
+    slots,
+    expectedVersion,
+  }: {
+    sessionId: string;
+    slots: Readonly<Record<string, unknown>>;
+    expectedVersion?: number;
+  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
+    let merged: Record<string, unknown> = {};
+    const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
+      merged = { ...(JSON.parse(row.slots) as Record<string, unknown>) };
+      for (const [name, value] of Object.entries(slots)) {
+        if (value === undefined) delete merged[name];
+        else Object.defineProperty(merged, name, { value, enumerable: true, writable: true, configurable: true });
+      }
+      await query(statements.setSlots, [this.#now(), JSON.stringify(merged), sessionId]);
+    });
+    return { version, slots: merged };
+  }
+
+  async getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined> {
+    const row = (await this.#database.query<SessionRow>(statements.row, [sessionId])).rows[0];
+    return row === undefined ? undefined : (JSON.parse(row.slots) as Record<string, unknown>);
+  }
+
+  async fork({
+    sessionId,
+    atMessage,
+    newSessionId = randomUUID(),
+    ttlMs,
+  }: {
+    sessionId: string;
+    atMessage?: number;
+    newSessionId?: string;
+    ttlMs?: number;
+  }): Promise<Session> {
+    await this.#database.transaction(async (query) => {
+      const row = await this.#locked(query, sessionId, statements.share);
+      const messages = (await query<{ message: string }>(statements.messages, [sessionId])).rows.map(
+        (entry) => JSON.parse(entry.message) as ChatMessage,
+      );
+      const cut = atMessage ?? messages.length;
+      if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
+      const now = this.#now();
+      const keep = ttlMs ?? row.ttl_ms ?? undefined;
+      // The copy is made from the stored JSON: the fork shares no object with the original.
+      await query(statements.fork, [
+        newSessionId,
+        row.tenant_id,
+        row.user_id,
+        row.slots,
+        cut,
+        sessionId,
+        now,
+        keep === undefined ? null : now + keep,
+        keep ?? null,
+        row.run_locale,
+        row.run_model,
+      ]);
+      await query(statements.forkMessages, [newSessionId, now, sessionId, cut]);
+    });
+    return (await this.load(newSessionId)) as Session;
+  }
+
+  async purge({
+    olderThanDays,
+    expired = false,
+  }: {
+    olderThanDays?: number;
+    expired?: boolean;
+  }): Promise<{ sessionIds: readonly string[] }> {
+    const now = this.#now();
+    const before = olderThanDays === undefined ? null : now - olderThanDays * dayMs;
+    return this.#database.transaction(async (query) => {
+      const ids = (await query<{ session_id: string }>(statements.purgeable, [before, expired, now])).rows.map(
+        (row) => row.session_id,
+      );
+      if (ids.length > 0) {
+        await query(statements.purgeToolResults, [ids]);
+        await query(statements.purgeMessages, [ids]);
+        await query(statements.purgeSessions, [ids]);
+      }
+      return { sessionIds: ids };
+    });
+  }
+
+  async beginRun({
+    sessionId,
+    runId,
+    messages = [],
+    locale,
+    model,
+    expectedVersion,
+    inTransaction,
+  }: {
+    sessionId: string;
+    runId: string;
+    messages?: readonly ChatMessage[];
+    locale?: Locale;
+    model?: string;
+    expectedVersion?: number;
+    inTransaction?: (begun: BegunRun) => void;
+  }): Promise<{ version: number }> {
+    const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
+      const now = this.#now();
+      const resumed = row.active_run_id === runId;
+      if (resumed) {
+        await query(statements.resume, [now, sessionId]);
+      } else if (row.active_run_id !== null) {
+        throw new SessionConflictError({
+          sessionId,
+          conflict: { kind: 'run_active', activeRunId: row.active_run_id },
+        });
+      } else {
+        await query(statements.begin, [now, runId, locale ?? null, model ?? null, sessionId]);
+      }
+      await this.#insertMessages(query, { sessionId, messages, from: row.message_count, runId });
+      await query(statements.countBegun, [messages.length, sessionId]);
+      inTransaction?.({ sessionId, runId, resumed, messageOffset: row.message_count });
+    });
+    return { version };
+  }
+
+  async endRun({
+    sessionId,
+    runId,
+    status,
+    lastSeq,
+  }: {
+    sessionId: string;
+    runId: string;
+    status: 'idle' | 'awaiting_approval';
+    lastSeq: number;
+  }): Promise<void> {
+    await this.#database.query(statements.endRun, [this.#now(), status, lastSeq, sessionId, runId]);
+  }
+
+  journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
+    let expected = expectedMessageCount;
+    return {
+      findToolResult: async (runId, toolCallId): Promise<RecordedToolResult | undefined> => {
+        const row = (
+          await this.#database.query<{ tool: string; content: string; outcome: string }>(statements.findToolResult, [
+            runId,
+            toolCallId,
+          ])
+        ).rows[0];
+        if (row === undefined) return undefined;
+        return { toolCallId, tool: row.tool, content: row.content, outcome: JSON.parse(row.outcome) as ToolOutcome };
+      },
+      recordToolResult: async (runId, result) => {
+        await this.#database.query(statements.recordToolResult, [
+          runId,
+          result.toolCallId,
+          sessionId,
+          result.tool,
+          result.content,
+          JSON.stringify(result.outcome),
+          this.#now(),
+        ]);
+      },
+      commitStep: async (commit) => {
+        expected = await this.#database.transaction((query) => this.#commitStep(query, sessionId, commit, expected));
+      },
+    };
+  }
+
+  /** Writes one step; returns the message count after it, where the journal's next commit must land. */
+  async #commitStep(
+    query: PostgresQuery,
+    sessionId: string,
+    commit: StepCommit,
+    expected: number | undefined,
+  ): Promise<number> {
+    const row = await this.#locked(query, sessionId);
+    if (row.active_run_id !== commit.runId) {
+      throw new SessionConflictError({
+        sessionId,
+        conflict: { kind: 'run_replaced', runId: commit.runId, activeRunId: row.active_run_id ?? undefined },
+      });
+    }
+    if (expected !== undefined && row.message_count !== expected) {
+      throw new SessionConflictError({
+        sessionId,
+        conflict: {
+          kind: 'message_count',
+          runId: commit.runId,
+          messageCount: row.message_count,
+          expectedMessageCount: expected,
+        },
+      });
+    }
+    // The loop's cost and last event number so far, once its step commits carry them.
+    const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : row.run_cost;
+    const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : row.run_last_seq;
+    await this.#insertMessages(query, {
+      sessionId,
+      messages: commit.appended,
+      from: row.message_count,
+      runId: commit.runId,
+    });
+    await query(statements.commitStep, [
+      this.#now(),
+      commit.appended.length,
+      commit.steps,
+      commit.usage.inputTokens,
+      commit.usage.outputTokens,
+      commit.usage.cachedInputTokens ?? 0,
+      cost,
+      lastSeq,
+      Math.max(0, commit.steps - row.run_steps),
+      Math.max(0, commit.usage.inputTokens - row.run_input_tokens),
+      Math.max(0, commit.usage.outputTokens - row.run_output_tokens),
+      Math.max(0, cost - row.run_cost),
+      sessionId,
+    ]);
+    return row.message_count + commit.appended.length;
+  }
+
+  /**
+   * One versioned write, in one transaction: locks the session's row,
+   * refuses it when `expectedVersion` is given and the row is at another
+   * version, applies `change`. Returns the new version.
+   */
+  #write(
+    sessionId: string,
+    expectedVersion: number | undefined,
+    change: (query: PostgresQuery, row: SessionRow) => Promise<void>,
+  ): Promise<number> {
+    return this.#database.transaction(async (query) => {
+      const row = await this.#locked(query, sessionId);
+      if (expectedVersion !== undefined && row.version !== expectedVersion) {
+        throw new SessionConflictError({
+          sessionId,
+          conflict: { kind: 'version', version: row.version, expectedVersion },
+        });
+      }
+      await change(query, row);
+      return row.version + 1;
+    });
+  }
+
+  async #insertMessages(
+    query: PostgresQuery,
+    {
+      sessionId,
+      messages,
+      from,
+      runId,
+    }: { sessionId: string; messages: readonly ChatMessage[]; from: number; runId: string | undefined },
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    await query(statements.insertMessages, [
+      sessionId,
+      from,
+      runId ?? null,
+      this.#now(),
+      messages.map((message) => JSON.stringify(message)),
+    ]);
+  }
+
+  /** The session's row, locked for the rest of the transaction (`FOR UPDATE`, or `FOR SHARE` for a fork). */
+  async #locked(query: PostgresQuery, sessionId: string, statement = statements.lock): Promise<SessionRow> {
+    const row = (await query<SessionRow>(statement, [sessionId])).rows[0];
+    if (row === undefined) throw new SessionNotFoundError({ sessionId });
+    return row;
+  }
+}

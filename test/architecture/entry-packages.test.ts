@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+/** An import or re-export (`type` in group 1 when it is erased at run time) or a dynamic import, and its specifier. */
+const importPattern =
+  /\b(?:import|export)\s+(type\s+)?(?:[^'";]*?\bfrom\s*)?(['"])([^'"]+)\2|\bimport\s*\(\s*(['"])([^'"]+)\4/g;
+
+/**
+ * The packages (bare specifiers; `node:` built-ins left out) an entry
+ * point's source reaches through relative imports: with `types`, type-only
+ * imports too (what its declaration files need), else only what runs.
+ */
+function packagesReachedFrom(entry: string, { types }: { types: boolean }): Set<string> {
+  const packages = new Set<string>();
+  const visited = new Set<string>();
+  const visit = (file: string): void => {
+    if (visited.has(file)) return;
+    visited.add(file);
+    const source = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '');
+    for (const match of source.matchAll(importPattern)) {
+      if (match[1] !== undefined && !types) continue;
+      const specifier = (match[3] ?? match[5]) as string;
+      if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'));
+      else if (!specifier.startsWith('node:')) {
+        const parts = specifier.split('/');
+        packages.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string));
+      }
+    }
+  };
+  visit(path.join(root, 'src', entry));
+  return packages;
+}
+
+describe('the packages each entry point reaches', () => {
+  it('keeps pg out of every entry but the PostgreSQL one, types included', () => {
+    for (const entry of [
+      'index.ts',
+      'sqlite.ts',
+      'openai.ts',
+      'server.ts',
+      'evaluation.ts',
+      'observe.ts',
+      'testing.ts',
+    ]) {
+      expect({ entry, pg: packagesReachedFrom(entry, { types: true }).has('pg') }).toEqual({ entry, pg: false });
+    }
+  });
+
+  it('loads pg and no other package from the PostgreSQL entry (no SQLite binary with it)', () => {
+    expect(packagesReachedFrom('postgres.ts', { types: false })).toEqual(new Set(['pg']));
+    expect(packagesReachedFrom('sqlite.ts', { types: false })).toEqual(new Set(['better-sqlite3']));
+  });
+});
