@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Awaitable } from '../core/awaitable.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -11,7 +12,7 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
    * Where the run's events are persisted, if they are: a resumed run goes on
    * numbering after the last one logged (events after the last commit survive a crash there).
    */
-  readonly eventLog?: { lastSeq(runId: string): number };
+  readonly eventLog?: { lastSeq(runId: string): Awaitable<number> };
 } & (
     | {
         /** Starts a new run with this user message. */
@@ -69,6 +70,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   const messages = [...session.messages, ...request];
   let result: RunResult | undefined;
   try {
+    const loggedSeq = resume === true && active !== undefined ? ((await eventLog?.lastSeq(runId)) ?? 0) : 0;
     result = await runAgent({
       ...runOptions,
       pinned: { slots: session.slots, ...runOptions.pinned },
@@ -77,7 +79,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
       runId,
       journal: sessions.journal({ sessionId, expectedMessageCount: messages.length }),
       ...(resume === true && active !== undefined
-        ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, eventLog?.lastSeq(runId) ?? 0) } }
+        ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, loggedSeq) } }
         : {}),
     });
     return result;
