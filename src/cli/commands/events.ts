@@ -30,14 +30,13 @@ export async function eventsCommand({
   now?: () => number;
 }): Promise<CommandResult> {
   const [subcommand, ...rest] = args;
+  if (subcommand === undefined || subcommand.startsWith('-')) return usage('events needs a subcommand');
+  if (subcommand !== 'prune') return usage(`unknown subcommand "${subcommand}"`);
   try {
     const { values } = parseArgs({
       args: [...rest],
       options: { 'data-dir': { type: 'string', default: '.arbiter' }, 'older-than': { type: 'string' } },
     });
-    if (subcommand !== 'prune') {
-      return usage(subcommand === undefined ? 'events needs a subcommand' : `unknown subcommand "${subcommand}"`);
-    }
     const olderThanDays = parseDays(values['older-than'], '--older-than');
     if (olderThanDays === undefined) return usage('events prune needs --older-than DAYS');
     return await withDataStore({
