@@ -40,6 +40,7 @@ export * from './core/index.js';
 // Errors: one base class, one marker check.
 export { ApprovalResolutionError, type ApprovalResolutionFailure } from './errors/approval-resolution-error.js';
 export { ArbiterError } from './errors/arbiter-error.js';
+export { AuditRetentionError } from './errors/audit-retention-error.js';
 export { ConfigurationError } from './errors/configuration-error.js';
 export { FatalToolError } from './errors/fatal-tool-error.js';
 export { GateRuleError } from './errors/gate-rule-error.js';
@@ -88,13 +89,17 @@ export {
   type ApprovalDeniedCode,
   type ApprovalRequest,
   type ApprovalState,
+  type AuditArchive,
   type AuditDecision,
   type AuditEntry,
   type AuditLog,
+  type AuditPurgeResult,
   allowAllGate,
+  auditRetentionFloorDays,
   createInlineApprover,
   createTierGate,
   type DecideOptions,
+  defaultAuditRetentionDays,
   denyAllApprovals,
   type GateCondition,
   type GateDecision,

@@ -27,6 +27,11 @@ Usage:
       List pending approvals; decide one (the demo's suspended run then continues).
   arbiter audit [--session ID] [--json] [--data-dir DIR]
       The append-only audit log.
+  arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
+      Delete (after archiving to FILE as JSON lines) audit rows older than DAYS; the purge is audited.
+      DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).
+  arbiter events prune --older-than DAYS [--data-dir DIR]
+      Delete the logged events of runs that finished more than DAYS ago.
   arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]
       Roll back one executed reversible call (e.g. add_order_note).
   arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
@@ -118,6 +123,16 @@ const commands: Record<string, Command> = {
     );
   },
   audit: async (args) => {
+    if (args[0] === 'purge') {
+      const { auditPurgeCommand } = await import('./commands/audit-purge.js');
+      const retention = process.env['ARBITER_AUDIT_RETENTION_DAYS'];
+      return print(
+        await auditPurgeCommand({
+          args: args.slice(1),
+          ...(retention === undefined || retention === '' ? {} : { minimumRetentionDays: Number(retention) }),
+        }),
+      );
+    }
     const { values } = parseArgs({
       args: [...args],
       options: { session: { type: 'string' }, json: { type: 'boolean', default: false }, ...dataDirOption },
@@ -152,6 +167,7 @@ const commands: Record<string, Command> = {
       }),
     );
   },
+  events: async (args) => print(await (await import('./commands/events.js')).eventsCommand({ args })),
   sessions: async (args) => {
     const { sessionsCommand } = await import('./commands/sessions.js');
     const shop = (await loadDemoModule()).openDemoTools({ dataDir: ':memory:' });

@@ -9,6 +9,7 @@ const classes = Object.entries(errors).filter(
 const markers: Record<string, string> = {
   ApprovalResolutionError: 'approval_resolution',
   ArbiterError: '',
+  AuditRetentionError: 'audit_retention',
   ConfigurationError: 'configuration',
   FatalToolError: 'fatal_tool',
   GateRuleError: 'gate_rule',

@@ -4,6 +4,7 @@ export {
   type ApprovalResolutionProblem,
 } from './approval-resolution-error.js';
 export { ArbiterError } from './arbiter-error.js';
+export { AuditRetentionError } from './audit-retention-error.js';
 export { ConfigurationError } from './configuration-error.js';
 export { FatalToolError } from './fatal-tool-error.js';
 export { GateRuleError } from './gate-rule-error.js';

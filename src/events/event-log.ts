@@ -28,7 +28,12 @@ export interface EventLog {
   readEvents(options: ReadEventsOptions): Awaitable<readonly ExternalEvent[]>;
   /** The highest seq written for the run, 0 when none. */
   lastSeq(runId: string): Awaitable<number>;
-  /** Removes the events written before `before` (epoch ms); returns how many. */
+  /**
+   * Removes the events of finished runs whose last event was written before
+   * `before` (epoch ms), whole runs only, never a run still active (a
+   * session's active run, running or awaiting approval; on SQLite also a
+   * server run marked so); returns how many events went.
+   */
   prune(options: { readonly before: number }): Awaitable<number>;
 }
 

@@ -11,6 +11,7 @@ export {
 } from '../core/call-history.js';
 export type { Principal } from '../core/principal.js';
 export { ApprovalResolutionError, type ApprovalResolutionFailure } from '../errors/approval-resolution-error.js';
+export { AuditRetentionError } from '../errors/audit-retention-error.js';
 export { GateRuleError } from '../errors/gate-rule-error.js';
 export { UndoError, type UndoFailure } from '../errors/undo-error.js';
 export {
@@ -22,6 +23,16 @@ export {
   denyAllApprovals,
 } from './approval-broker.js';
 export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
+export {
+  type AuditArchive,
+  type AuditPurgeResult,
+  auditPurgeCutoff,
+  auditPurgeEntry,
+  auditPurgeTool,
+  auditRetentionFloorDays,
+  checkAuditRetention,
+  defaultAuditRetentionDays,
+} from './audit-retention.js';
 export { bindPrincipalParameters } from './bind-principal-parameters.js';
 export { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
 export { type GateTexts, gateTexts } from './gate-texts.js';

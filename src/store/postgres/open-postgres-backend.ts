@@ -63,6 +63,7 @@ export async function openPostgresBackend({
   migrations = postgresMigrations,
   now,
   approvalTtlMs,
+  auditRetentionDays,
 }: {
   /** `postgres://user:password@host:port/database`; the backend opens its own pool. */
   connectionString?: string;
@@ -78,6 +79,8 @@ export async function openPostgresBackend({
   now?: () => number;
   /** How long a pending approval waits before it is denied as timed out. Default one day. */
   approvalTtlMs?: number;
+  /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
+  auditRetentionDays?: number;
 }): Promise<PostgresBackend> {
   const database = PostgresDatabase.open({
     ...(connectionString === undefined ? {} : { connectionString }),
@@ -102,7 +105,11 @@ export async function openPostgresBackend({
       ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
     }),
     idempotency: new PostgresIdempotencyStore({ database, ...clock }),
-    audit: new PostgresAuditLog({ database }),
+    audit: new PostgresAuditLog({
+      database,
+      ...clock,
+      ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
+    }),
     events: new PostgresEventLog({ database }),
     runtime,
     pool: database.pool,

@@ -1,5 +1,14 @@
 import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
 import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
+import {
+  type AuditArchive,
+  type AuditPurgeResult,
+  auditPurgeCutoff,
+  auditPurgeEntry,
+  auditRetentionFloorDays,
+  checkAuditRetention,
+  defaultAuditRetentionDays,
+} from '../../gate/audit-retention.js';
 import type { SideEffect } from '../../tools/tool-types.js';
 import type { AuditRecord } from '../sqlite/sqlite-audit-log.js';
 import { namedStatement } from './named-statement.js';
@@ -36,6 +45,13 @@ const append = namedStatement(
      decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 );
+const purgeCutoff = namedStatement(
+  `SELECT LEAST($1::bigint,
+     (extract(epoch FROM clock_timestamp()) * 1000)::bigint - ${auditRetentionFloorDays} * 86400000::bigint) AS before`,
+);
+const purgeable = namedStatement(`SELECT ${columns} FROM audit_log WHERE at < $1 ORDER BY audit_id`);
+const authorisePurge = namedStatement("SELECT set_config('arbiter.audit_purge_before', $1::text, true)");
+const purge = namedStatement('DELETE FROM audit_log WHERE at < $1');
 
 /**
  * The append-only audit log in PostgreSQL, with the same columns and
@@ -44,6 +60,10 @@ const append = namedStatement(
  * SQL either. It is also the `CallHistorySource` rules read
  * `context.history` from.
  *
+ * Rows older than the configured retention (`minimumRetentionDays`,
+ * default 400, never below 30) can be deleted through `purge` alone, which
+ * records itself in the log (migration 13 explains the trigger).
+ *
  * @example
  * const { audit } = await openPostgresBackend({ connectionString });
  * await runAgent({ model, tools, messages, audit });
@@ -51,32 +71,63 @@ const append = namedStatement(
  */
 export class PostgresAuditLog implements AuditLog, CallHistorySource {
   readonly #database: PostgresDatabase;
+  readonly #now: () => number;
+  readonly #minimumRetentionDays: number;
 
-  constructor({ database }: { database: PostgresDatabase }) {
+  constructor({
+    database,
+    now = Date.now,
+    minimumRetentionDays = defaultAuditRetentionDays,
+  }: {
+    database: PostgresDatabase;
+    /** The clock `purge` measures ages from. Default `Date.now`. */
+    now?: () => number;
+    /** `purge` never deletes rows younger than this many days. Default 400; at least 30 (`auditRetentionFloorDays`). */
+    minimumRetentionDays?: number;
+  }) {
     this.#database = database;
+    this.#now = now;
+    this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
+  }
+
+  /**
+   * Deletes the rows older than `olderThanDays` (never fewer days than the
+   * configured retention: `AuditRetentionError`; never a row younger than
+   * 30 days by the database's clock), after handing them to `archive`, and
+   * appends one row that says who purged, when, below which time and how
+   * many rows: all in one transaction.
+   *
+   * @example
+   * const { deleted } = await audit.purge({ olderThanDays: 400, by: 'retention-job' });
+   */
+  async purge({
+    olderThanDays,
+    by,
+    archive,
+  }: {
+    olderThanDays: number;
+    /** Who purged, recorded as the purge row's approver. */
+    by: string;
+    archive?: AuditArchive<void | Promise<void>>;
+  }): Promise<AuditPurgeResult> {
+    const now = this.#now();
+    const cutoff = auditPurgeCutoff({ now, olderThanDays, minimumRetentionDays: this.#minimumRetentionDays });
+    return this.#database.transaction(async (query) => {
+      const before = (await query<{ before: number }>(purgeCutoff, [cutoff])).rows[0]?.before ?? cutoff;
+      if (archive !== undefined) await archive.write((await query<AuditRow>(purgeable, [before])).rows.map(toRecord));
+      await query(authorisePurge, [String(before)]);
+      const deleted = (await query(purge, [before])).rowCount;
+      await query(authorisePurge, ['']);
+      await query(
+        append,
+        entryValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
+      );
+      return { before, deleted };
+    });
   }
 
   async append(entry: AuditEntry): Promise<void> {
-    await this.#database.query(append, [
-      entry.at,
-      entry.sessionId ?? null,
-      entry.runId,
-      entry.step,
-      entry.toolCallId,
-      entry.tool,
-      entry.sideEffect,
-      entry.argumentsHash,
-      JSON.stringify(entry.arguments),
-      entry.decision,
-      entry.rule ?? null,
-      entry.approver ?? null,
-      entry.outcome,
-      entry.durationMs,
-      entry.tenantId ?? null,
-      entry.userId ?? null,
-      entry.replayOf?.runId ?? null,
-      entry.replayOf?.toolCallId ?? null,
-    ]);
+    await this.#database.query(append, entryValues(entry));
   }
 
   /**
@@ -153,6 +204,30 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     );
     return rows.map(toRecord);
   }
+}
+
+/** The values of `append`, in its order. */
+function entryValues(entry: AuditEntry): unknown[] {
+  return [
+    entry.at,
+    entry.sessionId ?? null,
+    entry.runId,
+    entry.step,
+    entry.toolCallId,
+    entry.tool,
+    entry.sideEffect,
+    entry.argumentsHash,
+    JSON.stringify(entry.arguments),
+    entry.decision,
+    entry.rule ?? null,
+    entry.approver ?? null,
+    entry.outcome,
+    entry.durationMs,
+    entry.tenantId ?? null,
+    entry.userId ?? null,
+    entry.replayOf?.runId ?? null,
+    entry.replayOf?.toolCallId ?? null,
+  ];
 }
 
 function toRecord(row: AuditRow): AuditRecord {

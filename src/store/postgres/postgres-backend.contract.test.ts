@@ -4,6 +4,7 @@ import { describeAuditLogContract } from '../test-support/audit-log-contract.js'
 import type { ContractOptions } from '../test-support/contract-backend.js';
 import { describeEventLogContract } from '../test-support/event-log-contract.js';
 import { describeIdempotencyStoreContract } from '../test-support/idempotency-store-contract.js';
+import { describeRetentionContract } from '../test-support/retention-contract.js';
 import { describeRunJournalContract } from '../test-support/run-journal-contract.js';
 import { describeRuntimeStoreContract } from '../test-support/runtime-store-contract.js';
 import { describeSessionStoreContract } from '../test-support/session-store-contract.js';
@@ -33,4 +34,13 @@ describe.skipIf(cluster.skip)('PostgreSQL backend', () => {
   describeAuditLogContract('PostgresAuditLog', postgres);
   describeEventLogContract('PostgresEventLog', postgres);
   describeRuntimeStoreContract('PostgresRuntimeStore', postgres);
+  describeRetentionContract('PostgreSQL backend', async (options) => {
+    const backend = await postgres(options);
+    return {
+      ...backend,
+      sql: async (statement: string) => void (await backend.pool.query(statement)),
+      count: async (table: string) =>
+        Number((await backend.pool.query<{ count: string }>(`SELECT count(*) AS count FROM ${table}`)).rows[0]?.count),
+    };
+  });
 });

@@ -11,7 +11,12 @@ const appendEvents = namedStatement(
 );
 const readEvents = namedStatement('SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3');
 const lastSeq = namedStatement('SELECT coalesce(max(seq), 0) AS seq FROM run_events WHERE run_id = $1');
-const prune = namedStatement('DELETE FROM run_events WHERE at < $1');
+// Whole runs whose last event is older than the cutoff, unless a session still has the run active.
+const prune = namedStatement(
+  `DELETE FROM run_events WHERE run_id IN (
+     SELECT run_id FROM run_events GROUP BY run_id HAVING max(at) < $1
+     EXCEPT SELECT active_run_id FROM sessions WHERE active_run_id IS NOT NULL)`,
+);
 
 /**
  * The event log in PostgreSQL (table `run_events`, keyed by run and seq):

@@ -49,6 +49,7 @@ export function openSqliteBackend({
   busyTimeoutMs,
   now,
   approvalTtlMs,
+  auditRetentionDays,
 }: {
   /** A file, or `:memory:`. */
   path: string;
@@ -60,6 +61,8 @@ export function openSqliteBackend({
   now?: () => number;
   /** How long a pending approval waits before it is denied as timed out. Default one day. */
   approvalTtlMs?: number;
+  /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
+  auditRetentionDays?: number;
 }): SqliteBackend {
   const runtime = openSqliteStore({
     path,
@@ -76,7 +79,11 @@ export function openSqliteBackend({
       ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
     }),
     idempotency: new SqliteIdempotencyStore({ database, ...clock }),
-    audit: new SqliteAuditLog({ database }),
+    audit: new SqliteAuditLog({
+      database,
+      ...clock,
+      ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
+    }),
     events: new SqliteEventLog({ database }),
     runtime,
     database,

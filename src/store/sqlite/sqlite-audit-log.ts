@@ -1,6 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
 import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
+import {
+  type AuditArchive,
+  type AuditPurgeResult,
+  auditPurgeCutoff,
+  auditPurgeEntry,
+  auditRetentionFloorDays,
+  checkAuditRetention,
+  defaultAuditRetentionDays,
+} from '../../gate/audit-retention.js';
 import type { SideEffect } from '../../tools/tool-types.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
@@ -52,6 +61,10 @@ interface AuditRow {
  * `listAudit`, `flush`). Any other row commits before `append` returns,
  * together with the rows waiting before it.
  *
+ * Rows older than the configured retention (`minimumRetentionDays`,
+ * default 400, never below 30) can be deleted through `purge` alone, which
+ * records itself in the log (migration 16 explains the triggers).
+ *
  * @example
  * const audit = new SqliteAuditLog({ database: store.database });
  * await runAgent({ model, tools, messages, audit });
@@ -61,6 +74,8 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #statement: PreparedStatements;
   readonly #pending: PendingWrites;
   readonly #busyWaitMs: number;
+  readonly #now: () => number;
+  readonly #minimumRetentionDays: number;
   /** Rows of calls that changed nothing, waiting for the connection's next transaction, oldest first. */
   readonly #waiting: RowValues[] = [];
   /** Whether a queued write will insert `#waiting`. */
@@ -71,8 +86,14 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   constructor({
     database,
     busyWaitMs = 0,
+    now = Date.now,
+    minimumRetentionDays = defaultAuditRetentionDays,
   }: {
     database: Database.Database;
+    /** The clock `purge` measures ages from. Default `Date.now`. */
+    now?: () => number;
+    /** `purge` never deletes rows younger than this many days. Default 400; at least 30 (`auditRetentionFloorDays`). */
+    minimumRetentionDays?: number;
     /**
      * While another connection holds the database locked, retry an append
      * asynchronously for up to this long (`retryWhileBusy`) instead of
@@ -83,6 +104,51 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     this.#statement = preparedStatements(database);
     this.#pending = pendingWrites(database);
     this.#busyWaitMs = busyWaitMs;
+    this.#now = now;
+    this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
+  }
+
+  /**
+   * Deletes the rows older than `olderThanDays` (never fewer days than the
+   * configured retention: `AuditRetentionError`; never a row younger than
+   * 30 days by the database's clock), after handing them to `archive`, and
+   * appends one row that says who purged, when, below which time and how
+   * many rows: all in one transaction.
+   *
+   * @example
+   * const { deleted } = audit.purge({ olderThanDays: 400, by: 'retention-job' });
+   */
+  purge({
+    olderThanDays,
+    by,
+    archive,
+  }: {
+    olderThanDays: number;
+    /** Who purged, recorded as the purge row's approver. */
+    by: string;
+    archive?: AuditArchive;
+  }): AuditPurgeResult {
+    this.#throwFailure();
+    const now = this.#now();
+    const cutoff = auditPurgeCutoff({ now, olderThanDays, minimumRetentionDays: this.#minimumRetentionDays });
+    return this.#pending.transaction(() => {
+      const { before } = this.#statement(
+        `SELECT CAST(min(?, (julianday('now') - 2440587.5 - ${auditRetentionFloorDays}) * 86400000) AS INTEGER) AS before`,
+      ).get(cutoff) as { before: number };
+      if (archive !== undefined) {
+        const rows = this.#statement('SELECT * FROM audit_log WHERE at < ? ORDER BY audit_id').all(
+          before,
+        ) as AuditRow[];
+        archive.write(rows.map(toRecord));
+      }
+      this.#statement('INSERT INTO audit_retention (singleton, purge_before) VALUES (1, ?)').run(before);
+      const deleted = this.#statement('DELETE FROM audit_log WHERE at < ?').run(before).changes;
+      this.#statement('DELETE FROM audit_retention').run();
+      this.#insert([
+        toRowValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
+      ]);
+      return { before, deleted };
+    });
   }
 
   append(entry: AuditEntry): void | Promise<void> {

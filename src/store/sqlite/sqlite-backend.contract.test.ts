@@ -3,6 +3,7 @@ import { describeAuditLogContract } from '../test-support/audit-log-contract.js'
 import type { ContractOptions } from '../test-support/contract-backend.js';
 import { describeEventLogContract } from '../test-support/event-log-contract.js';
 import { describeIdempotencyStoreContract } from '../test-support/idempotency-store-contract.js';
+import { describeRetentionContract } from '../test-support/retention-contract.js';
 import { describeRunJournalContract } from '../test-support/run-journal-contract.js';
 import { describeRuntimeStoreContract } from '../test-support/runtime-store-contract.js';
 import { describeSessionStoreContract } from '../test-support/session-store-contract.js';
@@ -27,3 +28,12 @@ describeIdempotencyStoreContract('SqliteIdempotencyStore', sqlite);
 describeAuditLogContract('SqliteAuditLog', sqlite);
 describeEventLogContract('SqliteEventLog', sqlite);
 describeRuntimeStoreContract('SqliteStore', sqlite);
+describeRetentionContract('SQLite backend', (options) => {
+  const backend = sqlite(options);
+  return {
+    ...backend,
+    sql: async (statement: string) => void backend.database.prepare(statement).run(),
+    count: async (table: string) =>
+      (backend.database.prepare(`SELECT count(*) AS count FROM ${table}`).get() as { count: number }).count,
+  };
+});

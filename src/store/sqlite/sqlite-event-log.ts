@@ -47,6 +47,24 @@ export class SqliteEventLog implements EventLog {
   }
 
   prune({ before }: { readonly before: number }): number {
-    return this.#statement('DELETE FROM run_events WHERE at < ?').run(before).changes;
+    // A database migrated without the session or server tables (a custom migration list) has no active runs there.
+    const tables = new Set(
+      (
+        this.#statement(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'server_runs')",
+        ).all() as { name: string }[]
+      ).map((row) => row.name),
+    );
+    const active = [
+      ...(tables.has('sessions') ? ['SELECT active_run_id FROM sessions WHERE active_run_id IS NOT NULL'] : []),
+      ...(tables.has('server_runs')
+        ? ["SELECT run_id FROM server_runs WHERE status IN ('running', 'awaiting_approval')"]
+        : []),
+    ];
+    return this.#statement(
+      `DELETE FROM run_events WHERE run_id IN (
+         SELECT run_id FROM run_events GROUP BY run_id HAVING max(at) < ?
+         ${active.map((select) => `EXCEPT ${select}`).join(' ')})`,
+    ).run(before).changes;
   }
 }

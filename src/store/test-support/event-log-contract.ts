@@ -14,7 +14,7 @@ function events(runId: string, count: number, at = 1000): ExternalEvent[] {
 /**
  * The behaviour every `EventLog` must have: a run's events come back in
  * seq order after a given seq, the first copy of a seq stays, another run's
- * events never mix in, and pruning removes by time.
+ * events never mix in, and pruning removes finished runs by time.
  *
  * @example
  * describeEventLogContract('SqliteEventLog', ({ now }) => openSqliteBackend({ path: ':memory:', now }));

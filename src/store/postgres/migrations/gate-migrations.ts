@@ -104,4 +104,36 @@ export const gatePostgresMigrations: readonly Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuses_change();
     `,
   },
+  {
+    version: 13,
+    name: 'audit_retention',
+    // The log stays append-only except through one path, PostgresAuditLog.purge: inside its transaction it sets
+    // the transaction-local setting arbiter.audit_purge_before (set_config(…, true): gone at COMMIT or ROLLBACK,
+    // so a pooled connection never carries it into another transaction), deletes the rows below it, clears it
+    // and writes its own audit row. A DELETE without the setting, or of a row it does not cover, is refused as
+    // before; so is any row younger than 30 days by the database's clock (auditRetentionFloorDays), whatever
+    // the setting says. UPDATE and TRUNCATE stay refused. A setting rather than a SECURITY DEFINER function:
+    // it needs no second role (the migrations run as the application's role, which owns the table and could
+    // drop any trigger anyway); the function only adds protection where the application's role has no DELETE
+    // privilege, which a deployment can grant on top of this.
+    sql: `
+      CREATE OR REPLACE FUNCTION audit_log_refuses_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        purge_before bigint := nullif(current_setting('arbiter.audit_purge_before', true), '')::bigint;
+      BEGIN
+        IF TG_OP = 'DELETE' AND purge_before IS NOT NULL THEN
+          IF OLD.at < purge_before THEN
+            IF OLD.at >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 30 * 86400000::bigint THEN
+              RAISE EXCEPTION 'audit_log keeps every row younger than 30 days' USING ERRCODE = 'restrict_violation';
+            END IF;
+            RETURN OLD;
+          END IF;
+        END IF;
+        RAISE EXCEPTION 'audit_log is append-only: rows cannot be %',
+          CASE TG_OP WHEN 'UPDATE' THEN 'updated' WHEN 'DELETE' THEN 'deleted' ELSE 'truncated' END
+          USING ERRCODE = 'restrict_violation';
+      END;
+      $$;
+    `,
+  },
 ];

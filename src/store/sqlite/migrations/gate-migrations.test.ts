@@ -111,3 +111,28 @@ describe('gate migration 15 (audit_log_lean_append)', () => {
     database.close();
   });
 });
+
+describe('gate migration 16 (audit_retention)', () => {
+  const day = 86_400_000;
+
+  it('lets a DELETE through only below the cutoff audit_retention holds, and never a row younger than 30 days', () => {
+    const database = new Database(':memory:');
+    migrate(database, migrations);
+    const audit = new SqliteAuditLog({ database });
+    const now = Date.now();
+    audit.append(entry('call_old', { at: now - 500 * day }));
+    audit.append(entry('call_recent', { at: now - 10 * day }));
+    expect(() => database.prepare('DELETE FROM audit_log').run()).toThrow(/append-only: rows cannot be deleted/);
+    database.prepare('INSERT INTO audit_retention (singleton, purge_before) VALUES (1, ?)').run(now + day);
+    expect(() => database.prepare('DELETE FROM audit_log').run()).toThrow(
+      'audit_log keeps every row younger than 30 days',
+    );
+    expect(database.prepare('DELETE FROM audit_log WHERE at < ?').run(now - 400 * day).changes).toBe(1);
+    expect(() => database.prepare("UPDATE audit_log SET outcome = 'ok'").run()).toThrow(/rows cannot be updated/);
+    expect(() => database.prepare('INSERT INTO audit_retention (singleton, purge_before) VALUES (2, 0)').run()).toThrow(
+      /CHECK constraint failed/,
+    );
+    expect(audit.listAudit().map((row) => row.toolCallId)).toEqual(['call_recent']);
+    database.close();
+  });
+});

@@ -186,4 +186,29 @@ export const gateMigrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 16,
+    name: 'audit_retention',
+    // The log stays append-only except through one path, SqliteAuditLog.purge: inside its transaction it puts
+    // a cutoff into the one-row audit_retention, deletes the rows below it, writes its own audit row and takes
+    // the cutoff out again, so no committed state ever authorises a DELETE. A DELETE of a row the cutoff does
+    // not cover, or with no cutoff set, is refused as before; so is any row younger than 30 days by the
+    // database's own clock (auditRetentionFloorDays), whatever the cutoff says. UPDATE stays refused.
+    sql: `
+      CREATE TABLE audit_retention (
+        singleton    INTEGER PRIMARY KEY CHECK (singleton = 1),
+        purge_before INTEGER NOT NULL
+      );
+      DROP TRIGGER audit_log_refuses_delete;
+      CREATE TRIGGER audit_log_refuses_delete BEFORE DELETE ON audit_log
+      BEGIN
+        SELECT CASE
+          WHEN NOT EXISTS (SELECT 1 FROM audit_retention WHERE OLD.at < purge_before)
+            THEN RAISE(ABORT, 'audit_log is append-only: rows cannot be deleted')
+          WHEN OLD.at >= (julianday('now') - 2440587.5 - 30) * 86400000
+            THEN RAISE(ABORT, 'audit_log keeps every row younger than 30 days')
+        END;
+      END;
+    `,
+  },
 ];

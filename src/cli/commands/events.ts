@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util';
+import { ArbiterError } from '../../errors/arbiter-error.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { SqliteEventLog } from '../../store/sqlite/sqlite-event-log.js';
+import type { CommandResult } from '../cli-output.js';
+import { withDataStore } from './open-data-store.js';
+import { parseDays } from './parse-days.js';
+
+const dayMs = 86_400_000;
+
+/** The usage text of `arbiter events`, for the CLI's help. */
+export const eventsUsage = `Usage:
+  arbiter events prune --older-than DAYS [--data-dir DIR]`;
+
+/**
+ * `arbiter events prune --older-than DAYS`: deletes the logged events of
+ * finished runs whose last event is older than DAYS (see `EventLog.prune`:
+ * whole runs, never a run that is running or awaiting approval). Exit 0
+ * done (also with no store yet), 2 bad usage.
+ *
+ * @example
+ * const result = await eventsCommand({ args: ['prune', '--older-than', '30'] });
+ */
+export async function eventsCommand({
+  args,
+  now = Date.now,
+}: {
+  args: readonly string[];
+  /** The clock ages are measured from. Default `Date.now`. */
+  now?: () => number;
+}): Promise<CommandResult> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === undefined || subcommand.startsWith('-')) return usage('events needs a subcommand');
+  if (subcommand !== 'prune') return usage(`unknown subcommand "${subcommand}"`);
+  try {
+    const { values } = parseArgs({
+      args: [...rest],
+      options: { 'data-dir': { type: 'string', default: '.arbiter' }, 'older-than': { type: 'string' } },
+    });
+    const olderThanDays = parseDays(values['older-than'], '--older-than');
+    if (olderThanDays === undefined) return usage('events prune needs --older-than DAYS');
+    return await withDataStore({
+      dataDirectory: values['data-dir'],
+      work: (store): CommandResult => {
+        const pruned =
+          store === undefined
+            ? 0
+            : new SqliteEventLog({ database: store.database }).prune({ before: now() - olderThanDays * dayMs });
+        return {
+          exitCode: 0,
+          stdout: [
+            `pruned ${pruned} event${pruned === 1 ? '' : 's'} of runs finished more than ${olderThanDays} days ago`,
+          ],
+          stderr: [],
+        };
+      },
+    });
+  } catch (error) {
+    if (
+      UsageError.isInstance(error) ||
+      (error instanceof Error && String(Reflect.get(error, 'code')).startsWith('ERR_PARSE_ARGS'))
+    ) {
+      return usage((error as Error).message);
+    }
+    if (ArbiterError.isInstance(error)) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
+    throw error;
+  }
+}
+
+function usage(message: string): CommandResult {
+  return { exitCode: 2, stdout: [], stderr: [`arbiter: ${message}`, '', eventsUsage] };
+}
