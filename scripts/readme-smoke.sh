@@ -119,6 +119,14 @@ smoke_approve() {
 smoke_audit() {
   expect 0 -- run_arbiter audit --data-dir "$data"
   expect 2 -- run_arbiter audit --data-dir "$work/empty"
+  # Nothing the demo wrote is old enough to go; younger than the retention is refused.
+  expect 0 -- run_arbiter audit purge --older-than 400 --data-dir "$data"
+  expect 2 -- run_arbiter audit purge --older-than 1 --data-dir "$data"
+  expect 2 -- run_arbiter audit purge --older-than 400 --data-dir "$work/empty"
+}
+smoke_events() {
+  expect 0 -- run_arbiter events prune --older-than 30 --data-dir "$data"
+  expect 2 -- run_arbiter events prune --data-dir "$data"
 }
 smoke_undo() {
   local call_id
