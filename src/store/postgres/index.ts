@@ -7,4 +7,5 @@ export { PostgresDatabase } from './postgres-database.js';
 export { PostgresEventLog } from './postgres-event-log.js';
 export { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
 export { PostgresRuntimeStore } from './postgres-runtime-store.js';
+export { PostgresServerRuns, type RunLease } from './postgres-server-runs.js';
 export { PostgresSessionStore } from './postgres-session-store.js';

@@ -1,0 +1,215 @@
+import type { Locale } from '../../core/locale.js';
+import type { Principal } from '../../core/principal.js';
+import type { RunFailure, ServerRun, ServerRunStatus } from '../server-run.js';
+import { namedStatement } from './named-statement.js';
+import type { PostgresDatabase } from './postgres-database.js';
+
+interface ServerRunRow {
+  run_id: string;
+  session_id: string;
+  tenant_id: string;
+  principal: string;
+  locale: Locale;
+  status: ServerRunStatus;
+  message_offset: number;
+  started_at: number;
+  updated_at: number;
+  failure: string | null;
+}
+
+/** The database's clock in milliseconds: every node reads one clock, so a lease means the same time on each. */
+const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+const insert = namedStatement(
+  `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at,
+     lease_owner, lease_expires_at)
+   VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $7, $8, ${databaseNow} + $9)`,
+);
+const find = namedStatement('SELECT * FROM server_runs WHERE run_id = $1');
+const forSession = namedStatement('SELECT * FROM server_runs WHERE session_id = $1 ORDER BY started_at, run_id');
+const setStatus = namedStatement('UPDATE server_runs SET status = $2, failure = $3, updated_at = $4 WHERE run_id = $1');
+// The oldest runs to execute whose lease is free or lapsed; rows another node is claiming right now are skipped.
+const claim = namedStatement(
+  `UPDATE server_runs SET lease_owner = $1, lease_expires_at = ${databaseNow} + $2
+   WHERE run_id IN (
+     SELECT run_id FROM server_runs
+     WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < ${databaseNow})
+     ORDER BY updated_at, run_id
+     LIMIT $3
+     FOR UPDATE SKIP LOCKED)
+   RETURNING *`,
+);
+const renew = namedStatement(
+  `UPDATE server_runs SET lease_expires_at = ${databaseNow} + $3
+   WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'
+   RETURNING run_id`,
+);
+const release = namedStatement(
+  'UPDATE server_runs SET lease_owner = NULL, lease_expires_at = NULL WHERE run_id = $1 AND lease_owner = $2 RETURNING run_id',
+);
+const finish = namedStatement(
+  `UPDATE server_runs SET status = $3, failure = $4, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL
+   WHERE run_id = $1 AND (lease_owner = $2 OR lease_owner IS NULL)
+   RETURNING run_id`,
+);
+const requeue = namedStatement(
+  `UPDATE server_runs SET status = 'running', failure = NULL, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL
+   WHERE run_id = $1 AND status = 'awaiting_approval'
+   RETURNING run_id`,
+);
+const remove = namedStatement('DELETE FROM server_runs WHERE run_id = $1 AND lease_owner = $2');
+const leaseOf = namedStatement(
+  `SELECT lease_owner, lease_expires_at - ${databaseNow} AS left_ms FROM server_runs WHERE run_id = $1`,
+);
+
+/** Who holds a run's lease and for how much longer (negative: lapsed). */
+export interface RunLease {
+  readonly owner: string | undefined;
+  readonly leftMs: number | undefined;
+}
+
+/**
+ * The server's runs in PostgreSQL (table `server_runs`), shared by every
+ * node on the database, and the lease that says which node executes each.
+ * A run with status `running` is work: the node that accepted it holds its
+ * lease from `insert`, renews it while the run executes (`renew`) and lets
+ * go at the end (`finish`); a node that dies stops renewing, and once the
+ * lease lapses another node's `claim` takes the run (`FOR UPDATE SKIP
+ * LOCKED`: nodes claiming at once never take the same run, and never wait
+ * on each other's rows) and resumes it from its journal. A run waiting for
+ * approval holds no lease; `requeue` makes it work again once decided.
+ * Lease times are the database's clock, so nodes' clocks need not agree.
+ *
+ * @example
+ * const runs = new PostgresServerRuns({ database });
+ * for (const run of await runs.claim({ owner: nodeId, leaseMs: 15_000 })) resume(run);
+ */
+export class PostgresServerRuns {
+  readonly #database: PostgresDatabase;
+  readonly #now: () => number;
+
+  constructor({ database, now = Date.now }: { database: PostgresDatabase; now?: () => number }) {
+    this.#database = database;
+    this.#now = now;
+  }
+
+  /** Records a run the node `owner` accepted, holding its lease for `leaseMs`. */
+  async insert(
+    run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>,
+    { owner, leaseMs }: { owner: string; leaseMs: number },
+  ): Promise<ServerRun> {
+    const now = this.#now();
+    await this.#database.query(insert, [
+      run.runId,
+      run.sessionId,
+      run.tenantId,
+      JSON.stringify(run.principal),
+      run.locale,
+      run.messageOffset,
+      now,
+      owner,
+      leaseMs,
+    ]);
+    return { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
+  }
+
+  async find(runId: string): Promise<ServerRun | undefined> {
+    const { rows } = await this.#database.query<ServerRunRow>(find, [runId]);
+    return rows[0] === undefined ? undefined : fromRow(rows[0]);
+  }
+
+  /** The session's runs, oldest first. */
+  async listForSession(sessionId: string): Promise<ServerRun[]> {
+    const { rows } = await this.#database.query<ServerRunRow>(forSession, [sessionId]);
+    return rows.map(fromRow);
+  }
+
+  /** Records where the run stands (a status other than `error` clears the failure); the lease is left as it is. */
+  async setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): Promise<void> {
+    await this.#database.query(setStatus, [runId, status, failureText(status, failure), this.#now()]);
+  }
+
+  /**
+   * Takes up to `limit` runs to execute whose lease is free or has lapsed,
+   * oldest first, for `leaseMs`; the runs another node holds or is claiming
+   * are left alone.
+   */
+  async claim({
+    owner,
+    leaseMs,
+    limit = 10,
+  }: {
+    owner: string;
+    leaseMs: number;
+    limit?: number;
+  }): Promise<ServerRun[]> {
+    const { rows } = await this.#database.query<ServerRunRow>(claim, [owner, leaseMs, limit]);
+    return rows.map(fromRow);
+  }
+
+  /** Extends `owner`'s lease on a running run to `leaseMs` from now; false when `owner` no longer holds it. */
+  async renew({ runId, owner, leaseMs }: { runId: string; owner: string; leaseMs: number }): Promise<boolean> {
+    return (await this.#database.query(renew, [runId, owner, leaseMs])).rowCount === 1;
+  }
+
+  /** Lets go of `owner`'s lease (another node may claim the run at once); false when `owner` did not hold it. */
+  async release({ runId, owner }: { runId: string; owner: string }): Promise<boolean> {
+    return (await this.#database.query(release, [runId, owner])).rowCount === 1;
+  }
+
+  /**
+   * Records the status the run stopped with and lets go of the lease, in one
+   * statement; false (and nothing written) when another node holds it.
+   */
+  async finish({
+    runId,
+    owner,
+    status,
+    failure,
+  }: {
+    runId: string;
+    owner: string;
+    status: ServerRunStatus;
+    failure?: RunFailure | undefined;
+  }): Promise<boolean> {
+    const values = [runId, owner, status, failureText(status, failure), this.#now()];
+    return (await this.#database.query(finish, values)).rowCount === 1;
+  }
+
+  /** Makes a run that waited for approval work again, for whichever node claims it first; false when it was not waiting. */
+  async requeue(runId: string): Promise<boolean> {
+    return (await this.#database.query(requeue, [runId, this.#now()])).rowCount === 1;
+  }
+
+  /** Deletes a run `owner` recorded and could not begin (its session refused it). */
+  async remove({ runId, owner }: { runId: string; owner: string }): Promise<void> {
+    await this.#database.query(remove, [runId, owner]);
+  }
+
+  /** Who holds the run's lease, and for how long yet. */
+  async lease(runId: string): Promise<RunLease> {
+    const { rows } = await this.#database.query<{ lease_owner: string | null; left_ms: number | null }>(leaseOf, [
+      runId,
+    ]);
+    return { owner: rows[0]?.lease_owner ?? undefined, leftMs: rows[0]?.left_ms ?? undefined };
+  }
+}
+
+function failureText(status: ServerRunStatus, failure: RunFailure | undefined): string | null {
+  return status === 'error' && failure !== undefined ? JSON.stringify(failure) : null;
+}
+
+function fromRow(row: ServerRunRow): ServerRun {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    tenantId: row.tenant_id,
+    principal: JSON.parse(row.principal) as Principal,
+    locale: row.locale,
+    status: row.status,
+    messageOffset: row.message_offset,
+    startedAt: row.started_at,
+    updatedAt: row.updated_at,
+    failure: row.failure === null ? undefined : (JSON.parse(row.failure) as RunFailure),
+  };
+}
