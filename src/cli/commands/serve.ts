@@ -23,6 +23,8 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
       --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
                       number of nodes serve one database; default: SQLite in --data-dir
+      --node-id NAME, --lease-ms N  with --store: this node's name in leases and logs (default: random), and how
+                      long a run's lease lasts unrenewed, i.e. how soon another node resumes a dead node's runs (10000)
       --auth FILE     bearer tokens → principals (JSON, tokens of 32+ characters); default: the demo
                       tokens, shown at start, on a loopback --host only
       --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
@@ -46,6 +48,9 @@ export interface ServeFlags {
   readonly dataDir: string;
   /** A PostgreSQL connection string (`--store`); undefined: SQLite in `dataDir`, unless `ARBITER_STORE_URL` names one. */
   readonly storeUrl: string | undefined;
+  /** With a PostgreSQL store: this node's name, and how long a run's lease lasts. */
+  readonly nodeId: string | undefined;
+  readonly leaseMs: number | undefined;
   readonly authFile: string | undefined;
   readonly toolsModule: string | undefined;
   readonly model: 'scripted' | 'openai';
@@ -70,6 +75,8 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
       host: { type: 'string', default: '127.0.0.1' },
       'data-dir': { type: 'string', default: '.arbiter' },
       store: { type: 'string' },
+      'node-id': { type: 'string' },
+      'lease-ms': { type: 'string' },
       auth: { type: 'string' },
       tools: { type: 'string' },
       model: { type: 'string', default: 'scripted' },
@@ -105,6 +112,12 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     }
     return number;
   };
+  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
+  if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) {
+    throw new UsageError({
+      message: `--lease-ms must be a whole number of milliseconds from 100, got "${values['lease-ms']}"`,
+    });
+  }
   const maxStreams = limit('max-streams');
   const sessionsPerMinute = limit('sessions-per-minute');
   const messagesPerMinute = limit('messages-per-minute');
@@ -113,6 +126,8 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     host: values.host,
     dataDir: values['data-dir'],
     storeUrl: values.store === undefined ? undefined : checkStoreUrl(values.store, '--store'),
+    nodeId: values['node-id'],
+    leaseMs,
     authFile: values.auth,
     toolsModule: values.tools,
     model: values.model,
@@ -242,7 +257,12 @@ export async function runServe({
     else {
       // Loaded only for PostgreSQL: a SQLite server never loads pg.
       const { startPostgresServer } = await import('../../server/postgres-server.js');
-      running = await startPostgresServer({ ...options, connectionString: storeUrl });
+      running = await startPostgresServer({
+        ...options,
+        connectionString: storeUrl,
+        ...(flags.nodeId === undefined ? {} : { nodeId: flags.nodeId }),
+        ...(flags.leaseMs === undefined ? {} : { leaseMs: flags.leaseMs }),
+      });
     }
   } catch (error) {
     forgetSignals();
