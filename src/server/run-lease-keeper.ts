@@ -172,9 +172,10 @@ export class RunLeaseKeeper {
     if (manager.isActive(run.runId)) return;
     const session = await sessions.load(run.sessionId);
     if (session?.activeRun?.runId === run.runId) {
+      // Claimed after an approval, or after its node stopped renewing: either way it continues here.
       logger({
         level: 'info',
-        event: 'session_recovered',
+        event: 'run_claimed',
         action: 'resumed',
         runId: run.runId,
         sessionId: run.sessionId,
@@ -190,7 +191,7 @@ export class RunLeaseKeeper {
     } else records.setStatus(run.runId, 'aborted');
     logger({
       level: 'warn',
-      event: 'session_recovered',
+      event: 'run_claimed',
       action: 'settled',
       runId: run.runId,
       sessionId: run.sessionId,
