@@ -68,6 +68,10 @@ export class PostgresRunRecords implements ServerRunRecords {
     await Promise.all(this.#writes.values());
   }
 
+  async written(runId: string): Promise<void> {
+    await this.#writes.get(runId);
+  }
+
   async find(runId: string): Promise<ServerRun | undefined> {
     await this.#writes.get(runId);
     return this.#runs.find(runId);

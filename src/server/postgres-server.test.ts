@@ -103,7 +103,12 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     expect(resumed.events.map((event) => event.seq)).toEqual(resumed.events.map((_, index) => lastSeen + index + 1));
     expect(resumed.events.some((event) => event.type === 'tool:end')).toBe(true);
 
-    const shown = await request(b, `/v1/sessions/${sessionId}`);
+    // The session leaves the run just after its last event is written.
+    let shown = await request(b, `/v1/sessions/${sessionId}`);
+    for (let tries = 0; shown.body.status !== 'idle' && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      shown = await request(b, `/v1/sessions/${sessionId}`);
+    }
     expect(shown.body).toMatchObject({ status: 'idle', activeRunId: null, pendingApprovals: [] });
     expect((shown.body.runs as { status: string }[]).map((run) => run.status)).toEqual(['completed', 'completed']);
     expect(await request(a, `/v1/runs/${runId}`)).toMatchObject({ status: 200, body: { status: 'completed' } });

@@ -7,6 +7,7 @@ import { type AssembledServer, assembleServer, type CreateServerOptions, type Se
 import { PostgresPrincipalLimits } from './postgres-principal-limits.js';
 import { PostgresRunRecords } from './postgres-run-records.js';
 import { RunLeaseKeeper } from './run-lease-keeper.js';
+import { isTerminalEvent } from './run-manager.js';
 import { jsonLineLogger } from './server-log.js';
 import { type RunningServer, type StartServerOptions, startServerWith } from './start-server.js';
 
@@ -55,9 +56,14 @@ export async function createPostgresServer(
   }
   const records = new PostgresRunRecords({ runs: backend.serverRuns, nodeId, leaseMs, onError });
   const limits = new PostgresPrincipalLimits({ database, nodeId, ...options.principalLimits });
-  // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it.
+  // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it; a run's
+  // terminal event only once its status is written, so a client that saw the end reads the same status.
   const log = {
-    append: (events: readonly ExternalEvent[]) => feed.publish(events),
+    append: async (events: readonly ExternalEvent[]) => {
+      const ended = events.filter(isTerminalEvent).map((event) => records.written(event.runId));
+      if (ended.length > 0) await Promise.all(ended);
+      await feed.publish(events);
+    },
     readEvents: backend.events.readEvents.bind(backend.events),
     lastSeq: backend.events.lastSeq.bind(backend.events),
     prune: backend.events.prune.bind(backend.events),

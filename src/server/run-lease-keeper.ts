@@ -11,6 +11,9 @@ import type { ServerLogger } from './server-log.js';
 /** Nodes are told on this channel that a run is free to claim (payload: its id, for the logs only). */
 export const runQueueChannel = 'arbiter_runs';
 
+/** How often, in claims, a node looks for sessions running a run with no record (the first claim does). */
+const adoptEveryClaims = 10;
+
 /**
  * One node's side of the run queue on PostgreSQL. Every `renewMs` it
  * renews the leases of the runs it executes (and its open streams, through
@@ -20,7 +23,10 @@ export const runQueueChannel = 'arbiter_runs';
  * still has it as its active run (`runSession({ resume: true })`: recorded
  * tool results are reused, idempotency keys stop a second execution), or
  * settled from its last logged event when the session has left it (a node
- * died between the two writes of the run's end). A lease this node fails
+ * died between the two writes of the run's end). Every tenth claim also
+ * adopts the runs of sessions left running with no record of the run (a
+ * node died between beginning the run and recording it, two writes on
+ * PostgreSQL) once the session has been still for three leases. A lease this node fails
  * to renew (another node claimed the run after this one stalled) is
  * dropped and logged.
  *
@@ -47,6 +53,8 @@ export class RunLeaseKeeper {
   #timers: ReturnType<typeof setInterval>[] = [];
   #listener: pg.PoolClient | undefined;
   #claiming = false;
+  /** Claims so far: every `adoptEveryClaims`-th also adopts orphaned runs. */
+  #claims = 0;
   #claimAgain = false;
   #stopped = false;
 
@@ -151,8 +159,15 @@ export class RunLeaseKeeper {
   }
 
   async #claim(): Promise<void> {
-    const { runs, nodeId, leaseMs } = this.#options;
+    const { runs, nodeId, leaseMs, logger } = this.#options;
     try {
+      // Now and then: sessions a dead node left running with no record of their run (it died in between).
+      if (this.#claims % adoptEveryClaims === 0) {
+        for (const runId of await runs.adoptOrphans({ olderThanMs: 3 * leaseMs })) {
+          logger({ level: 'warn', event: 'run_claimed', action: 'adopted', runId });
+        }
+      }
+      this.#claims += 1;
       for (;;) {
         const claimed = await runs.claim({ owner: nodeId, leaseMs, limit: 10 });
         for (const run of claimed) await this.#take(run);

@@ -208,6 +208,7 @@ export class RunManager {
           },
         });
       });
+      await this.#options.runs.written?.(runId);
       return { runId };
     } finally {
       this.#runs.forget(runId);

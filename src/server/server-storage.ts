@@ -23,6 +23,12 @@ export interface ServerRunRecords {
   setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void;
   /** Writes what is queued, now. */
   flush(): Awaitable<void>;
+  /**
+   * Resolves once what was recorded about the run is in the database; for a
+   * backend that writes behind (PostgreSQL's), so a run is not announced to
+   * a client (202) before another node can find it. Absent: written at once.
+   */
+  written?(runId: string): Promise<void>;
   find(runId: string): Awaitable<ServerRun | undefined>;
   listForSession(sessionId: string): Awaitable<ServerRun[]>;
   listInterrupted(): ServerRun[];

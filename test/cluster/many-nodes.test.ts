@@ -252,7 +252,12 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
     expect(owners.rows).toEqual([{ lease_owner: null, status: 'completed' }]);
 
     const live = nodes.filter((node) => !node.killed);
-    const shown = await request(live[0] as Node, `/v1/sessions/${sessionId}`);
+    // The session leaves the run just after its last event is written.
+    let shown = await request(live[0] as Node, `/v1/sessions/${sessionId}`);
+    for (let tries = 0; shown.body.status !== 'idle' && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      shown = await request(live[0] as Node, `/v1/sessions/${sessionId}`);
+    }
     expect(shown.body).toMatchObject({ status: 'idle', activeRunId: null });
 
     // Four sessions a minute for alice, however they are spread: one is already taken above.

@@ -89,3 +89,34 @@ describe.skipIf(cluster.skip)('PostgresServerRuns', () => {
     expect((await a.serverRuns.listForSession('session-run-1')).map((run) => run.runId)).toEqual(['run-1']);
   });
 });
+
+describe.skipIf(cluster.skip)('PostgresServerRuns.adoptOrphans', () => {
+  it('records a run its session is running without a record, once the session has been still long enough', async () => {
+    const backend = await openPostgresBackend({
+      connectionString: cluster.connectionString,
+      schema: cluster.freshSchema(),
+    });
+    try {
+      const session = await backend.sessions.create({ principal });
+      await backend.sessions.beginRun({
+        sessionId: session.id,
+        runId: 'run-orphan',
+        messages: [{ role: 'user', content: 'Where is my order?' }],
+        locale: 'zh-CN',
+      });
+      expect(await backend.serverRuns.adoptOrphans({ olderThanMs: 60_000 })).toEqual([]);
+      expect(await backend.serverRuns.adoptOrphans({ olderThanMs: -1000 })).toEqual(['run-orphan']);
+      expect(await backend.serverRuns.adoptOrphans({ olderThanMs: -1000 })).toEqual([]);
+      const [claimed] = await backend.serverRuns.claim({ owner: 'node-b', leaseMs: 10_000 });
+      expect(claimed).toMatchObject({
+        runId: 'run-orphan',
+        sessionId: session.id,
+        principal: { tenantId: 'shop', userId: 'C1001', roles: [] },
+        locale: 'zh-CN',
+        messageOffset: 0,
+      });
+    } finally {
+      await backend.close();
+    }
+  });
+});

@@ -23,7 +23,8 @@ const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 const insert = namedStatement(
   `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at,
      lease_owner, lease_expires_at)
-   VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $7, $8, ${databaseNow} + $9)`,
+   VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $7, $8, ${databaseNow} + $9)
+   ON CONFLICT (run_id) DO NOTHING`,
 );
 const find = namedStatement('SELECT * FROM server_runs WHERE run_id = $1');
 const forSession = namedStatement('SELECT * FROM server_runs WHERE session_id = $1 ORDER BY started_at, run_id');
@@ -58,6 +59,24 @@ const requeue = namedStatement(
    RETURNING run_id`,
 );
 const remove = namedStatement('DELETE FROM server_runs WHERE run_id = $1 AND lease_owner = $2');
+// Sessions running a run with no record (its node died between the begin and the record): adopted, for
+// the session's owner without roles, in the language the session recorded, with no lease (claimable at once).
+const adoptOrphans = namedStatement(
+  `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at)
+   SELECT s.active_run_id, s.session_id, s.tenant_id,
+     json_build_object('tenantId', s.tenant_id, 'userId', s.user_id, 'roles', json_build_array())::text,
+     CASE WHEN s.run_locale IN ('en', 'zh-CN') THEN s.run_locale ELSE 'en' END,
+     'running',
+     coalesce((SELECT min(m.position) FROM session_messages m
+               WHERE m.session_id = s.session_id AND m.run_id = s.active_run_id), s.message_count),
+     $2, $2
+   FROM sessions s
+   WHERE s.status = 'running' AND s.active_run_id IS NOT NULL AND s.tenant_id IS NOT NULL AND s.user_id IS NOT NULL
+     AND s.updated_at < $1
+     AND NOT EXISTS (SELECT 1 FROM server_runs r WHERE r.run_id = s.active_run_id)
+   ON CONFLICT (run_id) DO NOTHING
+   RETURNING run_id`,
+);
 const leaseOf = namedStatement(
   `SELECT lease_owner, lease_expires_at - ${databaseNow} AS left_ms FROM server_runs WHERE run_id = $1`,
 );
@@ -184,6 +203,18 @@ export class PostgresServerRuns {
   /** Deletes a run `owner` recorded and could not begin (its session refused it). */
   async remove({ runId, owner }: { runId: string; owner: string }): Promise<void> {
     await this.#database.query(remove, [runId, owner]);
+  }
+
+  /**
+   * Records the runs of sessions left running with no record of the run
+   * (a node died between marking the session and recording the run), when
+   * the session has not moved for `olderThanMs`: each for the session's
+   * owner, without roles, free for any node to claim. Returns their ids.
+   */
+  async adoptOrphans({ olderThanMs }: { olderThanMs: number }): Promise<string[]> {
+    const now = this.#now();
+    const { rows } = await this.#database.query<{ run_id: string }>(adoptOrphans, [now - olderThanMs, now]);
+    return rows.map((row) => row.run_id);
   }
 
   /** Who holds the run's lease, and for how long yet. */
