@@ -19,8 +19,9 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
   });
 
   /** A node on the shop example, its data directory shared by the nodes of a test (the shop's own database). */
-  async function startNode({ schema, dataDir }: { schema: string; dataDir: string }) {
+  async function startNode({ schema, dataDir, maxStreams }: { schema: string; dataDir: string; maxStreams?: number }) {
     const running = await startPostgresServer({
+      ...(maxStreams === undefined ? {} : { principalLimits: { maxStreams } }),
       port: 0,
       dataDir,
       connectionString: cluster.connectionString,
@@ -126,5 +127,46 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     // Twenty sessions a minute per user (the default), wherever they are created.
     expect(statuses.filter((status) => status === 201)).toHaveLength(20);
     expect(statuses.slice(20)).toEqual([429, 429]);
+  });
+
+  it('counts a principal’s open streams across nodes, and frees a slot when a stream closes', async () => {
+    const schema = cluster.freshSchema();
+    const dataDir = scratch();
+    const a = await startNode({ schema, dataDir, maxStreams: 1 });
+    const b = await startNode({ schema, dataDir, maxStreams: 1 });
+    const session = await request(a, '/v1/sessions', { method: 'POST' });
+    const sent = await request(a, `/v1/sessions/${session.body.id}/messages`, {
+      method: 'POST',
+      body: { content: 'My teapot arrived cracked, I want a refund.' },
+    });
+    const url = (node: RunningServer<AssembledServer>) => `${node.url}/v1/runs/${sent.body.runId}/events`;
+    const first = await readSse({ url: url(a), token: testTokens.alice });
+    expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
+    // A client that has seen everything of a run waiting for approval is held open: it keeps the one slot.
+    const seen = String(first.events.at(-1)?.seq ?? 0);
+    const held = new AbortController();
+    const holding = await fetch(url(a), {
+      headers: { authorization: `Bearer ${testTokens.alice}`, 'last-event-id': seen },
+      signal: held.signal,
+    });
+    expect(holding.status).toBe(200);
+    const refused = await fetch(url(b), {
+      headers: { authorization: `Bearer ${testTokens.alice}`, 'last-event-id': seen },
+    });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: 'too_many_streams' } });
+    held.abort();
+    await holding.body?.cancel().catch(() => {});
+    let status = 429;
+    for (let tries = 0; status === 429 && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const again = await fetch(url(b), {
+        headers: { authorization: `Bearer ${testTokens.alice}`, 'last-event-id': seen },
+        signal: AbortSignal.timeout(300),
+      }).catch(() => undefined);
+      status = again?.status ?? 429;
+      await again?.body?.cancel().catch(() => {});
+    }
+    expect(status).toBe(200);
   });
 });
