@@ -11,7 +11,7 @@
  * per-principal limit is hit across the remaining nodes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -21,10 +21,13 @@ import type { ExternalEvent } from '../../src/events/external-event.js';
 import { usePostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
 
 const cluster = usePostgresCluster();
+/** Random kills after the one scripted above; ARBITER_KILL_TRIALS=20 for the issue's count. */
+const killTrials = Number(process.env['ARBITER_KILL_TRIALS'] ?? 4);
 const root = join(import.meta.dirname, '..', '..');
 const leaseMs = 2000;
 const tokens = {
   alice: 'alice-token-0001-0123456789abcdef',
+  bob: 'bob-token-0002-0123456789abcdef0123',
   staff: 'staff-token-0003-0123456789abcdef',
 } as const;
 
@@ -38,6 +41,16 @@ interface Node {
 
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-many-nodes-'));
 const nodes: Node[] = [];
+writeFileSync(
+  join(directory, 'auth.json'),
+  JSON.stringify({
+    tokens: [
+      { token: tokens.alice, tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+      { token: tokens.bob, tenantId: 'shop', userId: 'C1002', roles: ['customer'] },
+      { token: tokens.staff, tenantId: 'shop', userId: 'S9001', roles: ['approver'] },
+    ],
+  }),
+);
 afterAll(async () => {
   for (const node of nodes) {
     if (!node.killed) node.child.kill('SIGTERM');
@@ -106,12 +119,13 @@ async function readEvents(
   runId: string,
   lastEventId: number,
   onEvent: (event: ExternalEvent) => void,
+  token: string = tokens.alice,
 ): Promise<void> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 60_000);
   try {
     const response = await fetch(`${node.url}/v1/runs/${runId}/events`, {
-      headers: { authorization: `Bearer ${tokens.alice}`, 'last-event-id': String(lastEventId) },
+      headers: { authorization: `Bearer ${token}`, 'last-event-id': String(lastEventId) },
       signal: controller.signal,
     });
     if (response.body === null) return;
@@ -148,15 +162,22 @@ async function followToEnd(
   runId: string,
   lastEventId: number,
   onEvent: (event: ExternalEvent) => void = () => {},
+  token: string = tokens.alice,
 ): Promise<ExternalEvent[]> {
   const events: ExternalEvent[] = [];
   let node = first;
   const started = Date.now();
   while (Date.now() - started < 60_000) {
-    await readEvents(node, runId, events.at(-1)?.seq ?? lastEventId, (event) => {
-      events.push(event);
-      onEvent(event);
-    });
+    await readEvents(
+      node,
+      runId,
+      events.at(-1)?.seq ?? lastEventId,
+      (event) => {
+        events.push(event);
+        onEvent(event);
+      },
+      token,
+    );
     const last = events.at(-1);
     // A run that stops for approval ends its stream too: the caller decides and follows again.
     if (last?.type === 'run:end' || last?.type === 'run:error') return events;
@@ -178,15 +199,6 @@ function countRefunds(): number {
 
 describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL database', () => {
   it('finishes a run on another node after SIGKILL of the one executing it, each event once, the refund once', async () => {
-    writeFileSync(
-      join(directory, 'auth.json'),
-      JSON.stringify({
-        tokens: [
-          { token: tokens.alice, tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
-          { token: tokens.staff, tenantId: 'shop', userId: 'S9001', roles: ['approver'] },
-        ],
-      }),
-    );
     const admin = new pg.Client({ connectionString: cluster.connectionString });
     await admin.connect();
     await admin.query('CREATE DATABASE many_nodes');
@@ -268,4 +280,148 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
     }
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
   }, 180_000);
+
+  it(`survives ${killTrials} SIGKILLs at random points of a payout: no second payout, no lost or repeated event or message, no stuck session`, async () => {
+    // The first test's nodes make way for three on a database of their own, with a tool that counts its runs.
+    for (const node of nodes.filter((candidate) => !candidate.killed)) {
+      node.killed = true;
+      node.child.kill('SIGTERM');
+      await node.exited;
+    }
+    const payouts = join(directory, 'payouts.log');
+    writeFileSync(payouts, '');
+    const toolsModule = join(directory, 'payout-tools.mjs');
+    writeFileSync(
+      toolsModule,
+      `import { appendFileSync } from 'node:fs';
+      export function createTools() {
+        return [{
+          name: 'pay_out',
+          description: 'Pay the customer back. Needs a person to approve.',
+          parameters: { type: 'object', properties: { amount_cents: { type: 'integer', description: 'Cents' } },
+            required: ['amount_cents'], additionalProperties: false },
+          sideEffect: 'irreversible',
+          idempotencyKey: (args, context) => 'payout:' + context.runId,
+          execute: async ({ amount_cents }, context) => {
+            appendFileSync(${JSON.stringify(payouts)}, context.runId + '\\n');
+            return { paid: amount_cents };
+          },
+        }];
+      }`,
+    );
+    const script = join(directory, 'payout-script.json');
+    const answer =
+      'Paid {{pay_out.paid}} cents back to your card. '.repeat(1) + 'It reaches you in a few days. '.repeat(12);
+    writeFileSync(
+      script,
+      JSON.stringify({
+        name: 'payout',
+        onRefusal: 'Sorry: {reason}',
+        turns: [{ steps: [{ call: { name: 'pay_out', arguments: { amount_cents: 500 } } }, { say: answer }] }],
+      }),
+    );
+    const admin = new pg.Client({ connectionString: cluster.connectionString });
+    await admin.connect();
+    await admin.query('CREATE DATABASE many_trials');
+    await admin.end();
+    const trialsUrl = cluster.connectionString.replace(/\/postgres$/, '/many_trials');
+    const flags = ['--tools', toolsModule, '--script', script];
+    let started = 0;
+    const startTrialNode = () => {
+      started += 1;
+      return startNode(`trial-node-${started}`, trialsUrl, flags);
+    };
+    await Promise.all([startTrialNode(), startTrialNode(), startTrialNode()]);
+    const paidFor = (runId: string) =>
+      readFileSync(payouts, 'utf8')
+        .split('\n')
+        .filter((line) => line === runId).length;
+
+    const database = new pg.Client({ connectionString: trialsUrl });
+    await database.connect();
+    const counts = {
+      trials: 0,
+      kills: 0,
+      duplicatedPayouts: 0,
+      badEventSequences: 0,
+      badMessages: 0,
+      stuckSessions: 0,
+    };
+    let longestRecoveryMs = 0;
+    try {
+      for (let trial = 0; trial < killTrials; trial += 1) {
+        counts.trials += 1;
+        let live = nodes.filter((node) => !node.killed);
+        while (live.length < 3) {
+          await startTrialNode();
+          live = nodes.filter((node) => !node.killed);
+        }
+        const [entry, follower, approver] = live as [Node, Node, Node];
+        const token = trial % 2 === 0 ? tokens.alice : tokens.bob;
+        const killInFirstStretch = Math.random() < 0.5;
+        const killDelayMs = Math.floor(Math.random() * 1500);
+        let killedAt: number | undefined;
+        const killOwner = async (runId: string) => {
+          await new Promise((resolve) => setTimeout(resolve, killDelayMs));
+          const { rows } = await database.query('SELECT lease_owner FROM server_runs WHERE run_id = $1', [runId]);
+          const owner = nodes.find((node) => node.name === rows[0]?.lease_owner && !node.killed);
+          if (owner === undefined) return; // the stretch had already ended: nothing to kill this time
+          owner.killed = true;
+          killedAt = Date.now();
+          owner.child.kill('SIGKILL');
+          counts.kills += 1;
+        };
+        const anyLive = () => nodes.find((node) => !node.killed) as Node;
+
+        const session = await request(entry, '/v1/sessions', { method: 'POST', token });
+        const sessionId = session.body.id as string;
+        const sent = await request(entry, `/v1/sessions/${sessionId}/messages`, {
+          method: 'POST',
+          token,
+          body: { content: 'Please pay me back.' },
+        });
+        const runId = sent.body.runId as string;
+        const killing = killInFirstStretch ? killOwner(runId) : Promise.resolve();
+        const first = await followToEnd(follower, runId, 0, () => {}, token);
+        await killing;
+        const required = first.find((event) => event.type === 'approval:required') as
+          | (ExternalEvent & { approvalId: string })
+          | undefined;
+        await request(approver.killed ? anyLive() : approver, `/v1/approvals/${required?.approvalId}`, {
+          token: tokens.staff,
+          method: 'POST',
+          body: { decision: 'approve' },
+        });
+        const killingLater = killInFirstStretch ? Promise.resolve() : killOwner(runId);
+        const second = await followToEnd(
+          follower.killed ? anyLive() : follower,
+          runId,
+          first.at(-1)?.seq ?? 0,
+          () => {},
+          token,
+        );
+        await killingLater;
+        if (killedAt !== undefined) longestRecoveryMs = Math.max(longestRecoveryMs, Date.now() - killedAt);
+
+        const all = [...first, ...second];
+        const inOrder = all.every((event, index) => event.seq === index + 1);
+        if (!inOrder || second.at(-1)?.type !== 'run:end') counts.badEventSequences += 1;
+        if (paidFor(runId) !== 1) counts.duplicatedPayouts += 1;
+        let shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
+        for (let tries = 0; shown.body.status !== 'idle' && tries < 200; tries += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
+        }
+        if (shown.body.status !== 'idle') counts.stuckSessions += 1;
+        const roles = (shown.body.messages as { role: string }[]).map((message) => message.role);
+        if (roles.join(',') !== 'user,assistant') counts.badMessages += 1;
+      }
+    } finally {
+      await database.end();
+    }
+    process.stdout.write(
+      `\nmany nodes, random kills: ${JSON.stringify(counts)}, longest time from kill to the run's end ${longestRecoveryMs} ms (lease ${leaseMs} ms)\n`,
+    );
+    expect(counts).toMatchObject({ duplicatedPayouts: 0, badEventSequences: 0, badMessages: 0, stuckSessions: 0 });
+  }, 600_000);
 });
