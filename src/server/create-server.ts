@@ -209,6 +209,8 @@ export interface ServerStorage {
   healthCheck(): Awaitable<void>;
   /** Called with the manager once the server is assembled (the PostgreSQL server starts claiming runs). */
   start?(manager: RunManager): void;
+  /** Called as the server begins to close, before its runs are waited for: take on no more work. */
+  stopping?(): void;
   /** Called after the manager has closed: stops what `start` began, closes the databases. */
   close(): Promise<void>;
 }
@@ -399,6 +401,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     metrics,
     idle: () => manager.idle(),
     close: async () => {
+      storage.stopping?.();
       await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
       recentRuns.stop();
       await storage.close();

@@ -108,6 +108,8 @@ export async function createPostgresServer(
     healthCheck: async () => {
       await database.query('SELECT 1');
     },
+    // A node shutting down claims nothing more, and renews what it runs until those runs have stopped.
+    stopping: () => keeper.stopClaiming(),
     start: (manager) => {
       keeper.start(manager).catch(onError);
     },

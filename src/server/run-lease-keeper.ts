@@ -143,6 +143,11 @@ export class RunLeaseKeeper {
   }
 
   /** Stops claiming and renewing; the leases still held lapse, or were released by the runs' ends. */
+  /** Claims no more runs; the leases held are still renewed until `stop`. */
+  stopClaiming(): void {
+    this.#stopped = true;
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     for (const timer of this.#timers) clearInterval(timer);

@@ -359,7 +359,7 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
         const [entry, follower, approver] = live as [Node, Node, Node];
         const token = trial % 2 === 0 ? tokens.alice : tokens.bob;
         const killInFirstStretch = Math.random() < 0.5;
-        const killDelayMs = Math.floor(Math.random() * 1500);
+        const killDelayMs = Math.floor(Math.random() * (killInFirstStretch ? 600 : 1500));
         let killedAt: number | undefined;
         const killOwner = async (runId: string) => {
           await new Promise((resolve) => setTimeout(resolve, killDelayMs));
