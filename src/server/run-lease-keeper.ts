@@ -221,8 +221,10 @@ export class RunLeaseKeeper {
   async #renew(): Promise<void> {
     const { runs, records, nodeId, leaseMs, logger } = this.#options;
     try {
-      for (const run of records.held()) {
-        if (await runs.renew({ runId: run.runId, owner: nodeId, leaseMs })) continue;
+      const held = records.held();
+      const kept = await runs.renewMany({ runIds: held.map((run) => run.runId), owner: nodeId, leaseMs });
+      for (const run of held) {
+        if (kept.has(run.runId)) continue;
         // Not yet inserted, or ended meanwhile: not lost.
         if (records.writing(run.runId) !== undefined || !records.held().includes(run)) continue;
         records.drop(run.runId);

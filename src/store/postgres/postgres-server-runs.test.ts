@@ -65,6 +65,9 @@ describe.skipIf(cluster.skip)('PostgresServerRuns', () => {
     }
     expect(await b.serverRuns.claim({ owner: 'node-b', leaseMs: 10_000 })).toEqual([]);
     expect((await a.serverRuns.lease('run-1')).owner).toBe('node-a');
+    await record(a, 'run-2', { owner: 'node-b', leaseMs: 300 });
+    const kept = await a.serverRuns.renewMany({ runIds: ['run-1', 'run-2', 'run-3'], owner: 'node-a', leaseMs: 300 });
+    expect([...kept]).toEqual(['run-1']);
   });
 
   it('frees the lease when the run finishes, and requeues a run waiting for approval for any node', async () => {

@@ -45,6 +45,11 @@ const renew = namedStatement(
    WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'
    RETURNING run_id`,
 );
+const renewMany = namedStatement(
+  `UPDATE server_runs SET lease_expires_at = ${databaseNow} + $3
+   WHERE run_id = ANY($1::text[]) AND lease_owner = $2 AND status = 'running'
+   RETURNING run_id`,
+);
 const release = namedStatement(
   'UPDATE server_runs SET lease_owner = NULL, lease_expires_at = NULL WHERE run_id = $1 AND lease_owner = $2 RETURNING run_id',
 );
@@ -169,6 +174,21 @@ export class PostgresServerRuns {
   /** Extends `owner`'s lease on a running run to `leaseMs` from now; false when `owner` no longer holds it. */
   async renew({ runId, owner, leaseMs }: { runId: string; owner: string; leaseMs: number }): Promise<boolean> {
     return (await this.#database.query(renew, [runId, owner, leaseMs])).rowCount === 1;
+  }
+
+  /** `renew` for many runs in one statement; returns the ids whose lease `owner` still holds. */
+  async renewMany({
+    runIds,
+    owner,
+    leaseMs,
+  }: {
+    runIds: readonly string[];
+    owner: string;
+    leaseMs: number;
+  }): Promise<Set<string>> {
+    if (runIds.length === 0) return new Set();
+    const { rows } = await this.#database.query<{ run_id: string }>(renewMany, [runIds, owner, leaseMs]);
+    return new Set(rows.map((row) => row.run_id));
   }
 
   /** Lets go of `owner`'s lease (another node may claim the run at once); false when `owner` did not hold it. */
