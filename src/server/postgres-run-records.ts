@@ -1,13 +1,19 @@
+import type { PostgresQuery } from '../store/postgres/postgres-database.js';
 import type { PostgresServerRuns } from '../store/postgres/postgres-server-runs.js';
 import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../store/server-run.js';
 import type { ServerRunRecords } from './server-storage.js';
+
+/** How long a run's end waits for its terminal event to carry it before it is written alone. */
+const endingWaitMs = 2000;
 
 /**
  * The run manager's record of runs on PostgreSQL, for one node. Writes
  * answer at once and go to `server_runs` in the background, in order per
  * run: `insert` records a run this node accepted with this node's lease;
  * a terminal status (`setStatus` with anything but `running`) is written
- * together with the release of the lease (`finish`). `held` lists the runs
+ * together with the release of the lease (`finish`), in the transaction of
+ * the run's terminal event (`takeEnding`), or alone when no event carries
+ * it within 2 s (a run that failed before its `run:start`). `held` lists the runs
  * whose lease this node holds, for the lease keeper to renew; `hold` adds
  * one it claimed. Reads wait for the run's writes, then read the table.
  * The `list…` methods answer nothing: on PostgreSQL runs are recovered by
@@ -25,6 +31,8 @@ export class PostgresRunRecords implements ServerRunRecords {
   readonly #writes = new Map<string, Promise<void>>();
   /** The runs this node holds leases on, with their tenants (for the metrics). */
   readonly #held = new Map<string, ServerRun>();
+  /** Statuses runs stopped with, waiting for their terminal event's transaction. */
+  readonly #endings = new Map<string, { status: ServerRunStatus; failure: RunFailure | undefined }>();
   /** The tenants of the runs this node executed lately, for the metrics (kept past the run's end). */
   readonly #tenants = new Map<string, string>();
 
@@ -59,12 +67,41 @@ export class PostgresRunRecords implements ServerRunRecords {
       return;
     }
     this.#held.delete(runId);
-    this.#write(runId, async () => {
-      await this.#runs.finish({ runId, owner: this.#nodeId, status, failure });
-    });
+    // Written with the run's terminal event (`takeEnding`), or on its own when no event takes it.
+    const ending = { status, failure };
+    this.#endings.set(runId, ending);
+    setTimeout(() => {
+      if (this.#endings.get(runId) !== ending) return;
+      this.#endings.delete(runId);
+      this.#write(runId, () => this.#runs.finish({ runId, owner: this.#nodeId, status, failure }));
+    }, endingWaitMs).unref();
+  }
+
+  /**
+   * Takes the status the run stopped with, to be written in the transaction
+   * that writes its terminal event: a node that sees the event reads the
+   * status, and a run waiting for approval is requeued only once its
+   * `run:end` is in the table.
+   */
+  takeEnding(runId: string): { status: ServerRunStatus; failure: RunFailure | undefined } | undefined {
+    const ending = this.#endings.get(runId);
+    this.#endings.delete(runId);
+    return ending;
+  }
+
+  /** Writes an ending taken by `takeEnding` on the terminal event's transaction. */
+  async finishIn(
+    query: PostgresQuery,
+    { runId, status, failure }: { runId: string; status: ServerRunStatus; failure: RunFailure | undefined },
+  ): Promise<void> {
+    await this.#runs.finish({ runId, owner: this.#nodeId, status, failure, query });
   }
 
   async flush(): Promise<void> {
+    for (const [runId, { status, failure }] of this.#endings) {
+      this.#endings.delete(runId);
+      this.#write(runId, () => this.#runs.finish({ runId, owner: this.#nodeId, status, failure }));
+    }
     await Promise.all(this.#writes.values());
   }
 

@@ -85,6 +85,8 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     const runId = refund.body.runId as string;
     const waiting = await readSse({ url: `${a.url}/v1/runs/${runId}/events`, token: testTokens.alice });
     expect(waiting.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
+    // The status is committed with the terminal event: any node that showed the end shows the status.
+    expect(await request(b, `/v1/runs/${runId}`)).toMatchObject({ body: { status: 'awaiting_approval' } });
     const required = waiting.events.find((event) => event.type === 'approval:required') as ExternalEvent & {
       approvalId: string;
     };

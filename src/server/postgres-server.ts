@@ -57,12 +57,29 @@ export async function createPostgresServer(
   const records = new PostgresRunRecords({ runs: backend.serverRuns, nodeId, leaseMs, onError });
   const limits = new PostgresPrincipalLimits({ database, nodeId, ...options.principalLimits });
   // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it; a run's
-  // terminal event only once its status is written, so a client that saw the end reads the same status.
+  // terminal event with its status, so a node that sees the end reads the same status.
   const log = {
     append: async (events: readonly ExternalEvent[]) => {
-      const ended = events.filter(isTerminalEvent).map((event) => records.written(event.runId));
-      if (ended.length > 0) await Promise.all(ended);
-      await feed.publish(events);
+      const ended = events.filter(isTerminalEvent).map((event) => event.runId);
+      if (ended.length === 0) return feed.publish(events);
+      // The run's earlier record writes first; its end then commits with its terminal event.
+      await Promise.all(ended.map((runId) => records.written(runId)));
+      const endings = ended.flatMap((runId) => {
+        const ending = records.takeEnding(runId);
+        return ending === undefined ? [] : [{ runId, ...ending }];
+      });
+      try {
+        await feed.publish(events, {
+          inTransaction: async (query) => {
+            for (const ending of endings) await records.finishIn(query, ending);
+          },
+        });
+      } catch (error) {
+        // The events are lost to the table; the statuses still are written.
+        for (const ending of endings) records.setStatus(ending.runId, ending.status, ending.failure);
+        await records.flush();
+        throw error;
+      }
     },
     readEvents: backend.events.readEvents.bind(backend.events),
     lastSeq: backend.events.lastSeq.bind(backend.events),

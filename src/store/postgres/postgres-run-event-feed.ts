@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ExternalEvent } from '../../events/external-event.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 import type { PostgresEventLog } from './postgres-event-log.js';
 
 /** The channel every node listens on; a notification's payload is one run id, nothing more. */
@@ -86,7 +86,15 @@ export class PostgresRunEventFeed {
    * runs, in one transaction: a follower woken by the notification finds
    * the events in the table.
    */
-  async publish(events: readonly ExternalEvent[]): Promise<void> {
+  async publish(
+    events: readonly ExternalEvent[],
+    {
+      inTransaction,
+    }: {
+      /** More writes to commit with the events (a run's status beside its terminal event). */
+      inTransaction?: (query: PostgresQuery) => Promise<void>;
+    } = {},
+  ): Promise<void> {
     if (events.length === 0) return;
     const runIds = [...new Set(events.map((event) => event.runId))];
     await this.#database.transaction(async (query) => {
@@ -102,6 +110,7 @@ export class PostgresRunEventFeed {
           events.map((event) => JSON.stringify(event)),
         ],
       );
+      await inTransaction?.(query);
       await query('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id', [channel, runIds]);
     });
   }

@@ -2,7 +2,7 @@ import type { Locale } from '../../core/locale.js';
 import type { Principal } from '../../core/principal.js';
 import type { RunFailure, ServerRun, ServerRunStatus } from '../server-run.js';
 import { namedStatement } from './named-statement.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 
 interface ServerRunRow {
   run_id: string;
@@ -205,14 +205,18 @@ export class PostgresServerRuns {
     owner,
     status,
     failure,
+    query,
   }: {
     runId: string;
     owner: string;
     status: ServerRunStatus;
     failure?: RunFailure | undefined;
+    /** Another transaction's connection to write on (the one that writes the run's terminal event). */
+    query?: PostgresQuery | undefined;
   }): Promise<boolean> {
     const values = [runId, owner, status, failureText(status, failure), this.#now()];
-    return (await this.#database.query(finish, values)).rowCount === 1;
+    const result = query === undefined ? await this.#database.query(finish, values) : await query(finish, values);
+    return result.rowCount === 1;
   }
 
   /** Makes a run that waited for approval work again, for whichever node claims it first; false when it was not waiting. */
