@@ -1,15 +1,12 @@
 import type pg from 'pg';
 import type { EventLog } from '../events/event-log.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
-import type { PostgresServerRuns } from '../store/postgres/postgres-server-runs.js';
+import { type PostgresServerRuns, runQueueChannel } from '../store/postgres/postgres-server-runs.js';
 import type { ServerRun } from '../store/server-run.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { PostgresRunRecords } from './postgres-run-records.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerLogger } from './server-log.js';
-
-/** Nodes are told on this channel that a run is free to claim (payload: its id, for the logs only). */
-export const runQueueChannel = 'arbiter_runs';
 
 /** How often, in claims, a node looks for sessions running a run with no record (the first claim does). */
 const adoptEveryClaims = 10;
@@ -121,7 +118,8 @@ export class RunLeaseKeeper {
 
   /** Makes a run that waited for approval free to claim, and wakes every node to claim it. */
   async requeue(runId: string): Promise<void> {
-    if (!(await this.#options.runs.requeue(runId))) return;
+    // A run still stopping is requeued by its own end (`finish`), which notifies then.
+    if ((await this.#options.runs.requeue(runId)) !== 'requeued') return;
     await this.#options.database.query('SELECT pg_notify($1, $2)', [runQueueChannel, runId]);
   }
 

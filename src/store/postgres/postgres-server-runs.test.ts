@@ -56,6 +56,20 @@ describe.skipIf(cluster.skip)('PostgresServerRuns', () => {
     expect((await a.serverRuns.find('run-1'))?.status).toBe('running');
   });
 
+  it('requeues a run whose approvals were decided while it was still stopping, as soon as it stops', async () => {
+    const [a, b] = await twoNodes();
+    await record(a, 'run-1');
+    expect(await b.serverRuns.requeue('run-1')).toBe('deferred');
+    expect(await b.serverRuns.claim({ owner: 'node-b', leaseMs: 10_000 })).toEqual([]);
+    expect(await a.serverRuns.finish({ runId: 'run-1', owner: 'node-a', status: 'awaiting_approval' })).toBe(true);
+    const claimed = await b.serverRuns.claim({ owner: 'node-b', leaseMs: 10_000 });
+    expect(claimed.map((run) => [run.runId, run.status])).toEqual([['run-1', 'running']]);
+    // Once resumed, a stop for a new approval waits for it.
+    await b.serverRuns.finish({ runId: 'run-1', owner: 'node-b', status: 'awaiting_approval' });
+    expect((await a.serverRuns.find('run-1'))?.status).toBe('awaiting_approval');
+    expect(await a.serverRuns.requeue('unknown-run')).toBe('not_waiting');
+  });
+
   it('keeps a renewed lease past its first expiry', async () => {
     const [a, b] = await twoNodes();
     await record(a, 'run-1', { owner: 'node-a', leaseMs: 300 });
@@ -80,8 +94,8 @@ describe.skipIf(cluster.skip)('PostgresServerRuns', () => {
     expect(await a.serverRuns.lease('run-1')).toEqual({ owner: undefined, leftMs: undefined });
     expect((await b.serverRuns.find('run-1'))?.failure).toBeUndefined();
     expect(await b.serverRuns.claim({ owner: 'node-b', leaseMs: 10_000 })).toEqual([]);
-    expect(await b.serverRuns.requeue('run-1')).toBe(true);
-    expect(await b.serverRuns.requeue('run-1')).toBe(false);
+    expect(await b.serverRuns.requeue('run-1')).toBe('requeued');
+    expect(await b.serverRuns.requeue('run-1')).toBe('requeued');
     const claimed = await b.serverRuns.claim({ owner: 'node-b', leaseMs: 10_000 });
     expect(claimed.map((run) => run.runId)).toEqual(['run-1']);
     await b.serverRuns.finish({ runId: 'run-1', owner: 'node-b', status: 'error', failure });

@@ -53,15 +53,23 @@ const renewMany = namedStatement(
 const release = namedStatement(
   'UPDATE server_runs SET lease_owner = NULL, lease_expires_at = NULL WHERE run_id = $1 AND lease_owner = $2 RETURNING run_id',
 );
+// A run that stops for approval after its approvals were decided (requeue came first) is requeued at once.
 const finish = namedStatement(
-  `UPDATE server_runs SET status = $3, failure = $4, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL
+  `UPDATE server_runs SET
+     status = CASE WHEN $3 = 'awaiting_approval' AND resume_requested THEN 'running' ELSE $3 END,
+     failure = $4, updated_at = $5, lease_owner = NULL, lease_expires_at = NULL, resume_requested = false
    WHERE run_id = $1 AND (lease_owner = $2 OR lease_owner IS NULL)
-   RETURNING run_id`,
+   RETURNING status`,
 );
 const requeue = namedStatement(
-  `UPDATE server_runs SET status = 'running', failure = NULL, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL
-   WHERE run_id = $1 AND status = 'awaiting_approval'
-   RETURNING run_id`,
+  `UPDATE server_runs SET
+     status = CASE WHEN status = 'awaiting_approval' THEN 'running' ELSE status END,
+     resume_requested = (status = 'running' AND lease_owner IS NOT NULL),
+     failure = NULL, updated_at = $2,
+     lease_owner = CASE WHEN status = 'awaiting_approval' THEN NULL ELSE lease_owner END,
+     lease_expires_at = CASE WHEN status = 'awaiting_approval' THEN NULL ELSE lease_expires_at END
+   WHERE run_id = $1 AND status IN ('awaiting_approval', 'running')
+   RETURNING status, resume_requested`,
 );
 const remove = namedStatement('DELETE FROM server_runs WHERE run_id = $1 AND lease_owner = $2');
 // Sessions running a run with no record (its node died between the begin and the record): adopted, for
@@ -85,6 +93,9 @@ const adoptOrphans = namedStatement(
 const leaseOf = namedStatement(
   `SELECT lease_owner, lease_expires_at - ${databaseNow} AS left_ms FROM server_runs WHERE run_id = $1`,
 );
+
+/** Nodes are told on this channel that a run is free to claim (payload: its id, for the logs only). */
+export const runQueueChannel = 'arbiter_runs';
 
 /** Who holds a run's lease and for how much longer (negative: lapsed). */
 export interface RunLease {
@@ -215,13 +226,29 @@ export class PostgresServerRuns {
     query?: PostgresQuery | undefined;
   }): Promise<boolean> {
     const values = [runId, owner, status, failureText(status, failure), this.#now()];
-    const result = query === undefined ? await this.#database.query(finish, values) : await query(finish, values);
-    return result.rowCount === 1;
+    const run: PostgresQuery = query ?? ((statement, parameters) => this.#database.query(statement, parameters));
+    const { rows } = await run<{ status: string }>(finish, values);
+    if (rows[0]?.status === 'running' && status !== 'running') {
+      // Requeued as it stopped: every node is told it may claim it.
+      await run('SELECT pg_notify($1, $2)', [runQueueChannel, runId]);
+    }
+    return rows.length === 1;
   }
 
-  /** Makes a run that waited for approval work again, for whichever node claims it first; false when it was not waiting. */
-  async requeue(runId: string): Promise<boolean> {
-    return (await this.#database.query(requeue, [runId, this.#now()])).rowCount === 1;
+  /**
+   * Makes a run that waited for approval work again, for whichever node
+   * claims it first: `requeued`. A run still `running` (its approvals were
+   * decided while it was stopping) is marked, and `finish` requeues it as it
+   * stops: `deferred`. Otherwise (ended, unknown): `not_waiting`.
+   */
+  async requeue(runId: string): Promise<'requeued' | 'deferred' | 'not_waiting'> {
+    const { rows } = await this.#database.query<{ status: string; resume_requested: boolean }>(requeue, [
+      runId,
+      this.#now(),
+    ]);
+    const row = rows[0];
+    if (row === undefined) return 'not_waiting';
+    return row.resume_requested ? 'deferred' : 'requeued';
   }
 
   /** Deletes a run `owner` recorded and could not begin (its session refused it). */

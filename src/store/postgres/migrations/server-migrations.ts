@@ -25,7 +25,9 @@ export const serverPostgresMigrations: readonly Migration[] = [
         failure          text,
         -- The node executing the run and until when (the database's clock, in ms); NULL: no node holds it.
         lease_owner      text,
-        lease_expires_at bigint
+        lease_expires_at bigint,
+        -- Its approvals were all decided while it was still stopping: it is requeued as soon as it stops.
+        resume_requested boolean NOT NULL DEFAULT false
       );
       CREATE INDEX server_runs_by_session ON server_runs (session_id, started_at);
       -- The work queue: runs to execute whose lease is free or lapsed.
