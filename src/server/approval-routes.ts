@@ -70,8 +70,8 @@ export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv
       });
     }
     const approvalId = c.req.param('id');
-    const existing = approvals.getApproval(approvalId);
-    const run = existing === undefined ? undefined : runs.find(existing.runId);
+    const existing = await approvals.getApproval(approvalId);
+    const run = existing === undefined ? undefined : await runs.find(existing.runId);
     if (existing === undefined || run === undefined || run.tenantId !== principal.tenantId) {
       throw notFound('approval', approvalId);
     }
@@ -104,7 +104,7 @@ export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv
 
     let approval: ApprovalRecord;
     try {
-      approval = approvals.resolveApproval({
+      approval = await approvals.resolveApproval({
         approvalId,
         decision,
         approver: principal.userId,
@@ -120,8 +120,8 @@ export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv
         details: { status: error.status ?? null },
       });
     }
-    const pending = approvals.countPending({ runId: run.runId });
-    if (pending === 0) manager.resume({ runId: run.runId });
+    const pending = await approvals.countPending({ runId: run.runId });
+    if (pending === 0) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
     return c.json({ approvalId, decision: approval.status, runId: run.runId, pending, resumed: pending === 0 }, 202);
   });
 

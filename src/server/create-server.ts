@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
 import { HttpError } from '../errors/http-error.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import { EventBus } from '../events/event-bus.js';
-import type { SynchronousEventLog } from '../events/event-log.js';
+import type { EventLog, SynchronousEventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { createTierGate, type GateRule } from '../gate/tier-gate.js';
@@ -40,7 +41,9 @@ import { runRoutes } from './run-routes.js';
 import { notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
+import type { ServerApprovals, ServerLimits, ServerRunRecords } from './server-storage.js';
 import { sessionRoutes } from './session-routes.js';
+import type { FollowRun } from './stream-run-events.js';
 import type { StreamingDelay } from './with-streaming-delay.js';
 
 export interface CreateServerOptions {
@@ -151,11 +154,81 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   const inMemory = dataDir === ':memory:';
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
-  const logger = options.logger ?? jsonLineLogger();
   const store = openSqliteStore({
     path: inMemory ? ':memory:' : join(dataDir, 'arbiter.db'),
     busyTimeoutMs: options.storeBusyTimeoutMs ?? 25,
   });
+  // A run's gate writes (approval requests, idempotency claims, audit rows) wait out a lock as its journal does.
+  const runBusyWaitMs = 60_000;
+  const runs = new ServerRuns({ database: store.database, onError });
+  const log = new SqliteEventLog({ database: store.database });
+  const approvals = new SqliteApprovalBroker({ database: store.database, busyWaitMs: runBusyWaitMs });
+  const storage: ServerStorage = {
+    sessions: new SqliteSessionStore({ database: store.database, busyWaitMs: options.storeBusyWaitMs ?? 2000 }),
+    runs,
+    log,
+    approvals,
+    audit: options.audit ?? new SqliteAuditLog({ database: store.database, busyWaitMs: runBusyWaitMs }),
+    idempotency:
+      options.idempotency ?? new SqliteIdempotencyStore({ database: store.database, busyWaitMs: runBusyWaitMs }),
+    tenantOf: (runId) => runs.find(runId)?.tenantId,
+    resumeInterrupted: options.resumeInterrupted ?? true,
+    healthCheck: () => {
+      store.database.prepare('SELECT 1').get();
+    },
+    close: async () => store.close(),
+  };
+  const server = assembleServer(options, storage);
+  return { ...server, store, runs, log, approvals };
+}
+
+/**
+ * What a server keeps, on one backend: the stores its routes and runs use,
+ * and how the backend joins in (following runs, resuming after approval,
+ * recovering interrupted runs). `createServer` builds SQLite's; the
+ * PostgreSQL server (`createPostgresServer`) builds one for many nodes.
+ */
+export interface ServerStorage {
+  readonly sessions: SessionStore;
+  readonly runs: ServerRunRecords;
+  readonly log: EventLog;
+  readonly approvals: ServerApprovals;
+  readonly idempotency: IdempotencyStore;
+  readonly audit: AuditLog;
+  /** Default: `PrincipalLimits`, counted in this process. */
+  readonly limits?: ServerLimits;
+  /** A run's tenant, for the metrics, when this process knows the run. */
+  readonly tenantOf: (runId: string) => string | undefined;
+  /** How SSE connections follow runs; default: the manager's own. */
+  readonly followRun?: (manager: RunManager) => FollowRun;
+  /** What a decided approval does to its run; default: the manager resumes it here. */
+  readonly resumeRun?: (manager: RunManager) => (runId: string) => Awaitable<void>;
+  /** Resume at start-up what a previous process left running (`RunManager.resumeInterrupted`). */
+  readonly resumeInterrupted: boolean;
+  /** Throws when the database cannot answer (`GET /healthz`). */
+  healthCheck(): Awaitable<void>;
+  /** Called with the manager once the server is assembled (the PostgreSQL server starts claiming runs). */
+  start?(manager: RunManager): void;
+  /** Called as the server begins to close, before its runs are waited for: take on no more work. */
+  stopping?(): void;
+  /** Called after the manager has closed: stops what `start` began, closes the databases. */
+  close(): Promise<void>;
+}
+
+/** A server on any `ServerStorage`, before its backend's own members are added. */
+export type AssembledServer = Omit<ArbiterServer, 'store' | 'runs' | 'log' | 'approvals'>;
+
+/**
+ * The HTTP server over `storage`: gate, run manager, routes. The shared
+ * body of `createServer` (SQLite) and `createPostgresServer`.
+ *
+ * @example
+ * const server = assembleServer(options, await openPostgresServerStorage({ connectionString }));
+ */
+export function assembleServer(options: CreateServerOptions, storage: ServerStorage): AssembledServer {
+  const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
+  const logger = options.logger ?? jsonLineLogger();
+  const { sessions, runs, log, approvals, audit } = storage;
   if (options.gate !== undefined && options.gateRules !== undefined) {
     throw new ServerConfigError({
       setting: 'gateRules',
@@ -170,14 +243,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   for (const tool of options.tools ?? []) registry.register(tool);
   const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? [], tools: registry });
 
-  const sessions = new SqliteSessionStore({ database: store.database, busyWaitMs: options.storeBusyWaitMs ?? 2000 });
-  // A run's gate writes (approval requests, idempotency claims, audit rows) wait out a lock as its journal does.
-  const runBusyWaitMs = 60_000;
-  const runs = new ServerRuns({ database: store.database, onError });
-  const log = new SqliteEventLog({ database: store.database });
-  const approvals = new SqliteApprovalBroker({ database: store.database, busyWaitMs: runBusyWaitMs });
-  const metrics = new ServerMetrics({ tools: registry, tenantOf: (runId) => runs.find(runId)?.tenantId });
-  const audit = options.audit ?? new SqliteAuditLog({ database: store.database, busyWaitMs: runBusyWaitMs });
+  const metrics = new ServerMetrics({ tools: registry, tenantOf: storage.tenantOf });
   const bus = new EventBus({ onListenerError: (error) => onError(error) });
   const recentRuns = createRunCollector({ bus, limit: 1000 });
   // Without a model the server is refused below, before any run could ask for one.
@@ -195,8 +261,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     tools: registry,
     model: typeof model === 'function' ? model : () => model,
     gate,
-    idempotency:
-      options.idempotency ?? new SqliteIdempotencyStore({ database: store.database, busyWaitMs: runBusyWaitMs }),
+    idempotency: storage.idempotency,
     audit,
     metrics,
     onError,
@@ -213,11 +278,13 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     metrics,
     audit,
     tools: registry,
-    limits: new PrincipalLimits(options.principalLimits ?? {}),
+    limits: storage.limits ?? new PrincipalLimits(options.principalLimits ?? {}),
     allowSelfApproval: options.allowSelfApproval ?? false,
     systemPrompt: options.systemPrompt,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     maxQueuedEvents: options.maxQueuedEvents ?? 2048,
+    ...(storage.followRun === undefined ? {} : { followRun: storage.followRun(manager) }),
+    ...(storage.resumeRun === undefined ? {} : { resumeRun: storage.resumeRun(manager) }),
   };
 
   const app = new Hono<ServerEnv>();
@@ -228,7 +295,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
   const missing = options.tools === undefined ? 'tools' : options.model === undefined ? 'model' : undefined;
   if (missing !== undefined) {
     recentRuns.stop();
-    store.close();
+    void storage.close();
     throw new ServerConfigError({
       setting: missing,
       message: `createServer needs ${missing === 'tools' ? 'your tools' : 'a model'}; startServer (and arbiter serve) default to the shop example's`,
@@ -285,8 +352,8 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     await next();
   });
 
-  app.get('/healthz', (c) => {
-    store.database.prepare('SELECT 1').get();
+  app.get('/healthz', async (c) => {
+    await storage.healthCheck();
     return c.json({ ok: true });
   });
   app.get('/metrics', readMetrics);
@@ -324,22 +391,20 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     return c.json({ error: { code: 'internal_error', message: 'the server failed; the error was logged' } }, 500);
   });
 
-  if (options.resumeInterrupted ?? true) manager.resumeInterrupted();
+  if (storage.resumeInterrupted) manager.resumeInterrupted();
+  storage.start?.(manager);
 
   return {
     app,
-    store,
     sessions,
-    runs,
-    log,
-    approvals,
     manager,
     metrics,
     idle: () => manager.idle(),
     close: async () => {
+      storage.stopping?.();
       await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
       recentRuns.stop();
-      store.close();
+      await storage.close();
     },
   };
 }

@@ -96,3 +96,39 @@ describe('EventLogQueue', () => {
     expect(delivered).toEqual([]);
   });
 });
+
+describe('EventLogQueue on an asynchronous log', () => {
+  it('writes one batch at a time, in order, and delivers each once it is written', async () => {
+    const written: number[][] = [];
+    const delivered: number[][] = [];
+    let inFlight = 0;
+    const queue = new EventLogQueue({
+      log: {
+        append: async (events) => {
+          inFlight += 1;
+          expect(inFlight).toBe(1);
+          await sleep(20);
+          written.push(events.map((logged) => logged.seq));
+          inFlight -= 1;
+        },
+      },
+      deliver: (events) => delivered.push(events.map((logged) => logged.seq)),
+      onError: (error) => {
+        throw error;
+      },
+      stopping: () => false,
+    });
+    queue.push(event('run-1', 1));
+    await sleep(5);
+    queue.push(event('run-1', 2));
+    queue.push(event('run-1', 3));
+    // Being written or waiting, the events still count for the run's last seq.
+    expect(queue.lastSeq('run-1')).toBe(3);
+    await sleep(5);
+    expect(queue.lastSeq('run-1')).toBe(3);
+    await sleep(80);
+    expect(written).toEqual([[1], [2, 3]]);
+    expect(delivered).toEqual([[1], [2, 3]]);
+    expect(queue.lastSeq('run-1')).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import type { SynchronousEventLog } from '../events/event-log.js';
+import type { EventLog } from '../events/event-log.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import { isStoreBusy } from '../util/retry-while-busy.js';
 
@@ -12,7 +12,9 @@ type FlushState =
   /** A write is due on the next turn of the event loop. */
   | { readonly kind: 'scheduled' }
   /** The database was locked: the write is tried again after `pauseMs`. */
-  | { readonly kind: 'waiting'; readonly pauseMs: number };
+  | { readonly kind: 'waiting'; readonly pauseMs: number }
+  /** An asynchronous log (PostgreSQL's) is writing a batch; the next waits for it, so batches land in order. */
+  | { readonly kind: 'writing' };
 
 /**
  * The published events not yet in the event log, written once per turn of
@@ -28,12 +30,14 @@ type FlushState =
  * queue.push(event);
  */
 export class EventLogQueue {
-  readonly #log: Pick<SynchronousEventLog, 'append'>;
+  readonly #log: Pick<EventLog, 'append'>;
   readonly #deliver: (events: readonly ExternalEvent[]) => void;
   readonly #onError: (error: unknown) => void;
   readonly #stopping: () => boolean;
   /** Oldest first. */
   #unlogged: ExternalEvent[] = [];
+  /** The batch an asynchronous log is writing now. */
+  #writing: readonly ExternalEvent[] = [];
   #state: FlushState = { kind: 'idle' };
   /** The pause after the last failed write; 0 once a write succeeded. */
   #pauseMs = 0;
@@ -44,7 +48,8 @@ export class EventLogQueue {
     onError,
     stopping,
   }: {
-    log: Pick<SynchronousEventLog, 'append'>;
+    /** SQLite's answers at once; one that answers with a promise gets one batch at a time. */
+    log: Pick<EventLog, 'append'>;
     /** Gets the events once they are written (or once the log refused them for good). */
     deliver: (events: readonly ExternalEvent[]) => void;
     /** Told of a write that failed other than by a locked database; the events are delivered anyway. */
@@ -69,7 +74,10 @@ export class EventLogQueue {
 
   /** The seq of the run's last queued event, if one is queued. */
   lastSeq(runId: string): number | undefined {
-    return this.#unlogged.findLast((event) => event.runId === runId)?.seq;
+    return (
+      this.#unlogged.findLast((event) => event.runId === runId)?.seq ??
+      this.#writing.findLast((event) => event.runId === runId)?.seq
+    );
   }
 
   /** Takes every queued event out, for a caller that writes them itself (shutdown). */
@@ -84,7 +92,20 @@ export class EventLogQueue {
     const events = this.#unlogged;
     if (events.length === 0) return;
     try {
-      this.#log.append(events);
+      const written = this.#log.append(events);
+      if (written instanceof Promise) {
+        this.#unlogged = [];
+        this.#writing = events;
+        this.#state = { kind: 'writing' };
+        written.then(
+          () => this.#written(events),
+          (error: unknown) => {
+            this.#onError(error);
+            this.#written(events);
+          },
+        );
+        return;
+      }
     } catch (error) {
       if (isStoreBusy(error) && !this.#stopping()) {
         this.#pauseMs = Math.min(longestRetryMs, Math.max(firstRetryMs, this.#pauseMs * 2));
@@ -98,5 +119,16 @@ export class EventLogQueue {
     this.#pauseMs = 0;
     this.#unlogged = [];
     this.#deliver(events);
+  }
+
+  /** An asynchronous write ended: its events go to followers, and what was pushed meanwhile is written next. */
+  #written(events: readonly ExternalEvent[]): void {
+    this.#writing = [];
+    this.#state = { kind: 'idle' };
+    this.#deliver(events);
+    if (this.#unlogged.length > 0) {
+      this.#state = { kind: 'scheduled' };
+      setImmediate(() => this.#flush());
+    }
   }
 }

@@ -134,11 +134,13 @@ class SlidingWindow {
   }
 }
 
-function keyOf(principal: Principal): string {
+/** The key a principal's limits are counted under: tenant and user. */
+export function keyOf(principal: Principal): string {
   return JSON.stringify([principal.tenantId, principal.userId]);
 }
 
-function tooMany({
+/** The 429 a principal over one of its limits gets, with `Retry-After`. */
+export function tooMany({
   reason,
   message,
   retryAfterSeconds,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
@@ -8,18 +9,18 @@ import type { AgentEvent } from '../events/agent-event.js';
 import { batchDeltas } from '../events/batch-deltas.js';
 import { createEventProjector } from '../events/create-event-projector.js';
 import { EventBus } from '../events/event-bus.js';
-import type { SynchronousEventLog } from '../events/event-log.js';
+import type { EventLog } from '../events/event-log.js';
 import type { ExternalEvent, ExternalEventBody } from '../events/external-event.js';
 import { eventTexts } from '../events/progress-texts.js';
+import type { ApprovalBroker } from '../gate/approval-broker.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
+import type { ServerRun } from '../store/server-run.js';
 import type { BegunRun, SessionStore } from '../store/session-store.js';
-import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
-import type { ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { EventLogQueue } from './event-log-queue.js';
@@ -28,16 +29,22 @@ import { type RunFollower, RunFollowers } from './run-followers.js';
 import { RunRegistry, type RunStream } from './run-registry.js';
 import type { ServerLogger } from './server-log.js';
 import type { ServerMetrics } from './server-metrics.js';
+import type { ServerRunRecords } from './server-storage.js';
 import { SessionTask, SessionTasks } from './session-tasks.js';
 import { sessionsForRuns } from './sessions-for-runs.js';
 import { type WatchedFailure, watchModelCalls } from './watch-model-calls.js';
 
 export interface RunManagerOptions {
   readonly sessions: SessionStore;
-  readonly runs: ServerRuns;
-  /** Synchronous (SQLite's): `replay` and `follow` join in one step, `lastSeq` answers at once. */
-  readonly log: SynchronousEventLog;
-  readonly approvals: SqliteApprovalBroker;
+  readonly runs: ServerRunRecords;
+  /**
+   * SQLite's answers at once: `replay` and `follow` join in one step. One
+   * that answers with promises (PostgreSQL's) is written batch by batch and
+   * followed through the server's `followRun`; `replay` and
+   * `resumeInterrupted` need a synchronous one.
+   */
+  readonly log: EventLog;
+  readonly approvals: ApprovalBroker;
   readonly tools: ToolRegistry;
   /** The model for a run in this language. */
   readonly model: (locale: Locale) => Model;
@@ -201,6 +208,7 @@ export class RunManager {
           },
         });
       });
+      await this.#options.runs.written?.(runId);
       return { runId };
     } finally {
       this.#runs.forget(runId);
@@ -213,9 +221,24 @@ export class RunManager {
    * events continue on the same stream. A run still stopping is resumed as
    * soon as it has stopped.
    */
-  resume({ runId }: { runId: string }): void {
-    const run = this.#options.runs.find(runId);
-    if (run === undefined) return;
+  resume({ runId, run: known, seq: knownSeq }: { runId: string; run?: ServerRun; seq?: number }): void {
+    const found = known ?? this.#options.runs.find(runId);
+    const lastSeq = knownSeq ?? this.lastSeq(runId);
+    if (found instanceof Promise || lastSeq instanceof Promise) {
+      // An asynchronous store: resumed once both are read, unless a run of the session began meanwhile.
+      Promise.all([found, lastSeq]).then(
+        ([run, seq]) => {
+          if (run !== undefined) this.#resume(run, seq);
+        },
+        (error: unknown) => this.#options.onError?.(error),
+      );
+      return;
+    }
+    if (found !== undefined) this.#resume(found, lastSeq);
+  }
+
+  #resume(run: ServerRun, seq: number): void {
+    const { runId } = run;
     const task = this.#tasks.get(run.sessionId);
     if (task !== undefined) {
       task.queueResume();
@@ -224,7 +247,7 @@ export class RunManager {
     this.#runs.open(runId, {
       sessionId: run.sessionId,
       locale: run.locale,
-      seq: this.lastSeq(runId),
+      seq,
     });
     const previous = run.status;
     this.#options.runs.setStatus(runId, 'running');
@@ -295,11 +318,12 @@ export class RunManager {
         sessionId: run.sessionId,
       });
       sessions
-        .endRun({ sessionId: run.sessionId, runId: run.runId, status, lastSeq: this.lastSeq(run.runId) })
+        .endRun({ sessionId: run.sessionId, runId: run.runId, status, lastSeq: answered(this.lastSeq(run.runId)) })
         .catch((error: unknown) => this.#options.onError?.(error));
     }
     for (const run of runs.listLost()) {
-      const last = log.readEvents({ runId: run.runId, afterSeq: Math.max(0, log.lastSeq(run.runId) - 1) }).at(-1);
+      const afterSeq = Math.max(0, answered(log.lastSeq(run.runId)) - 1);
+      const last = answered(log.readEvents({ runId: run.runId, afterSeq })).at(-1);
       if (last?.type === 'run:end') runs.setStatus(run.runId, last.stopReason);
       else if (last?.type === 'run:error') {
         runs.setStatus(run.runId, 'error', { code: last.code, message: undefined, at: last.at, modelCall: undefined });
@@ -310,7 +334,7 @@ export class RunManager {
         action: 'settled',
         runId: run.runId,
         sessionId: run.sessionId,
-        status: runs.find(run.runId)?.status,
+        status: last?.type === 'run:end' ? last.stopReason : last?.type === 'run:error' ? 'error' : 'aborted',
       });
     }
     const interrupted = runs.listInterrupted();
@@ -336,16 +360,16 @@ export class RunManager {
   replay(runId: string, afterSeq: number): ExternalEvent[] {
     const events: ExternalEvent[] = [];
     let last = afterSeq;
-    for (let page = this.#options.log.readEvents({ runId, afterSeq }); page.length > 0; ) {
+    for (let page = answered(this.#options.log.readEvents({ runId, afterSeq })); page.length > 0; ) {
       events.push(...page);
       last = page.at(-1)?.seq ?? last;
-      page = this.#options.log.readEvents({ runId, afterSeq: last });
+      page = answered(this.#options.log.readEvents({ runId, afterSeq: last }));
     }
     return events;
   }
 
   /** The seq of the run's last published event (0 before the first). */
-  lastSeq(runId: string): number {
+  lastSeq(runId: string): Awaitable<number> {
     return this.#unlogged.lastSeq(runId) ?? this.#options.log.lastSeq(runId);
   }
 
@@ -549,6 +573,16 @@ export class RunManager {
       if (task !== undefined && task.runId === runId) task.markFinished();
     }
   }
+}
+
+/** A synchronous store's answer; an asynchronous store's promise here is a wiring error. */
+function answered<Value>(value: Awaitable<Value>): Value {
+  if (value instanceof Promise) {
+    throw new TypeError(
+      'replay and resumeInterrupted need a synchronous event log (SQLite); follow the PostgreSQL one with followRun',
+    );
+  }
+  return value;
 }
 
 /** What the server stores about a run that failed with `error`. */

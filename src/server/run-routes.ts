@@ -17,28 +17,28 @@ export function runRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
   const { runs, manager, metrics, limits } = dependencies;
   const routes = new Hono<ServerEnv>();
 
-  const visibleRun = (principal: ServerEnv['Variables']['principal'], id: string): ServerRun => {
-    const run = runs.find(id);
+  const visibleRun = async (principal: ServerEnv['Variables']['principal'], id: string): Promise<ServerRun> => {
+    const run = await runs.find(id);
     if (run === undefined || !canSee(principal, { tenantId: run.tenantId, userId: run.principal.userId })) {
       throw notFound('run', id);
     }
     return run;
   };
 
-  routes.get('/:id', (c) => {
+  routes.get('/:id', async (c) => {
     const principal = c.get('principal');
-    const run = visibleRun(principal, c.req.param('id'));
+    const run = await visibleRun(principal, c.req.param('id'));
     return c.json({
       runId: run.runId,
       sessionId: run.sessionId,
       status: run.status,
-      lastSeq: manager.lastSeq(run.runId),
+      lastSeq: await manager.lastSeq(run.runId),
       failure: visibleFailure({ failure: run.failure, principal }) ?? null,
     });
   });
 
-  routes.get('/:id/events', (c) => {
-    const run = visibleRun(c.get('principal'), c.req.param('id'));
+  routes.get('/:id/events', async (c) => {
+    const run = await visibleRun(c.get('principal'), c.req.param('id'));
     const afterSeq = parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
     if (afterSeq === undefined) {
       throw new HttpError({
@@ -47,13 +47,14 @@ export function runRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
         message: 'Last-Event-ID must be a non-negative integer (the seq of the last event received)',
       });
     }
-    const release = limits.openStream(c.get('principal'));
+    const release = await limits.openStream(c.get('principal'));
     return streamRunEvents(c, {
       onClose: release,
       runId: run.runId,
       status: run.status,
       afterSeq,
       manager,
+      ...(dependencies.followRun === undefined ? {} : { follow: dependencies.followRun }),
       metrics,
       heartbeatMs: dependencies.heartbeatMs,
       maxQueued: dependencies.maxQueuedEvents,

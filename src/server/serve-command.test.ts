@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseServeFlags, runServe } from '../cli/commands/serve.js';
+import type { AssembledServer } from './create-server.js';
 import type { RunningServer } from './start-server.js';
 
 const opsToken = 'ops-token-001-0123456789abcdef0123';
@@ -44,7 +45,7 @@ describe('arbiter serve', () => {
       JSON.stringify({ tokens: [{ token: opsToken, tenantId: 'acme', userId: 'u1', roles: ['approver'] }] }),
     );
     const lines: string[] = [];
-    let running: RunningServer | undefined;
+    let running: RunningServer<AssembledServer> | undefined;
     const exit = runServe({
       args: ['--port', '0', '--data-dir', join(directory, 'data'), '--auth', authFile],
       write: (line) => lines.push(line),

@@ -1,15 +1,15 @@
+import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import { HttpError } from '../errors/http-error.js';
-import type { SynchronousEventLog } from '../events/event-log.js';
+import type { EventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
-import type { ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 import type { ToolSet } from '../tools/tool-registry.js';
-import type { PrincipalLimits } from './principal-limits.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
+import type { ServerApprovals, ServerLimits, ServerRunRecords } from './server-storage.js';
+import type { FollowRun } from './stream-run-events.js';
 
 /** What hono keeps per request: the authenticated caller. */
 export interface ServerEnv {
@@ -19,16 +19,28 @@ export interface ServerEnv {
 /** What the route handlers share. */
 export interface ServerDependencies {
   readonly sessions: SessionStore;
-  readonly runs: ServerRuns;
-  /** Read in the same synchronous step as a run is followed, so replay and live join without a gap. */
-  readonly log: SynchronousEventLog;
-  readonly approvals: SqliteApprovalBroker;
+  readonly runs: ServerRunRecords;
+  readonly log: EventLog;
+  readonly approvals: ServerApprovals;
+  /**
+   * How an SSE connection replays a run's logged events after a seq and then
+   * follows it live, each event once; default: the manager's own (replay and
+   * follow in one synchronous step). The PostgreSQL server follows the event
+   * table, so a run executing on another node streams here too.
+   */
+  readonly followRun?: FollowRun;
+  /**
+   * What a decided approval does to its run once none is pending; default:
+   * the manager resumes it here. The PostgreSQL server requeues it instead,
+   * for whichever node claims it.
+   */
+  readonly resumeRun?: (runId: string) => Awaitable<void>;
   readonly manager: RunManager;
   readonly metrics: ServerMetrics;
   /** The audit log the runs write to; the routes add what people tried (a refused self-approval). */
   readonly audit: AuditLog;
   readonly tools: ToolSet;
-  readonly limits: PrincipalLimits;
+  readonly limits: ServerLimits;
   /** Whether an approver may decide approvals requested in his own sessions (the four-eyes rule off). */
   readonly allowSelfApproval: boolean;
   readonly systemPrompt: ((locale: Locale) => string | undefined) | undefined;

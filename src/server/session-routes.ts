@@ -43,7 +43,7 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
     const body = await readJsonBody(c, { optional: true });
     const locale = optionalChoice(body, 'locale', locales) ?? 'en';
     const principal = c.get('principal');
-    limits.createSession(principal);
+    await limits.createSession(principal);
     const session = await sessions.create({ principal });
     const prompt = systemPrompt?.(locale);
     if (prompt !== undefined)
@@ -54,28 +54,28 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
   routes.get('/:id', async (c) => {
     const principal = c.get('principal');
     const session = await visibleSession(principal, c.req.param('id'));
-    const sessionRuns = runs.listForSession(session.id);
+    const sessionRuns = await runs.listForSession(session.id);
     const activeRunId = session.activeRun?.runId;
+    const lastSeqs = await Promise.all(sessionRuns.map((run) => manager.lastSeq(run.runId)));
+    const pending =
+      activeRunId === undefined ? [] : await approvals.listApprovals({ status: 'pending', runId: activeRunId });
     return c.json({
       id: session.id,
       status: session.status,
       activeRunId: activeRunId ?? null,
       messages: visibleMessages(session.messages, sessionRuns),
-      runs: sessionRuns.map((run) => ({
+      runs: sessionRuns.map((run, index) => ({
         runId: run.runId,
         status: run.status,
-        lastSeq: manager.lastSeq(run.runId),
+        lastSeq: lastSeqs[index] ?? 0,
         failure: visibleFailure({ failure: run.failure, principal }) ?? null,
       })),
-      pendingApprovals:
-        activeRunId === undefined
-          ? []
-          : approvals.listApprovals({ status: 'pending', runId: activeRunId }).map((approval) => ({
-              approvalId: approval.approvalId,
-              tool: approval.tool,
-              arguments: approval.arguments,
-              reason: approval.reason,
-            })),
+      pendingApprovals: pending.map((approval) => ({
+        approvalId: approval.approvalId,
+        tool: approval.tool,
+        arguments: approval.arguments,
+        reason: approval.reason,
+      })),
     });
   });
 
@@ -88,7 +88,7 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
     if (session.userId !== principal.userId) {
       throw new HttpError({ status: 403, reason: 'forbidden', message: 'only the session owner can send messages' });
     }
-    limits.sendMessage(principal);
+    await limits.sendMessage(principal);
     try {
       const { runId } = await manager.start({ sessionId: session.id, principal, content, locale });
       return c.json({ runId }, 202);

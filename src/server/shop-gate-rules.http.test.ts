@@ -12,6 +12,7 @@ import { createTierGate } from '../gate/tier-gate.js';
 import type { Script } from '../models/script.js';
 import { ScriptedModel } from '../models/scripted-model.js';
 import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
+import type { AssembledServer } from './create-server.js';
 import { createServer } from './create-server.js';
 import { type RunningServer, startServer } from './start-server.js';
 import { readSse } from './test-support/sse-client.js';
@@ -174,7 +175,7 @@ describe('the tools module format carries gate rules', () => {
     writeFileSync(authFile, JSON.stringify(testAuth));
     const scriptFile = join(directory, 'invoice-script.json');
     writeFileSync(scriptFile, JSON.stringify(invoiceScript));
-    let running: RunningServer | undefined;
+    let running: RunningServer<AssembledServer> | undefined;
     const exit = runServe({
       args: [
         ...['--port', '0', '--data-dir', join(directory, 'data'), '--auth', authFile],

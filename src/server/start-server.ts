@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Locale } from '../core/locale.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
-import { type ArbiterServer, type CreateServerOptions, createServer } from './create-server.js';
+import { type ArbiterServer, type AssembledServer, type CreateServerOptions, createServer } from './create-server.js';
 import { loadDefaultDomain } from './default-domain.js';
 import type { ToolsModule } from './load-tools-module.js';
 import { isLoopbackAddress } from './loopback-host.js';
@@ -15,9 +15,9 @@ export interface StartServerOptions extends CreateServerOptions {
   readonly host?: string;
 }
 
-/** A listening server. */
-export interface RunningServer {
-  readonly server: ArbiterServer;
+/** A listening server: SQLite's (`ArbiterServer`) by default, or one assembled on another backend. */
+export interface RunningServer<Server extends AssembledServer = ArbiterServer> {
+  readonly server: Server;
   /** e.g. `http://127.0.0.1:8787` */
   readonly url: string;
   readonly port: number;
@@ -40,11 +40,22 @@ export interface RunningServer {
  * await fetch(`${url}/healthz`);
  * await close();
  */
-export async function startServer({
-  port = 8787,
-  host = '127.0.0.1',
-  ...options
-}: StartServerOptions = {}): Promise<RunningServer> {
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  return startServerWith(options, (serverOptions) => createServer(serverOptions));
+}
+
+/**
+ * `startServer` with the server built by `create` (the PostgreSQL server's
+ * `createPostgresServer`): the same default domain, loopback rule and
+ * listening, over another backend.
+ *
+ * @example
+ * const running = await startServerWith({ port: 0 }, (options) => createPostgresServer({ ...options, connectionString }));
+ */
+export async function startServerWith<Server extends AssembledServer>(
+  { port = 8787, host = '127.0.0.1', ...options }: StartServerOptions,
+  create: (options: CreateServerOptions) => Server | Promise<Server>,
+): Promise<RunningServer<Server>> {
   if (options.auth === undefined && !isLoopbackAddress(host)) {
     throw new ServerConfigError({
       setting: 'host',
@@ -54,9 +65,9 @@ export async function startServer({
     });
   }
   const { domain, domainOptions } = await withDefaultDomain(options);
-  let server: ArbiterServer;
+  let server: Server;
   try {
-    server = createServer({ ...options, ...domainOptions });
+    server = await create({ ...options, ...domainOptions });
   } catch (error) {
     await domain?.close();
     throw error;

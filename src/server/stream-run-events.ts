@@ -1,9 +1,40 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import type { Awaitable } from '../core/awaitable.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import type { ServerRunStatus } from '../store/server-run.js';
 import { isTerminalEvent, type RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
+
+/**
+ * Replays a run's logged events after `afterSeq` to `push`, then follows
+ * it live, each event once; resolves once the replay is done, with the
+ * unfollow and whether the run still executes in this process.
+ *
+ * @example
+ * const follow: FollowRun = ({ runId, afterSeq, push }) => ({ unfollow: feed.follow(…), active: false });
+ */
+export type FollowRun = (options: {
+  readonly runId: string;
+  readonly afterSeq: number;
+  readonly push: (event: ExternalEvent) => void;
+}) => Awaitable<{ readonly unfollow: () => void; readonly active: boolean }>;
+
+/**
+ * The manager's own replay and follow, joined in one synchronous step: the
+ * manager publishes each event to the log and to followers in one step too,
+ * so nothing falls between replay and live.
+ *
+ * @example
+ * streamRunEvents(c, { …, follow: followOnManager(manager) });
+ */
+export function followOnManager(manager: RunManager): FollowRun {
+  return ({ runId, afterSeq, push }) => {
+    const unfollow = manager.follow(runId, push);
+    for (const event of manager.replay(runId, afterSeq)) push(event);
+    return { unfollow, active: manager.isActive(runId) };
+  };
+}
 
 export interface StreamRunEventsOptions {
   readonly runId: string;
@@ -17,16 +48,16 @@ export interface StreamRunEventsOptions {
   readonly heartbeatMs: number;
   /** Events waiting for a slow client; beyond it the connection is closed and the client replays from the log. */
   readonly maxQueued: number;
+  /** Replay and follow; default `followOnManager(manager)`. */
+  readonly follow?: FollowRun;
   /** Called once when the stream has ended, however it ended (e.g. to release a per-principal slot). */
   readonly onClose?: () => void;
 }
 
 /**
  * The SSE response of one run: first what the log holds after `afterSeq`,
- * then live events, each once, in seq order, `id:` = seq. Following the run
- * and replaying happen in the same synchronous step, and the manager
- * publishes each event to both in one step too, so nothing falls between
- * replay and live. The connection ends after the first terminal event it
+ * then live events, each once, in seq order, `id:` = seq (`follow`: by
+ * default the manager's replay and follow in one synchronous step). The connection ends after the first terminal event it
  * sends — `run:end` (also with `awaiting_approval`) or `run:error` — or at
  * once when the run has finished and the client has seen everything. A
  * client reconnecting to a run that waits for approval is held open (with
@@ -67,11 +98,10 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
       nudge();
     };
 
-    const unfollow = manager.follow(runId, push);
-    for (const event of manager.replay(runId, afterSeq)) push(event);
+    const { unfollow, active } = await (options.follow ?? followOnManager(manager))({ runId, afterSeq, push });
     bound = queue.length + maxQueued;
     const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
-    const nothingMore = settled && !manager.isActive(runId) && !queue.some(isTerminalEvent);
+    const nothingMore = settled && !active && !queue.some(isTerminalEvent);
 
     metrics.streamOpened();
     const heartbeat = setInterval(() => {

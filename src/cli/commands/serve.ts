@@ -9,6 +9,7 @@ import type { Model } from '../../models/model.js';
 import type { Script } from '../../models/script.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
+import type { AssembledServer } from '../../server/create-server.js';
 import { loadDefaultDomain } from '../../server/default-domain.js';
 import { loadToolsModule, type ToolsModule } from '../../server/load-tools-module.js';
 import { defaultPrincipalLimits, type PrincipalLimitOptions } from '../../server/principal-limits.js';
@@ -16,10 +17,14 @@ import { type RunningServer, type StartServerOptions, startServer } from '../../
 import { withStreamingDelay } from '../../server/with-streaming-delay.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
-export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--auth FILE]
+export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
                [--tools MODULE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
+      --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
+                      number of nodes serve one database; default: SQLite in --data-dir
+      --node-id NAME, --lease-ms N  with --store: this node's name in leases and logs (default: random), and how
+                      long a run's lease lasts unrenewed, i.e. how soon another node resumes a dead node's runs (10000)
       --auth FILE     bearer tokens → principals (JSON, tokens of 32+ characters); default: the demo
                       tokens, shown at start, on a loopback --host only
       --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
@@ -41,6 +46,11 @@ export interface ServeFlags {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** A PostgreSQL connection string (`--store`); undefined: SQLite in `dataDir`, unless `ARBITER_STORE_URL` names one. */
+  readonly storeUrl: string | undefined;
+  /** With a PostgreSQL store: this node's name, and how long a run's lease lasts. */
+  readonly nodeId: string | undefined;
+  readonly leaseMs: number | undefined;
   readonly authFile: string | undefined;
   readonly toolsModule: string | undefined;
   readonly model: 'scripted' | 'openai';
@@ -64,6 +74,9 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
       port: { type: 'string', default: '8787' },
       host: { type: 'string', default: '127.0.0.1' },
       'data-dir': { type: 'string', default: '.arbiter' },
+      store: { type: 'string' },
+      'node-id': { type: 'string' },
+      'lease-ms': { type: 'string' },
       auth: { type: 'string' },
       tools: { type: 'string' },
       model: { type: 'string', default: 'scripted' },
@@ -99,6 +112,12 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     }
     return number;
   };
+  const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
+  if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) {
+    throw new UsageError({
+      message: `--lease-ms must be a whole number of milliseconds from 100, got "${values['lease-ms']}"`,
+    });
+  }
   const maxStreams = limit('max-streams');
   const sessionsPerMinute = limit('sessions-per-minute');
   const messagesPerMinute = limit('messages-per-minute');
@@ -106,6 +125,9 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     port,
     host: values.host,
     dataDir: values['data-dir'],
+    storeUrl: values.store === undefined ? undefined : checkStoreUrl(values.store, '--store'),
+    nodeId: values['node-id'],
+    leaseMs,
     authFile: values.auth,
     toolsModule: values.tools,
     model: values.model,
@@ -194,7 +216,7 @@ export async function runServe({
   args: readonly string[];
   write: (line: string) => void;
   /** Called with the running server (tests stop it through this). */
-  onStarted?: (running: RunningServer) => void;
+  onStarted?: (running: RunningServer<AssembledServer>) => void;
   /** Where `ARBITER_*` are read. Default `process.env`. */
   environment?: Readonly<Record<string, string | undefined>>;
 }): Promise<number> {
@@ -228,15 +250,27 @@ export async function runServe({
       throw error;
     }
   }
-  let running: RunningServer;
+  const storeUrl = flags.storeUrl ?? storeUrlFrom(environment);
+  let running: RunningServer<AssembledServer>;
   try {
-    running = await startServer(options);
+    if (storeUrl === undefined) running = await startServer(options);
+    else {
+      // Loaded only for PostgreSQL: a SQLite server never loads pg.
+      const { startPostgresServer } = await import('../../server/postgres-server.js');
+      running = await startPostgresServer({
+        ...options,
+        connectionString: storeUrl,
+        ...(flags.nodeId === undefined ? {} : { nodeId: flags.nodeId }),
+        ...(flags.leaseMs === undefined ? {} : { leaseMs: flags.leaseMs }),
+      });
+    }
   } catch (error) {
     forgetSignals();
     await close();
     throw error;
   }
-  write(`arbiter serve: listening on ${running.url} (data in ${flags.dataDir}, model ${flags.model})`);
+  const where = storeUrl === undefined ? `data in ${flags.dataDir}` : `store ${shownStoreUrl(storeUrl)}`;
+  write(`arbiter serve: listening on ${running.url} (${where}, model ${flags.model})`);
   if (flags.authFile === undefined) {
     write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);
   }
@@ -279,6 +313,25 @@ async function checkConfiguredModel({
   if (check.status === 'failed') throw check.error;
   if (check.status === 'unverified') return `arbiter serve: warning: ${check.message}; ${retries}`;
   return `arbiter serve: ${check.message}; ${retries}`;
+}
+
+/** A PostgreSQL connection string, or a `UsageError` naming where it came from. */
+function checkStoreUrl(value: string, source: string): string {
+  if (/^postgres(ql)?:\/\/./.test(value)) return value;
+  throw new UsageError({
+    message: `${source} must be a PostgreSQL connection string (postgres://user@host:5432/database), got "${shownStoreUrl(value)}"`,
+  });
+}
+
+/** `ARBITER_STORE_URL`, checked; undefined when unset or empty. */
+function storeUrlFrom(environment: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = environment['ARBITER_STORE_URL'];
+  return value === undefined || value === '' ? undefined : checkStoreUrl(value, 'ARBITER_STORE_URL');
+}
+
+/** The connection string without its password, for the start-up line. */
+function shownStoreUrl(value: string): string {
+  return value.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
 }
 
 async function readScript(file: string): Promise<Script> {

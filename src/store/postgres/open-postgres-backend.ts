@@ -8,6 +8,7 @@ import { PostgresDatabase } from './postgres-database.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
 import { PostgresRuntimeStore } from './postgres-runtime-store.js';
+import { PostgresServerRuns } from './postgres-server-runs.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
 
 /**
@@ -30,6 +31,8 @@ export interface PostgresBackend {
   readonly events: PostgresEventLog;
   /** Finished runs and the schema version (`RuntimeStore`). */
   readonly runtime: PostgresRuntimeStore;
+  /** The server's runs and their leases, shared by every `arbiter serve` node on the database. */
+  readonly serverRuns: PostgresServerRuns;
   /** The pool every member uses, for tables outside these interfaces. */
   readonly pool: pg.Pool;
   /** The schema the tables live in; undefined: the pool's `search_path`. */
@@ -112,6 +115,7 @@ export async function openPostgresBackend({
     }),
     events: new PostgresEventLog({ database }),
     runtime,
+    serverRuns: new PostgresServerRuns({ database, ...clock }),
     pool: database.pool,
     schema: database.schema,
     close: () => database.close(),

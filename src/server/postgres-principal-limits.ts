@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../core/principal.js';
+import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
+import { defaultPrincipalLimits, keyOf, type PrincipalLimitOptions, tooMany } from './principal-limits.js';
+import type { ServerLimits } from './server-storage.js';
+
+const windowMs = 60_000;
+const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
+/**
+ * Per-principal limits counted in the database every node shares, so a
+ * user who spreads requests over three nodes gets the limits of one:
+ * messages and sessions per minute (one row per request in
+ * `principal_requests`, a sliding minute), and event streams open at once
+ * (one row per stream in `server_streams`, owned by its node and kept alive
+ * by it: a node that dies stops renewing, and its streams stop counting
+ * after `streamTtlMs`). Each check takes a transaction-level advisory lock
+ * on the principal and the kind, so concurrent requests on any node count
+ * one at a time. Times are the database's clock.
+ *
+ * @example
+ * const limits = new PostgresPrincipalLimits({ database, nodeId, messagesPerMinute: 30 });
+ * await limits.sendMessage(principal); // throws the 429 HttpError beyond
+ */
+export class PostgresPrincipalLimits implements ServerLimits {
+  readonly #database: PostgresDatabase;
+  readonly #nodeId: string;
+  readonly #streamTtlMs: number;
+  readonly #maxStreams: number;
+  readonly #sessionsPerMinute: number;
+  readonly #messagesPerMinute: number;
+
+  constructor({
+    database,
+    nodeId,
+    streamTtlMs = 30_000,
+    maxStreams = defaultPrincipalLimits.maxStreams,
+    sessionsPerMinute = defaultPrincipalLimits.sessionsPerMinute,
+    messagesPerMinute = defaultPrincipalLimits.messagesPerMinute,
+  }: PrincipalLimitOptions & {
+    database: PostgresDatabase;
+    /** This node: its streams are renewed by `renewStreams` and counted until they lapse. */
+    nodeId: string;
+    /** How long a stream counts after its node last renewed it. Default 30 s. */
+    streamTtlMs?: number;
+  }) {
+    this.#database = database;
+    this.#nodeId = nodeId;
+    this.#streamTtlMs = streamTtlMs;
+    this.#maxStreams = maxStreams;
+    this.#sessionsPerMinute = sessionsPerMinute;
+    this.#messagesPerMinute = messagesPerMinute;
+  }
+
+  async openStream(principal: Principal): Promise<() => void> {
+    const key = keyOf(principal);
+    const streamId = randomUUID();
+    await this.#database.transaction(async (query) => {
+      await query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key, 'stream']);
+      const { rows } = await query<{ open: number }>(
+        `SELECT count(*)::int AS open FROM server_streams WHERE principal_key = $1 AND expires_at > ${databaseNow}`,
+        [key],
+      );
+      if ((rows[0]?.open ?? 0) >= this.#maxStreams) {
+        throw tooMany({
+          reason: 'too_many_streams',
+          message: `at most ${this.#maxStreams} event streams may be open at once per user; close one first`,
+          retryAfterSeconds: 1,
+        });
+      }
+      await query(
+        `INSERT INTO server_streams (stream_id, principal_key, node_id, expires_at) VALUES ($1, $2, $3, ${databaseNow} + $4)`,
+        [streamId, key, this.#nodeId, this.#streamTtlMs],
+      );
+    });
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      // A delete that fails leaves a row that stops counting once this node no longer renews it.
+      this.#database.query('DELETE FROM server_streams WHERE stream_id = $1', [streamId]).catch(() => {});
+    };
+  }
+
+  async createSession(principal: Principal): Promise<void> {
+    const retryAfterSeconds = await this.#take(keyOf(principal), 'session', this.#sessionsPerMinute);
+    if (retryAfterSeconds === undefined) return;
+    throw tooMany({
+      reason: 'too_many_sessions',
+      message: `at most ${this.#sessionsPerMinute} sessions may be created per minute per user`,
+      retryAfterSeconds,
+    });
+  }
+
+  async sendMessage(principal: Principal): Promise<void> {
+    const retryAfterSeconds = await this.#take(keyOf(principal), 'message', this.#messagesPerMinute);
+    if (retryAfterSeconds === undefined) return;
+    throw tooMany({
+      reason: 'too_many_messages',
+      message: `at most ${this.#messagesPerMinute} messages may be sent per minute per user`,
+      retryAfterSeconds,
+    });
+  }
+
+  /** Keeps this node's open streams counted for another `streamTtlMs`; call well within it. */
+  async renewStreams(): Promise<void> {
+    await this.#database.query(`UPDATE server_streams SET expires_at = ${databaseNow} + $2 WHERE node_id = $1`, [
+      this.#nodeId,
+      this.#streamTtlMs,
+    ]);
+  }
+
+  /** `undefined` when taken; otherwise the seconds until the oldest request leaves the window. */
+  async #take(key: string, kind: string, limit: number): Promise<number | undefined> {
+    if (limit === Number.POSITIVE_INFINITY) return undefined;
+    return this.#database.transaction(async (query) => {
+      await query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key, kind]);
+      const { rows } = await query<{ now: number }>(`SELECT ${databaseNow} AS now`);
+      const now = rows[0]?.now ?? Date.now();
+      await query('DELETE FROM principal_requests WHERE principal_key = $1 AND kind = $2 AND at <= $3', [
+        key,
+        kind,
+        now - windowMs,
+      ]);
+      const recent = await query<{ taken: number; oldest: number | null }>(
+        'SELECT count(*)::int AS taken, min(at) AS oldest FROM principal_requests WHERE principal_key = $1 AND kind = $2',
+        [key, kind],
+      );
+      const { taken = 0, oldest = null } = recent.rows[0] ?? {};
+      if (taken >= limit) return Math.max(1, Math.ceil(((oldest ?? now) + windowMs - now) / 1000));
+      await query('INSERT INTO principal_requests (principal_key, kind, at) VALUES ($1, $2, $3)', [key, kind, now]);
+      return undefined;
+    });
+  }
+}

@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ExternalEvent } from '../events/external-event.js';
+import { usePostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
+import type { AssembledServer } from './create-server.js';
+import { startPostgresServer } from './postgres-server.js';
+import type { RunningServer } from './start-server.js';
+import { readSse } from './test-support/sse-client.js';
+import { testAuth, testTokens } from './test-support/test-server.js';
+
+const cluster = usePostgresCluster();
+
+describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** A node on the shop example, its data directory shared by the nodes of a test (the shop's own database). */
+  async function startNode({ schema, dataDir, maxStreams }: { schema: string; dataDir: string; maxStreams?: number }) {
+    const running = await startPostgresServer({
+      ...(maxStreams === undefined ? {} : { principalLimits: { maxStreams } }),
+      port: 0,
+      dataDir,
+      connectionString: cluster.connectionString,
+      schema,
+      leaseMs: 1500,
+      auth: testAuth,
+      streamingDelay: false,
+      heartbeatMs: 1000,
+      shutdownGraceMs: 200,
+      onError: () => {},
+      logger: () => {},
+    });
+    cleanups.push(() => running.close());
+    return running;
+  }
+
+  function scratch(): string {
+    const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-pg-server-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    return dataDir;
+  }
+
+  async function request(
+    node: RunningServer<AssembledServer>,
+    path: string,
+    { token = testTokens.alice, method = 'GET', body }: { token?: string; method?: string; body?: unknown } = {},
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(`${node.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  }
+
+  it('answers a question, and finishes a refund approved through another node', async () => {
+    const schema = cluster.freshSchema();
+    const dataDir = scratch();
+    const a = await startNode({ schema, dataDir });
+    const b = await startNode({ schema, dataDir });
+
+    const session = await request(a, '/v1/sessions', { method: 'POST' });
+    const sessionId = session.body.id as string;
+    const asked = await request(a, `/v1/sessions/${sessionId}/messages`, {
+      method: 'POST',
+      body: { content: 'Where is my order SO20260901?' },
+    });
+    expect(asked.status).toBe(202);
+    const question = await readSse({ url: `${b.url}/v1/runs/${asked.body.runId}/events`, token: testTokens.alice });
+    expect(question.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'completed' });
+    expect(question.events.map((event) => event.seq)).toEqual(question.events.map((_, index) => index + 1));
+
+    const refund = await request(b, `/v1/sessions/${sessionId}/messages`, {
+      method: 'POST',
+      body: { content: 'My teapot arrived cracked, I want a refund.' },
+    });
+    const runId = refund.body.runId as string;
+    const waiting = await readSse({ url: `${a.url}/v1/runs/${runId}/events`, token: testTokens.alice });
+    expect(waiting.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
+    // The status is committed with the terminal event: any node that showed the end shows the status.
+    expect(await request(b, `/v1/runs/${runId}`)).toMatchObject({ body: { status: 'awaiting_approval' } });
+    const required = waiting.events.find((event) => event.type === 'approval:required') as ExternalEvent & {
+      approvalId: string;
+    };
+    const decided = await request(a, `/v1/approvals/${required.approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(decided).toMatchObject({ status: 202, body: { resumed: true } });
+    const lastSeen = waiting.events.at(-1)?.seq ?? 0;
+    const resumed = await readSse({
+      url: `${b.url}/v1/runs/${runId}/events`,
+      token: testTokens.alice,
+      lastEventId: lastSeen,
+    });
+    expect(resumed.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'completed' });
+    expect(resumed.events.map((event) => event.seq)).toEqual(resumed.events.map((_, index) => lastSeen + index + 1));
+    expect(resumed.events.some((event) => event.type === 'tool:end')).toBe(true);
+
+    // The session leaves the run just after its last event is written.
+    let shown = await request(b, `/v1/sessions/${sessionId}`);
+    for (let tries = 0; shown.body.status !== 'idle' && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      shown = await request(b, `/v1/sessions/${sessionId}`);
+    }
+    expect(shown.body).toMatchObject({ status: 'idle', activeRunId: null, pendingApprovals: [] });
+    expect((shown.body.runs as { status: string }[]).map((run) => run.status)).toEqual(['completed', 'completed']);
+    expect(await request(a, `/v1/runs/${runId}`)).toMatchObject({ status: 200, body: { status: 'completed' } });
+  });
+
+  it('counts a principal’s sessions per minute across nodes', async () => {
+    const schema = cluster.freshSchema();
+    const dataDir = scratch();
+    const nodes = [await startNode({ schema, dataDir }), await startNode({ schema, dataDir })];
+    const statuses: number[] = [];
+    for (let index = 0; index < 22; index += 1) {
+      const node = nodes[index % 2] as RunningServer<AssembledServer>;
+      statuses.push((await request(node, '/v1/sessions', { method: 'POST' })).status);
+    }
+    // Twenty sessions a minute per user (the default), wherever they are created.
+    expect(statuses.filter((status) => status === 201)).toHaveLength(20);
+    expect(statuses.slice(20)).toEqual([429, 429]);
+  });
+
+  it('counts a principal’s open streams across nodes, and frees a slot when a stream closes', async () => {
+    const schema = cluster.freshSchema();
+    const dataDir = scratch();
+    const a = await startNode({ schema, dataDir, maxStreams: 1 });
+    const b = await startNode({ schema, dataDir, maxStreams: 1 });
+    const session = await request(a, '/v1/sessions', { method: 'POST' });
+    const sent = await request(a, `/v1/sessions/${session.body.id}/messages`, {
+      method: 'POST',
+      body: { content: 'My teapot arrived cracked, I want a refund.' },
+    });
+    const url = (node: RunningServer<AssembledServer>) => `${node.url}/v1/runs/${sent.body.runId}/events`;
+    const first = await readSse({ url: url(a), token: testTokens.alice });
+    expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
+    // A client that has seen everything of a run waiting for approval is held open: it keeps the one slot.
+    const seen = String(first.events.at(-1)?.seq ?? 0);
+    const held = new AbortController();
+    const holding = await fetch(url(a), {
+      headers: { authorization: `Bearer ${testTokens.alice}`, 'last-event-id': seen },
+      signal: held.signal,
+    });
+    expect(holding.status).toBe(200);
+    const refused = await fetch(url(b), {
+      headers: { authorization: `Bearer ${testTokens.alice}`, 'last-event-id': seen },
+    });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: 'too_many_streams' } });
+    held.abort();
+    await holding.body?.cancel().catch(() => {});
+    let status = 429;
+    for (let tries = 0; status === 429 && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const again = await fetch(url(b), {
+        headers: { authorization: `Bearer ${testTokens.alice}`, 'last-event-id': seen },
+        signal: AbortSignal.timeout(300),
+      }).catch(() => undefined);
+      status = again?.status ?? 429;
+      await again?.body?.cancel().catch(() => {});
+    }
+    expect(status).toBe(200);
+  });
+});

@@ -1,0 +1,236 @@
+import type pg from 'pg';
+import type { EventLog } from '../events/event-log.js';
+import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
+import { type PostgresServerRuns, runQueueChannel } from '../store/postgres/postgres-server-runs.js';
+import type { ServerRun } from '../store/server-run.js';
+import type { SessionStore } from '../store/session-store.js';
+import type { PostgresRunRecords } from './postgres-run-records.js';
+import type { RunManager } from './run-manager.js';
+import type { ServerLogger } from './server-log.js';
+
+/** How often, in claims, a node looks for sessions running a run with no record (the first claim does). */
+const adoptEveryClaims = 10;
+
+/**
+ * One node's side of the run queue on PostgreSQL. Every `renewMs` it
+ * renews the leases of the runs it executes (and its open streams, through
+ * `onRenew`); every `claimMs`, and whenever another node notifies
+ * `arbiter_runs` (a run requeued after an approval), it claims free or
+ * lapsed runs and executes each: resumed from its journal when its session
+ * still has it as its active run (`runSession({ resume: true })`: recorded
+ * tool results are reused, idempotency keys stop a second execution), or
+ * settled from its last logged event when the session has left it (a node
+ * died between the two writes of the run's end). Every tenth claim also
+ * adopts the runs of sessions left running with no record of the run (a
+ * node died between beginning the run and recording it, two writes on
+ * PostgreSQL) once the session has been still for three leases. A lease this node fails
+ * to renew (another node claimed the run after this one stalled) is
+ * dropped and logged.
+ *
+ * @example
+ * const keeper = new RunLeaseKeeper({ database, runs, records, sessions, log, nodeId, leaseMs: 15_000 });
+ * await keeper.start(manager);
+ */
+export class RunLeaseKeeper {
+  readonly #options: {
+    readonly database: PostgresDatabase;
+    readonly runs: PostgresServerRuns;
+    readonly records: PostgresRunRecords;
+    readonly sessions: SessionStore;
+    readonly log: EventLog;
+    readonly nodeId: string;
+    readonly leaseMs: number;
+    readonly renewMs: number;
+    readonly claimMs: number;
+    readonly onRenew: () => Promise<void>;
+    readonly onError: (error: unknown) => void;
+    readonly logger: ServerLogger;
+  };
+  #manager: RunManager | undefined;
+  #timers: ReturnType<typeof setInterval>[] = [];
+  #listener: pg.PoolClient | undefined;
+  #claiming = false;
+  /** Claims so far: every `adoptEveryClaims`-th also adopts orphaned runs. */
+  #claims = 0;
+  #claimAgain = false;
+  #stopped = false;
+
+  constructor({
+    database,
+    runs,
+    records,
+    sessions,
+    log,
+    nodeId,
+    leaseMs,
+    renewMs = Math.max(50, Math.floor(leaseMs / 3)),
+    claimMs = Math.max(50, Math.floor(leaseMs / 3)),
+    onRenew = async () => {},
+    onError = () => {},
+    logger = () => {},
+  }: {
+    database: PostgresDatabase;
+    runs: PostgresServerRuns;
+    records: PostgresRunRecords;
+    sessions: SessionStore;
+    log: EventLog;
+    nodeId: string;
+    /** How long a lease lasts without renewal: the longest a dead node's run waits for another node. */
+    leaseMs: number;
+    /** Default a third of the lease: two renewals may fail before the lease lapses. */
+    renewMs?: number;
+    /** How often free runs are looked for without a notification. Default a third of the lease. */
+    claimMs?: number;
+    /** Runs with each renewal (the node's open streams). */
+    onRenew?: () => Promise<void>;
+    onError?: (error: unknown) => void;
+    logger?: ServerLogger;
+  }) {
+    this.#options = {
+      database,
+      runs,
+      records,
+      sessions,
+      log,
+      nodeId,
+      leaseMs,
+      renewMs,
+      claimMs,
+      onRenew,
+      onError,
+      logger,
+    };
+  }
+
+  /** Starts renewing, listening and claiming, for `manager`'s runs. */
+  async start(manager: RunManager): Promise<void> {
+    this.#manager = manager;
+    const { database, renewMs, claimMs } = this.#options;
+    const listener = await database.pool.connect();
+    listener.on('notification', () => this.claimNow());
+    listener.on('error', (error) => this.#options.onError(error));
+    await listener.query(`LISTEN ${runQueueChannel}`);
+    this.#listener = listener;
+    this.#timers = [setInterval(() => void this.#renew(), renewMs), setInterval(() => this.claimNow(), claimMs)];
+    for (const timer of this.#timers) timer.unref();
+    this.claimNow();
+  }
+
+  /** Makes a run that waited for approval free to claim, and wakes every node to claim it. */
+  async requeue(runId: string): Promise<void> {
+    // A run still stopping is requeued by its own end (`finish`), which notifies then.
+    if ((await this.#options.runs.requeue(runId)) !== 'requeued') return;
+    await this.#options.database.query('SELECT pg_notify($1, $2)', [runQueueChannel, runId]);
+  }
+
+  /** Looks for runs to claim now (once more after the claim under way, if one is). */
+  claimNow(): void {
+    if (this.#stopped || this.#manager === undefined) return;
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    this.#claiming = true;
+    void this.#claim().finally(() => {
+      this.#claiming = false;
+      if (this.#claimAgain) {
+        this.#claimAgain = false;
+        this.claimNow();
+      }
+    });
+  }
+
+  /** Stops claiming and renewing; the leases still held lapse, or were released by the runs' ends. */
+  /** Claims no more runs; the leases held are still renewed until `stop`. */
+  stopClaiming(): void {
+    this.#stopped = true;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    if (listener !== undefined) {
+      try {
+        await listener.query(`UNLISTEN ${runQueueChannel}`);
+        listener.release();
+      } catch {
+        listener.release(true);
+      }
+    }
+  }
+
+  async #claim(): Promise<void> {
+    const { runs, nodeId, leaseMs, logger } = this.#options;
+    try {
+      // Now and then: sessions a dead node left running with no record of their run (it died in between).
+      if (this.#claims % adoptEveryClaims === 0) {
+        for (const runId of await runs.adoptOrphans({ olderThanMs: 3 * leaseMs })) {
+          logger({ level: 'warn', event: 'run_claimed', action: 'adopted', runId });
+        }
+      }
+      this.#claims += 1;
+      for (;;) {
+        const claimed = await runs.claim({ owner: nodeId, leaseMs, limit: 10 });
+        for (const run of claimed) await this.#take(run);
+        if (claimed.length < 10 || this.#stopped) return;
+      }
+    } catch (error) {
+      this.#options.onError(error);
+    }
+  }
+
+  async #take(run: ServerRun): Promise<void> {
+    const manager = this.#manager;
+    if (manager === undefined) return;
+    const { records, sessions, log, logger } = this.#options;
+    records.hold(run);
+    // This node's own run, whose lease lapsed while it stalled: it goes on as it was.
+    if (manager.isActive(run.runId)) return;
+    const session = await sessions.load(run.sessionId);
+    if (session?.activeRun?.runId === run.runId) {
+      // Claimed after an approval, or after its node stopped renewing: either way it continues here.
+      logger({
+        level: 'info',
+        event: 'run_claimed',
+        action: 'resumed',
+        runId: run.runId,
+        sessionId: run.sessionId,
+      });
+      manager.resume({ runId: run.runId, run, seq: await log.lastSeq(run.runId) });
+      return;
+    }
+    const lastSeq = await log.lastSeq(run.runId);
+    const last = (await log.readEvents({ runId: run.runId, afterSeq: Math.max(0, lastSeq - 1) })).at(-1);
+    if (last?.type === 'run:end') records.setStatus(run.runId, last.stopReason);
+    else if (last?.type === 'run:error') {
+      records.setStatus(run.runId, 'error', { code: last.code, message: undefined, at: last.at, modelCall: undefined });
+    } else records.setStatus(run.runId, 'aborted');
+    logger({
+      level: 'warn',
+      event: 'run_claimed',
+      action: 'settled',
+      runId: run.runId,
+      sessionId: run.sessionId,
+    });
+  }
+
+  async #renew(): Promise<void> {
+    const { runs, records, nodeId, leaseMs, logger } = this.#options;
+    try {
+      const held = records.held();
+      const kept = await runs.renewMany({ runIds: held.map((run) => run.runId), owner: nodeId, leaseMs });
+      for (const run of held) {
+        if (kept.has(run.runId)) continue;
+        // Not yet inserted, or ended meanwhile: not lost.
+        if (records.writing(run.runId) !== undefined || !records.held().includes(run)) continue;
+        records.drop(run.runId);
+        logger({ level: 'warn', event: 'run_lease_lost', runId: run.runId, sessionId: run.sessionId });
+      }
+      await this.#options.onRenew();
+    } catch (error) {
+      this.#options.onError(error);
+    }
+  }
+}

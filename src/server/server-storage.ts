@@ -1,0 +1,77 @@
+import type { Awaitable } from '../core/awaitable.js';
+import type { Principal } from '../core/principal.js';
+import type { ApprovalBroker } from '../gate/approval-broker.js';
+import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../store/server-run.js';
+import type { ApprovalRecord, ApprovalStatus } from '../store/sqlite/sqlite-approval-broker.js';
+
+/**
+ * What the run manager records about the runs it executes. Writes answer
+ * at once (a backend that cannot write at once queues them, in order, and
+ * `find` shows what is queued); reads may answer with a promise. The
+ * `list…` methods serve start-up recovery on one machine
+ * (`resumeInterrupted`) and answer synchronously; a backend that recovers
+ * runs otherwise (leases on PostgreSQL) answers them with nothing.
+ *
+ * `ServerRuns` (SQLite) is one; the PostgreSQL server's is another.
+ *
+ * @example
+ * const run = await records.find(runId);
+ * records.setStatus(runId, 'completed');
+ */
+export interface ServerRunRecords {
+  insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun;
+  setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void;
+  /** Writes what is queued, now. */
+  flush(): Awaitable<void>;
+  /**
+   * Resolves once what was recorded about the run is in the database; for a
+   * backend that writes behind (PostgreSQL's), so a run is not announced to
+   * a client (202) before another node can find it. Absent: written at once.
+   */
+  written?(runId: string): Promise<void>;
+  find(runId: string): Awaitable<ServerRun | undefined>;
+  listForSession(sessionId: string): Awaitable<ServerRun[]>;
+  listInterrupted(): ServerRun[];
+  listLost(): ServerRun[];
+  listUnended(): ServerRun[];
+  listOrphans(): OrphanedRun[];
+}
+
+/**
+ * The approvals the server decides and shows: a broker runs ask, and the
+ * reads and the decision the routes make. SQLite's answer at once,
+ * PostgreSQL's with promises.
+ *
+ * @example
+ * const pending = await approvals.countPending({ runId });
+ */
+export interface ServerApprovals extends ApprovalBroker {
+  resolveApproval(options: {
+    approvalId: string;
+    decision: 'approve' | 'reject';
+    approver: string;
+    reason?: string;
+  }): Awaitable<ApprovalRecord>;
+  getApproval(approvalId: string): Awaitable<ApprovalRecord | undefined>;
+  listApprovals(filter?: {
+    status?: ApprovalStatus;
+    runId?: string;
+    sessionId?: string;
+  }): Awaitable<readonly ApprovalRecord[]>;
+  countPending(options: { runId: string }): Awaitable<number>;
+}
+
+/**
+ * Per-principal limits, counted in one process (`PrincipalLimits`) or in
+ * the database every node shares. Each method throws the 429 `HttpError`
+ * when the principal is over its limit.
+ *
+ * @example
+ * const release = await limits.openStream(principal);
+ */
+export interface ServerLimits {
+  /** Takes one of the principal's stream slots; the returned function gives it back. */
+  openStream(principal: Principal): Awaitable<() => void>;
+  createSession(principal: Principal): Awaitable<void>;
+  sendMessage(principal: Principal): Awaitable<void>;
+}

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ExternalEvent } from '../../events/external-event.js';
+import { openPostgresBackend } from './open-postgres-backend.js';
+import { PostgresDatabase } from './postgres-database.js';
+import { PostgresEventLog } from './postgres-event-log.js';
+import { PostgresRunEventFeed } from './postgres-run-event-feed.js';
+import { usePostgresCluster } from './test-support/postgres-cluster.js';
+
+const cluster = usePostgresCluster();
+
+function textEvent(runId: string, seq: number): ExternalEvent {
+  return { type: 'text', runId, seq, at: seq, text: `part ${seq}` } as unknown as ExternalEvent;
+}
+
+describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
+  const toClose: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of toClose.splice(0).reverse()) await close();
+  });
+
+  /** One node: its own pool on the shared schema, and its feed. */
+  async function node(schema: string): Promise<PostgresRunEventFeed> {
+    await (await openPostgresBackend({ connectionString: cluster.connectionString, schema })).close();
+    const database = PostgresDatabase.open({ connectionString: cluster.connectionString, schema });
+    const feed = await PostgresRunEventFeed.open({ database, log: new PostgresEventLog({ database }), pollMs: 60_000 });
+    toClose.push(
+      () => database.close(),
+      () => feed.close(),
+    );
+    return feed;
+  }
+
+  async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+    const started = Date.now();
+    while (!condition()) {
+      if (Date.now() - started > timeoutMs) throw new Error('timed out');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it('hands a follower on node B every event node A writes, once, in seq order, woken by NOTIFY', async () => {
+    const schema = cluster.freshSchema();
+    const [a, b] = [await node(schema), await node(schema)];
+    const seen: number[] = [];
+    const stop = b.follow({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
+    toClose.push(async () => stop());
+    for (let seq = 1; seq <= 60; seq += 3) {
+      await a.publish([textEvent('run-1', seq), textEvent('run-1', seq + 1), textEvent('run-1', seq + 2)]);
+    }
+    // The poll is a minute away: only notifications can have woken B this soon.
+    await until(() => seen.length >= 60);
+    expect(seen).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
+  });
+
+  it('replays after Last-Event-ID from the table and joins the live events with no gap and no duplicate', async () => {
+    const schema = cluster.freshSchema();
+    const [a, b] = [await node(schema), await node(schema)];
+    await a.publish([1, 2, 3, 4, 5].map((seq) => textEvent('run-1', seq)));
+    const writing = (async () => {
+      for (let seq = 6; seq <= 100; seq += 1) await a.publish([textEvent('run-1', seq)]);
+    })();
+    // A client that saw 3 reconnects while A is still writing.
+    const seen: number[] = [];
+    const stop = b.follow({
+      runId: 'run-1',
+      afterSeq: 3,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
+    toClose.push(async () => stop());
+    await writing;
+    await until(() => seen.at(-1) === 100);
+    expect(seen).toEqual(Array.from({ length: 97 }, (_, index) => index + 4));
+  });
+
+  it('holds back events beyond a hole until the batch before them is committed', async () => {
+    const schema = cluster.freshSchema();
+    const [a, b] = [await node(schema), await node(schema)];
+    const seen: number[] = [];
+    const stop = b.follow({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
+    toClose.push(async () => stop());
+    await a.publish([textEvent('run-1', 1), textEvent('run-1', 4)]);
+    await until(() => seen.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen).toEqual([1]);
+    await a.publish([textEvent('run-1', 2), textEvent('run-1', 3)]);
+    await until(() => seen.length === 4);
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+});
