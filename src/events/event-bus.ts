@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
-import { type DeliveryClass, deliveryClass, SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
+import { RunLane } from './run-lane.js';
+import { SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
 
 export type EventListener = (event: AgentEvent) => void | Promise<void>;
 
@@ -104,6 +105,7 @@ export class EventBus {
   forRun(runId: string, { startSeq = 0 }: { startSeq?: number } = {}): RunEmitter {
     let seq = startSeq;
     const bus = this;
+    const lane = new RunLane(runId);
     return {
       runId,
       get lastSeq() {
@@ -111,12 +113,14 @@ export class EventBus {
       },
       emit(body) {
         seq += 1;
+        const at = Date.now();
         // Envelope first: V8 takes a slow path when properties are added after a spread.
-        const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
+        const event = { runId, seq, at, ...body } as AgentEvent;
         const subscribers = bus.#subscribers;
         if (subscribers.length === 0) return event;
-        const kind = deliveryClass(event);
-        for (const subscriber of subscribers) subscriber.offer(event, kind);
+        // Every subscriber is parked on this run (all behind, e.g. stalled): record the event once.
+        if (lane.parked === subscribers.length && lane.record(body, seq, at)) return event;
+        for (const subscriber of subscribers) subscriber.offer(event, lane);
         return event;
       },
     };
@@ -159,8 +163,8 @@ class Subscriber {
   readonly #listener: EventListener;
   readonly #report: ListenerErrorHandler;
   readonly #cutOff: () => void;
-  #scheduled = false;
-  #busy = false;
+  /** `scheduled`: a drain is queued as a microtask; `busy`: draining, or waiting for a listener's promise. */
+  #state: 'idle' | 'scheduled' | 'busy' = 'idle';
   #closed = false;
   #cutOffDone = false;
   #waiters: (() => void)[] = [];
@@ -182,14 +186,15 @@ class Subscriber {
     this.#cutOff = cutOff;
   }
 
-  offer(event: AgentEvent, kind: DeliveryClass): void {
-    if (this.#closed || this.#cutOffDone) return;
-    if (!this.queue.offer(event, kind)) {
+  offer(event: AgentEvent, lane: RunLane): void {
+    if (!this.queue.offer(event, lane)) {
+      // A closed queue refuses everything: only the first refusal of a subscriber still listening is a cut-off.
+      if (this.#closed || this.#cutOffDone) return;
       this.#cutOffDone = true;
       this.#cutOff();
     }
-    if (this.#busy || this.#scheduled) return;
-    this.#scheduled = true;
+    if (this.#state !== 'idle') return;
+    this.#state = 'scheduled';
     queueMicrotask(this.#drain);
   }
 
@@ -205,9 +210,8 @@ class Subscriber {
   }
 
   readonly #drain = (): void => {
-    this.#scheduled = false;
-    if (this.#busy) return;
-    this.#busy = true;
+    if (this.#state === 'busy') return;
+    this.#state = 'busy';
     for (;;) {
       const event = this.#closed ? undefined : this.queue.take();
       if (event === undefined) break;
@@ -226,17 +230,17 @@ class Subscriber {
         return;
       }
     }
-    this.#busy = false;
+    this.#state = 'idle';
     this.#wake();
   };
 
   readonly #resume = (): void => {
-    this.#busy = false;
+    this.#state = 'idle';
     this.#drain();
   };
 
   #settled(): boolean {
-    return this.#closed || (!this.#busy && !this.#scheduled && this.queue.empty);
+    return this.#closed || (this.#state === 'idle' && this.queue.empty);
   }
 
   #wake(): void {
