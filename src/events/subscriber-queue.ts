@@ -157,10 +157,10 @@ export class SubscriberQueue {
    * `lane` is the event's run's lane: the queue parks on it when it can.
    */
   offer(event: AgentEvent, lane?: RunLane): boolean {
-    if (this.#parkedOn !== undefined) this.#unpark();
     const kind = deliveryClass(event);
-    // Nothing below applies to a queue that keeps up: it only queues.
+    // Nothing below applies to a queue that keeps up (never parked either): it only queues.
     if (this.#behind) {
+      if (this.#parkedOn !== undefined) this.#unpark();
       if (this.#decidedWhileBehind(event, kind)) {
         if (lane !== undefined) this.#park(lane);
         return true;
@@ -231,7 +231,9 @@ export class SubscriberQueue {
 
   /** The next event to deliver, or undefined when nothing waits. */
   take(): AgentEvent | undefined {
-    this.#unpark();
+    // Only a queue that is behind can be parked or have anything for `#refresh` to clear.
+    const behind = this.#behind;
+    if (behind) this.#unpark();
     if (this.#items.length === 0 && this.#missed !== undefined) this.#releaseGaps();
     const next = this.#items.shift();
     if (next === undefined) return undefined;
@@ -242,7 +244,7 @@ export class SubscriberQueue {
     if (this.#items.length <= this.capacity / 2) this.#behind = false;
     this.#delivered += 1;
     this.#count(deliveryClass(next), -1);
-    this.#refresh();
+    if (behind) this.#refresh();
     return next;
   }
 
