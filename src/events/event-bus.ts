@@ -105,7 +105,8 @@ export class EventBus {
   forRun(runId: string, { startSeq = 0 }: { startSeq?: number } = {}): RunEmitter {
     let seq = startSeq;
     const bus = this;
-    const lane = new RunLane(runId);
+    // Made on the first event that has a subscriber: a run nobody listens to allocates nothing for it.
+    let lane: RunLane | undefined;
     return {
       runId,
       get lastSeq() {
@@ -118,6 +119,7 @@ export class EventBus {
         const event = { runId, seq, at, ...body } as AgentEvent;
         const subscribers = bus.#subscribers;
         if (subscribers.length === 0) return event;
+        lane ??= new RunLane(runId);
         // Every subscriber is parked on this run (all behind, e.g. stalled): record the event once.
         if (lane.parked === subscribers.length && lane.record(body, seq, at)) return event;
         for (const subscriber of subscribers) subscriber.offer(event, lane);

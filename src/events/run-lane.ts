@@ -44,14 +44,16 @@ export class RunLane {
   }
 
   /**
-   * Records one event of the run for the parked queues (the emitter calls
-   * it only while every subscriber is parked here); true when it did. False
-   * for an event a parked queue would have to look at (a kept event, a
-   * delta of another step): the emitter offers that one to each queue, and
-   * each unparks first.
+   * Records one event of the run for the parked queues (its body as the
+   * emitter was given it, and its seq and time); the emitter calls it only
+   * while every subscriber is parked here. True when it did; false for an
+   * event a parked queue would have to look at (a kept event, a delta of
+   * another step): the emitter offers that one to each queue, and each
+   * unparks first.
    */
   record(body: AgentEventBody, seq: number, at: number): boolean {
-    // Deltas and heartbeats tested here rather than through deliveryClass's switch: this runs for every event.
+    // Deltas and heartbeats tested here rather than through deliveryClass's switch, on the body rather than the
+    // event, with seq and time passed in rather than read back: this runs for every event; each was measurable.
     const type = body.type;
     if (type === 'model:delta') {
       if (body.step !== this.step) return false;
