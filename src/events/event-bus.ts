@@ -114,14 +114,14 @@ export class EventBus {
       },
       emit(body) {
         seq += 1;
-        const at = Date.now();
-        // Envelope first: V8 takes a slow path when properties are added after a spread.
-        const event = { runId, seq, at, ...body } as AgentEvent;
+        // Envelope first: V8 takes a slow path when properties are added after a spread. (`at` taken out of
+        // the literal, to hand it to the lane without reading it back, slowed a run nobody listens to by 2%.)
+        const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
         const subscribers = bus.#subscribers;
         if (subscribers.length === 0) return event;
         lane ??= new RunLane(runId);
         // Every subscriber is parked on this run (all behind, e.g. stalled): record the event once.
-        if (lane.parked === subscribers.length && lane.record(body, seq, at)) return event;
+        if (lane.parked === subscribers.length && lane.record(body, event)) return event;
         for (const subscriber of subscribers) subscriber.offer(event, lane);
         return event;
       },

@@ -1,4 +1,4 @@
-import type { AgentEventBody } from './agent-event.js';
+import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import { deliveryClass } from './delivery-class.js';
 import { FragmentBuffer } from './fragment-buffer.js';
 
@@ -16,9 +16,10 @@ import { FragmentBuffer } from './fragment-buffer.js';
  * @example
  * const lane = new RunLane('run_1');
  * lane.park(1); // a queue behind, its tail a delta of step 1
- * lane.record({ type: 'model:delta', step: 1, text: 'Hi' }, 8, Date.now()); // true: merged for it
- * lane.record({ type: 'heartbeat' }, 9, Date.now()); // true: dropped for it
- * lane.record({ type: 'model:delta', step: 2, text: 'Next' }, 10, Date.now()); // false: offer it to the queue
+ * const delta = { type: 'model:delta', step: 1, text: 'Hi' } as const;
+ * lane.record(delta, { runId: 'run_1', seq: 8, at: Date.now(), ...delta }); // true: merged for it
+ * const next = { type: 'model:delta', step: 2, text: 'Next' } as const;
+ * lane.record(next, { runId: 'run_1', seq: 9, at: Date.now(), ...next }); // false: offer it to the queue
  */
 export class RunLane {
   readonly runId: string;
@@ -44,22 +45,22 @@ export class RunLane {
   }
 
   /**
-   * Records one event of the run for the parked queues (its body as the
-   * emitter was given it, and its seq and time); the emitter calls it only
-   * while every subscriber is parked here. True when it did; false for an
-   * event a parked queue would have to look at (a kept event, a delta of
-   * another step): the emitter offers that one to each queue, and each
-   * unparks first.
+   * Records one event of the run for the parked queues (`body` as the
+   * emitter was given it, `event` the same with its envelope); the emitter
+   * calls it only while every subscriber is parked here. True when it did;
+   * false for an event a parked queue would have to look at (a kept event,
+   * a delta of another step): the emitter offers that one to each queue,
+   * and each unparks first.
    */
-  record(body: AgentEventBody, seq: number, at: number): boolean {
-    // Deltas and heartbeats tested here rather than through deliveryClass's switch, on the body rather than the
-    // event, with seq and time passed in rather than read back: this runs for every event; each was measurable.
+  record(body: AgentEventBody, event: AgentEvent): boolean {
+    // Deltas and heartbeats tested here rather than through deliveryClass's switch, and on the body rather than
+    // the event (whose envelope is read for deltas only): this runs for every event, and each was measurable.
     const type = body.type;
     if (type === 'model:delta') {
       if (body.step !== this.step) return false;
       this.#texts.append(body.text);
-      this.lastDeltaSeq = seq;
-      this.lastDeltaAt = at;
+      this.lastDeltaSeq = event.seq;
+      this.lastDeltaAt = event.at;
       return true;
     }
     if (type !== 'heartbeat' && deliveryClass(body) !== 'progress') return false;
