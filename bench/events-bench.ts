@@ -19,7 +19,15 @@
  */
 import type { AgentEventBody } from '../src/events/agent-event.js';
 import { EventBus, type RunEmitter, type Subscription } from '../src/events/event-bus.js';
-import { type BenchResult, formatRate, formatVerdict, isMainModule, measure, median, target } from './measure.js';
+import {
+  type BenchResult,
+  formatRate,
+  formatVerdict,
+  isMainModule,
+  measure,
+  measureInterleaved,
+  target,
+} from './measure.js';
 
 const burst = 1_000;
 const iterations = 200;
@@ -76,39 +84,11 @@ function describeStalled(subscription: Subscription): string {
   return `queue peaked at ${stats.maxQueued}; ${count(stats.coalesced)} deltas coalesced, ${count(stats.dropped)} dropped, ${count(stats.lost)} cut off${stats.closed ? ', then closed' : ''}`;
 }
 
-const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-
-/** Pairs of blocks in the stalled-against-none comparison, after `warmUpPairs` not counted. */
-const pairs = 201;
-const warmUpPairs = 20;
-/** Bursts per block: 10,000 events, long enough to take in the collections a burst's garbage causes. */
-const burstsPerBlock = 10;
-
-async function timeBlock(emitter: RunEmitter): Promise<number> {
-  const start = process.hrtime.bigint();
-  for (let index = 0; index < burstsPerBlock; index += 1) {
-    emitBurst(emitter);
-    await Promise.resolve();
-  }
-  return Number(process.hrtime.bigint() - start) / burstsPerBlock;
-}
-
 /**
  * One long answer emitted with no subscriber and with one stalled
- * subscriber, in pairs of short blocks taken back to back (which goes first
- * alternates), so both halves of a pair see the machine alike; the cost is
- * the median over the pairs of stalled / none - 1, which a burst of load
- * from another process moves far less than a median of long rounds does.
- * The cost from the summed times (every pair, collections included) is
- * returned beside it.
+ * subscriber, interleaved; returns both and the stalled one's extra cost.
  */
-async function stalledVersusNone(): Promise<{
-  none: number;
-  stalled: number;
-  cost: number;
-  costFromTotals: number;
-  stats: Subscription;
-}> {
+async function stalledVersusNone(): Promise<{ none: number; stalled: number; cost: number; stats: Subscription }> {
   const noneBus = new EventBus();
   const noneEmitter = noneBus.forRun('long-none');
   noneEmitter.emit({ type: 'run:start', sessionId: undefined, model: 'bench' });
@@ -116,29 +96,26 @@ async function stalledVersusNone(): Promise<{
   const stalled = stalledSubscriber(stalledBus);
   const stalledEmitter = stalledBus.forRun('long-stalled-interleaved');
   stalledEmitter.emit({ type: 'run:start', sessionId: undefined, model: 'bench' });
-  const noneTimes: number[] = [];
-  const stalledTimes: number[] = [];
-  const costs: number[] = [];
-  for (let pair = 0; pair < warmUpPairs + pairs; pair += 1) {
-    let noneNanoseconds: number;
-    let stalledNanoseconds: number;
-    if (pair % 2 === 0) {
-      noneNanoseconds = await timeBlock(noneEmitter);
-      stalledNanoseconds = await timeBlock(stalledEmitter);
-    } else {
-      stalledNanoseconds = await timeBlock(stalledEmitter);
-      noneNanoseconds = await timeBlock(noneEmitter);
-    }
-    if (pair < warmUpPairs) continue;
-    noneTimes.push(noneNanoseconds);
-    stalledTimes.push(stalledNanoseconds);
-    costs.push(stalledNanoseconds / noneNanoseconds - 1);
-  }
+  const [none, withStalled] = await measureInterleaved({
+    operations: [
+      async () => {
+        emitBurst(noneEmitter);
+        await Promise.resolve();
+      },
+      async () => {
+        emitBurst(stalledEmitter);
+        await Promise.resolve();
+      },
+    ],
+    iterations: 100,
+    rounds: 21,
+  });
+  const noneNanoseconds = (none as { nanosecondsPerOperation: number }).nanosecondsPerOperation;
+  const stalledNanoseconds = (withStalled as { nanosecondsPerOperation: number }).nanosecondsPerOperation;
   return {
-    none: perSecond(median(noneTimes)),
-    stalled: perSecond(median(stalledTimes)),
-    cost: median(costs),
-    costFromTotals: sum(stalledTimes) / sum(noneTimes) - 1,
+    none: perSecond(noneNanoseconds),
+    stalled: perSecond(stalledNanoseconds),
+    cost: stalledNanoseconds / noneNanoseconds - 1,
     stats: stalled,
   };
 }
@@ -227,18 +204,16 @@ export async function runEventsBench(): Promise<BenchResult> {
       `    emit with a stalled subscriber (queue 100)  ${formatRate(perSecond(runsStalledResult.nanosecondsPerOperation))}`,
       `      ${describeStalled(runsStalled)}`,
       `    ratio stalled / fast: ${verdict(cutOff)}`,
-      `  4. one long answer, a stalled subscriber against none (${pairs} back-to-back pairs of ${burstsPerBlock * burst} events each, median):`,
+      '  4. one long answer, a stalled subscriber against none (interleaved, median of 21 rounds):',
       `    emit, no subscriber                         ${formatRate(versusNone.none)}`,
       `    emit with a stalled subscriber (queue 100)  ${formatRate(versusNone.stalled)}`,
       `      ${describeStalled(versusNone.stats)}`,
       `    producer cost of the stalled subscriber: ${formatVerdict(stalledCost)}`,
-      `      (from the summed times of all ${pairs} pairs instead of the median pair: ${versusNone.costFromTotals.toFixed(3)})`,
     ],
     ratios: {
       stalledAttachedVersusFastSubscriber: attached,
       stalledCutOffVersusFastSubscriber: cutOff,
       stalledSubscriberCost: versusNone.cost,
-      stalledSubscriberCostFromTotals: versusNone.costFromTotals,
     },
     targets: [stalledCost],
   };

@@ -1,6 +1,5 @@
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
-import { RunLane } from './run-lane.js';
-import { SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
+import { type DeliveryClass, deliveryClass, SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
 
 export type EventListener = (event: AgentEvent) => void | Promise<void>;
 
@@ -105,8 +104,6 @@ export class EventBus {
   forRun(runId: string, { startSeq = 0 }: { startSeq?: number } = {}): RunEmitter {
     let seq = startSeq;
     const bus = this;
-    // Made on the first event that has a subscriber: a run nobody listens to allocates nothing for it.
-    let lane: RunLane | undefined;
     return {
       runId,
       get lastSeq() {
@@ -114,15 +111,12 @@ export class EventBus {
       },
       emit(body) {
         seq += 1;
-        // Envelope first: V8 takes a slow path when properties are added after a spread. (`at` taken out of
-        // the literal, to hand it to the lane without reading it back, slowed a run nobody listens to by 2%.)
+        // Envelope first: V8 takes a slow path when properties are added after a spread.
         const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
         const subscribers = bus.#subscribers;
         if (subscribers.length === 0) return event;
-        lane ??= new RunLane(runId);
-        // Every subscriber is parked on this run (all behind, e.g. stalled): record the event once.
-        if (lane.parked === subscribers.length && lane.record(body, event)) return event;
-        for (const subscriber of subscribers) subscriber.offer(event, lane);
+        const kind = deliveryClass(event);
+        for (const subscriber of subscribers) subscriber.offer(event, kind);
         return event;
       },
     };
@@ -165,8 +159,8 @@ class Subscriber {
   readonly #listener: EventListener;
   readonly #report: ListenerErrorHandler;
   readonly #cutOff: () => void;
-  /** `scheduled`: a drain is queued as a microtask; `busy`: draining, or waiting for a listener's promise. */
-  #state: 'idle' | 'scheduled' | 'busy' = 'idle';
+  #scheduled = false;
+  #busy = false;
   #closed = false;
   #cutOffDone = false;
   #waiters: (() => void)[] = [];
@@ -188,15 +182,14 @@ class Subscriber {
     this.#cutOff = cutOff;
   }
 
-  offer(event: AgentEvent, lane: RunLane): void {
-    if (!this.queue.offer(event, lane)) {
-      // A closed queue refuses everything: only the first refusal of a subscriber still listening is a cut-off.
-      if (this.#closed || this.#cutOffDone) return;
+  offer(event: AgentEvent, kind: DeliveryClass): void {
+    if (this.#closed || this.#cutOffDone) return;
+    if (!this.queue.offer(event, kind)) {
       this.#cutOffDone = true;
       this.#cutOff();
     }
-    if (this.#state !== 'idle') return;
-    this.#state = 'scheduled';
+    if (this.#busy || this.#scheduled) return;
+    this.#scheduled = true;
     queueMicrotask(this.#drain);
   }
 
@@ -212,8 +205,9 @@ class Subscriber {
   }
 
   readonly #drain = (): void => {
-    if (this.#state === 'busy') return;
-    this.#state = 'busy';
+    this.#scheduled = false;
+    if (this.#busy) return;
+    this.#busy = true;
     for (;;) {
       const event = this.#closed ? undefined : this.queue.take();
       if (event === undefined) break;
@@ -232,17 +226,17 @@ class Subscriber {
         return;
       }
     }
-    this.#state = 'idle';
+    this.#busy = false;
     this.#wake();
   };
 
   readonly #resume = (): void => {
-    this.#state = 'idle';
+    this.#busy = false;
     this.#drain();
   };
 
   #settled(): boolean {
-    return this.#closed || (this.#state === 'idle' && this.queue.empty);
+    return this.#closed || (!this.#busy && !this.#scheduled && this.queue.empty);
   }
 
   #wake(): void {

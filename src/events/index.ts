@@ -11,7 +11,6 @@ export type {
 export { type BatchedListener, batchDeltas } from './batch-deltas.js';
 export { createEventProjector, type EventProjector, type EventProjectorOptions } from './create-event-projector.js';
 export { createTypingIndicator, type TypingIndicator, type TypingSignal } from './create-typing-indicator.js';
-export { type DeliveryClass, deliveryClass } from './delivery-class.js';
 export {
   EventBus,
   type EventListener,
@@ -31,4 +30,4 @@ export {
 } from './progress-texts.js';
 export { displayArguments, looksSensitive, type ToolFieldPolicy, toolFieldPolicy } from './sensitive-fields.js';
 export { startHeartbeat } from './start-heartbeat.js';
-export type { SubscriberStats } from './subscriber-queue.js';
+export { type DeliveryClass, deliveryClass, type SubscriberStats } from './subscriber-queue.js';

@@ -1,9 +1,35 @@
 import type { AgentEvent, AgentEventOf } from './agent-event.js';
-import { type DeliveryClass, deliveryClass } from './delivery-class.js';
-import { FragmentBuffer } from './fragment-buffer.js';
-import type { RunLane } from './run-lane.js';
 
-export { type DeliveryClass, deliveryClass } from './delivery-class.js';
+/**
+ * How an event may be treated when a subscriber's queue is full:
+ * `coalesce` merges into the queued delta before it, `heartbeat` is dropped
+ * first, `progress` is dropped next, `keep` is never dropped silently.
+ */
+export type DeliveryClass = 'coalesce' | 'heartbeat' | 'progress' | 'keep';
+
+/**
+ * The delivery class of an event. Terminal, approval, start and error events
+ * are `keep`: losing one leaves a person staring at "typing…" forever or an
+ * approval card that never appears.
+ *
+ * @example
+ * deliveryClass({ type: 'heartbeat', runId: 'r1', seq: 4, at: 0 }); // 'heartbeat'
+ */
+export function deliveryClass(event: AgentEvent): DeliveryClass {
+  switch (event.type) {
+    case 'model:delta':
+      return 'coalesce';
+    case 'heartbeat':
+      return 'heartbeat';
+    case 'tool:proposed':
+    case 'tool:start':
+    case 'tool:end':
+    case 'model:end':
+      return 'progress';
+    default:
+      return 'keep';
+  }
+}
 
 /** What happened to the events offered to one subscriber. */
 export interface SubscriberStats {
@@ -35,6 +61,9 @@ function mergeable(earlier: AgentEvent | undefined, later: Delta): earlier is De
   return isDelta(earlier) && earlier.runId === later.runId && earlier.step === later.step;
 }
 
+/** How many fragments one block of the owned tail's pending text holds. */
+const fragmentBlock = 1024;
+
 type MutableDelta = { -readonly [Key in keyof Delta]: Delta[Key] };
 
 /** A new delta with both texts and the later one's place; built field by field, which V8 keeps fast. */
@@ -57,10 +86,7 @@ function merge(earlier: Delta, later: Delta): MutableDelta {
  * everything, then it gets one `gap` event per run naming the seqs it missed,
  * and delivery resumes. A subscriber cut off across more than
  * `maxMissedRuns` runs is closed for good (after its gaps), so even a
- * listener that never returns costs bounded memory. A queue that is behind
- * on a run's answer parks on the run's lane (`RunLane`), so that while all
- * of a bus's subscribers are parked the run records its deltas, heartbeats
- * and progress once instead of offering each to each queue.
+ * listener that never returns costs bounded memory.
  *
  * @example
  * const queue = new SubscriberQueue({ capacity: 100 });
@@ -86,30 +112,18 @@ export class SubscriberQueue {
    * the next delta).
    */
   #behind = false;
-  /** A merged delta this queue built and still holds: safe to extend in place. */
+  /** A merged delta this queue built and still holds at its tail: safe to extend in place. */
   #ownedTail: MutableDelta | undefined;
   /**
-   * What `offer` decides by itself, recomputed (`#refresh`) after every
-   * other change to the queue: the owned tail while it is the last item and
-   * the queue is behind (and neither cut off nor closed), which a delta of
-   * its run and step merges into; and whether a heartbeat or a progress
-   * event would be dropped anyway. A stalled subscriber's events are then
-   * decided in O(1), with nothing allocated.
-   */
-  #appendTarget: MutableDelta | undefined;
-  #dropsHeartbeats = false;
-  #dropsProgress = false;
-  /**
    * Fragments merged into the owned tail, joined into its text only when
-   * something reads it (delivery, or a merge elsewhere in the queue): a
-   * stalled subscriber should not make the producer pay for joining. Held
-   * text is bounded by the answer's length, as with any coalescing.
+   * something reads it (delivery, or a merge elsewhere in the queue): joining
+   * costs about as much per fragment as the whole emit, and a stalled
+   * subscriber should not make the producer pay it. Held text is bounded by
+   * the answer's length, as with any coalescing.
    */
-  #ownedFragments = new FragmentBuffer();
-  /** The run lane this queue is parked on, and the lane's counts when it parked; see `RunLane`. */
-  #parkedOn: RunLane | undefined;
-  #parkedAtDelta = 0;
-  #parkedAtDropped = 0;
+  #ownedFragments: string[] = [];
+  /** Full blocks of fragments: a block is never regrown, so holding a long stall's text copies no arrays. */
+  #ownedBlocks: string[][] = [];
   #missed: Map<string, { fromSeq: number; toSeq: number }> | undefined;
   #maxQueued = 0;
   #delivered = 0;
@@ -138,7 +152,6 @@ export class SubscriberQueue {
   }
 
   stats(): SubscriberStats {
-    this.#unpark();
     return {
       queued: this.#items.length,
       maxQueued: this.#maxQueued,
@@ -153,61 +166,21 @@ export class SubscriberQueue {
 
   /**
    * Queues one event, or coalesces, drops or misses it when the queue is
-   * full. Returns false once the queue accepts nothing more (see `closed`).
-   * `lane` is the event's run's lane: the queue parks on it when it can.
+   * full. `kind` is the event's `deliveryClass`; a bus with several
+   * subscribers computes it once per event and passes it to each. Returns
+   * false once the queue accepts nothing more (see `closed`).
    */
-  offer(event: AgentEvent, lane?: RunLane): boolean {
-    const kind = deliveryClass(event);
-    // Nothing below applies to a queue that keeps up (never parked either): it only queues.
-    if (this.#behind) {
-      if (this.#parkedOn !== undefined) this.#unpark();
-      if (this.#decidedWhileBehind(event, kind)) {
-        if (lane !== undefined) this.#park(lane);
-        return true;
-      }
-      const accepted = this.#queue(event, kind);
-      this.#refresh();
-      if (lane !== undefined) this.#park(lane);
-      return accepted;
-    }
-    const accepted = this.#queue(event, kind);
-    // `#queue` may have filled the queue, and a full queue is behind.
-    if (this.#behind) this.#refresh();
-    return accepted;
-  }
-
-  /**
-   * Merges a delta into the owned tail, or drops a heartbeat or a progress
-   * event, when that is all a queue behind would do with it; true when it
-   * did. A subscriber that is behind but not parked (e.g. beside one that
-   * keeps up) takes this path, in O(1) with nothing allocated.
-   */
-  #decidedWhileBehind(event: AgentEvent, kind: DeliveryClass): boolean {
-    if (kind === 'coalesce') {
-      const target = this.#appendTarget;
-      if (target === undefined || target.step !== (event as Delta).step || target.runId !== event.runId) return false;
-      this.#ownedFragments.append((event as Delta).text);
-      target.seq = event.seq;
-      target.at = event.at;
-      this.#coalesced += 1;
-      return true;
-    }
-    if (kind === 'heartbeat' ? !this.#dropsHeartbeats : kind !== 'progress' || !this.#dropsProgress) return false;
-    this.#dropped += 1;
-    return true;
-  }
-
-  /** `offer` for a queue that keeps up, and for what `#decidedWhileBehind` leaves. */
-  #queue(event: AgentEvent, kind: DeliveryClass): boolean {
+  offer(event: AgentEvent, kind: DeliveryClass = deliveryClass(event)): boolean {
     if (this.#closed) return false;
     if (this.#missed !== undefined) {
       this.#miss(event);
       return !this.#closed;
     }
+    // A stalled subscriber under a streamed answer spends nearly all its events here: keep this path allocation-free.
+    if (kind === 'coalesce' && this.#behind && this.#extendTail(event as Delta)) return true;
     if (this.#items.length < this.capacity) {
-      if (!this.#behind) this.#push(event, kind);
-      else if (kind === 'heartbeat' || kind === 'progress') this.#dropped += 1;
-      else if (kind !== 'coalesce' || !this.#extendTail(event as Delta)) this.#push(event, kind);
+      if (this.#behind && (kind === 'heartbeat' || kind === 'progress')) this.#dropped += 1;
+      else this.#push(event, kind);
       return true;
     }
     this.#behind = true;
@@ -231,9 +204,6 @@ export class SubscriberQueue {
 
   /** The next event to deliver, or undefined when nothing waits. */
   take(): AgentEvent | undefined {
-    // Only a queue that is behind can be parked or have anything for `#refresh` to clear.
-    const behind = this.#behind;
-    if (behind) this.#unpark();
     if (this.#items.length === 0 && this.#missed !== undefined) this.#releaseGaps();
     const next = this.#items.shift();
     if (next === undefined) return undefined;
@@ -244,13 +214,11 @@ export class SubscriberQueue {
     if (this.#items.length <= this.capacity / 2) this.#behind = false;
     this.#delivered += 1;
     this.#count(deliveryClass(next), -1);
-    if (behind) this.#refresh();
     return next;
   }
 
   /** Forgets everything waiting and accepts nothing more (the subscriber left). */
   clear(): void {
-    this.#unpark();
     this.#closed = true;
     this.#items = [];
     this.#heartbeats = 0;
@@ -259,59 +227,16 @@ export class SubscriberQueue {
     this.#adjacentDeltas = false;
     this.#behind = false;
     this.#ownedTail = undefined;
-    this.#ownedFragments.clear();
+    this.#ownedFragments = [];
+    this.#ownedBlocks = [];
     this.#missed = undefined;
-    this.#refresh();
-  }
-
-  /**
-   * Parks on `lane` when every event of its run that can reach this queue
-   * now would be merged into the tail or dropped; see `RunLane`.
-   */
-  #park(lane: RunLane): void {
-    const target = this.#appendTarget;
-    if (this.#parkedOn !== undefined || target === undefined || target.runId !== lane.runId) return;
-    if (!this.#dropsHeartbeats || !this.#dropsProgress || !lane.park(target.step)) return;
-    this.#parkedOn = lane;
-    this.#parkedAtDelta = lane.deltas;
-    this.#parkedAtDropped = lane.dropped;
-  }
-
-  /** Takes in what the lane recorded while this queue was parked on it, as `offer` would have. */
-  #unpark(): void {
-    const lane = this.#parkedOn;
-    if (lane === undefined) return;
-    this.#parkedOn = undefined;
-    const merged = lane.deltas - this.#parkedAtDelta;
-    const target = this.#appendTarget;
-    if (merged > 0 && target !== undefined) {
-      this.#ownedFragments.append(lane.textFrom(this.#parkedAtDelta));
-      target.seq = lane.lastDeltaSeq;
-      target.at = lane.lastDeltaAt;
-      this.#coalesced += merged;
-    }
-    this.#dropped += lane.dropped - this.#parkedAtDropped;
-    lane.leave();
-  }
-
-  /** Recomputes what `offer` decides by itself from the queue's state. */
-  #refresh(): void {
-    const open = this.#behind && this.#missed === undefined && !this.#closed;
-    // A queue that keeps up stays here: nothing was set (all three are set only while open), nothing to clear.
-    if (!open && !this.#dropsHeartbeats) return;
-    const owned = this.#ownedTail;
-    this.#appendTarget =
-      open && owned !== undefined && this.#items[this.#items.length - 1] === owned ? owned : undefined;
-    this.#dropsHeartbeats = open;
-    // Only an evicted heartbeat or a merge of two queued deltas would make room for progress once behind.
-    this.#dropsProgress = open && this.#heartbeats === 0 && !this.#adjacentDeltas;
   }
 
   /**
    * Merges a delta into the queued delta at the tail, when both belong to the
    * same run and step; true when it did. The first merge copies the tail into
    * an event this queue owns; later ones only record the fragment and move
-   * the tail's seq (`offer` does the same, without this call, while behind).
+   * the tail's seq, so a long stall costs no allocation per delta.
    */
   #extendTail(event: Delta): boolean {
     const last = this.#items.length - 1;
@@ -319,23 +244,33 @@ export class SubscriberQueue {
     const owned = this.#ownedTail;
     if (tail === owned && owned !== undefined) {
       if (owned.runId !== event.runId || owned.step !== event.step) return false;
-      this.#ownedFragments.append(event.text);
+      if (this.#ownedFragments.push(event.text) === fragmentBlock) {
+        this.#ownedBlocks.push(this.#ownedFragments);
+        this.#ownedFragments = [];
+      }
       owned.seq = event.seq;
       owned.at = event.at;
-    } else {
-      if (!mergeable(tail, event)) return false;
-      this.#settleOwnedTail();
-      this.#ownedTail = merge(tail, event);
-      this.#items[last] = this.#ownedTail;
+      this.#coalesced += 1;
+      return true;
     }
+    if (!mergeable(tail, event)) return false;
+    this.#settleOwnedTail();
+    this.#ownedTail = merge(tail, event);
+    this.#items[last] = this.#ownedTail;
     this.#coalesced += 1;
     return true;
   }
 
-  /** Joins the owned tail's pending fragments into its text. */
   #settleOwnedTail(): void {
-    if (this.#ownedTail === undefined || this.#ownedFragments.size === 0) return;
-    this.#ownedTail.text += this.#ownedFragments.take();
+    if (this.#ownedTail === undefined) return;
+    if (this.#ownedBlocks.length > 0) {
+      this.#ownedTail.text += this.#ownedBlocks.map((block) => block.join('')).join('');
+      this.#ownedBlocks = [];
+    }
+    if (this.#ownedFragments.length > 0) {
+      this.#ownedTail.text += this.#ownedFragments.join('');
+      this.#ownedFragments = [];
+    }
   }
 
   #count(kind: DeliveryClass, by: 1 | -1): void {
@@ -375,10 +310,6 @@ export class SubscriberQueue {
     const index = tail !== undefined && matches(tail) ? last : this.#items.findLastIndex(matches);
     const [evicted] = index < 0 ? [] : index === last ? [this.#items.pop()] : this.#items.splice(index, 1);
     if (evicted === undefined) return false;
-    if (evicted === this.#ownedTail) {
-      this.#ownedTail = undefined;
-      this.#ownedFragments.clear();
-    }
     this.#count(deliveryClass(evicted), -1);
     this.#dropped += 1;
     const before = this.#items[index - 1];
