@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runAgentPathsBench } from './agent-paths-bench.js';
+import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
@@ -29,6 +30,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['leak', runLeakBench],
   ['store', runStoreBench],
   ['sse', runSseBench],
+  ['cluster', runClusterBench],
 ];
 
 const only = [

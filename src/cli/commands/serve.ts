@@ -34,6 +34,8 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                       checked at start (GET /models): unreachable, key refused or model not listed exits 2
       --skip-model-check  start without that check
       --script FILE   the scripted model's script (JSON); default: the shop chat
+      ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
+                      one piece (benchmarks); default: paced for a person (400 ms, then 15 ms a fragment)
       --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
       --max-streams N, --sessions-per-minute N, --messages-per-minute N
                       per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
@@ -171,7 +173,13 @@ export async function serveOptions(
     model = createConfiguredModel({ env: environment });
   } else if (flags.scriptFile !== undefined) {
     const script = await readScript(flags.scriptFile);
-    model = withStreamingDelay(new ScriptedModel({ script }), { firstTokenMs: 400, deltaMs: 15 });
+    const latencyMs = scriptedLatencyMs(environment);
+    model = withStreamingDelay(
+      new ScriptedModel({ script }),
+      latencyMs === undefined
+        ? { firstTokenMs: 400, deltaMs: 15 }
+        : { firstTokenMs: latencyMs, deltaMs: 0, maxFragmentLength: Number.MAX_SAFE_INTEGER },
+    );
   }
   // A real model serving the default domain (the shop) is told about its job there.
   const systemPrompts =
@@ -321,6 +329,19 @@ function checkStoreUrl(value: string, source: string): string {
   throw new UsageError({
     message: `${source} must be a PostgreSQL connection string (postgres://user@host:5432/database), got "${shownStoreUrl(value)}"`,
   });
+}
+
+/** `ARBITER_SCRIPTED_LATENCY_MS`, checked; undefined when unset or empty. */
+function scriptedLatencyMs(environment: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = environment['ARBITER_SCRIPTED_LATENCY_MS'];
+  if (value === undefined || value === '') return undefined;
+  const latencyMs = Number(value);
+  if (!Number.isInteger(latencyMs) || latencyMs < 0) {
+    throw new UsageError({
+      message: `ARBITER_SCRIPTED_LATENCY_MS must be a whole number of ms from 0, got "${value}"`,
+    });
+  }
+  return latencyMs;
 }
 
 /** `ARBITER_STORE_URL`, checked; undefined when unset or empty. */

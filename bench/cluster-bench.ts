@@ -1,0 +1,392 @@
+/**
+ * Throughput of `arbiter serve --store postgres://…` on one node and on
+ * three: 300 sessions, each of its own customer, each sending one message at
+ * once (an order question: a read tool, then an answer), against the offline
+ * scripted model taking 50 ms per call (`ARBITER_SCRIPTED_LATENCY_MS`). One
+ * customer per session because one customer's concurrent messages queue on
+ * the advisory lock of his per-principal limits (measured: with all 300 as one
+ * customer, pg_stat_activity showed that lock as the only wait). The nodes are
+ * real processes (the compiled CLI) on one throwaway PostgreSQL cluster, a
+ * fresh database per configuration; the clients (this process) spread the
+ * sessions round-robin over the nodes and follow each run over SSE on the
+ * node that took its message.
+ *
+ * Runs per second: 300 / (first message POST → last `run:end` received).
+ * Target: three nodes >= 2.5× one node. On a small machine every node, the
+ * database and the clients share the same cores, so the CPU each used during
+ * the measured window (from /proc) is printed with the figures, and the
+ * database's connections (pg_stat_activity, sampled) with their top waits.
+ * Three rounds of each, alternated; the median round of each is compared.
+ *
+ * Skipped, with a line, when PostgreSQL's server binaries are not found
+ * (`ARBITER_POSTGRES_BINDIR`, `pg_config`, /usr/lib/postgresql).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import {
+  findPostgresBinaries,
+  type PostgresCluster,
+  startPostgresCluster,
+} from '../src/store/postgres/test-support/start-postgres-cluster.js';
+import { type BenchResult, isMainModule, type Target, target } from './measure.js';
+
+const sessions = 300;
+const modelLatencyMs = 50;
+const rounds = 3;
+/** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
+const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
+const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const clockTicks = 100;
+
+interface BenchNode {
+  readonly url: string;
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+}
+
+interface Round {
+  readonly runsPerSecond: number;
+  readonly seconds: number;
+  readonly completed: number;
+  readonly failures: string[];
+  /** CPU seconds during the measured window: each node, PostgreSQL (all its processes), the clients. */
+  readonly cpu: { nodes: number[]; postgres: number; clients: number };
+  /** pg_stat_activity sampled every 50 ms: the mean of the nodes' connections in each state, and the top waits. */
+  readonly activity: { connections: Record<string, number>; waits: string[] };
+}
+
+/** Samples the database's connections (their state and wait event) until `stop`. */
+function sampleActivity(
+  storeUrl: string,
+  database: string,
+): { stop: () => Promise<{ connections: Record<string, number>; waits: string[] }> } {
+  const client = new pg.Client({ connectionString: storeUrl });
+  const states = new Map<string, number>();
+  const waits = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ state: string | null; wait: string | null; query: string }>(
+        `SELECT state, wait_event_type || ':' || wait_event AS wait, left(query, 50) AS query
+           FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+        [database],
+      );
+      samples += 1;
+      for (const row of rows) {
+        const state = row.state ?? 'unknown';
+        states.set(state, (states.get(state) ?? 0) + 1);
+        if (state === 'active' && row.wait !== null && row.wait !== 'Client:ClientRead') {
+          const key = `${row.wait} ${row.query.replace(/\s+/g, ' ')}`;
+          waits.set(key, (waits.get(key) ?? 0) + 1);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.end();
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      const connections: Record<string, number> = {};
+      for (const [state, count] of states) connections[state] = Number((count / Math.max(1, samples)).toFixed(1));
+      const top = [...waits.entries()]
+        .sort((left, right) => right[1] - left[1])
+        .slice(0, 3)
+        .map(([key, count]) => `${(count / Math.max(1, samples)).toFixed(1)} × ${key}`);
+      return { connections, waits: top };
+    },
+  };
+}
+
+export async function runClusterBench(): Promise<BenchResult> {
+  const binaries = findPostgresBinaries();
+  if (binaries === undefined) {
+    return {
+      lines: ['cluster: skipped, PostgreSQL server binaries not found (set ARBITER_POSTGRES_BINDIR)'],
+      ratios: {},
+    };
+  }
+  const cluster = await startPostgresCluster({ binaries });
+  try {
+    // Alternated, the median of each kept: the shared cores make a single round noisy.
+    const ones: Round[] = [];
+    const threes: Round[] = [];
+    for (let index = 0; index < rounds; index += 1) {
+      ones.push(await round(cluster, 1, index));
+      threes.push(await round(cluster, 3, index));
+    }
+    const one = medianRound(ones);
+    const three = medianRound(threes);
+    const ratio = three.runsPerSecond / one.runsPerSecond;
+    const verdict: Target = target({
+      id: 'cluster_three_nodes_vs_one',
+      description: `runs/s of 3 nodes / 1 node on one PostgreSQL (${sessions} sessions, model ${modelLatencyMs} ms a call)`,
+      value: ratio,
+      comparison: '>=',
+      limit: 2.5,
+    });
+    const describe = (name: string, result: Round) =>
+      `  ${name}: ${result.runsPerSecond.toFixed(1)} runs/s (${result.completed}/${sessions} completed in ` +
+      `${result.seconds.toFixed(2)} s); CPU s: nodes ${result.cpu.nodes.map((value) => value.toFixed(1)).join(' + ')}, ` +
+      `PostgreSQL ${result.cpu.postgres.toFixed(1)}, clients ${result.cpu.clients.toFixed(1)} ` +
+      `(${((result.cpu.nodes.reduce((sum, value) => sum + value, 0) + result.cpu.postgres + result.cpu.clients) / result.seconds).toFixed(2)} cores busy)\n` +
+      `    connections (mean): ${JSON.stringify(result.activity.connections)}; top waits: ${result.activity.waits.join('; ') || 'none'}`;
+    const lines = [
+      `cluster: ${sessions} sessions × 1 message (one customer each), scripted model ${modelLatencyMs} ms a call, ` +
+        `real nodes on one PostgreSQL; median of ${rounds} rounds (runs/s 1 node ` +
+        `${ones.map((entry) => entry.runsPerSecond.toFixed(1)).join(', ')}; 3 nodes ` +
+        `${threes.map((entry) => entry.runsPerSecond.toFixed(1)).join(', ')})`,
+      describe('1 node ', one),
+      describe('3 nodes', three),
+      `  3 nodes / 1 node: ${ratio.toFixed(2)} (target >= 2.50) ${verdict.met ? 'MET' : 'MISSED'}`,
+      ...[...one.failures, ...three.failures].slice(0, 3).map((failure) => `    failure: ${failure}`),
+    ];
+    return {
+      lines,
+      ratios: { 'cluster.three_vs_one': ratio },
+      targets: [verdict],
+      figures: { ones, threes },
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function medianRound(results: readonly Round[]): Round {
+  const sorted = [...results].sort((left, right) => left.runsPerSecond - right.runsPerSecond);
+  return sorted[Math.floor(sorted.length / 2)] as Round;
+}
+
+async function round(cluster: PostgresCluster, nodeCount: number, index: number): Promise<Round> {
+  const name = `bench_nodes_${nodeCount}_${index}`;
+  const admin = new pg.Client({ connectionString: cluster.connectionString });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const storeUrl = cluster.connectionString.replace(/\/postgres$/, `/${name}`);
+  const directory = mkdtempSync(join(tmpdir(), 'arbiter-cluster-bench-'));
+  writeFileSync(
+    join(directory, 'auth.json'),
+    JSON.stringify({
+      tokens: Array.from({ length: sessions }, (_, user) => ({
+        token: tokenOf(user),
+        tenantId: 'bench',
+        userId: `U${user}`,
+        roles: ['customer'],
+      })),
+    }),
+  );
+  // A read tool any customer may call, so each run is two model calls around one gated tool call.
+  writeFileSync(
+    join(directory, 'tools.mjs'),
+    `export function createTools() {
+      return [{
+        name: 'order_status',
+        description: 'The status of an order.',
+        parameters: { type: 'object', properties: { order_id: { type: 'string', description: 'The order' } },
+          required: ['order_id'], additionalProperties: false },
+        sideEffect: 'read',
+        execute: async ({ order_id }) => ({ order_id, status: 'shipped' }),
+      }];
+    }`,
+  );
+  writeFileSync(
+    join(directory, 'script.json'),
+    JSON.stringify({
+      name: 'bench-order',
+      onRefusal: 'Sorry: {reason}',
+      turns: [
+        {
+          steps: [
+            { call: { name: 'order_status', arguments: { order_id: 'SO20260901' } } },
+            { say: 'Your order {{order_status.order_id}} is {{order_status.status}}.' },
+          ],
+        },
+      ],
+    }),
+  );
+  const nodes: BenchNode[] = [];
+  try {
+    // Started one after another: the first creates the schema and the shop's database.
+    for (let index = 0; index < nodeCount; index += 1) {
+      nodes.push(await startNode(directory, storeUrl, `bench-node-${index + 1}`));
+    }
+    const created = await Promise.all(
+      Array.from({ length: sessions }, async (_, index) => {
+        const node = nodes[index % nodes.length] as BenchNode;
+        const token = tokenOf(index);
+        const response = await call(node, token, '/v1/sessions', 'POST');
+        return { node, token, sessionId: response.id as string };
+      }),
+    );
+    const postmaster = Number(readFileSync(join(cluster.directory, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const cpuBefore = cpuSnapshot(nodes, postmaster);
+    const clientsBefore = process.cpuUsage();
+    const sampler = sampleActivity(storeUrl, name);
+    const started = performance.now();
+    const outcomes = await Promise.all(
+      created.map(async ({ node, token, sessionId }) => {
+        const sent = await call(node, token, `/v1/sessions/${sessionId}/messages`, 'POST', {
+          content: 'Where is my order?',
+        });
+        return followToEnd(node, token, sent.runId as string);
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const clients = process.cpuUsage(clientsBefore);
+    const cpuAfter = cpuSnapshot(nodes, postmaster);
+    const activity = await sampler.stop();
+    const completed = outcomes.filter((outcome) => outcome === 'completed').length;
+    return {
+      runsPerSecond: sessions / seconds,
+      seconds,
+      completed,
+      failures: outcomes.filter((outcome) => outcome !== 'completed'),
+      activity,
+      cpu: {
+        nodes: cpuAfter.nodes.map((value, index) => value - (cpuBefore.nodes[index] ?? 0)),
+        postgres: cpuAfter.postgres - cpuBefore.postgres,
+        clients: (clients.user + clients.system) / 1e6,
+      },
+    };
+  } finally {
+    for (const node of nodes) node.child.kill('SIGTERM');
+    await Promise.all(nodes.map((node) => node.exited));
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+async function startNode(directory: string, storeUrl: string, name: string): Promise<BenchNode> {
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      ...['--port', '0', '--data-dir', join(directory, 'data'), '--auth', join(directory, 'auth.json')],
+      ...['--store', storeUrl, '--node-id', name, '--script', join(directory, 'script.json')],
+      ...['--tools', join(directory, 'tools.mjs')],
+      ...['--sessions-per-minute', '100000', '--messages-per-minute', '100000', '--max-streams', '100000'],
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: String(modelLatencyMs) },
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    const onData = (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (http:\/\/[^\s]+)/.exec(stdout);
+      if (match?.[1] === undefined) return;
+      child.stdout?.off('data', onData);
+      resolve(match[1]);
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`node ${name} exited (${code}) before listening:\n${stderr}`)));
+  });
+  // The node logs a line per request: drained, not kept.
+  child.stdout?.resume();
+  return { url, child, exited };
+}
+
+async function call(
+  node: BenchNode,
+  token: string,
+  path: string,
+  method: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${node.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Follows a run's events over SSE to its end; answers its stop reason, or what went wrong. */
+async function followToEnd(node: BenchNode, token: string, runId: string): Promise<string> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 120_000);
+  try {
+    const response = await fetch(`${node.url}/v1/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    if (response.body === null) return `no stream (${response.status})`;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      const end = /"type":"run:(end|error)"[^\n]*/.exec(buffer);
+      if (end !== null) {
+        controller.abort();
+        if (end[1] === 'error') return `run:error ${end[0]}`;
+        return /"stopReason":"([a-z_]+)"/.exec(end[0])?.[1] ?? 'run:end';
+      }
+      buffer = buffer.slice(Math.max(0, buffer.lastIndexOf('\n\n')));
+    }
+    return 'stream ended without run:end';
+  } catch (error) {
+    return `failed: ${String(error)}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** CPU seconds so far of each node and of PostgreSQL (the postmaster and its children), from /proc. */
+function cpuSnapshot(nodes: readonly BenchNode[], postmaster: number): { nodes: number[]; postgres: number } {
+  let postgres = cpuOf(postmaster);
+  for (const entry of safeReaddir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat !== undefined && stat.parent === postmaster) postgres += stat.cpu;
+  }
+  return { nodes: nodes.map((node) => cpuOf(node.child.pid ?? -1)), postgres };
+}
+
+function cpuOf(pid: number): number {
+  return readStat(pid)?.cpu ?? 0;
+}
+
+function readStat(pid: number): { parent: number; cpu: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces), from field 3 (state) on.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { parent: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / clockTicks };
+  } catch {
+    return undefined;
+  }
+}
+
+function safeReaddir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+if (isMainModule(import.meta.url)) {
+  const { lines, ratios } = await runClusterBench();
+  console.log(lines.join('\n'));
+  console.log(JSON.stringify(ratios));
+}
