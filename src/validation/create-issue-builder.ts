@@ -3,7 +3,7 @@ import type { Locale } from '../core/locale.js';
 import { param, parentSchemaOf } from './ajv-error-fields.js';
 import type { IssueProblem } from './issue-parts.js';
 import { createIssueSites } from './issue-sites.js';
-import { childValue, valueAt } from './json-path.js';
+import { childValue, displayName, valueAt } from './json-path.js';
 import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
 import { misnamedFields } from './suggest-field-match.js';
@@ -87,7 +87,8 @@ export function createIssueBuilder({
           sent =
             sentInstead === undefined
               ? sentNothing
-              : texts.received({ kind: 'misnamed', sent: sentInstead, wanted: name });
+              : // The model chose that name: shown quoted and escaped unless it looks like a field name.
+                texts.received({ kind: 'misnamed', sent: displayName(sentInstead), wanted: name });
           break;
         }
         case 'additionalProperties':

@@ -73,3 +73,21 @@ describe('suggestFieldMatch', () => {
     `);
   });
 });
+
+describe('a misnamed field the model sent with a control character', () => {
+  it('shows the sent name escaped, so the message stays on one line per issue', () => {
+    const validate = compileToolValidator({
+      toolName: 'create_refund',
+      schema: {
+        type: 'object',
+        properties: { reason: { type: 'string', enum: ['damaged', 'other'] } },
+        required: ['reason'],
+        additionalProperties: false,
+      },
+    });
+    const issues = validate({ '\n': '' });
+    const misnamed = issues.find((issue) => issue.message.includes('did you mean'));
+    expect(misnamed?.message).toContain('You sent `"\\n"` instead; did you mean `reason`?');
+    for (const issue of issues) expect(issue.message).not.toContain('\n');
+  });
+});
