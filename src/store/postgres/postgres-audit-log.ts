@@ -1,5 +1,5 @@
 import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
-import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
+import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
   type AuditPurgeResult,
@@ -9,34 +9,11 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
-import type { SideEffect } from '../../tools/tool-types.js';
-import type { AuditRecord } from '../sqlite/sqlite-audit-log.js';
+import { type AuditRecord, type AuditRow, toAuditRecord, toAuditRowValues } from '../audit-rows.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
-
-interface AuditRow {
-  audit_id: number;
-  at: number;
-  session_id: string | null;
-  run_id: string;
-  step: number;
-  tool_call_id: string;
-  tool: string;
-  side_effect: SideEffect;
-  arguments_hash: string;
-  arguments: string;
-  decision: AuditDecision;
-  rule: string | null;
-  approver: string | null;
-  outcome: string;
-  duration_ms: number;
-  tenant_id: string | null;
-  user_id: string | null;
-  replay_of_run_id: string | null;
-  replay_of_tool_call_id: string | null;
-}
 
 const columns = `audit_id, at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
   decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id`;
@@ -114,20 +91,21 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     const cutoff = auditPurgeCutoff({ now, olderThanDays, minimumRetentionDays: this.#minimumRetentionDays });
     return this.#database.transaction(async (query) => {
       const before = (await query<{ before: number }>(purgeCutoff, [cutoff])).rows[0]?.before ?? cutoff;
-      if (archive !== undefined) await archive.write((await query<AuditRow>(purgeable, [before])).rows.map(toRecord));
+      if (archive !== undefined)
+        await archive.write((await query<AuditRow>(purgeable, [before])).rows.map(toAuditRecord));
       await query(authorisePurge, [String(before)]);
       const deleted = (await query(purge, [before])).rowCount;
       await query(authorisePurge, ['']);
       await query(
         append,
-        entryValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
+        toAuditRowValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
       );
       return { before, deleted };
     });
   }
 
   async append(entry: AuditEntry): Promise<void> {
-    await this.#database.query(append, entryValues(entry));
+    await this.#database.query(append, toAuditRowValues(entry));
   }
 
   /**
@@ -202,55 +180,6 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
       namedStatement(`SELECT ${columns} FROM audit_log ${where} ORDER BY audit_id ${bounded}`),
       values,
     );
-    return rows.map(toRecord);
+    return rows.map(toAuditRecord);
   }
-}
-
-/** The values of `append`, in its order. */
-function entryValues(entry: AuditEntry): unknown[] {
-  return [
-    entry.at,
-    entry.sessionId ?? null,
-    entry.runId,
-    entry.step,
-    entry.toolCallId,
-    entry.tool,
-    entry.sideEffect,
-    entry.argumentsHash,
-    JSON.stringify(entry.arguments),
-    entry.decision,
-    entry.rule ?? null,
-    entry.approver ?? null,
-    entry.outcome,
-    entry.durationMs,
-    entry.tenantId ?? null,
-    entry.userId ?? null,
-    entry.replayOf?.runId ?? null,
-    entry.replayOf?.toolCallId ?? null,
-  ];
-}
-
-function toRecord(row: AuditRow): AuditRecord {
-  return {
-    auditId: row.audit_id,
-    at: row.at,
-    sessionId: row.session_id ?? undefined,
-    runId: row.run_id,
-    step: row.step,
-    toolCallId: row.tool_call_id,
-    tool: row.tool,
-    sideEffect: row.side_effect,
-    argumentsHash: row.arguments_hash,
-    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
-    decision: row.decision,
-    rule: row.rule ?? undefined,
-    approver: row.approver ?? undefined,
-    outcome: row.outcome,
-    durationMs: row.duration_ms,
-    ...(row.tenant_id === null ? {} : { tenantId: row.tenant_id }),
-    ...(row.user_id === null ? {} : { userId: row.user_id }),
-    ...(row.replay_of_run_id === null || row.replay_of_tool_call_id === null
-      ? {}
-      : { replayOf: { runId: row.replay_of_run_id, toolCallId: row.replay_of_tool_call_id } }),
-  };
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
-import type { AuditDecision, AuditEntry, AuditLog } from '../../gate/audit-log.js';
+import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
   type AuditPurgeResult,
@@ -10,40 +10,21 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
-import type { SideEffect } from '../../tools/tool-types.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import {
+  type AuditRecord,
+  type AuditRow,
+  type AuditRowValues,
+  auditWrittenColumns,
+  toAuditRecord,
+  toAuditRowValues,
+} from '../audit-rows.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
-/** An audit entry as stored, with its position in the log. */
-export interface AuditRecord extends AuditEntry {
-  /** Increasing with every append; the log's order. */
-  readonly auditId: number;
-}
-
-interface AuditRow {
-  audit_id: number;
-  at: number;
-  session_id: string | null;
-  run_id: string;
-  step: number;
-  tool_call_id: string;
-  tool: string;
-  side_effect: SideEffect;
-  arguments_hash: string;
-  arguments: string;
-  decision: AuditDecision;
-  rule: string | null;
-  approver: string | null;
-  outcome: string;
-  duration_ms: number;
-  tenant_id: string | null;
-  user_id: string | null;
-  replay_of_run_id: string | null;
-  replay_of_tool_call_id: string | null;
-}
+export type { AuditRecord } from '../audit-rows.js';
 
 /**
  * The append-only audit log in SQLite: who (principal, session, run), what
@@ -77,7 +58,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #now: () => number;
   readonly #minimumRetentionDays: number;
   /** Rows of calls that changed nothing, waiting for the connection's next transaction, oldest first. */
-  readonly #waiting: RowValues[] = [];
+  readonly #waiting: AuditRowValues[] = [];
   /** Whether a queued write will insert `#waiting`. */
   #queued = false;
   /** Waiting rows that could not be written: thrown by the next append or flush. */
@@ -139,13 +120,13 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
         const rows = this.#statement('SELECT * FROM audit_log WHERE at < ? ORDER BY audit_id').all(
           before,
         ) as AuditRow[];
-        archive.write(rows.map(toRecord));
+        archive.write(rows.map(toAuditRecord));
       }
       this.#statement('INSERT INTO audit_retention (singleton, purge_before) VALUES (1, ?)').run(before);
       const deleted = this.#statement('DELETE FROM audit_log WHERE at < ?').run(before).changes;
       this.#statement('DELETE FROM audit_retention').run();
       this.#insert([
-        toRowValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
+        toAuditRowValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
       ]);
       return { before, deleted };
     });
@@ -153,7 +134,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
 
   append(entry: AuditEntry): void | Promise<void> {
     this.#throwFailure();
-    const row = toRowValues(entry);
+    const row = toAuditRowValues(entry);
     if (entry.sideEffect !== 'read' || !executed.includes(entry.decision as ExecutedDecision)) {
       return this.#commit(() => this.#insert([row]));
     }
@@ -201,7 +182,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   }
 
   /** Inserts rows with as few statements as it can: up to `rowsPerInsert` rows each. */
-  #insert(rows: readonly RowValues[]): void {
+  #insert(rows: readonly AuditRowValues[]): void {
     for (let start = 0; start < rows.length; start += rowsPerInsert) {
       const chunk = rows.slice(start, start + rowsPerInsert);
       this.#statement(insertSql(chunk.length)).run(chunk.flat());
@@ -272,19 +253,13 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     const rows = this.#statement(`SELECT * FROM audit_log ${where} ORDER BY audit_id ${bounded}`).all(
       ...values,
     ) as AuditRow[];
-    return rows.map(toRecord);
+    return rows.map(toAuditRecord);
   }
 }
 
-/** An audit row's values, in the order of `columns`. */
-type RowValues = (string | number | null)[];
-
-const columns =
-  'at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision, rule, approver, ' +
-  'outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id';
 /** 32 rows of 18 values: far below SQLite's limit of bound values per statement. */
 const rowsPerInsert = 32;
-const rowPlaceholders = `(${columns
+const rowPlaceholders = `(${auditWrittenColumns
   .split(',')
   .map(() => '?')
   .join(', ')})`;
@@ -293,57 +268,8 @@ const insertSqlByCount = new Map<number, string>();
 function insertSql(count: number): string {
   let sql = insertSqlByCount.get(count);
   if (sql === undefined) {
-    sql = `INSERT INTO audit_log (${columns}) VALUES ${Array.from({ length: count }, () => rowPlaceholders).join(', ')}`;
+    sql = `INSERT INTO audit_log (${auditWrittenColumns}) VALUES ${Array.from({ length: count }, () => rowPlaceholders).join(', ')}`;
     insertSqlByCount.set(count, sql);
   }
   return sql;
-}
-
-/** The row as it is written, taken when the entry is appended (later changes to `entry` are not recorded). */
-function toRowValues(entry: AuditEntry): RowValues {
-  return [
-    entry.at,
-    entry.sessionId ?? null,
-    entry.runId,
-    entry.step,
-    entry.toolCallId,
-    entry.tool,
-    entry.sideEffect,
-    entry.argumentsHash,
-    JSON.stringify(entry.arguments),
-    entry.decision,
-    entry.rule ?? null,
-    entry.approver ?? null,
-    entry.outcome,
-    entry.durationMs,
-    entry.tenantId ?? null,
-    entry.userId ?? null,
-    entry.replayOf?.runId ?? null,
-    entry.replayOf?.toolCallId ?? null,
-  ];
-}
-
-function toRecord(row: AuditRow): AuditRecord {
-  return {
-    auditId: row.audit_id,
-    at: row.at,
-    sessionId: row.session_id ?? undefined,
-    runId: row.run_id,
-    step: row.step,
-    toolCallId: row.tool_call_id,
-    tool: row.tool,
-    sideEffect: row.side_effect,
-    argumentsHash: row.arguments_hash,
-    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
-    decision: row.decision,
-    rule: row.rule ?? undefined,
-    approver: row.approver ?? undefined,
-    outcome: row.outcome,
-    durationMs: row.duration_ms,
-    ...(row.tenant_id === null ? {} : { tenantId: row.tenant_id }),
-    ...(row.user_id === null ? {} : { userId: row.user_id }),
-    ...(row.replay_of_run_id === null || row.replay_of_tool_call_id === null
-      ? {}
-      : { replayOf: { runId: row.replay_of_run_id, toolCallId: row.replay_of_tool_call_id } }),
-  };
 }

@@ -10,7 +10,7 @@ import {
   auditRetentionFloorDays,
 } from '../../gate/audit-retention.js';
 import type { SessionStore } from '../session-store.js';
-import type { AuditRecord } from '../sqlite/sqlite-audit-log.js';
+import type { AuditRecord } from '../audit-rows.js';
 import { type Awaitable, type CreateBackend, openFreshBackends } from './contract-backend.js';
 
 const day = 86_400_000;
