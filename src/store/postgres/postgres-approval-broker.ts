@@ -1,29 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
-import type { ApprovalRecord, ApprovalStatus } from '../sqlite/sqlite-approval-broker.js';
+import { type ApprovalRecord, type ApprovalRow, type ApprovalStatus, toApprovalRecord } from '../approval-rows.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
-
-interface ApprovalRow {
-  approval_id: string;
-  run_id: string;
-  session_id: string | null;
-  step: number;
-  tool_call_id: string;
-  tool: string;
-  arguments: string;
-  arguments_hash: string;
-  rule: string;
-  reason: string;
-  status: ApprovalStatus;
-  approver: string | null;
-  decision_reason: string | null;
-  created_at: number;
-  decided_at: number | null;
-  expires_at: number;
-  consumed_at: number | null;
-}
 
 const dayMs = 24 * 60 * 60 * 1000;
 const columns = `approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash, rule, reason,
@@ -148,7 +128,7 @@ export class PostgresApprovalBroker implements ApprovalBroker {
           now,
           approvalId,
         ]);
-        return toRecord(decided.rows[0] ?? row);
+        return toApprovalRecord(decided.rows[0] ?? row);
       },
     );
     if (ApprovalResolutionError.isInstance(outcome)) throw outcome;
@@ -157,7 +137,7 @@ export class PostgresApprovalBroker implements ApprovalBroker {
 
   async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
     const row = (await this.#database.query<ApprovalRow>(selectById, [approvalId])).rows[0];
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : toApprovalRecord(row);
   }
 
   /** Approvals, oldest first, optionally only of one status, run or session. */
@@ -186,7 +166,7 @@ export class PostgresApprovalBroker implements ApprovalBroker {
       namedStatement(`SELECT ${columns} FROM approvals ${where} ORDER BY created_at, position`),
       values,
     );
-    return rows.map(toRecord);
+    return rows.map(toApprovalRecord);
   }
 
   /** How many approvals of a run still wait for a person. */
@@ -250,26 +230,4 @@ export class PostgresApprovalBroker implements ApprovalBroker {
     }
     return { status: 'approved', approvalId, approver };
   }
-}
-
-function toRecord(row: ApprovalRow): ApprovalRecord {
-  return {
-    approvalId: row.approval_id,
-    runId: row.run_id,
-    sessionId: row.session_id ?? undefined,
-    step: row.step,
-    toolCallId: row.tool_call_id,
-    tool: row.tool,
-    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
-    argumentsHash: row.arguments_hash,
-    rule: row.rule,
-    reason: row.reason,
-    status: row.status,
-    approver: row.approver ?? undefined,
-    decisionReason: row.decision_reason ?? undefined,
-    createdAt: row.created_at,
-    decidedAt: row.decided_at ?? undefined,
-    expiresAt: row.expires_at,
-    consumedAt: row.consumed_at ?? undefined,
-  };
 }

@@ -3,42 +3,10 @@ import type Database from 'better-sqlite3';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { type ApprovalRecord, type ApprovalRow, type ApprovalStatus, toApprovalRecord } from '../approval-rows.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'denied';
-
-/** One approval as stored: the request, and the decision once there is one. */
-export interface ApprovalRecord extends ApprovalRequest {
-  readonly approvalId: string;
-  readonly status: ApprovalStatus;
-  readonly approver: string | undefined;
-  readonly decisionReason: string | undefined;
-  readonly createdAt: number;
-  readonly decidedAt: number | undefined;
-  readonly expiresAt: number;
-  /** When the approved call was let through; an approval lets a call through once. */
-  readonly consumedAt: number | undefined;
-}
-
-interface ApprovalRow {
-  approval_id: string;
-  run_id: string;
-  session_id: string | null;
-  step: number;
-  tool_call_id: string;
-  tool: string;
-  arguments: string;
-  arguments_hash: string;
-  rule: string;
-  reason: string;
-  status: ApprovalStatus;
-  approver: string | null;
-  decision_reason: string | null;
-  created_at: number;
-  decided_at: number | null;
-  expires_at: number;
-  consumed_at: number | null;
-}
+export type { ApprovalRecord, ApprovalStatus } from '../approval-rows.js';
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -146,7 +114,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
           `UPDATE approvals SET status = ?, approver = ?, decision_reason = ?, decided_at = ?
              WHERE approval_id = ? AND status = 'pending'`,
         ).run(decision === 'approve' ? 'approved' : 'rejected', approver.trim(), reason ?? null, now, approvalId);
-        return toRecord(this.#row(approvalId) as ApprovalRow);
+        return toApprovalRecord(this.#row(approvalId) as ApprovalRow);
       })
       .immediate();
     if (ApprovalResolutionError.isInstance(outcome)) throw outcome;
@@ -155,7 +123,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
 
   getApproval(approvalId: string): ApprovalRecord | undefined {
     const row = this.#row(approvalId);
-    return row === undefined ? undefined : toRecord(row);
+    return row === undefined ? undefined : toApprovalRecord(row);
   }
 
   /** Approvals, oldest first, optionally only of one status, run or session. */
@@ -186,7 +154,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     const rows = this.#statement(`SELECT * FROM approvals ${where} ORDER BY created_at, rowid`).all(
       ...values,
     ) as ApprovalRow[];
-    return rows.map(toRecord);
+    return rows.map(toApprovalRecord);
   }
 
   /** How many approvals of a run still wait for a person. */
@@ -266,26 +234,4 @@ export class SqliteApprovalBroker implements ApprovalBroker {
   #row(approvalId: string): ApprovalRow | undefined {
     return this.#statement('SELECT * FROM approvals WHERE approval_id = ?').get(approvalId) as ApprovalRow | undefined;
   }
-}
-
-function toRecord(row: ApprovalRow): ApprovalRecord {
-  return {
-    approvalId: row.approval_id,
-    runId: row.run_id,
-    sessionId: row.session_id ?? undefined,
-    step: row.step,
-    toolCallId: row.tool_call_id,
-    tool: row.tool,
-    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
-    argumentsHash: row.arguments_hash,
-    rule: row.rule,
-    reason: row.reason,
-    status: row.status,
-    approver: row.approver ?? undefined,
-    decisionReason: row.decision_reason ?? undefined,
-    createdAt: row.created_at,
-    decidedAt: row.decided_at ?? undefined,
-    expiresAt: row.expires_at,
-    consumedAt: row.consumed_at ?? undefined,
-  };
 }

@@ -9,8 +9,8 @@ import {
   auditPurgeTool,
   auditRetentionFloorDays,
 } from '../../gate/audit-retention.js';
-import type { SessionStore } from '../session-store.js';
 import type { AuditRecord } from '../audit-rows.js';
+import type { SessionStore } from '../session-store.js';
 import { type Awaitable, type CreateBackend, openFreshBackends } from './contract-backend.js';
 
 const day = 86_400_000;
