@@ -67,3 +67,38 @@ export interface OrphanedRun {
   /** The language the session recorded when the run began, if it did. */
   readonly locale: Locale | undefined;
 }
+
+/** A row of `server_runs` as both backends read it. */
+export interface ServerRunRow {
+  run_id: string;
+  session_id: string;
+  tenant_id: string;
+  principal: string;
+  locale: Locale;
+  status: ServerRunStatus;
+  message_offset: number;
+  started_at: number;
+  updated_at: number;
+  failure: string | null;
+}
+
+/**
+ * A stored row as the run it records.
+ *
+ * @example
+ * const runs = rows.map(toServerRun);
+ */
+export function toServerRun(row: ServerRunRow): ServerRun {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id,
+    tenantId: row.tenant_id,
+    principal: JSON.parse(row.principal) as Principal,
+    locale: row.locale,
+    status: row.status,
+    messageOffset: row.message_offset,
+    startedAt: row.started_at,
+    updatedAt: row.updated_at,
+    failure: row.failure === null ? undefined : (JSON.parse(row.failure) as RunFailure),
+  };
+}

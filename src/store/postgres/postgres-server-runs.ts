@@ -1,21 +1,12 @@
-import type { Locale } from '../../core/locale.js';
-import type { Principal } from '../../core/principal.js';
-import type { RunFailure, ServerRun, ServerRunStatus } from '../server-run.js';
+import {
+  type RunFailure,
+  type ServerRun,
+  type ServerRunRow,
+  type ServerRunStatus,
+  toServerRun,
+} from '../server-run.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
-
-interface ServerRunRow {
-  run_id: string;
-  session_id: string;
-  tenant_id: string;
-  principal: string;
-  locale: Locale;
-  status: ServerRunStatus;
-  message_offset: number;
-  started_at: number;
-  updated_at: number;
-  failure: string | null;
-}
 
 /** The database's clock in milliseconds: every node reads one clock, so a lease means the same time on each. */
 const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -150,13 +141,13 @@ export class PostgresServerRuns {
 
   async find(runId: string): Promise<ServerRun | undefined> {
     const { rows } = await this.#database.query<ServerRunRow>(find, [runId]);
-    return rows[0] === undefined ? undefined : fromRow(rows[0]);
+    return rows[0] === undefined ? undefined : toServerRun(rows[0]);
   }
 
   /** The session's runs, oldest first. */
   async listForSession(sessionId: string): Promise<ServerRun[]> {
     const { rows } = await this.#database.query<ServerRunRow>(forSession, [sessionId]);
-    return rows.map(fromRow);
+    return rows.map(toServerRun);
   }
 
   /** Records where the run stands (a status other than `error` clears the failure); the lease is left as it is. */
@@ -179,7 +170,7 @@ export class PostgresServerRuns {
     limit?: number;
   }): Promise<ServerRun[]> {
     const { rows } = await this.#database.query<ServerRunRow>(claim, [owner, leaseMs, limit]);
-    return rows.map(fromRow);
+    return rows.map(toServerRun);
   }
 
   /** Extends `owner`'s lease on a running run to `leaseMs` from now; false when `owner` no longer holds it. */
@@ -279,19 +270,4 @@ export class PostgresServerRuns {
 
 function failureText(status: ServerRunStatus, failure: RunFailure | undefined): string | null {
   return status === 'error' && failure !== undefined ? JSON.stringify(failure) : null;
-}
-
-function fromRow(row: ServerRunRow): ServerRun {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    tenantId: row.tenant_id,
-    principal: JSON.parse(row.principal) as Principal,
-    locale: row.locale,
-    status: row.status,
-    messageOffset: row.message_offset,
-    startedAt: row.started_at,
-    updatedAt: row.updated_at,
-    failure: row.failure === null ? undefined : (JSON.parse(row.failure) as RunFailure),
-  };
 }

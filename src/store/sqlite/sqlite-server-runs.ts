@@ -1,24 +1,16 @@
 import type Database from 'better-sqlite3';
-import type { Locale } from '../../core/locale.js';
-import type { Principal } from '../../core/principal.js';
 import { isStoreBusy } from '../../util/retry-while-busy.js';
-import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../server-run.js';
+import {
+  type OrphanedRun,
+  type RunFailure,
+  type ServerRun,
+  type ServerRunRow,
+  type ServerRunStatus,
+  toServerRun,
+} from '../server-run.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 export type { OrphanedRun, ServerRun, ServerRunStatus } from '../server-run.js';
-
-interface ServerRunRow {
-  run_id: string;
-  session_id: string;
-  tenant_id: string;
-  principal: string;
-  locale: Locale;
-  status: ServerRunStatus;
-  message_offset: number;
-  started_at: number;
-  updated_at: number;
-  failure: string | null;
-}
 
 /** A status not yet written because the database was locked; written as soon as it is free. */
 interface PendingStatus {
@@ -127,17 +119,17 @@ export class ServerRuns {
 
   find(runId: string): ServerRun | undefined {
     const row = this.#statement(sql.find).get(runId) as ServerRunRow | undefined;
-    return row === undefined ? undefined : this.#fromRow(row);
+    return row === undefined ? undefined : this.#toServerRun(row);
   }
 
   /** The session's runs, oldest first. */
   listForSession(sessionId: string): ServerRun[] {
-    return (this.#statement(sql.forSession).all(sessionId) as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.forSession).all(sessionId) as ServerRunRow[]).map((row) => this.#toServerRun(row));
   }
 
   /** Runs a previous process left `running` in the middle, still their session's active run: to resume. */
   listInterrupted(): ServerRun[] {
-    return (this.#statement(sql.interrupted).all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.interrupted).all() as ServerRunRow[]).map((row) => this.#toServerRun(row));
   }
 
   /**
@@ -145,12 +137,12 @@ export class ServerRuns {
    * stopped after the session's run ended, before its status was written).
    */
   listLost(): ServerRun[] {
-    return (this.#statement(sql.lost).all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.lost).all() as ServerRunRow[]).map((row) => this.#toServerRun(row));
   }
 
   /** Runs the server saw end while their session still has them running (it stopped in between). */
   listUnended(): ServerRun[] {
-    return (this.#statement(sql.unended).all() as ServerRunRow[]).map((row) => this.#fromRow(row));
+    return (this.#statement(sql.unended).all() as ServerRunRow[]).map((row) => this.#toServerRun(row));
   }
 
   /** Sessions of a tenant's user running a run the server has no record of (left by an older server). */
@@ -200,26 +192,11 @@ export class ServerRuns {
     this.#retryTimer.unref();
   }
 
-  #fromRow(row: ServerRunRow): ServerRun {
-    const run = fromRow(row);
+  #toServerRun(row: ServerRunRow): ServerRun {
+    const run = toServerRun(row);
     const pending = this.#pending.get(run.runId);
     return pending === undefined
       ? run
       : { ...run, status: pending.status, failure: pending.failure, updatedAt: pending.updatedAt };
   }
-}
-
-function fromRow(row: ServerRunRow): ServerRun {
-  return {
-    runId: row.run_id,
-    sessionId: row.session_id,
-    tenantId: row.tenant_id,
-    principal: JSON.parse(row.principal) as Principal,
-    locale: row.locale,
-    status: row.status,
-    messageOffset: row.message_offset,
-    startedAt: row.started_at,
-    updatedAt: row.updated_at,
-    failure: row.failure === null ? undefined : (JSON.parse(row.failure) as RunFailure),
-  };
 }
