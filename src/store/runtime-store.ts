@@ -34,3 +34,38 @@ export interface RuntimeStore {
   listRuns(options?: { readonly sessionId?: string; readonly limit?: number }): Awaitable<readonly RunRecord[]>;
   close(): Awaitable<void>;
 }
+
+/** A row of `runs` as both backends read it. */
+export interface RunRow {
+  run_id: string;
+  session_id: string | null;
+  model: string;
+  started_at: number;
+  ended_at: number;
+  stop_reason: string;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  error_code: string | null;
+}
+
+/**
+ * A stored row as the run it records.
+ *
+ * @example
+ * const records = rows.map(toRunRecord);
+ */
+export function toRunRecord(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    sessionId: row.session_id ?? undefined,
+    model: row.model,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    stopReason: row.stop_reason as StopReason,
+    steps: row.steps,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    errorCode: row.error_code ?? undefined,
+  };
+}

@@ -1,20 +1,6 @@
-import type { StopReason } from '../../core/stop-reason.js';
-import type { RunRecord, RuntimeStore } from '../runtime-store.js';
+import { type RunRecord, type RunRow, type RuntimeStore, toRunRecord } from '../runtime-store.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
-
-interface RunRow {
-  run_id: string;
-  session_id: string | null;
-  model: string;
-  started_at: number;
-  ended_at: number;
-  stop_reason: string;
-  steps: number;
-  input_tokens: number;
-  output_tokens: number;
-  error_code: string | null;
-}
 
 const columns =
   'run_id, session_id, model, started_at, ended_at, stop_reason, steps, input_tokens, output_tokens, error_code';
@@ -74,18 +60,7 @@ export class PostgresRuntimeStore implements RuntimeStore {
       sessionId === undefined
         ? await this.#database.query<RunRow>(listRuns, [limit])
         : await this.#database.query<RunRow>(listSessionRuns, [sessionId, limit]);
-    return rows.map((row) => ({
-      runId: row.run_id,
-      sessionId: row.session_id ?? undefined,
-      model: row.model,
-      startedAt: row.started_at,
-      endedAt: row.ended_at,
-      stopReason: row.stop_reason as StopReason,
-      steps: row.steps,
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      errorCode: row.error_code ?? undefined,
-    }));
+    return rows.map(toRunRecord);
   }
 
   async close(): Promise<void> {

@@ -1,26 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { StopReason } from '../../core/stop-reason.js';
-import type { RunRecord, RuntimeStore } from '../runtime-store.js';
+import { type RunRecord, type RunRow, type RuntimeStore, toRunRecord } from '../runtime-store.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 import { pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 type Sqlite = Database.Database;
-
-interface RunRow {
-  run_id: string;
-  session_id: string | null;
-  model: string;
-  started_at: number;
-  ended_at: number;
-  stop_reason: string;
-  steps: number;
-  input_tokens: number;
-  output_tokens: number;
-  error_code: string | null;
-}
 
 /** How long opening and migrating waits for another connection's lock, whatever `busyTimeoutMs` says. */
 const openingBusyTimeoutMs = 5000;
@@ -111,18 +97,7 @@ export class SqliteStore implements RuntimeStore {
             limit,
           )
     ) as RunRow[];
-    return rows.map((row) => ({
-      runId: row.run_id,
-      sessionId: row.session_id ?? undefined,
-      model: row.model,
-      startedAt: row.started_at,
-      endedAt: row.ended_at,
-      stopReason: row.stop_reason as StopReason,
-      steps: row.steps,
-      inputTokens: row.input_tokens,
-      outputTokens: row.output_tokens,
-      errorCode: row.error_code ?? undefined,
-    }));
+    return rows.map(toRunRecord);
   }
 
   /** Commits the writes still waiting for a transaction (`PendingWrites`), then closes the connection. */
