@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
-import { usePostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
 import type { AssembledServer } from './create-server.js';
 import { startPostgresServer } from './postgres-server.js';
 import type { RunningServer } from './start-server.js';
 import { readSse } from './test-support/sse-client.js';
 import { testAuth, testTokens } from './test-support/test-server.js';
 
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 
 describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
   const cleanups: (() => Promise<void>)[] = [];

@@ -23,10 +23,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { usePostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
 import { createDatabase, type Node, NodePool, request, tokens } from './cluster-nodes.js';
 
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-concurrent-refunds-'));
 const pool = new NodePool(directory);
 afterAll(async () => {

@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../../src/events/external-event.js';
-import { usePostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
 import { leaseMs, type Node, NodePool, request, tokens } from './cluster-nodes.js';
 
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 /**
  * Random kills after the one scripted above; ARBITER_KILL_TRIALS=20 for the
  * issue's count. It counts kills, not trials: a run that ends before its kill

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../gate/approval-broker.js';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 // What every approval broker does is in the ApprovalBroker contract (postgres-backend.contract.test.ts).
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 const signal = new AbortController().signal;
 const request: ApprovalRequest = {
   runId: 'run-1',

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 // What every audit log does is in the AuditLog contract (postgres-backend.contract.test.ts).
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 
 const entry = (toolCallId: string): AuditEntry => ({
   at: 1_000,

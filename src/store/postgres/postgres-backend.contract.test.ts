@@ -9,10 +9,10 @@ import { describeRunJournalContract } from '../test-support/run-journal-contract
 import { describeRuntimeStoreContract } from '../test-support/runtime-store-contract.js';
 import { describeSessionStoreContract } from '../test-support/session-store-contract.js';
 import { openPostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 // One throwaway cluster for this file; every test opens a backend on a schema of its own.
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 const postgres = (options: ContractOptions) =>
   openPostgresBackend({ connectionString: cluster.connectionString, schema: cluster.freshSchema(), ...options });
 

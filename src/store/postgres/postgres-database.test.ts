@@ -2,9 +2,9 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../errors/configuration-error.js';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 
 describe.skipIf(cluster.skip)('PostgresDatabase', () => {
   const opened: PostgresBackend[] = [];

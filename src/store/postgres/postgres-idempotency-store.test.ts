@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolOutcome } from '../../core/tool-outcome.js';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 // What every idempotency store does is in the IdempotencyStore contract (postgres-backend.contract.test.ts).
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 const refund: ToolOutcome = { ok: true, data: { refund_id: 'RF1' } };
 
 describe.skipIf(cluster.skip)('PostgresIdempotencyStore', () => {

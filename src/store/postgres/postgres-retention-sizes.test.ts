@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 const day = 86_400_000;
 const tables = ['sessions', 'session_messages', 'tool_results', 'run_events', 'audit_log'] as const;
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 
 /** `count` sessions last touched at `at`, each with 4 messages, 1 tool result, a finished run of 5 events, 2 audit rows. */
 async function seed(backend: PostgresBackend, { prefix, count, at }: { prefix: string; count: number; at: number }) {

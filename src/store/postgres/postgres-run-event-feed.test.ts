@@ -4,9 +4,9 @@ import { openPostgresBackend } from './open-postgres-backend.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresRunEventFeed } from './postgres-run-event-feed.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 
 function textEvent(runId: string, seq: number): ExternalEvent {
   return { type: 'text', runId, seq, at: seq, text: `part ${seq}` } as unknown as ExternalEvent;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 const principal = { tenantId: 'shop', userId: 'C1001', roles: [] };
 
 describe.skipIf(cluster.skip)('PostgresServerRuns', () => {

@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../core/chat-message.js';
 import { SessionConflictError } from '../../errors/session-conflict-error.js';
 import { openPostgresBackend, type PostgresBackend } from './open-postgres-backend.js';
-import { usePostgresCluster } from './test-support/postgres-cluster.js';
+import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 // Two backends on one schema, each with its own pool: two processes (or nodes) sharing the database.
-const cluster = usePostgresCluster();
+const cluster = setUpPostgresCluster();
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 const rounds = 20;

@@ -8,7 +8,7 @@ export {
   startPostgresCluster,
 } from './start-postgres-cluster.js';
 
-/** What `usePostgresCluster` hands a test file. */
+/** What `setUpPostgresCluster` hands a test file. */
 export interface PostgresClusterHandle {
   /** True where the binaries are absent outside CI: the file's PostgreSQL tests skip (and say why). */
   readonly skip: boolean;
@@ -28,7 +28,7 @@ export interface PostgresClusterHandle {
  * missing binary fails the file's tests instead.
  *
  * @example
- * const cluster = usePostgresCluster();
+ * const cluster = setUpPostgresCluster();
  * describe.skipIf(cluster.skip)('PostgreSQL', () => {
  *   it('opens', async () => {
  *     const backend = await openPostgresBackend({ connectionString: cluster.connectionString, schema: cluster.freshSchema() });
@@ -36,7 +36,7 @@ export interface PostgresClusterHandle {
  *   });
  * });
  */
-export function usePostgresCluster(): PostgresClusterHandle {
+export function setUpPostgresCluster(): PostgresClusterHandle {
   const binaries = findPostgresBinaries();
   const missing =
     binaries === undefined
