@@ -29,6 +29,12 @@ export interface GateRuntime {
   readonly signal: AbortSignal;
   /** The gate's sentences in the run's language. */
   readonly gateTexts: GateTexts;
+  /**
+   * For a resumed run: whether its event log already announced this
+   * approval (`approval:required`). Absent for a new run, whose approvals
+   * are announced when they are created.
+   */
+  readonly wasAnnounced?: (approvalId: string) => boolean;
 }
 
 /**

@@ -20,7 +20,8 @@ const approved: ApprovalStep = { status: 'approved' };
  * Precedence: the broker's answer decides; anything but an approval leaves
  * the call unexecuted (default deny). `approval:required` goes out when
  * the broker says a person is being asked (`onRequired`, once per
- * approval), before it waits; `approval:resolved` goes out with any decision. A refusal is
+ * approval), before it waits, and again from a resumed run that stops on
+ * an approval its event log never announced; `approval:resolved` goes out with any decision. A refusal is
  * audited here with its rule; an approval sets `call.decision` and
  * `call.approver` for the audit that follows the execution.
  *
@@ -36,7 +37,9 @@ export async function requestApproval(
   const { emitter, gateTexts: texts } = runtime;
   const { step, toolCallId, toolName } = call;
   call.rule = verdict.rule;
-  const announce = (approvalId: string) =>
+  let announced = false;
+  const announce = (approvalId: string) => {
+    announced = true;
     emitter.emit({
       type: 'approval:required',
       step,
@@ -47,6 +50,7 @@ export async function requestApproval(
       rule: verdict.rule,
       reason: verdict.reason,
     });
+  };
   const state = await runtime.approvals.decide(
     {
       runId: runtime.runId,
@@ -61,7 +65,11 @@ export async function requestApproval(
     },
     { signal: runtime.signal, onRequired: announce },
   );
-  if (state.status === 'pending') return { status: 'pending', approvalId: state.approvalId };
+  if (state.status === 'pending') {
+    // Asked before this run resumed, yet never announced: the process that asked died before writing the event.
+    if (!announced && runtime.wasAnnounced?.(state.approvalId) === false) announce(state.approvalId);
+    return { status: 'pending', approvalId: state.approvalId };
+  }
   emitter.emit({
     type: 'approval:resolved',
     toolCallId,

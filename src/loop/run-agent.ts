@@ -67,6 +67,13 @@ export interface RunAgentOptions {
     readonly usage: RunUsage;
     readonly lastSeq?: number;
     readonly cost?: number;
+    /**
+     * The approvals whose `approval:required` the run's event log already
+     * holds. A resumed run that stops again on a pending approval announces
+     * it once more unless it is here: the process that asked may have died
+     * between recording the approval and writing the event. Default: none.
+     */
+    readonly announcedApprovals?: ReadonlySet<string>;
   };
   /** Prices per model, to put a cost on the run and enforce `limits.costBudget`. */
   readonly prices?: PriceTable;

@@ -94,6 +94,9 @@ export function createRunRuntime(options: RunAgentOptions, runId: string): RunRu
     locale,
     texts: loopTexts(locale),
     gateTexts: gateTexts(locale),
+    ...(options.resume === undefined
+      ? {}
+      : { wasAnnounced: (approvalId: string) => options.resume?.announcedApprovals?.has(approvalId) ?? false }),
     describeError: options.describeError ?? describeFullError,
     nulls: model.strictTools === true ? 'strict_mode' : 'as_sent',
     toolTimeoutMs: options.toolTimeoutMs,

@@ -13,6 +13,13 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
    * numbering after the last one logged (events after the last commit survive a crash there).
    */
   readonly eventLog?: { lastSeq(runId: string): Awaitable<number> };
+  /**
+   * The approvals a run's logged events announced (`approval:required`),
+   * read when the run is resumed: a pending approval missing from them is
+   * announced again. Default: none known, so every approval the resumed run
+   * stops on again is announced again.
+   */
+  readonly announcedApprovals?: (runId: string) => Awaitable<Iterable<string>>;
 } & (
     | {
         /** Starts a new run with this user message. */
@@ -45,7 +52,16 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
  * const second = await runSession({ sessions, sessionId, resume: true, model, tools, approvals });
  */
 export async function runSession(options: RunSessionOptions): Promise<RunResult> {
-  const { sessions, sessionId, userMessage, resume, eventLog, runId: newRunId, ...runOptions } = options;
+  const {
+    sessions,
+    sessionId,
+    userMessage,
+    resume,
+    eventLog,
+    announcedApprovals,
+    runId: newRunId,
+    ...runOptions
+  } = options;
   const session = await sessions.load(sessionId);
   if (session === undefined) {
     throw new SessionNotFoundError({ sessionId });
@@ -70,7 +86,9 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   const messages = [...session.messages, ...request];
   let result: RunResult | undefined;
   try {
-    const loggedSeq = resume === true && active !== undefined ? ((await eventLog?.lastSeq(runId)) ?? 0) : 0;
+    const resumed = resume === true && active !== undefined;
+    const loggedSeq = resumed ? ((await eventLog?.lastSeq(runId)) ?? 0) : 0;
+    const announced = new Set(resumed ? ((await announcedApprovals?.(runId)) ?? []) : []);
     result = await runAgent({
       ...runOptions,
       pinned: { slots: session.slots, ...runOptions.pinned },
@@ -78,8 +96,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
       sessionId,
       runId,
       journal: sessions.journal({ sessionId, expectedMessageCount: messages.length }),
-      ...(resume === true && active !== undefined
-        ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, loggedSeq) } }
+      ...(resumed && active !== undefined
+        ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, loggedSeq), announcedApprovals: announced } }
         : {}),
     });
     return result;

@@ -80,6 +80,11 @@ export class EventLogQueue {
     );
   }
 
+  /** The run's events still queued or being written, oldest first. */
+  queued(runId: string): ExternalEvent[] {
+    return [...this.#writing, ...this.#unlogged].filter((event) => event.runId === runId);
+  }
+
   /** Takes every queued event out, for a caller that writes them itself (shutdown). */
   takeAll(): ExternalEvent[] {
     const events = this.#unlogged;

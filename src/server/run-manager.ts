@@ -255,6 +255,7 @@ export class RunManager {
       ...this.#runOptions({ principal: run.principal, locale: run.locale, sessionId: run.sessionId }),
       sessionId: run.sessionId,
       resume: true,
+      announcedApprovals: (runId) => this.#announcedApprovals(runId),
     });
     this.#track({
       sessionId: run.sessionId,
@@ -369,6 +370,23 @@ export class RunManager {
   }
 
   /** The seq of the run's last published event (0 before the first). */
+  /** The approvals the run's events announced, logged or still queued. */
+  async #announcedApprovals(runId: string): Promise<string[]> {
+    const announced: string[] = [];
+    const collect = (events: readonly ExternalEvent[]) => {
+      for (const event of events) if (event.type === 'approval:required') announced.push(event.approvalId);
+    };
+    const pageSize = 1000;
+    for (let afterSeq = 0; ; ) {
+      const page = await this.#options.log.readEvents({ runId, afterSeq, limit: pageSize });
+      collect(page);
+      if (page.length < pageSize) break;
+      afterSeq = page.at(-1)?.seq ?? afterSeq;
+    }
+    collect(this.#unlogged.queued(runId));
+    return announced;
+  }
+
   lastSeq(runId: string): Awaitable<number> {
     return this.#unlogged.lastSeq(runId) ?? this.#options.log.lastSeq(runId);
   }

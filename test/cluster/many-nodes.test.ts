@@ -240,9 +240,8 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
               | undefined;
             let approvalId = required?.approvalId;
             if (approvalId === undefined) {
-              // Known gap: a node killed after recording the approval but before writing `approval:required`
-              // leaves a run that the next node ends awaiting approval without ever announcing it (the broker
-              // announces an approval only when it creates it). Counted, and found where an approver finds it.
+              // A node killed after recording the approval but before writing `approval:required`: the node that
+              // resumes the run must announce it. Counted (it must not happen), and found where an approver finds it.
               counts.missingApprovalRequired += 1;
               const shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
               approvalId = (shown.body.pendingApprovals as { approvalId: string }[] | undefined)?.[0]?.approvalId;
@@ -314,6 +313,7 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
         badMessages: 0,
         stuckSessions: 0,
         stuckRuns: 0,
+        missingApprovalRequired: 0,
       });
     },
     Math.max(600_000, killTrials * 3 * 20_000),

@@ -223,4 +223,33 @@ describe('SqliteApprovalBroker', () => {
       'call_c:allowed:ok',
     ]);
   });
+
+  it('announces again, from the resumed run, an approval whose announcement never reached its event log, and only that one', async () => {
+    // The process that asked died after recording the approval and before its `approval:required` was written.
+    const harness = openGateHarness();
+    const { session, approval } = await startRun(harness);
+    const announcements = () =>
+      harness.seen.filter((event) => event.type === 'approval:required').map((event) => event.approvalId);
+    expect(announcements()).toEqual([approval.approvalId]);
+    const resume = (announced: string[]) =>
+      runSession({
+        ...harness.runOptions,
+        sessions: harness.sessions,
+        sessionId: session.id,
+        resume: true,
+        model,
+        approvals: harness.broker,
+        announcedApprovals: () => announced,
+      });
+
+    const lost = await resume([]);
+    expect(lost.stopReason).toBe('awaiting_approval');
+    expect(announcements()).toEqual([approval.approvalId, approval.approvalId]);
+    expect(harness.broker.listApprovals({ runId: lost.runId })).toHaveLength(1);
+
+    const logged = await resume([approval.approvalId]);
+    expect(logged.stopReason).toBe('awaiting_approval');
+    expect(announcements()).toHaveLength(2);
+    expect(countPayments(harness.store.database)).toBe(0);
+  });
 });
