@@ -186,6 +186,7 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
         trials: 0,
         kills: 0,
         duplicatedPayouts: 0,
+        missingPayouts: 0,
         badEventSequences: 0,
         badMessages: 0,
         stuckSessions: 0,
@@ -287,8 +288,10 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
 
           const all = [...first, ...second];
           const inOrder = all.every((event, index) => event.seq === index + 1);
+          const payouts = paidFor(runId);
           if (!inOrder || second.at(-1)?.type !== 'run:end') counts.badEventSequences += 1;
-          if (paidFor(runId) !== 1) counts.duplicatedPayouts += 1;
+          if (payouts > 1) counts.duplicatedPayouts += 1;
+          if (payouts === 0) counts.missingPayouts += 1;
           let shown = await request(anyLive(), `/v1/sessions/${sessionId}`, { token });
           for (let tries = 0; shown.body.status !== 'idle' && tries < 200; tries += 1) {
             await new Promise((resolve) => setTimeout(resolve, 100));
@@ -297,6 +300,27 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
           if (shown.body.status !== 'idle') counts.stuckSessions += 1;
           const roles = (shown.body.messages as { role: string }[]).map((message) => message.role);
           if (roles.join(',') !== 'user,assistant') counts.badMessages += 1;
+          if (payouts !== 1 || shown.body.status !== 'idle' || roles.join(',') !== 'user,assistant') {
+            // Described with the counts, so a failure says which trial and how its run ended.
+            const { rows } = await database.query(
+              'SELECT status, lease_owner, resume_requested FROM server_runs WHERE run_id = $1',
+              [runId],
+            );
+            stuck.push({
+              trial,
+              runId,
+              payouts,
+              status: shown.body.status,
+              roles,
+              killInFirstStretch,
+              killDelayMs,
+              killed: killedAt !== undefined,
+              events: all.map(
+                (event) => `${event.seq}:${event.type}${event.type === 'run:end' ? `(${event.stopReason})` : ''}`,
+              ),
+              serverRun: rows[0],
+            });
+          }
         }
       } finally {
         await database.end();
@@ -304,11 +328,12 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
       process.stdout.write(
         `\nmany nodes, random kills: ${counts.kills} kills in ${counts.trials} trials (${killTrials} asked), ` +
           `${JSON.stringify(counts)}, longest time from kill to the run's end ${longestRecoveryMs} ms (lease ${leaseMs} ms)\n` +
-          stuck.map((entry) => `  stuck run: ${JSON.stringify(entry)}\n`).join(''),
+          stuck.map((entry) => `  failed trial: ${JSON.stringify(entry)}\n`).join(''),
       );
       expect(counts.kills).toBe(killTrials);
       expect(counts).toMatchObject({
         duplicatedPayouts: 0,
+        missingPayouts: 0,
         badEventSequences: 0,
         badMessages: 0,
         stuckSessions: 0,
