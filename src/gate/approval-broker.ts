@@ -46,6 +46,8 @@ export type ApprovalState =
       readonly approvalId: string;
       /** Why, as data; the model gets a text for it. Default `approval_denied`. */
       readonly code?: ApprovalDeniedCode;
+      /** With `approval_used`: who approved the call the time it was let through. */
+      readonly approver?: string;
       /** For the operator, in English. */
       readonly reason: string;
     };

@@ -65,4 +65,27 @@ describe('requestApproval', () => {
       error: { code: 'no_approver' },
     });
   });
+
+  it('lets a call whose approval was used through to its idempotency key, which knows whether it ran', async () => {
+    const used = gatedCallFixture({
+      runtime: {
+        approvals: broker({
+          status: 'denied',
+          approvalId: 'ap_1',
+          code: 'approval_used',
+          reason: 'used',
+          approver: 'li.wei',
+        }),
+        idempotency: { claim: async () => ({ status: 'claimed' }), complete: async () => {} } as never,
+      },
+      tool: { idempotencyKey: (args) => `refund:${String(args['order_id'])}` },
+    });
+    expect(await requestApproval(used.runtime, used.call, verdict)).toEqual({ status: 'approved' });
+    expect(used.call).toMatchObject({ decision: 'approved', approver: 'li.wei' });
+    await settled();
+    expect(used.events.filter((event) => event.type === 'approval:resolved')).toMatchObject([
+      { approvalId: 'ap_1', decision: 'approved', approver: 'li.wei' },
+    ]);
+    expect(used.audited).toEqual([]);
+  });
 });

@@ -70,6 +70,21 @@ export async function requestApproval(
     if (!announced && runtime.wasAnnounced?.(state.approvalId) === false) announce(state.approvalId);
     return { status: 'pending', approvalId: state.approvalId };
   }
+  if (state.status === 'denied' && state.code === 'approval_used' && hasIdempotencyKey(runtime, call)) {
+    // Let through before, with no recorded result (its process died): the call's idempotency key knows whether it
+    // ran (its result is replayed), may be running (outcome unknown) or never started (it runs now, once).
+    emitter.emit({
+      type: 'approval:resolved',
+      toolCallId,
+      approvalId: state.approvalId,
+      tool: toolName,
+      decision: 'approved',
+      approver: state.approver,
+    });
+    call.decision = 'approved';
+    call.approver = state.approver;
+    return approved;
+  }
   emitter.emit({
     type: 'approval:resolved',
     toolCallId,
@@ -105,4 +120,10 @@ export async function requestApproval(
   await auditToolCall(runtime, call, 'not_run');
   const message = texts.refused({ tool: toolName, code, message: texts.approvalDenied({ code }) });
   return { status: 'refused', stage: 'gate', error: { code, retryable: false, message } };
+}
+
+function hasIdempotencyKey(runtime: GateRuntime, call: GatedCall): boolean {
+  return (
+    runtime.idempotency !== undefined && call.tool.definition.idempotencyKey?.(call.args, call.context) !== undefined
+  );
 }

@@ -192,6 +192,8 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
         stuckSessions: 0,
         stuckRuns: 0,
         missingApprovalRequired: 0,
+        /** Trials whose model proposed the payout again after an unknown outcome, approved again (not a failure). */
+        approvedAgain: 0,
       };
       const stuck: unknown[] = [];
       let longestRecoveryMs = 0;
@@ -263,6 +265,24 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
               token,
             );
             await killingLater;
+            // Killed after the payout ran and before its outcome was recorded anywhere, the run tells the model the
+            // outcome is unknown, and the model may propose the payout again: a new approval. Approved, its
+            // idempotency key must stop a second payout.
+            for (let again = 0; again < 3; again += 1) {
+              const end = second.at(-1);
+              if (end?.type !== 'run:end' || end.stopReason !== 'awaiting_approval') break;
+              const next = second.findLast((event) => event.type === 'approval:required') as
+                | (ExternalEvent & { approvalId: string })
+                | undefined;
+              if (next === undefined) break;
+              counts.approvedAgain += 1;
+              await request(anyLive(), `/v1/approvals/${next.approvalId}`, {
+                token: tokens.staff,
+                method: 'POST',
+                body: { decision: 'approve' },
+              });
+              second = [...second, ...(await followToEnd(anyLive(), runId, end.seq, () => {}, token))];
+            }
           } catch (error) {
             // A run that never ends is counted and described, so the line below reports it with the rest.
             counts.stuckRuns += 1;

@@ -226,7 +226,7 @@ export class PostgresApprovalBroker implements ApprovalBroker {
       return { status: 'rejected', approvalId, approver, reason: row.decision_reason ?? '' };
     }
     if (consumed.rowCount === 0) {
-      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used' };
+      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used', approver };
     }
     return { status: 'approved', approvalId, approver };
   }

@@ -252,4 +252,49 @@ describe('SqliteApprovalBroker', () => {
     expect(announcements()).toHaveLength(2);
     expect(countPayments(harness.store.database)).toBe(0);
   });
+
+  it('replays the result of an approved call whose process died after running it, instead of calling it unknown', async () => {
+    const harness = openGateHarness();
+    const { session, approval } = await startRun(harness);
+    harness.broker.resolveApproval({ approvalId: approval.approvalId, decision: 'approve', approver: 'li.wei' });
+    // The first resume dies right after the payment ran: its result never reaches the journal, the run never ends.
+    const sessions = harness.sessions;
+    const journal: typeof sessions.journal = (options) => ({
+      ...sessions.journal(options),
+      findToolResult: () => undefined,
+      recordToolResult: () => {
+        throw new Error('the process died');
+      },
+      commitStep: () => {},
+    });
+    const dying = new Proxy(sessions, {
+      get(target, property) {
+        if (property === 'journal') return journal;
+        if (property === 'endRun') return async () => {};
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const resume = (sessions: typeof harness.sessions) =>
+      runSession({
+        ...harness.runOptions,
+        sessions,
+        sessionId: session.id,
+        resume: true,
+        model,
+        approvals: harness.broker,
+      });
+    await resume(dying).catch(() => undefined);
+    expect(countPayments(harness.store.database)).toBe(1);
+
+    const resumed = await resume(harness.sessions);
+    expect(resumed.stopReason).toBe('completed');
+    expect(countPayments(harness.store.database)).toBe(1);
+    const answer = resumed.messages.find((message) => message.role === 'tool');
+    expect(answer?.content).not.toContain('outcome_unknown');
+    expect(harness.audit.listAudit().map((entry) => `${entry.decision}:${entry.outcome}`)).toEqual([
+      'approved:ok',
+      'approved:replayed:ok',
+    ]);
+  });
 });

@@ -219,7 +219,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
       return { status: 'rejected', approvalId, approver, reason: row.decision_reason ?? '' };
     }
     if (consumed.changes === 0) {
-      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used' };
+      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used', approver };
     }
     return { status: 'approved', approvalId, approver };
   }

@@ -100,6 +100,7 @@ export function describeApprovalBrokerContract(
         approvalId,
         code: 'approval_used',
         reason: 'already used',
+        approver: 'li.wei',
       });
     });
 
