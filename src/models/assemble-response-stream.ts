@@ -80,7 +80,9 @@ export function createResponseAssembler(): ResponseAssembler {
     if (!isRecord(item)) throw malformed('an output item is not an object');
     const id = typeof item['id'] === 'string' ? item['id'] : '';
     if (item['type'] === 'function_call') {
-      const call = callFor(id === '' ? `item_${calls.size}` : id);
+      // Keyed by item id; by call id when a compatible server sends none, so a repeat in the final response is the same call.
+      const callId = typeof item['call_id'] === 'string' ? item['call_id'] : '';
+      const call = callFor(id !== '' ? id : callId !== '' ? `call:${callId}` : `item_${calls.size}`);
       if (typeof item['call_id'] === 'string' && item['call_id'] !== '') call.callId = item['call_id'];
       if (typeof item['name'] === 'string' && item['name'] !== '') call.name = item['name'];
       if (done && typeof item['arguments'] === 'string') call.arguments = item['arguments'];

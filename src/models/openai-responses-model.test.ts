@@ -498,3 +498,75 @@ describe('ARBITER_API', () => {
     }
   });
 });
+
+describe('OpenAiResponsesModel against hostile or sloppy streams', () => {
+  it('calls a malformed event a response error, which the resilient model retries', async () => {
+    const endpoint = await serve([
+      {
+        kind: 'chunks',
+        chunks: [{ type: 'response.output_text.delta', item_id: 'msg_1', delta: { text: 'not a string' } }],
+      },
+      { kind: 'chunks', chunks: ['{"type": "response.output_text.delta", "delta": "broken'] },
+      { kind: 'chunks', chunks: [{ no_type: true }] },
+      { kind: 'response', text: 'Recovered.' },
+    ]);
+    const direct = await failure(responsesModel(endpoint).generate({ messages: question, tools: [] }));
+    expect(ModelError.isInstance(direct) && direct.kind).toBe('response');
+    expect((direct as Error).message).toContain('response.output_text.delta.delta is not a string');
+    const decisions: ModelDecision[] = [];
+    const model = new ResilientModel({
+      primary: responsesModel(endpoint),
+      policy: { ...fast, maxAttempts: 3 },
+      semaphore: new ModelSemaphore({ limit: 4 }),
+      onDecision: (decision) => decisions.push(decision),
+    });
+    const response = await model.generate({ messages: question, tools: [] });
+    expect(response.message.content).toBe('Recovered.');
+    expect(decisions.map((decision) => [decision.kind, decision.errorKind])).toEqual([
+      ['retry', 'response'],
+      ['retry', 'response'],
+    ]);
+  });
+
+  it('does not count a function call twice when a server sends items without ids and repeats them at the end', async () => {
+    const item = {
+      type: 'function_call',
+      call_id: 'call_noid',
+      name: 'query_order',
+      arguments: '{"order_id":"SO20260901"}',
+    };
+    const endpoint = await serve([
+      {
+        kind: 'chunks',
+        chunks: [
+          { type: 'response.output_item.done', output_index: 0, item },
+          { type: 'response.completed', response: { id: 'resp_n', status: 'completed', output: [item] } },
+        ],
+      },
+    ]);
+    const response = await responsesModel(endpoint).generate({ messages: question, tools: [] });
+    expect(response.message.tool_calls).toEqual([
+      { id: 'call_noid', type: 'function', function: { name: 'query_order', arguments: '{"order_id":"SO20260901"}' } },
+    ]);
+  });
+
+  it('refuses a function call that never got a name, instead of running something', async () => {
+    const endpoint = await serve([
+      {
+        kind: 'chunks',
+        chunks: [
+          {
+            type: 'response.output_item.added',
+            output_index: 0,
+            item: { id: 'fc_1', type: 'function_call', call_id: 'c', arguments: '' },
+          },
+          { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '{}' },
+          { type: 'response.completed', response: { id: 'resp_q', status: 'completed', output: [] } },
+        ],
+      },
+    ]);
+    const error = await failure(responsesModel(endpoint).generate({ messages: question, tools: [] }));
+    expect(ModelError.isInstance(error) && error.kind).toBe('response');
+    expect((error as Error).message).toContain('function call 1 has no name');
+  });
+});

@@ -20,7 +20,7 @@ const checkout = process.cwd();
 const packageName = (JSON.parse(readFileSync('package.json', 'utf8')) as { name: string }).name;
 const useSection = 'Use it in your project';
 /** Sections whose TypeScript blocks are whole programs a reader can paste (the others are excerpts). */
-const compiledSections = [useSection, 'Defining a tool', 'A real model'];
+const compiledSections = [useSection, 'Defining a tool', 'A real model', 'Choosing the API'];
 /** What the "Defining a tool" excerpt leaves to the reader's application. */
 const preludes: Record<string, string> = {
   'Defining a tool': [
