@@ -359,6 +359,54 @@ describe('startOpenTelemetry with the real OpenTelemetry SDK', () => {
     }
   });
 
+  it('exports a tool name the model made up, or an odd call id, as nothing the model wrote', async () => {
+    let step = 0;
+    const hostile: Model = {
+      name: 'gpt-4o',
+      generate: async () => {
+        step += 1;
+        if (step > 1)
+          return {
+            message: { role: 'assistant', content: 'Done.' },
+            usage: { inputTokens: 1, outputTokens: 1 },
+            finishReason: 'stop',
+          };
+        return {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_x', type: 'function', function: { name: 'jane.doe@example.com', arguments: '{}' } },
+              { id: 'call_y', type: 'function', function: { name: '4111111111111111', arguments: '{}' } },
+              {
+                id: 'id with jane.doe@example.com',
+                type: 'function',
+                function: {
+                  name: 'update_payment_card',
+                  arguments: '{"customer_ref":"C-1","email":"jane.doe@example.com","card_number":"4111111111111111"}',
+                },
+              },
+            ],
+          },
+          usage: { inputTokens: 1, outputTokens: 1 },
+          finishReason: 'tool_calls',
+        };
+      },
+    };
+    for (const captureToolArguments of [false, true]) {
+      step = 0;
+      const { spans } = await tracedRun({ model: hostile, captureToolArguments });
+      const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
+      expect(tools.map((span) => [span.name, span.attributes['gen_ai.tool.call.id'] ?? null])).toEqual([
+        ['execute_tool unknown', 'call_x'],
+        ['execute_tool unknown', 'call_y'],
+        ['execute_tool update_payment_card', null],
+      ]);
+      const exported = JSON.stringify(spans.map((span) => [span.name, span.attributes, span.events, span.status]));
+      for (const secret of secrets) expect(exported).not.toContain(secret);
+    }
+  });
+
   it('is a no-op when @opentelemetry/api is not installed, and the run is unaffected', async () => {
     const bus = new EventBus();
     const missing = Object.assign(new Error("Cannot find package '@opentelemetry/api'"), {

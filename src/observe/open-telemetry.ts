@@ -49,6 +49,10 @@ export interface StartOpenTelemetryOptions {
 }
 
 const apiModule = '@opentelemetry/api';
+/** A tool name the model proposed is exported only when it is a registered tool's, or looks like a tool name at all. */
+const toolNamePattern = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
+/** Call ids come from the endpoint; one that does not look like an id is not exported. */
+const callIdPattern = /^[a-zA-Z0-9_.:-]{1,128}$/;
 
 interface OpenRun {
   readonly span: OtelSpan;
@@ -75,7 +79,9 @@ interface OpenRun {
  *   fallback of a resilient model as an `arbiter.model.decision` span event
  *   and their kinds in `arbiter.model.decisions`. A call that failed ends the
  *   span with `error.type`.
- * - beside it, `execute_tool {tool}` per call (internal): `gen_ai.tool.name`,
+ * - beside it, `execute_tool {tool}` per call (internal): `gen_ai.tool.name`
+ *   (`unknown` for a name the model made up that is not a registered tool's,
+ *   or without `tools` does not look like a tool name),
  *   `gen_ai.tool.call.id`, `gen_ai.tool.type`, `arbiter.gate.decision`,
  *   `arbiter.gate.rule` and `arbiter.approval.id` when a person had to
  *   decide, `arbiter.tool.status`, `arbiter.tool.error.stage` and
@@ -207,19 +213,24 @@ export async function startOpenTelemetry({
     });
   };
 
+  // The model names the tool: whatever it wrote (an email, a card number) must not become a span name.
+  const exportedToolName = (name: string): string =>
+    (tools === undefined ? toolNamePattern.test(name) : tools.get(name) !== undefined) ? name : 'unknown';
+
   const writeTool = (run: OpenRun, call: CallTrace) => {
     const approval = run.approvals.get(call.toolCallId);
-    const captured = exportedArguments?.(call.tool, call.rawArguments);
+    const toolName = exportedToolName(call.tool);
+    const captured = toolName === 'unknown' ? undefined : exportedArguments?.(call.tool, call.rawArguments);
     const span = tracer.startSpan(
-      `execute_tool ${call.tool}`,
+      `execute_tool ${toolName}`,
       {
         kind: spanKind.internal,
         startTime: call.startedAt,
         attributes: {
           'gen_ai.operation.name': 'execute_tool',
           ...provider,
-          'gen_ai.tool.name': call.tool,
-          'gen_ai.tool.call.id': call.toolCallId,
+          'gen_ai.tool.name': toolName,
+          ...(callIdPattern.test(call.toolCallId) ? { 'gen_ai.tool.call.id': call.toolCallId } : {}),
           'gen_ai.tool.type': 'function',
           ...run.conversation,
           'arbiter.gate.decision': call.gate,
