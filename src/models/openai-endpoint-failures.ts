@@ -178,7 +178,13 @@ function connectionDetail(error: unknown): string | undefined {
   }
   return detail;
 }
-/** Throws a `ModelError` of kind `request` when the base URL cannot be used as is. */
+/**
+ * Throws a `ModelError` of kind `request` when the base URL cannot be used
+ * as is: not http(s), or carrying user info, a query or a fragment.
+ *
+ * @example
+ * assertUsableBaseUrl('https://api.openai.com/v1'); // fine
+ */
 export function assertUsableBaseUrl(baseUrl: string): void {
   let url: URL;
   try {
@@ -198,7 +204,13 @@ export function assertUsableBaseUrl(baseUrl: string): void {
   }
 }
 
-/** True when the endpoint answered with one JSON body instead of a stream. */
+/**
+ * True when the endpoint answered with one JSON body instead of a stream
+ * (some compatible servers ignore `stream: true`).
+ *
+ * @example
+ * if (isJsonResponse(response)) assembler.pushResponse(await response.json());
+ */
 export function isJsonResponse(response: Response): boolean {
   return /^application\/(?:[\w.+-]*\+)?json\b/i.test(response.headers.get('content-type') ?? '');
 }
