@@ -15,10 +15,26 @@ export interface UserMessage {
   readonly content: string;
 }
 
+/**
+ * A reasoning item of OpenAI's Responses API: opaque to arbiter, kept with
+ * the answer it came with so the next request can hand it back (reasoning
+ * models continue their chain of thought across tool calls that way).
+ */
+export interface ReasoningItem {
+  /** The provider's item id, `rs_…`. */
+  readonly id: string;
+  /** The encrypted reasoning, when requested (`include: ['reasoning.encrypted_content']`, stateless use). */
+  readonly encrypted_content?: string;
+}
+
 export interface AssistantMessage {
   readonly role: 'assistant';
   readonly content: string | null;
   readonly tool_calls?: readonly ToolCall[];
+  /** Reasoning items of a Responses API answer, sent back with the next request; other models ignore them. */
+  readonly reasoning?: readonly ReasoningItem[];
+  /** The Responses API's id of the response this message is, for `previous_response_id`. */
+  readonly response_id?: string;
 }
 
 export interface ToolMessage {

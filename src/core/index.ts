@@ -19,6 +19,7 @@ export { emptyCallHistory, isCallHistorySource } from './call-history.js';
 export type {
   AssistantMessage,
   ChatMessage,
+  ReasoningItem,
   SystemMessage,
   ToolCall,
   ToolMessage,

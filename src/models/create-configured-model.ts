@@ -1,6 +1,9 @@
+import type { Model } from './model.js';
+import { type ModelApi, readModelApi } from './model-api.js';
 import { type ModelConfig, readModelConfig } from './model-config.js';
 import type { ModelDecision } from './model-decision.js';
 import { OpenAiModel, type OpenAiModelOptions } from './openai-model.js';
+import { OpenAiResponsesModel } from './openai-responses-model.js';
 import { ResilientModel } from './resilient-model.js';
 import type { RetryPolicyOptions } from './retry-policy.js';
 
@@ -11,12 +14,15 @@ export const fallbackModelVariable = 'ARBITER_FALLBACK_MODEL';
 export interface ConfiguredEndpoint extends ModelConfig {
   /** From `ARBITER_FALLBACK_MODEL`: the same endpoint and key, another model id. */
   readonly fallbackModel: string | undefined;
+  /** From `ARBITER_API`: `chat` (default) or `responses`. */
+  readonly api: ModelApi;
 }
 
 /**
  * Reads the configured endpoint: `readModelConfig` (`ARBITER_BASE_URL`,
  * `ARBITER_API_KEY`, `ARBITER_MODEL`, a `ModelError` naming what is
- * missing) and the optional `ARBITER_FALLBACK_MODEL`.
+ * missing), the optional `ARBITER_FALLBACK_MODEL`, and `ARBITER_API`
+ * (`chat` or `responses`; another value is a `ConfigurationError`).
  *
  * @example
  * const { baseUrl, model, fallbackModel } = readConfiguredEndpoint();
@@ -25,13 +31,15 @@ export function readConfiguredEndpoint(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ConfiguredEndpoint {
   const fallback = env[fallbackModelVariable]?.trim() ?? '';
-  return { ...readModelConfig(env), fallbackModel: fallback === '' ? undefined : fallback };
+  const config = readModelConfig(env);
+  return { ...config, fallbackModel: fallback === '' ? undefined : fallback, api: readModelApi(env) };
 }
 
 /**
  * The model every command that talks to a real endpoint uses (`arbiter
  * serve --model openai`, `arbiter eval --model configured`): an
- * `OpenAiModel` on the endpoint the environment configures, wrapped in a
+ * `OpenAiModel` (or, with `ARBITER_API=responses`, an
+ * `OpenAiResponsesModel`) on the endpoint the environment configures, wrapped in a
  * `ResilientModel`, so network errors, timeouts and 5xx are retried with
  * backoff, 429 waits its Retry-After, and, with `ARBITER_FALLBACK_MODEL`,
  * a model that keeps failing hands over to the fallback. Every retry
@@ -60,16 +68,18 @@ export function createConfiguredModel({
   /** A `fetch` to use instead of the global one (proxies, tests). */
   fetch?: OpenAiModelOptions['fetch'];
 } = {}): ResilientModel {
-  const { fallbackModel, ...config } = readConfiguredEndpoint(env);
+  const { fallbackModel, api, ...config } = readConfiguredEndpoint(env);
   const shared = {
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(fetch === undefined ? {} : { fetch }),
   };
+  const client = (model: string): Model =>
+    api === 'responses'
+      ? new OpenAiResponsesModel({ ...config, ...shared, model })
+      : new OpenAiModel({ ...config, ...shared, model });
   return new ResilientModel({
-    primary: new OpenAiModel({ ...config, ...shared }),
-    ...(fallbackModel === undefined
-      ? {}
-      : { fallback: new OpenAiModel({ ...config, ...shared, model: fallbackModel }) }),
+    primary: client(config.model),
+    ...(fallbackModel === undefined ? {} : { fallback: client(fallbackModel) }),
     ...(policy === undefined ? {} : { policy }),
     ...(onDecision === undefined ? {} : { onDecision }),
   });

@@ -10,10 +10,12 @@ export {
   readConfiguredEndpoint,
 } from './create-configured-model.js';
 export type { FinishReason, Model, ModelRequest, ModelResponse } from './model.js';
+export { type ModelApi, modelApiVariable, readModelApi } from './model-api.js';
 export { hasModelConfig, type ModelConfig, readModelConfig } from './model-config.js';
 export type { ModelDecision, ModelDecisionKind, ModelDecisionReason } from './model-decision.js';
 export { defaultModelSemaphore, ModelSemaphore } from './model-semaphore.js';
 export { OpenAiModel, type OpenAiModelOptions, parseRetryAfter } from './openai-model.js';
+export { OpenAiResponsesModel, type OpenAiResponsesModelOptions } from './openai-responses-model.js';
 export { type Cost, costOf, type ModelPrice, type PriceTable, readPriceTable } from './pricing.js';
 export { type FeedbackIssue, readToolFeedback, type ToolFeedback } from './read-tool-feedback.js';
 export { ResilientModel, type ResilientModelOptions } from './resilient-model.js';

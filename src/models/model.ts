@@ -23,6 +23,8 @@ export interface ModelResponse {
   readonly finishReason: FinishReason;
   /** The model that produced this response, when it may differ from `Model.name` (a fallback answered). */
   readonly model?: string;
+  /** Set when the model declined to answer: its refusal, also the message's content; `finishReason` is `content_filter`. */
+  readonly refusal?: string;
 }
 
 /**

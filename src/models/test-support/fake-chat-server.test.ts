@@ -119,3 +119,53 @@ describe('startFakeChatServer', () => {
     expect(await pending).toBeInstanceOf(Error);
   });
 });
+
+describe('startFakeChatServer, Responses API replies', () => {
+  it('streams named semantic events ending with response.completed and no [DONE]', async () => {
+    const { url, requests } = await start([{ kind: 'response', text: 'hi there', textChunkSize: 4 }]);
+
+    const response = await fetch(`${url}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', input: 'hello', stream: true }),
+    });
+    const text = await response.text();
+
+    const events = text.split('\n\n').filter((event) => event !== '');
+    expect(events.map((event) => event.split('\n')[0])).toEqual([
+      'event: response.created',
+      'event: response.in_progress',
+      'event: response.output_item.added',
+      'event: response.content_part.added',
+      'event: response.output_text.delta',
+      'event: response.output_text.delta',
+      'event: response.output_text.done',
+      'event: response.content_part.done',
+      'event: response.output_item.done',
+      'event: response.completed',
+    ]);
+    expect(text).not.toContain('[DONE]');
+    const completed = JSON.parse(events.at(-1)?.split('\n')[1]?.slice('data: '.length) ?? '') as Record<
+      string,
+      unknown
+    >;
+    expect(completed).toMatchObject({
+      type: 'response.completed',
+      sequence_number: 9,
+      response: { id: 'resp_fake_0', model: 'm', status: 'completed', usage: { input_tokens: 10, output_tokens: 5 } },
+    });
+    expect(requests[0]?.path).toBe('/v1/responses');
+  });
+
+  it('answers one response object when the request does not stream', async () => {
+    const { url } = await start([{ kind: 'response', refusal: 'No.' }]);
+
+    const response = await fetch(`${url}/responses`, { method: 'POST', body: JSON.stringify({ model: 'm' }) });
+
+    expect(await response.json()).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      output: [{ type: 'message', content: [{ type: 'refusal', refusal: 'No.' }] }],
+    });
+  });
+});

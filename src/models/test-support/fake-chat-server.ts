@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeAnswer, toChatCompletion, toStreamChunks } from './chat-completion-chunks.js';
+import { type FakeResponsesAnswer, toResponseEvents, toResponseObject } from './response-events.js';
 
 /** Timing shared by every reply. */
 export interface FakeTiming {
@@ -14,7 +15,7 @@ export interface FakeStreaming extends FakeTiming {
   readonly chunkDelayMs?: number;
   /** Destroy the socket after this many SSE events (a mid-stream reset). */
   readonly resetAfterChunks?: number;
-  /** Send the closing `data: [DONE]`. Default true. */
+  /** Send the closing `data: [DONE]`. Default true for chat completions, false for the Responses API (which has none). */
   readonly done?: boolean;
 }
 
@@ -23,6 +24,9 @@ export interface FakeStreaming extends FakeTiming {
  *
  * - `answer`: a text and/or tool-call answer. Sent as SSE chunks when the
  *   request has `stream: true`, else as one `chat.completion` JSON body.
+ * - `response`: a Responses API answer (`POST /v1/responses`): its semantic
+ *   events as SSE (`event: <type>` and `data:`) when the request streams,
+ *   else one `response` object.
  * - `chunks`: these SSE events, verbatim (an object is JSON-encoded, a string
  *   is sent as the `data:` payload as is, e.g. broken JSON).
  * - `json`: a plain JSON body (a non-streamed response, whatever was asked).
@@ -33,6 +37,7 @@ export interface FakeStreaming extends FakeTiming {
  */
 export type FakeReply =
   | ({ readonly kind: 'answer' } & FakeAnswer & FakeStreaming)
+  | ({ readonly kind: 'response' } & FakeResponsesAnswer & FakeStreaming)
   | ({ readonly kind: 'chunks'; readonly chunks: readonly unknown[] } & FakeStreaming)
   | ({ readonly kind: 'json'; readonly body: unknown; readonly status?: number } & FakeTiming)
   | ({
@@ -81,7 +86,8 @@ export type FakeModels = readonly string[] | ((request: RecordedRequest) => Fake
 
 /**
  * Starts a real HTTP server on 127.0.0.1 (random port) that speaks the
- * chat-completions wire format at `POST /v1/chat/completions`, and, with
+ * chat-completions wire format at `POST /v1/chat/completions` (and the
+ * Responses API's at `POST /v1/responses`, for `response` replies), and, with
  * `models`, answers `GET /v1/models`. Any other route answers 404. When a
  * reply list runs out, it answers 500 with a body saying so.
  *
@@ -142,7 +148,7 @@ export async function startFakeChatServer({
       await sendReply({ reply, record, outgoing, signal });
       return;
     }
-    if (record.method !== 'POST' || !record.path.startsWith('/v1/chat/completions')) {
+    if (record.method !== 'POST' || !(record.path.startsWith('/v1/chat/completions') || isResponsesPath(record))) {
       sendJson(outgoing, 404, errorBody(`fake server: no route for ${record.method} ${record.path}`));
       return;
     }
@@ -204,8 +210,18 @@ async function sendReply({
       sendJson(outgoing, reply.status ?? 200, reply.body);
       return;
     case 'chunks':
-      await sendEvents({ events: reply.chunks, streaming: reply, outgoing, signal });
+      await sendEvents({ events: reply.chunks, streaming: reply, outgoing, signal, named: isResponsesPath(record) });
       return;
+    case 'response': {
+      const responseIdentity = { id: reply.responseId ?? `resp_fake_${record.index}`, model: identity.model };
+      if (isStreamRequest(record.body)) {
+        const events = toResponseEvents(reply, responseIdentity);
+        await sendEvents({ events, streaming: reply, outgoing, signal, named: true });
+      } else {
+        sendJson(outgoing, 200, toResponseObject(reply, responseIdentity));
+      }
+      return;
+    }
     case 'answer':
       if (isStreamRequest(record.body)) {
         await sendEvents({ events: toStreamChunks(reply, identity), streaming: reply, outgoing, signal });
@@ -221,13 +237,16 @@ async function sendEvents({
   streaming,
   outgoing,
   signal,
+  named = false,
 }: {
   events: readonly unknown[];
   streaming: FakeStreaming;
   outgoing: ServerResponse;
   signal: AbortSignal;
+  /** Name each event object by its `type` (`event: <type>`), as the Responses API does; no `[DONE]` by default. */
+  named?: boolean;
 }): Promise<void> {
-  const { chunkDelayMs = 0, resetAfterChunks, done = true } = streaming;
+  const { chunkDelayMs = 0, resetAfterChunks, done = !named } = streaming;
   outgoing.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   outgoing.flushHeaders();
   for (const [position, event] of events.entries()) {
@@ -237,7 +256,9 @@ async function sendEvents({
     }
     if (position > 0 && !(await sleep(chunkDelayMs, signal))) return;
     if (signal.aborted) return;
-    await write(outgoing, `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+    const name = named ? eventName(event) : undefined;
+    const data = `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`;
+    await write(outgoing, name === undefined ? data : `event: ${name}\n${data}`);
   }
   if (resetAfterChunks !== undefined && resetAfterChunks >= events.length) {
     outgoing.socket?.destroy();
@@ -283,6 +304,16 @@ function flattenHeaders(incoming: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
+}
+
+function isResponsesPath(record: RecordedRequest): boolean {
+  return record.path === '/v1/responses' || record.path.startsWith('/v1/responses?');
+}
+
+function eventName(event: unknown): string | undefined {
+  return typeof event === 'object' && event !== null && 'type' in event && typeof event.type === 'string'
+    ? event.type
+    : undefined;
 }
 
 function isStreamRequest(body: unknown): boolean {

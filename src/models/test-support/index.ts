@@ -16,3 +16,9 @@ export {
   type RecordedRequest,
   startFakeChatServer,
 } from './fake-chat-server.js';
+export {
+  type FakeResponsesAnswer,
+  type ResponseIdentity,
+  toResponseEvents,
+  toResponseObject,
+} from './response-events.js';
