@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import type { Locale } from '../core/locale.js';
+import type { AgentEvent } from '../events/agent-event.js';
+import { EventBus } from '../events/event-bus.js';
+import type { Model } from '../models/model.js';
+import { ScriptedModel } from '../models/scripted-model.js';
+import type { RunTrace } from '../observe/run-trace.js';
+import { stepLine } from '../observe/trace-line.js';
+import { TraceRecorder } from '../observe/trace-recorder.js';
+import { deskTools } from '../routing/test-support/desk-tools.js';
+import { runAgent } from './run-agent.js';
+
+/** The shop's scripted model, with every request's tool names noted. */
+function recording(model: Model): { model: Model; sent: string[][] } {
+  const sent: string[][] = [];
+  return {
+    sent,
+    model: {
+      name: model.name,
+      generate: (request) => {
+        sent.push(request.tools.map((tool) => tool.function.name));
+        return model.generate(request);
+      },
+    },
+  };
+}
+
+async function parcelRun(locale: Locale, question: string) {
+  const { registry, executed } = deskTools();
+  const scripted = new ScriptedModel({
+    script: {
+      name: 'ticket-not-sent',
+      turns: [
+        {
+          steps: [
+            { call: { name: 'open_ticket', arguments: { subject: 'Late parcel', body: 'SO20260901 is late' } } },
+            { say: 'I opened a ticket for your late parcel.' },
+          ],
+        },
+      ],
+    },
+  });
+  const { model, sent } = recording(scripted);
+  const bus = new EventBus();
+  const events: AgentEvent[] = [];
+  const traces: RunTrace[] = [];
+  const recorder = new TraceRecorder({ onRun: (run) => traces.push(run) });
+  bus.subscribe((event) => {
+    events.push(event);
+    recorder.record(event);
+  });
+  const result = await runAgent({
+    model,
+    tools: registry,
+    messages: [{ role: 'user', content: question }],
+    routing: { topK: 2 },
+    locale,
+    events: bus,
+    // One failure in a row would hand off: a tool that was not sent must not count as one.
+    limits: { maxConsecutiveFailures: 1 },
+  });
+  return { result, executed, sent, events, trace: traces[0] };
+}
+
+describe('runAgent with routing', () => {
+  it('sends the routed tools; a call to a mounted tool not sent is told, then sent and run next step', async () => {
+    const { result, executed, sent, events, trace } = await parcelRun('en', 'Where is my parcel for SO20260901?');
+    expect(result.stopReason).toBe('completed');
+    expect(sent).toEqual([
+      ['query_order', 'track_shipment'],
+      ['query_order', 'track_shipment', 'open_ticket'],
+      ['query_order', 'track_shipment', 'open_ticket'],
+    ]);
+    const toolMessages = result.newMessages.filter((message) => message.role === 'tool');
+    expect(toolMessages[0]?.content).toMatchInlineSnapshot(
+      `"Not run: open_ticket exists but was not among the tools sent for this step, so its definition was not in front of you. It is sent with the next step: check its parameters there and call it again if it is the right tool."`,
+    );
+    expect(executed).toEqual([{ tool: 'open_ticket', args: { subject: 'Late parcel', body: 'SO20260901 is late' } }]);
+    expect(result.text).toBe('I opened a ticket for your late parcel.');
+    const error = events.find((event) => event.type === 'tool:error');
+    expect(error).toMatchObject({ tool: 'open_ticket', stage: 'validation', code: 'tool_not_sent', retryable: true });
+
+    // The trace has, per step, what was sent, the kept tools, the scores and why.
+    const routing = trace?.steps.map((step) => step.routing);
+    expect(routing?.[0]).toMatchObject({ reason: 'lexical', offered: 12, kept: [], tools: sent[0] });
+    expect(routing?.[0]?.scores.map((score) => score.tool).slice(0, 2)).toEqual(['track_shipment', 'query_order']);
+    expect(routing?.[1]).toMatchObject({ reason: 'lexical', kept: ['open_ticket'], tools: sent[1] });
+    const line = trace === undefined ? undefined : stepLine(trace, trace.steps[0] ?? (undefined as never));
+    expect(line?.routing?.tools).toEqual(sent[0]);
+  });
+
+  it('tells a zh-CN model in Chinese', async () => {
+    const { result, executed } = await parcelRun('zh-CN', '我的快递到哪了？订单 SO20260901');
+    expect(result.stopReason).toBe('completed');
+    const told = result.newMessages.find((message) => message.role === 'tool');
+    expect(told?.content).toMatchInlineSnapshot(
+      `"未执行：open_ticket 存在，但不在本步发送给你的工具中，你还没有看到它的定义。下一步会发送它：请先查看它的参数，如果确实是合适的工具，再重新调用。"`,
+    );
+    expect(executed.map((call) => call.tool)).toEqual(['open_ticket']);
+  });
+
+  it('still answers a tool outside the mounted groups as unknown', async () => {
+    const { registry } = deskTools();
+    const model = new ScriptedModel({
+      script: { name: 'unknown', turns: [{ steps: [{ call: { name: 'delete_account', arguments: {} } }] }] },
+    });
+    const result = await runAgent({
+      model,
+      tools: registry,
+      messages: [{ role: 'user', content: 'Delete my account' }],
+      routing: { topK: 2 },
+      limits: { maxSteps: 1 },
+    });
+    const told = result.newMessages.find((message) => message.role === 'tool');
+    expect(told?.content).toContain('there is no tool with this name');
+  });
+
+  it("counts the router model's tokens in the run's usage", async () => {
+    const { registry } = deskTools();
+    const router: Model = {
+      name: 'small',
+      generate: async () => ({
+        message: { role: 'assistant', content: '["track_shipment"]' },
+        usage: { inputTokens: 300, outputTokens: 7 },
+        finishReason: 'stop',
+      }),
+    };
+    const { model, sent } = recording(
+      new ScriptedModel({ script: { name: 'answer', turns: [{ steps: [{ say: 'On its way.' }] }] } }),
+    );
+    const result = await runAgent({
+      model,
+      tools: registry,
+      messages: [{ role: 'user', content: 'Any news on my delivery?' }],
+      routing: { topK: 3, model: router },
+    });
+    expect(sent).toEqual([['track_shipment']]);
+    expect(result.usage.inputTokens).toBeGreaterThanOrEqual(300);
+    expect(result.usage.outputTokens).toBeGreaterThanOrEqual(7);
+  });
+
+  it('sends every mounted tool without the routing option', async () => {
+    const { registry } = deskTools();
+    const { model, sent } = recording(
+      new ScriptedModel({ script: { name: 'answer', turns: [{ steps: [{ say: 'Hello.' }] }] } }),
+    );
+    await runAgent({ model, tools: registry, messages: [{ role: 'user', content: 'Where is my parcel?' }] });
+    expect(sent).toEqual([registry.names]);
+  });
+});
