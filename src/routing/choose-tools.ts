@@ -10,23 +10,35 @@ export interface ToolChoice {
   readonly kept: readonly string[];
   /** Every tool sharing a term with the query, best first. */
   readonly ranked: readonly ToolScore[];
+  /** Every tool of the specs, in their order. */
+  readonly all: readonly string[];
 }
 
-const indexes = new WeakMap<readonly ToolSpec[], ToolSearchIndex>();
+/** Indexes by the first spec of their set, so a set mounted again (groups make a new array per step) is found. */
+const indexes = new WeakMap<ToolSpec, { specs: readonly ToolSpec[]; index: ToolSearchIndex }[]>();
+const indexesPerFirstSpec = 8;
 
 /**
- * The search index of a set of specs, built once per specs array (a
- * registry hands out the same array until a tool is added).
+ * The search index of a set of specs, built once per set: the same spec
+ * objects in the same order find the same index, whichever array holds them.
  *
  * @example
  * const ranked = searchIndexFor(registry.specs).search([{ text: 'refund my order', weight: 1 }]);
  */
 export function searchIndexFor(specs: readonly ToolSpec[]): ToolSearchIndex {
-  let index = indexes.get(specs);
-  if (index === undefined) {
-    index = new ToolSearchIndex(specs);
-    indexes.set(specs, index);
-  }
+  const first = specs[0];
+  if (first === undefined) return new ToolSearchIndex(specs);
+  const known = indexes.get(first) ?? [];
+  const found = known.find(
+    (entry) =>
+      entry.specs === specs ||
+      (entry.specs.length === specs.length && entry.specs.every((spec, index) => spec === specs[index])),
+  );
+  if (found !== undefined) return found.index;
+  const index = new ToolSearchIndex(specs);
+  known.unshift({ specs: [...specs], index });
+  known.length = Math.min(known.length, indexesPerFirstSpec);
+  indexes.set(first, known);
   return index;
 }
 
@@ -59,7 +71,7 @@ export function chooseTools({
   const keptSet = new Set(kept.filter((name) => names.includes(name)));
   const ranked = index.search(query);
   if (names.length - keptSet.size <= topK) {
-    return { tools: names, reason: 'all_fit', kept: inOrder(names, keptSet), ranked };
+    return { tools: names, reason: 'all_fit', kept: inOrder(names, keptSet), ranked, all: names };
   }
   const chosen = new Set(keptSet);
   let added = 0;
@@ -75,9 +87,10 @@ export function chooseTools({
       reason: 'no_match',
       kept: inOrder(names, keptSet),
       ranked,
+      all: names,
     };
   }
-  return { tools: inOrder(names, chosen), reason: 'lexical', kept: inOrder(names, keptSet), ranked };
+  return { tools: inOrder(names, chosen), reason: 'lexical', kept: inOrder(names, keptSet), ranked, all: names };
 }
 
 /**

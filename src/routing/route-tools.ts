@@ -67,7 +67,7 @@ export async function routeTools({
   ): RoutedStep => {
     const routing: ToolRoutingRecord = {
       tools: names,
-      offered: tools.names.length,
+      offered: tools.specs.length,
       reason,
       ...(extra.fallback === undefined ? {} : { fallback: extra.fallback }),
       kept: lexical.kept,
@@ -98,9 +98,9 @@ export async function routeTools({
   }
   const chosen = new Set([...lexical.kept, ...answer.tools]);
   if (answer.tools.length === 0) {
-    return finish(onNoMatch === 'all' ? tools.names : inOrder(tools.names, chosen), 'no_match', used);
+    return finish(onNoMatch === 'all' ? lexical.all : inOrder(lexical.all, chosen), 'no_match', used);
   }
-  return finish(inOrder(tools.names, chosen), 'model', used);
+  return finish(inOrder(lexical.all, chosen), 'model', used);
 }
 
 /**

@@ -16,7 +16,8 @@ export interface RoutedToolSet extends ToolSet {
 }
 
 /**
- * A routed set of the given names (kept in the mounted set's order).
+ * A routed set of the given names, in the order given (routing gives them
+ * in the mounted set's order); names not mounted are left out.
  *
  * @example
  * const tools = routedToolSet({ mounted: registry, names: ['query_order'], routing });
@@ -30,10 +31,9 @@ export function routedToolSet({
   names: readonly string[];
   routing: ToolRoutingRecord;
 }): RoutedToolSet {
-  const chosen = new Set(names);
   const byName = new Map<string, RegisteredTool>();
-  for (const name of mounted.names) {
-    const tool = chosen.has(name) ? mounted.get(name) : undefined;
+  for (const name of names) {
+    const tool = mounted.get(name);
     if (tool !== undefined) byName.set(name, tool);
   }
   const specs = [...byName.values()].map((tool) => tool.spec);
