@@ -47,7 +47,9 @@ export function searchIndexFor(specs: readonly ToolSpec[]): ToolSearchIndex {
  * The result keeps the order of `specs`, never the order of the scores, so
  * the same tools always make the same prompt prefix. With no more tools
  * than `topK` (kept ones aside) everything is sent (`all_fit`); when nothing
- * matches, `onNoMatch` decides (`all` or only the `kept`).
+ * matches and no tool is in use, `onNoMatch` decides (`all` or only the
+ * `kept`); when nothing matches at a later step of a turn, with tools in
+ * use, the kept tools go.
  *
  * @example
  * chooseTools({ specs: registry.specs, query: [{ text: 'Where is my parcel?', weight: 1 }], topK: 6 }).tools;
@@ -57,6 +59,7 @@ export function chooseTools({
   query,
   topK,
   kept = [],
+  inUse = false,
   onNoMatch = 'all',
 }: {
   specs: readonly ToolSpec[];
@@ -64,6 +67,8 @@ export function chooseTools({
   topK: number;
   /** Names always sent when they are among `specs`. */
   kept?: readonly string[];
+  /** True when the conversation is in the middle of using tools: a request matching nothing then keeps to them. */
+  inUse?: boolean;
   onNoMatch?: 'all' | 'kept';
 }): ToolChoice {
   const index = searchIndexFor(specs);
@@ -81,7 +86,7 @@ export function chooseTools({
     chosen.add(name);
     added += 1;
   }
-  if (!ranked.some(({ name }) => !keptSet.has(name))) {
+  if (ranked.length === 0 && !inUse) {
     return {
       tools: onNoMatch === 'all' ? names : inOrder(names, keptSet),
       reason: 'no_match',

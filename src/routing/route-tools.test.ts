@@ -98,6 +98,26 @@ describe('routeTools', () => {
     expect(kept.tools.names).toEqual(['handoff_to_human']);
   });
 
+  it('keeps to the tools in use at a later step of the turn when the request matches only them', async () => {
+    const called: ChatMessage[] = [
+      { role: 'user', content: 'find my contract file' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search_files', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '{}' },
+    ];
+    const step = await routeTools({ tools: registry, messages: called, options: { topK: 2 } });
+    expect(step.tools.names).toEqual(['search_files']);
+    expect(step.tools.routing.reason).toBe('lexical');
+    const goAhead: ChatMessage[] = [...called.slice(1), { role: 'user', content: 'yes, go ahead' }];
+    // A new user message ends the turn: nothing is in use any more, and nothing matches.
+    expect((await routeTools({ tools: registry, messages: goAhead, options: { topK: 2 } })).tools.routing.reason).toBe(
+      'no_match',
+    );
+  });
+
   it('searches the task too, at half weight', async () => {
     const step = await routeTools({
       tools: registry,

@@ -55,8 +55,9 @@ export async function routeTools({
   const latest = latestUserText(messages);
   const query: QueryPart[] = [{ text: latest, weight: 1 }];
   if (options.task !== undefined) query.push({ text: options.task, weight: 0.5 });
-  const kept = [...toolsInUse(messages), ...(options.always ?? [])];
-  const lexical = chooseTools({ specs: tools.specs, query, topK, kept, onNoMatch });
+  const inUse = toolsInUse(messages).filter((name) => tools.get(name) !== undefined);
+  const kept = [...inUse, ...(options.always ?? [])];
+  const lexical = chooseTools({ specs: tools.specs, query, topK, kept, inUse: inUse.length > 0, onNoMatch });
   const scores = lexical.ranked
     .slice(0, recordedScores)
     .map(({ name, score }) => ({ tool: name, score: Math.round(score * 100) / 100 }));
@@ -97,7 +98,7 @@ export async function routeTools({
     return finish(lexical.tools, reason, { ...used, fallback: answer.failure });
   }
   const chosen = new Set([...lexical.kept, ...answer.tools]);
-  if (answer.tools.length === 0) {
+  if (answer.tools.length === 0 && inUse.length === 0) {
     return finish(onNoMatch === 'all' ? lexical.all : inOrder(lexical.all, chosen), 'no_match', used);
   }
   return finish(inOrder(lexical.all, chosen), 'model', used);

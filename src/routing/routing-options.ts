@@ -23,8 +23,10 @@ export interface RoutingOptions {
   readonly task?: string;
   /**
    * When the request shares no term with any tool (and the router model, if
-   * any, names none): `all` sends every mounted tool (the default: a model
-   * without the tool it needs makes things up), `kept` only those kept.
+   * any, names none) and no tool is in use: `all` sends every mounted tool
+   * (the default: a model without the tool it needs makes things up),
+   * `kept` only the `always` ones. At a later step of the same turn, with
+   * tools in use, those are sent (with the `always` ones) instead.
    */
   readonly onNoMatch?: 'all' | 'kept';
   /**

@@ -65,6 +65,7 @@ const table: readonly [string, string, Readonly<Record<string, string>>, SideEff
 /**
  * Twelve tools of a support desk (orders, tickets, calendar, billing,
  * files), each description with a Chinese phrase, and the calls executed.
+ * Read tools are in group `lookup`, the others in `act`, the hand-off in both.
  *
  * @example
  * const { registry, executed } = deskTools();
@@ -85,6 +86,7 @@ export function deskTools(): { registry: ToolRegistry; executed: { tool: string;
         additionalProperties: false,
       },
       sideEffect,
+      groups: name === 'handoff_to_human' ? ['lookup', 'act'] : sideEffect === 'read' ? ['lookup'] : ['act'],
       execute: (args) => {
         executed.push({ tool: name, args });
         return { ok: true, tool: name };
