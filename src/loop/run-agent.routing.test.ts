@@ -10,7 +10,10 @@ import type { RunTrace } from '../observe/run-trace.js';
 import { stepLine } from '../observe/trace-line.js';
 import { TraceRecorder } from '../observe/trace-recorder.js';
 import { deskTools } from '../routing/test-support/desk-tools.js';
+import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { runAgent } from './run-agent.js';
+import { runSession } from './run-session.js';
 
 /** The shop's scripted model, with every request's tool names noted. */
 function recording(model: Model): { model: Model; sent: string[][] } {
@@ -244,5 +247,51 @@ describe('runAgent with routing, attacked', () => {
     });
     expect(executed.map((call) => call.tool)).toEqual(['book_meeting']);
     expect(result.stopReason).toBe('completed');
+  });
+});
+
+describe('runSession with routing', () => {
+  it('routes each user turn afresh on a stored session: the last turn’s tools are not kept', async () => {
+    const store = openSqliteStore({ path: ':memory:' });
+    try {
+      const sessions = new SqliteSessionStore({ database: store.database });
+      const { registry, executed } = deskTools();
+      const { model, sent } = recording(
+        new ScriptedModel({
+          script: {
+            name: 'two-turns',
+            turns: [
+              {
+                when: 'parcel',
+                steps: [
+                  { call: { name: 'track_shipment', arguments: { order_id: 'SO20260901' } } },
+                  { say: 'On its way.' },
+                ],
+              },
+              {
+                when: 'meeting',
+                steps: [
+                  { call: { name: 'book_meeting', arguments: { title: 'Review', starts_at: '2026-12-03T10:00' } } },
+                  { say: 'Booked.' },
+                ],
+              },
+            ],
+          },
+        }),
+      );
+      const session = await sessions.create({ principal: { tenantId: 'desk', userId: 'u1', roles: [] } });
+      const options = { sessions, sessionId: session.id, model, tools: registry, routing: { topK: 1 } };
+      expect((await runSession({ ...options, userMessage: 'Where is my parcel?' })).text).toBe('On its way.');
+      expect((await runSession({ ...options, userMessage: 'Book a meeting tomorrow' })).text).toBe('Booked.');
+      // Each step: the tools in use plus the best new one (topK 1), in registry order.
+      expect(sent[0]).toEqual(['track_shipment']);
+      expect(sent[1]).toContain('track_shipment');
+      expect(sent[2]).toEqual(['book_meeting']);
+      expect(sent[3]).toContain('book_meeting');
+      expect(sent[3]).not.toContain('track_shipment');
+      expect(executed.map((call) => call.tool)).toEqual(['track_shipment', 'book_meeting']);
+    } finally {
+      store.close();
+    }
   });
 });
