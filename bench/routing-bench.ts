@@ -12,6 +12,7 @@
  *
  * Run alone with `npx tsx bench/routing-bench.ts`.
  */
+import { existsSync } from 'node:fs';
 import type { ChatMessage } from '../src/core/chat-message.js';
 import { evaluateRouting } from '../src/evaluation/routing-evaluation.js';
 import { builtInRoutingSet, readRoutingSet } from '../src/evaluation/routing-set.js';
@@ -50,7 +51,8 @@ const toolCount = 1_000;
  * const { lines } = await runRoutingBench();
  */
 export async function runRoutingBench(): Promise<BenchResult> {
-  const set = readRoutingSet(builtInRoutingSet);
+  // Compiled to dist-bench/, the set is not beside the code: read it from the checkout (npm run bench runs there).
+  const set = readRoutingSet(existsSync(builtInRoutingSet) ? builtInRoutingSet : 'evals/routing');
   const large = new ToolRegistry();
   outer: for (const brand of brands) {
     for (const tool of set.tools.names) {
