@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { Model } from '../models/model.js';
+import { searchIndexFor } from './choose-tools.js';
 import { routeTools } from './route-tools.js';
 import { deskTools } from './test-support/desk-tools.js';
+import { tokenizeForSearch } from './tokenize-for-search.js';
 
 const { registry } = deskTools();
 const names = registry.names;
@@ -84,6 +86,36 @@ describe('routeTools, for any request, tools in use, topK and router answer', ()
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('the search index, for any text', () => {
+  it('never throws, scores only tools sharing a term, finite and best first', () => {
+    const specs = registry.specs;
+    fc.assert(
+      fc.property(
+        fc
+          .array(
+            fc.oneof(fc.constantFrom(...words, ...chinese, ...names), fc.string({ unit: 'binary', maxLength: 30 })),
+            {
+              maxLength: 8,
+            },
+          )
+          .map((parts) => parts.join(' ')),
+        fc.double(),
+        (text, weight) => {
+          const ranked = searchIndexFor(specs).search([{ text, weight }]);
+          for (const [index, score] of ranked.entries()) {
+            expect(Number.isFinite(score.score) && score.score > 0).toBe(true);
+            if (index > 0)
+              expect(score.score).toBeLessThanOrEqual(ranked[index - 1]?.score ?? Number.POSITIVE_INFINITY);
+          }
+          const terms = new Set(tokenizeForSearch(text));
+          if (terms.size === 0 || !(weight > 0 && Number.isFinite(weight))) expect(ranked).toEqual([]);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

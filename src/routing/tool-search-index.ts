@@ -69,13 +69,16 @@ export class ToolSearchIndex {
 
   /**
    * Every tool that shares a term with the query, best first; equal scores
-   * keep the order of the specs. Tools sharing no term are left out.
+   * keep the order of the specs. Tools sharing no term are left out, and so
+   * are query parts whose weight is not a positive finite number.
    */
   search(query: readonly QueryPart[]): ToolScore[] {
     const weights = new Map<string, number>();
     for (const part of query) {
-      if (!(part.weight > 0)) continue;
-      for (const term of tokenizeForSearch(part.text)) weights.set(term, (weights.get(term) ?? 0) + part.weight);
+      if (!(part.weight > 0 && Number.isFinite(part.weight))) continue;
+      for (const term of tokenizeForSearch(part.text)) {
+        weights.set(term, Math.min((weights.get(term) ?? 0) + part.weight, Number.MAX_VALUE));
+      }
     }
     const count = this.names.length;
     const scores = new Float64Array(count);
