@@ -12,3 +12,4 @@ const entry = join(outDir, 'src/cli/main.js');
 if (existsSync(entry)) chmodSync(entry, 0o755);
 cpSync(join(root, 'src/server/page/'), join(outDir, 'src/server/page/'), { recursive: true });
 cpSync(join(root, 'evals/shop/'), join(outDir, 'evals/shop/'), { recursive: true });
+cpSync(join(root, 'evals/routing/'), join(outDir, 'evals/routing/'), { recursive: true });

@@ -82,6 +82,7 @@ export {
   type SubscribeOptions,
   type Subscription,
   type ToolErrorStage,
+  type ToolRoutingRecord,
 } from './events/index.js';
 // The gate: tiers, rules, approvals, idempotency, audit.
 export {
@@ -153,6 +154,20 @@ export {
   retryPolicy,
   type StopRetryingReason,
 } from './models/index.js';
+// Tool routing: the right few tools per step from a large set.
+export {
+  chooseTools,
+  DEFAULT_ROUTING_TOP_K,
+  isRoutedToolSet,
+  type RoutedStep,
+  type RoutedToolSet,
+  type RoutingOptions,
+  routeTools,
+  type ToolChoice,
+  type ToolScore,
+  ToolSearchIndex,
+  tokenizeForSearch,
+} from './routing/index.js';
 // The storage interfaces (the SQLite backend: `@arbiter-runtime/core/sqlite`).
 export type {
   ActiveRun,

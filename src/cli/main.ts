@@ -19,6 +19,9 @@ Usage:
   arbiter validate --tools FILE --calls FILE [--lang en|zh-CN]
       Check tool calls (JSONL) against tools (OpenAI function-calling JSON).
       One JSON line per call. Exit 0 all valid, 1 any invalid, 2 bad input file.
+  arbiter route --tools FILE --queries FILE [--top K]
+      Which tools routing sends for each request (JSONL {"id", "query"}), top K (default 6).
+      One JSON line per request. Exit 0 all matched, 1 any matched no tool, 2 bad input file.
   arbiter lint --tools FILE [--json]
       Warn about tool definitions models misuse; print tokens per turn.
       Exit 0 no warnings, 1 warnings, 2 bad input file.
@@ -42,7 +45,9 @@ Usage:
       The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").
   arbiter eval [--suite DIR] [--baseline FILE] [--write-baseline FILE] [--json] [--model scripted|configured]
   arbiter eval --experiment error-messages [--json]
-      The evaluation suite (default evals/shop) and the message-quality experiment.
+  arbiter eval --experiment routing [--suite DIR] [--top K] [--json]
+      The evaluation suite (default evals/shop), the message-quality experiment,
+      and tool routing on a labelled set (default evals/routing).
   arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
       Metrics over the runs in a data directory.
   arbiter help
@@ -61,6 +66,20 @@ const commands: Record<string, Command> = {
       return fail('validate needs --tools FILE and --calls FILE');
     const { validateCalls } = await import('./commands/validate-calls.js');
     return print(validateCalls({ toolsFile: values.tools, callsFile: values.calls, locale: parseLocale(values.lang) }));
+  },
+  route: async (args) => {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { tools: { type: 'string' }, queries: { type: 'string' }, top: { type: 'string' } },
+    });
+    if (values.tools === undefined || values.queries === undefined)
+      return fail('route needs --tools FILE and --queries FILE');
+    const top = values.top === undefined ? undefined : Number(values.top);
+    if (top !== undefined && !(Number.isInteger(top) && top >= 1)) return fail('--top must be a whole number >= 1');
+    const { routeQueries } = await import('./commands/route-queries.js');
+    return print(
+      routeQueries({ toolsFile: values.tools, queriesFile: values.queries, ...(top === undefined ? {} : { top }) }),
+    );
   },
   lint: async (args) => {
     const { values } = parseArgs({

@@ -107,8 +107,15 @@ export function readCallsFile({
   return calls;
 }
 
-/** Reads in chunks and stops one byte past the cap, so endless inputs (`/dev/zero`, pipes) end too. */
-function readText(path: string, maxBytes: number): string {
+/**
+ * Reads a text file in chunks and stops one byte past the cap, so endless
+ * inputs (`/dev/zero`, pipes) end too; a BOM is dropped. Throws
+ * `InputFileError` when it cannot be read or is too large.
+ *
+ * @example
+ * const lines = readText('queries.jsonl', defaultMaxInputBytes).split(/\r?\n/);
+ */
+export function readText(path: string, maxBytes: number): string {
   const chunks: Buffer[] = [];
   let total = 0;
   let descriptor: number | undefined;

@@ -11,6 +11,32 @@ export interface EventEnvelope {
   readonly at: number;
 }
 
+/**
+ * Which tools a step's model call was sent, when a router chose them from a
+ * larger mounted set (`runAgent`'s `routing` option): for the trace.
+ */
+export interface ToolRoutingRecord {
+  /** The tools sent, in the mounted set's order (stable, so the prompt prefix stays cacheable). */
+  readonly tools: readonly string[];
+  /** How many tools were mounted before routing. */
+  readonly offered: number;
+  /**
+   * How they were chosen: `all_fit` (no more mounted than `topK`), `lexical`
+   * (BM25), `model` (the router model's answer), `lexical_fallback` (the
+   * router model failed; see `fallback`), `no_match` (nothing matched the
+   * request: the `onNoMatch` policy decided).
+   */
+  readonly reason: 'all_fit' | 'lexical' | 'model' | 'lexical_fallback' | 'no_match';
+  /** Why the router model's answer was not used: `timeout`, `model_error`, `invalid_answer`. */
+  readonly fallback?: string;
+  /** Tools sent whatever the ranking: in use in the current turn, or always sent. */
+  readonly kept: readonly string[];
+  /** The best lexical scores, best first, rounded to two decimals. */
+  readonly scores: readonly { readonly tool: string; readonly score: number }[];
+  /** Time spent choosing, the router model's call included. */
+  readonly durationMs: number;
+}
+
 /** Where in the tool runner a call failed. */
 export type ToolErrorStage = 'validation' | 'brake' | 'gate' | 'execution';
 
@@ -56,6 +82,8 @@ export type AgentEventBody =
       readonly usage: TokenUsage;
       readonly finishReason: string;
       readonly toolCalls: number;
+      /** Which tools this call was sent and why, when a router chose them. */
+      readonly routing?: ToolRoutingRecord;
     }
   | {
       readonly type: 'tool:proposed';

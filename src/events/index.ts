@@ -7,6 +7,7 @@ export type {
   EventEnvelope,
   GapEventBody,
   ToolErrorStage,
+  ToolRoutingRecord,
 } from './agent-event.js';
 export { type BatchedListener, batchDeltas } from './batch-deltas.js';
 export { createEventProjector, type EventProjector, type EventProjectorOptions } from './create-event-projector.js';

@@ -1,5 +1,7 @@
 import type { ToolCall } from '../core/chat-message.js';
 import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import { isRoutedToolSet } from '../routing/routed-tool-set.js';
+import { routingTexts } from '../routing/routing-texts.js';
 import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
 import { validateToolCall } from '../validation/validate-tool-call.js';
 import type { RunRuntime } from './run-runtime.js';
@@ -15,16 +17,23 @@ export type ParsedToolCall =
  * once), nulls read as the run's model sends them (`runtime.nulls`), and
  * whatever the model sent for a bound parameter dropped. A refusal comes
  * back as an error whose code is the single issue's, or
- * `invalid_arguments` for several.
+ * `invalid_arguments` for several. A call to a mounted tool that routing did
+ * not send this step is `tool_not_sent` (retryable): the model is told the
+ * tool exists, and routing sends it from the next step on (it is in use).
  *
  * @example
  * const checked = parseToolCall(runtime, tools, call);
  * if (!checked.ok) return reportFailure(runtime, head, 'validation', checked.error);
  */
 export function parseToolCall(runtime: RunRuntime, tools: ToolSet, call: ToolCall): ParsedToolCall {
+  const name = call.function.name;
+  if (isRoutedToolSet(tools) && tools.get(name) === undefined && tools.mounted.get(name) !== undefined) {
+    const message = routingTexts(runtime.locale).notSent({ tool: name });
+    return { ok: false, error: { code: 'tool_not_sent', retryable: true, message } };
+  }
   const checked = validateToolCall({
     registry: tools,
-    name: call.function.name,
+    name,
     rawArguments: call.function.arguments,
     locale: runtime.locale,
     nulls: runtime.nulls,

@@ -15,6 +15,7 @@ import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { Model } from '../models/model.js';
 import type { PriceTable } from '../models/pricing.js';
+import type { RoutingOptions } from '../routing/routing-options.js';
 import type { ToolRegistry, ToolSet } from '../tools/tool-registry.js';
 import { commitStep } from './commit-step.js';
 import type { DescribeToolError } from './describe-tool-error.js';
@@ -22,6 +23,7 @@ import { failRun } from './fail-run.js';
 import { finishRun } from './finish-run.js';
 import { mountTools } from './mount-tools.js';
 import { replayBrakes } from './replay-brakes.js';
+import { routeStepTools } from './route-step-tools.js';
 import { budgetStop, spentBudget } from './run-budgets.js';
 import { createRunProgress } from './run-progress.js';
 import { createRunRuntime } from './run-runtime.js';
@@ -104,6 +106,11 @@ export interface RunAgentOptions {
   readonly pinned?: PinnedState;
   /** A `heartbeat` event every this many milliseconds while the run is alive; 0 turns it off. Default 5000. */
   readonly heartbeatMs?: number;
+  /**
+   * Send each model call only the tools its request needs, chosen from the
+   * mounted ones (see `RoutingOptions`). Default: every mounted tool.
+   */
+  readonly routing?: RoutingOptions;
 }
 
 export interface RunResult {
@@ -164,9 +171,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const before = control.reason ?? budgetStop(runtime, progress);
       if (before !== undefined) return await finishRun(runtime, progress, before);
       progress.steps += 1;
-      const tools = mountTools(options, progress.steps);
+      let tools: ToolSet;
       let calls: readonly ToolCall[];
       try {
+        tools = await routeStepTools(runtime, progress, mountTools(options, progress.steps));
         calls = (await takeModelTurn(runtime, progress, tools)).message.tool_calls ?? [];
       } catch (error) {
         if (control.reason !== undefined) return await finishRun(runtime, progress, control.reason);

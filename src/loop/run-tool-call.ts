@@ -38,7 +38,11 @@ export async function runToolCall(
   const { toolCallId, toolName } = head;
   runtime.emitter.emit({ type: 'tool:proposed', step, toolCallId, tool: toolName, arguments: call.function.arguments });
   const checked = parseToolCall(runtime, tools, call);
-  if (!checked.ok) return reportFailure(runtime, head, 'validation', checked.error);
+  if (!checked.ok) {
+    // A tool routing did not send is no mistake of the model's: it does not count as the tool failing.
+    if (checked.error.code === 'tool_not_sent') return reportRefusal(runtime, head, 'validation', checked.error);
+    return reportFailure(runtime, head, 'validation', checked.error);
+  }
   // Serialised once: the repeated-call brake counts this text, and the binding hashes it when nothing is bound.
   const canonicalArguments = canonicalJson(checked.args);
   const times = runtime.brakes.noteCall(toolName, canonicalArguments);

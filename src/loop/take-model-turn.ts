@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
 import type { ModelResponse } from '../models/model.js';
 import { costOf } from '../models/pricing.js';
+import { isRoutedToolSet } from '../routing/routed-tool-set.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { commitStep } from './commit-step.js';
 import type { RunProgress } from './run-progress.js';
@@ -65,6 +66,7 @@ export async function takeModelTurn(
     usage: response.usage,
     finishReason: response.finishReason,
     toolCalls: response.message.tool_calls?.length ?? 0,
+    ...(isRoutedToolSet(tools) ? { routing: tools.routing } : {}),
   });
   const message = withUniqueCallIds(response.message, progress.callIds);
   await commitStep(runtime, progress, [message]);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunUsage } from '../core/run-usage.js';
 import type { StopReason } from '../core/stop-reason.js';
-import type { ToolErrorStage } from '../events/agent-event.js';
+import type { ToolErrorStage, ToolRoutingRecord } from '../events/agent-event.js';
 import type { ModelDecision } from '../models/model-decision.js';
 import { argumentsHash } from '../util/sha256.js';
 
@@ -50,6 +50,8 @@ export interface StepTrace {
   readonly calls: readonly CallTrace[];
   /** Retries, waits and fallbacks of a resilient model during this step's model call. */
   readonly decisions: readonly ModelDecision[];
+  /** Which tools the model call was sent, the scores and why, when a router chose them. */
+  readonly routing?: ToolRoutingRecord;
   /** When the step began: the end of the previous step, or the run's start. */
   readonly startedAt: number;
   readonly modelEndedAt: number;

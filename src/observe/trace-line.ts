@@ -1,5 +1,5 @@
 import type { StopReason } from '../core/stop-reason.js';
-import type { ToolErrorStage } from '../events/agent-event.js';
+import type { ToolErrorStage, ToolRoutingRecord } from '../events/agent-event.js';
 import type { CallStatus, GateOutcome, RunTrace, StepTrace } from './run-trace.js';
 
 /** One tool call inside a step line. Arguments appear only as their digest. */
@@ -35,6 +35,8 @@ export interface TraceStepLine {
     readonly delayMs: number;
     readonly errorKind: string;
   }[];
+  /** Which tools the model call was sent, the scores and why, when a router chose them. */
+  readonly routing?: ToolRoutingRecord;
   /** The whole step: model call and tool calls. */
   readonly elapsedMs: number;
   /** The model call alone. */
@@ -99,6 +101,7 @@ export function stepLine(run: RunTrace, step: StepTrace): TraceStepLine {
             errorKind: decision.errorKind,
           })),
         }),
+    ...(step.routing === undefined ? {} : { routing: step.routing }),
     elapsedMs: round(step.endedAt - step.startedAt),
     modelMs: round(step.modelEndedAt - step.startedAt),
     at: step.startedAt,

@@ -101,6 +101,7 @@ export class TraceRecorder {
           startedAt: stepBoundary(run),
           modelEndedAt: event.at,
           endedAt: event.at,
+          ...(event.routing === undefined ? {} : { routing: event.routing }),
         });
         return;
       }

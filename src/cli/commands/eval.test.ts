@@ -140,7 +140,7 @@ describe('arbiter eval', () => {
     const unknownToolkit = await evalCommand({ suite: copy });
     expect(unknownToolkit.stderr[0]).toMatch(/toolkit "bank" is not available here \(available: shop\)/);
     expect((await evalFromArgs(['--experiment', 'tone'])).stderr).toEqual([
-      '--experiment must be one of error-messages, got "tone"',
+      '--experiment must be one of error-messages, routing, got "tone"',
     ]);
     vi.stubEnv('ARBITER_BASE_URL', '');
     try {

@@ -5,15 +5,18 @@ import { ArbiterError } from '../../errors/arbiter-error.js';
 import { type BaselineComparison, compareWithBaseline, readBaseline, toBaseline } from '../../evaluation/baseline.js';
 import { readBrokenCallCorpus, runErrorMessageExperiment } from '../../evaluation/error-message-experiment.js';
 import { formatExperimentReport } from '../../evaluation/format-experiment-report.js';
+import { formatRoutingReport } from '../../evaluation/format-routing-report.js';
 import { formatSuiteReport } from '../../evaluation/format-suite-report.js';
 import { loadSuite } from '../../evaluation/load-suite.js';
+import { evaluateRouting } from '../../evaluation/routing-evaluation.js';
+import { builtInRoutingSet, readRoutingSet } from '../../evaluation/routing-set.js';
 import { runSuite, type SuiteReport } from '../../evaluation/run-suite.js';
 import { readModelConfig } from '../../models/model-config.js';
 import type { CommandResult } from '../cli-output.js';
 import { loadDemoModule } from '../demo-module.js';
 
 /** The experiments `--experiment` knows. */
-export const experiments = ['error-messages'] as const;
+export const experiments = ['error-messages', 'routing'] as const;
 
 export interface EvalCommandOptions {
   /** The suite directory. Default: the shop example's suite (`evals/shop`, shipped with the package). */
@@ -27,6 +30,8 @@ export interface EvalCommandOptions {
   readonly experiment?: (typeof experiments)[number];
   /** `configured`: run every case on the `ARBITER_*` endpoint instead of its scripted model. */
   readonly model?: 'scripted' | 'configured';
+  /** For `--experiment routing`: how many tools are sent per step. Default 6. */
+  readonly top?: number;
 }
 
 /**
@@ -42,6 +47,11 @@ export interface EvalCommandOptions {
  * message-quality experiment on the suite's corpus of broken calls
  * (`DIR/experiments/error-messages.json`) instead.
  *
+ * `arbiter eval --experiment routing [--suite DIR] [--top K]` evaluates tool
+ * routing on a routing set (default `evals/routing`: `tools.json` and
+ * labelled `queries.jsonl`): recall at 1, 3 and 5, and the tool-definition
+ * tokens per step with and without routing.
+ *
  * @example
  * const result = await evalCommand({ suite: 'evals/shop', baseline: 'evals/shop/baseline.json' });
  * process.exitCode = result.exitCode;
@@ -53,8 +63,14 @@ export async function evalCommand({
   json = false,
   experiment,
   model = 'scripted',
+  top,
 }: EvalCommandOptions): Promise<CommandResult> {
   try {
+    if (experiment === 'routing') {
+      const set = readRoutingSet(requestedDirectory ?? builtInRoutingSet);
+      const report = evaluateRouting({ set, ...(top === undefined ? {} : { topK: top }) });
+      return { exitCode: 0, stdout: json ? [JSON.stringify(report)] : formatRoutingReport(report), stderr: [] };
+    }
     // The toolkits a suite may name, and the default suite, are the shop example's (loaded at run time).
     const { evalSuite, evalToolkits } = await loadDemoModule();
     const directory = requestedDirectory ?? evalSuite;
@@ -108,9 +124,14 @@ export async function evalFromArgs(args: readonly string[]): Promise<CommandResu
       json: { type: 'boolean', default: false },
       experiment: { type: 'string' },
       model: { type: 'string', default: 'scripted' },
+      top: { type: 'string' },
     },
   });
   const { experiment, model } = values;
+  const top = values.top === undefined ? undefined : Number(values.top);
+  if (top !== undefined && !(Number.isInteger(top) && top >= 1)) {
+    return usage(`--top must be a whole number of at least 1, got "${values.top}"`);
+  }
   if (experiment !== undefined && !experiments.some((known) => known === experiment)) {
     return usage(`--experiment must be one of ${experiments.join(', ')}, got "${experiment}"`);
   }
@@ -124,6 +145,7 @@ export async function evalFromArgs(args: readonly string[]): Promise<CommandResu
     ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
     ...(values['write-baseline'] === undefined ? {} : { writeBaseline: values['write-baseline'] }),
     ...(experiment === undefined ? {} : { experiment: experiment as (typeof experiments)[number] }),
+    ...(top === undefined ? {} : { top }),
   });
 }
 
