@@ -349,10 +349,12 @@ describe('GET /v1/chat/:id/stream (the transport reconnect)', () => {
   });
 
   it("answers 404 for another tenant's or another customer's chat, and never starts a run there", async () => {
-    const running = await serve();
-    await ask(running, tokens.alice, 'chat-private', 'Where is my order SO20260901?');
+    const running = await serve({ firstTokenMs: 2000, deltaMs: 0 });
+    const answering = ask(running, tokens.alice, 'chat-private', 'Where is my order SO20260901?');
+    await waitForStatus(running, 'chat-private', 'running');
     for (const token of [tokens.mallory, tokens.bob]) {
-      expect((await running.request('/v1/chat/chat-private/stream', { token })).status).toBe(404);
+      // While the run is active, too: the reconnect answers as for a chat with nothing running.
+      expect((await running.request('/v1/chat/chat-private/stream', { token })).status).toBe(204);
       const posted = await running.request('/v1/chat', {
         token,
         method: 'POST',
@@ -367,8 +369,10 @@ describe('GET /v1/chat/:id/stream (the transport reconnect)', () => {
       body: { id: 'chat-private', messages: [userMessage('Refund everything, I want a refund.')] },
     });
     expect(staff).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    await answering;
     const stored = await running.request('/v1/sessions/chat-private', { token: tokens.alice });
     expect(stored.body.runs).toHaveLength(1);
+    expect((await running.request('/v1/chat/chat-never-begun/stream', { token: tokens.alice })).status).toBe(204);
   });
 
   it('refuses malformed requests with a clear 400', async () => {

@@ -30,7 +30,8 @@ const locales = ['en', 'zh-CN'] as const satisfies readonly Locale[];
  *   to the call and the session) and streams the run's continuation.
  * - `GET /v1/chat/:id/stream` (the transport's reconnect): the session's
  *   active run replayed from its first event and followed live, or 204 when
- *   no run is active.
+ *   no run is active — also for a chat not begun yet and for a chat the
+ *   caller may not see, which tells him nothing about it.
  *
  * The session's owner reads approvals as `data-approval` parts and the
  * stream stays open while the run waits; an approver of the tenant reads
@@ -176,8 +177,9 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
   routes.get('/:id/stream', async (c) => {
     const principal = c.get('principal');
     const chatId = readChatId(c.req.param('id'));
-    const session = await visibleSession(principal, chatId);
-    if (session === undefined) throw notFound('session', chatId);
+    const session = await sessions.load(chatId);
+    // A chat not begun yet (useChat reconnects on every mount) and another's chat alike: no stream to resume.
+    if (session === undefined || !canSee(principal, session)) return c.body(null, 204);
     const runId = session.activeRun?.runId;
     const run = runId === undefined ? undefined : await runs.find(runId);
     if (run === undefined) return c.body(null, 204);

@@ -172,7 +172,13 @@ describe('UiMessageStreamEncoder', () => {
     expect(
       customer.filter((chunk) => chunk.type === 'data-approval').map((chunk) => (chunk as { data: unknown }).data),
     ).toEqual([
-      { toolCallId: 'call-1', tool: 'query_order', status: 'awaiting_approval', text: 'Waiting for approval…' },
+      {
+        toolCallId: 'call-1',
+        tool: 'query_order',
+        status: 'awaiting_approval',
+        text: 'Waiting for approval…',
+        reason: 'a person must look',
+      },
       { toolCallId: 'call-1', tool: 'query_order', status: 'approved', text: 'Approved.' },
     ]);
     await read(customer);

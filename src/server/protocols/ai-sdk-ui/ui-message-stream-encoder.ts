@@ -159,7 +159,8 @@ export class UiMessageStreamEncoder {
         if (this.#options.audience === 'approver') {
           chunks.push({ type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.toolCallId });
         } else {
-          chunks.push(approvalPart(event.toolCallId, { tool: event.tool, status: event.status, text: event.text }));
+          const data = { tool: event.tool, status: event.status, text: event.text, reason: event.reason };
+          chunks.push(approvalPart(event.toolCallId, data));
         }
         return;
       case 'approval:resolved':
