@@ -20,6 +20,7 @@ import { runLoopBench } from './loop-bench.js';
 import type { BenchResult, Target } from './measure.js';
 import { runSseBench } from './sse-bench.js';
 import { runStoreBench } from './store-bench.js';
+import { runUiStreamBench } from './ui-stream-bench.js';
 import { runValidationBench } from './validation-bench.js';
 
 const benches: [name: string, run: () => Promise<BenchResult>][] = [
@@ -31,6 +32,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['store', runStoreBench],
   ['sse', runSseBench],
   ['cluster', runClusterBench],
+  ['ui-stream', runUiStreamBench],
 ];
 
 const only = [
