@@ -1,21 +1,22 @@
 /**
- * `useChat` from `@ai-sdk/react`, unmodified, against a real arbiter server
- * in Debian's Chromium: the README's `Chat` component (its "Use it from a
- * React app" snippet, built with vite as a reader would) on a page served at
- * the server's own origin. A customer asks a question, has a malformed call
+ * `useChat` from `@ai-sdk/react`, unmodified, against a real `arbiter serve`
+ * (its own process: `--auth` with the test tokens, `--script` with the test
+ * chat at the default pace) in Debian's Chromium: the README's `Chat`
+ * component (its "Use it from a React app" snippet, built with vite as a
+ * reader would) on a page served at the server's origin. A customer asks a question, has a malformed call
  * corrected, asks for a refund that an approver approves from his own page,
  * and reloads in the middle of an answer.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { uiChatScript } from '../../src/server/protocols/ai-sdk-ui/test-support/ui-chat-script.js';
-import { startTestServer, type TestServer, testTokens } from '../../src/server/test-support/test-server.js';
-import { withStreamingDelay } from '../../src/server/with-streaming-delay.js';
+import { testAuth, testTokens } from '../../src/server/test-support/test-server.js';
 import { readmeSnippets } from '../package/readme-snippets.js';
 
 const chromiumPath = '/usr/bin/chromium';
@@ -49,7 +50,7 @@ const skipBrowser = !existsSync(chromiumPath) && process.env['CI'] !== 'true';
 describe.skipIf(skipBrowser)('useChat against arbiter in a real browser', { timeout: 60_000 }, () => {
   let browser: BrowserContext;
   let profile: string;
-  let server: TestServer;
+  let server: { url: string; process: ChildProcess; dataDir: string };
   let built: string;
 
   beforeAll(async () => {
@@ -72,9 +73,7 @@ describe.skipIf(skipBrowser)('useChat against arbiter in a real browser', { time
       build: { outDir: built, emptyOutDir: true, minify: false },
     });
 
-    server = await startTestServer({
-      model: () => withStreamingDelay(new ScriptedModel({ script: uiChatScript }), { firstTokenMs: 150, deltaMs: 40 }),
-    });
+    server = await serveArbiter();
     mkdirSync(screenshots, { recursive: true });
     profile = mkdtempSync(join(tmpdir(), 'arbiter-chromium-'));
     browser = await chromium.launchPersistentContext(profile, {
@@ -106,7 +105,12 @@ describe.skipIf(skipBrowser)('useChat against arbiter in a real browser', { time
 
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
+    if (server !== undefined) {
+      const exited = new Promise((resolve) => server.process.once('exit', resolve));
+      server.process.kill('SIGTERM');
+      await exited;
+      rmSync(server.dataDir, { recursive: true, force: true });
+    }
     if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
   });
 
@@ -137,7 +141,10 @@ describe.skipIf(skipBrowser)('useChat against arbiter in a real browser', { time
       .then((texts) => texts.join(''));
 
   async function storedAnswer(chatId: string): Promise<string | undefined> {
-    const { body } = await server.request(`/v1/sessions/${chatId}`, { token: testTokens.alice });
+    const response = await fetch(`${server.url}/v1/sessions/${chatId}`, {
+      headers: { authorization: `Bearer ${testTokens.alice}` },
+    });
+    const body = (await response.json()) as { messages: unknown };
     return (body.messages as { role: string; content: string }[]).findLast((message) => message.role === 'assistant')
       ?.content;
   }
@@ -218,3 +225,45 @@ describe.skipIf(skipBrowser)('useChat against arbiter in a real browser', { time
     await page.close();
   });
 });
+
+/** `arbiter serve` in a process of its own, on a free port, with the test tokens and the test chat's script. */
+async function serveArbiter(): Promise<{ url: string; process: ChildProcess; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-use-chat-'));
+  writeFileSync(join(dataDir, 'auth.json'), JSON.stringify(testAuth));
+  writeFileSync(join(dataDir, 'script.json'), JSON.stringify(uiChatScript));
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts'),
+      'serve',
+      ...['--host', '127.0.0.1', '--port', String(port), '--data-dir', join(dataDir, 'store')],
+      ...['--auth', join(dataDir, 'auth.json'), '--script', join(dataDir, 'script.json')],
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: '', ARBITER_STORE_URL: '' },
+    },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('arbiter serve: listening on')) resolve();
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', read);
+    child.once('exit', (code) => reject(new Error(`arbiter serve exited (${code}) before listening: ${output}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, process: child, dataDir };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}

@@ -1,7 +1,9 @@
 import type { Script } from '../../../../models/script.js';
 
 /**
- * The scripted shop chat the `useChat` tests talk to: a question about an
+ * The scripted shop chat the `useChat` tests talk to (the browser test hands
+ * it to `arbiter serve --script` as JSON; the answer to a question is long
+ * enough to reload the page in the middle of it at the default pace): a question about an
  * order, an order number given in the wrong shape (the model corrects the
  * call after arbiter's validation message), and a refund above the cap that
  * waits for an approver.
@@ -45,7 +47,13 @@ export const uiChatScript: Script = {
       steps: [
         { call: { name: 'query_order', arguments: { order_id: 'SO20260901' } } },
         {
-          say: 'Your order {{query_order.order_id}} is {{query_order.status}}. It is on its way to you, and you can follow the parcel on the carrier site with the tracking number from your confirmation email.',
+          say:
+            'Your order {{query_order.order_id}} is {{query_order.status}}. It is on its way to you, and you can follow ' +
+            'the parcel on the carrier site with the tracking number from your confirmation email. Parcels like this ' +
+            'one usually arrive within two to four business days after they leave our warehouse; the carrier tries ' +
+            'twice, and after a second missed delivery it keeps the parcel at the nearest pick-up point for a week. ' +
+            'If you would rather have it left at your building reception, tell me and I will add a note for the ' +
+            'courier. Is there anything else I can help you with today?',
         },
       ],
     },
