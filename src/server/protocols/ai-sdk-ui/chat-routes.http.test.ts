@@ -295,6 +295,13 @@ describe('approvals through the chat endpoint', () => {
     const waiting = await messageOf(await chunksOf(replay));
     const refund = toolParts(waiting).find((part) => part.type === 'tool-apply_refund');
     if (refund === undefined) throw new Error('no refund part');
+    // An answer posted to another chat of the tenant is not that chat's approval: 404, and nothing is decided.
+    await ask(running, tokens.alice, 'chat-elsewhere', 'Where is my order SO20260901?');
+    await expect(send(running, tokens.staff, 'chat-elsewhere', answer(waiting, refund, true))).rejects.toThrow(
+      /"code":"not_found"/,
+    );
+    const pending = await running.request('/v1/sessions/chat-reject', { token: tokens.staff });
+    expect(pending.body.pendingApprovals).toHaveLength(1);
     const rejected = answer(waiting, refund, false);
     const continuation = await messageOf(
       await chunksOf(await send(running, tokens.staff, 'chat-reject', rejected)),
