@@ -131,7 +131,7 @@ export class UiMessageStreamEncoder {
       case 'gap':
         return;
       case 'model:decision':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         chunks.push({
           type: 'data-model-decision',
           data: { kind: event.kind, attempt: event.attempt, delayMs: event.delayMs },
@@ -139,7 +139,7 @@ export class UiMessageStreamEncoder {
         });
         return;
       case 'model:delta':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         if (this.#textId === undefined) {
           this.#textId = `text-${event.seq}`;
           chunks.push({ type: 'text-start', id: this.#textId });
@@ -147,15 +147,15 @@ export class UiMessageStreamEncoder {
         chunks.push({ type: 'text-delta', id: this.#textId, delta: event.text });
         return;
       case 'model:end':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         this.#endText(chunks);
         return;
       case 'tool:proposed':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         await this.#propose(event, chunks);
         return;
       case 'approval:required':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         if (this.#options.audience === 'approver') {
           chunks.push({ type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.toolCallId });
         } else {
@@ -176,16 +176,16 @@ export class UiMessageStreamEncoder {
         }
         return;
       case 'tool:start':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         this.#progress(event.toolCallId, { tool: event.tool, status: 'running', text: event.text }, chunks);
         return;
       case 'tool:end':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         this.#progress(event.toolCallId, { status: 'done' }, chunks);
         this.#settle(event.toolCallId, 'ok', undefined);
         return;
       case 'tool:error':
-        await this.#openStep(event.step, chunks);
+        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
         if (this.#calls.get(event.toolCallId)?.progress !== undefined) {
           this.#progress(event.toolCallId, { status: 'failed', text: event.text }, chunks);
         }
