@@ -109,12 +109,12 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
     if (request.kind === 'approvals') {
       if (session === undefined) throw notFound('session', request.chatId);
       requireApprover(principal);
-      const pending = [];
+      const pending: { response: (typeof request.responses)[number]; runId: string | undefined }[] = [];
       for (const response of request.responses) {
         const approval = await dependencies.approvals.getApproval(response.approvalId);
         // Decided before (a client sending its earlier answers again): nothing to do for it.
         if (approval !== undefined && approval.status !== 'pending') continue;
-        pending.push(response);
+        pending.push({ response, runId: approval?.runId });
       }
       if (pending.length === 0) {
         throw new HttpError({
@@ -124,10 +124,9 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
         });
       }
       let decided: { runId: string; sentThrough: number } | undefined;
-      for (const response of pending) {
-        const approval = await dependencies.approvals.getApproval(response.approvalId);
+      for (const { response, runId } of pending) {
         // What the client has seen: the run up to where it stopped to wait.
-        const sentThrough = approval === undefined ? 0 : await manager.lastSeq(approval.runId);
+        const sentThrough = runId === undefined ? 0 : await manager.lastSeq(runId);
         const result = await decideApproval(dependencies, {
           principal,
           approvalId: response.approvalId,
