@@ -60,7 +60,9 @@ async function encodeUiStream(): Promise<void> {
   });
   for (const chunk of encoder.start()) sink += encodeUiMessageChunk(chunk).length;
   for (const event of events) {
-    for (const chunk of await encoder.encode(event)) sink += encodeUiMessageChunk(chunk).length;
+    const encoded = encoder.encode(event);
+    for (const chunk of encoded instanceof Promise ? await encoded : encoded)
+      sink += encodeUiMessageChunk(chunk).length;
   }
   if (!encoder.done) throw new Error('the encoder did not finish the message');
   sink += uiMessageStreamDone.length;

@@ -93,7 +93,8 @@ async function send(stream: SSEStreamingApi, options: StreamUiMessagesOptions): 
     while (!closed && !overflow && !encoder.done) {
       const event = queue.shift();
       if (event !== undefined) {
-        await write(await encoder.encode(event));
+        const encoded = encoder.encode(event);
+        await write(encoded instanceof Promise ? await encoded : encoded);
         metrics.observeDelivery(Math.max(0, Date.now() - event.at) / 1000);
         continue;
       }

@@ -104,12 +104,19 @@ export class UiMessageStreamEncoder {
     return [{ type: 'start', messageId: this.#options.messageId, messageMetadata: { runId: this.#options.runId } }];
   }
 
-  /** The chunks for one event, in order; none for an event the client already has (`sentThrough`). */
-  async encode(event: ExternalEvent): Promise<UiMessageChunk[]> {
+  /**
+   * The chunks for one event, in order; none for an event the client
+   * already has (`sentThrough`). A promise only when the event needs the
+   * run's tool calls read first (a new call, or the end of a step whose
+   * answers were not read yet).
+   */
+  encode(event: ExternalEvent): UiMessageChunk[] | Promise<UiMessageChunk[]> {
     if (this.#done) return [];
-    const chunks: UiMessageChunk[] = [];
-    await this.#encode(event, chunks);
-    return event.seq <= (this.#options.sentThrough ?? 0) ? [] : chunks;
+    if (!this.#needsFacts(event)) return this.#encodeNow(event);
+    return Promise.resolve(this.#options.facts.load()).then((facts) => {
+      this.#facts = facts;
+      return this.#encodeNow(event);
+    });
   }
 
   /**
@@ -118,20 +125,43 @@ export class UiMessageStreamEncoder {
    */
   async finishWithout(stopReason: StopReason): Promise<UiMessageChunk[]> {
     if (this.#done) return [];
+    if (this.#unansweredUnread()) this.#facts = await this.#options.facts.load();
     const chunks: UiMessageChunk[] = [];
-    await this.#closeStep(chunks, { final: true });
+    this.#closeStep(chunks, { final: true });
     this.#finish(chunks, stopReason, {});
     return chunks;
   }
 
-  async #encode(event: ExternalEvent, chunks: UiMessageChunk[]): Promise<void> {
+  #encodeNow(event: ExternalEvent): UiMessageChunk[] {
+    const chunks: UiMessageChunk[] = [];
+    this.#encode(event, chunks);
+    return event.seq <= (this.#options.sentThrough ?? 0) ? [] : chunks;
+  }
+
+  /** Whether `event` needs the run's tool calls read: a call not seen yet, or a step ending with unread answers. */
+  #needsFacts(event: ExternalEvent): boolean {
+    if (event.type === 'tool:proposed' && !this.#calls.has(event.toolCallId) && !this.#facts.has(event.toolCallId)) {
+      return true;
+    }
+    const closes =
+      event.type === 'run:end' ||
+      event.type === 'run:error' ||
+      ('step' in event && this.#step !== undefined && event.step !== this.#step);
+    return closes && this.#unansweredUnread();
+  }
+
+  #unansweredUnread(): boolean {
+    return this.#unanswered.some((id) => this.#facts.get(id)?.result === undefined);
+  }
+
+  #encode(event: ExternalEvent, chunks: UiMessageChunk[]): void {
     switch (event.type) {
       case 'run:start':
       case 'heartbeat':
       case 'gap':
         return;
       case 'model:decision':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         chunks.push({
           type: 'data-model-decision',
           data: { kind: event.kind, attempt: event.attempt, delayMs: event.delayMs },
@@ -139,7 +169,7 @@ export class UiMessageStreamEncoder {
         });
         return;
       case 'model:delta':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         if (this.#textId === undefined) {
           this.#textId = `text-${event.seq}`;
           chunks.push({ type: 'text-start', id: this.#textId });
@@ -147,15 +177,15 @@ export class UiMessageStreamEncoder {
         chunks.push({ type: 'text-delta', id: this.#textId, delta: event.text });
         return;
       case 'model:end':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         this.#endText(chunks);
         return;
       case 'tool:proposed':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
-        await this.#propose(event, chunks);
+        this.#openStep(event.step, chunks);
+        this.#propose(event, chunks);
         return;
       case 'approval:required':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         if (this.#options.audience === 'approver') {
           chunks.push({ type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.toolCallId });
         } else {
@@ -176,16 +206,16 @@ export class UiMessageStreamEncoder {
         }
         return;
       case 'tool:start':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         this.#progress(event.toolCallId, { tool: event.tool, status: 'running', text: event.text }, chunks);
         return;
       case 'tool:end':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         this.#progress(event.toolCallId, { status: 'done' }, chunks);
         this.#settle(event.toolCallId, 'ok', undefined);
         return;
       case 'tool:error':
-        if (this.#step !== event.step) await this.#openStep(event.step, chunks);
+        this.#openStep(event.step, chunks);
         if (this.#calls.get(event.toolCallId)?.progress !== undefined) {
           this.#progress(event.toolCallId, { status: 'failed', text: event.text }, chunks);
         }
@@ -196,7 +226,7 @@ export class UiMessageStreamEncoder {
         const final =
           event.stopReason !== 'awaiting_approval' ||
           (finishAwaitingFrom !== undefined && event.seq >= finishAwaitingFrom);
-        await this.#closeStep(chunks, { final });
+        this.#closeStep(chunks, { final });
         if (!final) {
           chunks.push({
             type: 'message-metadata',
@@ -209,21 +239,16 @@ export class UiMessageStreamEncoder {
         return;
       }
       case 'run:error':
-        await this.#closeStep(chunks, { final: true });
+        this.#closeStep(chunks, { final: true });
         chunks.push({ type: 'error', errorText: event.text });
         this.#finish(chunks, 'error', { errorCode: event.code });
         return;
     }
   }
 
-  async #propose(event: ExternalEventOf<'tool:proposed'>, chunks: UiMessageChunk[]): Promise<void> {
-    const known = this.#calls.get(event.toolCallId);
-    if (known !== undefined) return;
-    let facts = this.#facts.get(event.toolCallId);
-    if (facts === undefined) {
-      this.#facts = await this.#options.facts.load();
-      facts = this.#facts.get(event.toolCallId);
-    }
+  #propose(event: ExternalEventOf<'tool:proposed'>, chunks: UiMessageChunk[]): void {
+    if (this.#calls.has(event.toolCallId)) return;
+    const facts = this.#facts.get(event.toolCallId);
     this.#calls.set(event.toolCallId, {
       tool: event.tool,
       state: 'input',
@@ -257,26 +282,24 @@ export class UiMessageStreamEncoder {
     chunks.push({ type: 'data-progress', id: `progress-${toolCallId}`, data });
   }
 
-  async #openStep(step: number, chunks: UiMessageChunk[]): Promise<void> {
+  #openStep(step: number, chunks: UiMessageChunk[]): void {
     if (this.#step === step) return;
-    if (this.#step !== undefined) await this.#closeStep(chunks, { final: false });
+    if (this.#step !== undefined) this.#closeStep(chunks, { final: false });
     this.#step = step;
     chunks.push({ type: 'start-step' });
   }
 
   /** Ends the open text, answers the step's settled calls, and closes the step. */
-  async #closeStep(chunks: UiMessageChunk[], { final }: { final: boolean }): Promise<void> {
+  #closeStep(chunks: UiMessageChunk[], { final }: { final: boolean }): void {
     this.#endText(chunks);
-    await this.#answer(chunks, { final });
+    this.#answer(chunks, { final });
     if (this.#step !== undefined) chunks.push({ type: 'finish-step' });
     this.#step = undefined;
   }
 
-  async #answer(chunks: UiMessageChunk[], { final }: { final: boolean }): Promise<void> {
+  /** Answers the settled calls whose result has been read (`#needsFacts` had it read); at the end, all of them. */
+  #answer(chunks: UiMessageChunk[], { final }: { final: boolean }): void {
     if (this.#unanswered.length === 0) return;
-    if (this.#unanswered.some((id) => this.#facts.get(id)?.result === undefined)) {
-      this.#facts = await this.#options.facts.load();
-    }
     const waiting: string[] = [];
     for (const toolCallId of this.#unanswered) {
       const call = this.#calls.get(toolCallId);
