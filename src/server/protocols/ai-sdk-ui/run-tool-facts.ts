@@ -91,7 +91,13 @@ export function displayToolResult(content: string, policy: ToolFieldPolicy): unk
   return displayValue(value, { isSensitive: policy.isSensitive, boundParameters: [] });
 }
 
-/** The display policy of a tool: its `sensitive` list and schema flags, its bound parameters, the name heuristics. */
+/**
+ * The display policy of a tool: its `sensitive` list and schema flags, its
+ * bound parameters, the name heuristics (as the event projector's).
+ *
+ * @example
+ * displayPolicy(registry, 'apply_refund').isSensitive('phone'); // true
+ */
 export function displayPolicy(tools: Pick<ToolSet, 'get'>, name: string): ToolFieldPolicy {
   const registered = tools.get(name);
   if (registered === undefined) return toolFieldPolicy({});
