@@ -21,6 +21,7 @@ import type { BenchResult, Target } from './measure.js';
 import { runRoutingBench } from './routing-bench.js';
 import { runSseBench } from './sse-bench.js';
 import { runStoreBench } from './store-bench.js';
+import { runUiStreamBench } from './ui-stream-bench.js';
 import { runValidationBench } from './validation-bench.js';
 
 const benches: [name: string, run: () => Promise<BenchResult>][] = [
@@ -33,6 +34,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['sse', runSseBench],
   ['cluster', runClusterBench],
   ['routing', runRoutingBench],
+  ['ui-stream', runUiStreamBench],
 ];
 
 const only = [

@@ -1,15 +1,13 @@
 import { Hono } from 'hono';
-import type { Principal } from '../core/principal.js';
-import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
 import { HttpError } from '../errors/http-error.js';
-import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
+import { decideApproval, requireApprover } from './decide-approval.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
-import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
+import type { ServerDependencies, ServerEnv } from './server-env.js';
 
-const maxReasonLength = 500;
+/** The longest `reason` an approver may give. */
+export const maxReasonLength = 500;
 
-/** The audit rule (and the 403's code) of a refused self-approval. */
-export const fourEyesRule = 'four_eyes';
+export { fourEyesRule } from './decide-approval.js';
 
 /**
  * `POST /v1/approvals/:id` `{ "decision": "approve" | "reject", "reason"? }`,
@@ -29,27 +27,11 @@ export const fourEyesRule = 'four_eyes';
  * app.route('/v1/approvals', approvalRoutes(dependencies));
  */
 export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
-  const { approvals, runs, manager, sessions, audit, tools, allowSelfApproval } = dependencies;
-
-  /** Whether `principal` owns the session the approval was requested in, or made the request. */
-  const ownRequest = async (principal: Principal, runPrincipal: Principal, sessionId: string): Promise<boolean> => {
-    const same = (owner: { tenantId: string | undefined; userId: string | undefined }) =>
-      owner.tenantId === principal.tenantId && owner.userId === principal.userId;
-    if (same(runPrincipal)) return true;
-    const session = await sessions.load(sessionId);
-    return session !== undefined && same({ tenantId: session.tenantId, userId: session.userId });
-  };
   const routes = new Hono<ServerEnv>();
 
   routes.post('/:id', async (c) => {
     const principal = c.get('principal');
-    if (!principal.roles.includes(approverRole)) {
-      throw new HttpError({
-        status: 403,
-        reason: 'forbidden',
-        message: `deciding approvals needs the "${approverRole}" role`,
-      });
-    }
+    requireApprover(principal);
     const body = await readJsonBody(c);
     const decision = optionalChoice(body, 'decision', ['approve', 'reject'] as const);
     if (decision === undefined) {
@@ -69,60 +51,13 @@ export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv
         details: { field: 'reason' },
       });
     }
-    const approvalId = c.req.param('id');
-    const existing = await approvals.getApproval(approvalId);
-    const run = existing === undefined ? undefined : await runs.find(existing.runId);
-    if (existing === undefined || run === undefined || run.tenantId !== principal.tenantId) {
-      throw notFound('approval', approvalId);
-    }
-    if (!allowSelfApproval && (await ownRequest(principal, run.principal, run.sessionId))) {
-      await audit.append({
-        at: Date.now(),
-        sessionId: existing.sessionId,
-        runId: existing.runId,
-        step: existing.step,
-        toolCallId: existing.toolCallId,
-        tool: existing.tool,
-        sideEffect: tools.get(existing.tool)?.definition.sideEffect ?? 'irreversible',
-        argumentsHash: existing.argumentsHash,
-        arguments: existing.arguments,
-        decision: 'denied',
-        rule: fourEyesRule,
-        approver: principal.userId,
-        outcome: 'self_approval_refused',
-        durationMs: 0,
-      });
-      throw new HttpError({
-        status: 403,
-        reason: 'self_approval',
-        message:
-          `approval ${approvalId} was requested in your own session; ` +
-          'under the four-eyes rule another approver of your tenant must decide it',
-        details: { approvalId, rule: fourEyesRule },
-      });
-    }
-
-    let approval: ApprovalRecord;
-    try {
-      approval = await approvals.resolveApproval({
-        approvalId,
-        decision,
-        approver: principal.userId,
-        ...(typeof reason === 'string' && reason.trim() !== '' ? { reason: reason.trim() } : {}),
-      });
-    } catch (error) {
-      if (!ApprovalResolutionError.isInstance(error)) throw error;
-      if (error.failure === 'not_found') throw notFound('approval', approvalId);
-      throw new HttpError({
-        status: 409,
-        reason: error.failure === 'expired' ? 'approval_expired' : 'already_decided',
-        message: error.message,
-        details: { status: error.status ?? null },
-      });
-    }
-    const pending = await approvals.countPending({ runId: run.runId });
-    if (pending === 0) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
-    return c.json({ approvalId, decision: approval.status, runId: run.runId, pending, resumed: pending === 0 }, 202);
+    const decided = await decideApproval(dependencies, {
+      principal,
+      approvalId: c.req.param('id'),
+      decision,
+      reason: typeof reason === 'string' ? reason : undefined,
+    });
+    return c.json(decided, 202);
   });
 
   return routes;
