@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
 import { HttpError } from '../errors/http-error.js';
+import { isMcpRunId } from '../mcp/server/mcp-run.js';
 import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
 import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
@@ -121,8 +122,10 @@ export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv
       });
     }
     const pending = await approvals.countPending({ runId: run.runId });
-    if (pending === 0) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
-    return c.json({ approvalId, decision: approval.status, runId: run.runId, pending, resumed: pending === 0 }, 202);
+    // An MCP caller's run has nothing to resume: its client repeats the approved call.
+    const resumed = pending === 0 && !isMcpRunId(run.runId);
+    if (resumed) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
+    return c.json({ approvalId, decision: approval.status, runId: run.runId, pending, resumed }, 202);
   });
 
   return routes;

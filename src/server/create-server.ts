@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
 import { HttpError } from '../errors/http-error.js';
+import { createMcpHttpRoute } from '../mcp/server/mcp-http-route.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
@@ -369,6 +370,14 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.route('/v1/sessions', sessionRoutes(dependencies));
   app.route('/v1/runs', runRoutes(dependencies));
   app.route('/v1/approvals', approvalRoutes(dependencies));
+  // arbiter's tools over MCP (Streamable HTTP), behind the same bearer auth, principal and limits.
+  const mcp = createMcpHttpRoute({
+    pipeline: { tools: registry, gate, approvals, idempotency: storage.idempotency, audit, runs, onError },
+    authenticate,
+    limits: dependencies.limits,
+    maxRequestBodySize: options.bodyLimitBytes ?? 32 * 1024,
+  });
+  app.all('/mcp', (c) => mcp.fetch(c.req.raw));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {
@@ -402,6 +411,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     idle: () => manager.idle(),
     close: async () => {
       storage.stopping?.();
+      await mcp.close();
       await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
       recentRuns.stop();
       await storage.close();
