@@ -20,8 +20,8 @@ import type { Model } from '../../models/model.js';
 import type { ApprovalRecord } from '../../store/approval-rows.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
 import { argumentsHash } from '../../util/sha256.js';
-import { mcpServerTexts } from './mcp-server-texts.js';
 import { type McpRunRecords, recordMcpRun } from './mcp-run.js';
+import { mcpServerTexts } from './mcp-server-texts.js';
 
 /** The approvals an MCP server asks and reads (the server's `SqliteApprovalBroker` is one). */
 export interface McpApprovals extends ApprovalBroker {
@@ -163,7 +163,11 @@ async function toCallToolResult(
     case 'done': {
       const { outcome, content } = report;
       if (!outcome.ok) {
-        return { isError: true, content: [{ type: 'text', text: content }], structuredContent: { error: outcome.error } };
+        return {
+          isError: true,
+          content: [{ type: 'text', text: content }],
+          structuredContent: { error: outcome.error },
+        };
       }
       // The whole data goes along only when the text is not truncated: a long result stays as short as the model's.
       const whole = isRecord(outcome.data) && content === JSON.stringify(outcome.data);

@@ -35,21 +35,24 @@ export function createArbiterMcpServer({
       'Tools served by arbiter: every call is validated, gated and audited. A call that needs a person ' +
       'is not run; its result names the approval. Repeat exactly the same call once it is approved.',
   });
-  server.setRequestHandler('tools/list', (): ListToolsResult => ({
-    tools: pipeline.tools.names.flatMap((name) => {
-      const tool = pipeline.tools.get(name);
-      if (tool === undefined) return [];
-      const { description, parameters } = tool.spec.function;
-      return [
-        {
-          name,
-          description,
-          inputSchema: parameters as ListToolsResult['tools'][number]['inputSchema'],
-          annotations: toolAnnotations(tool),
-        },
-      ];
+  server.setRequestHandler(
+    'tools/list',
+    (): ListToolsResult => ({
+      tools: pipeline.tools.names.flatMap((name) => {
+        const tool = pipeline.tools.get(name);
+        if (tool === undefined) return [];
+        const { description, parameters } = tool.spec.function;
+        return [
+          {
+            name,
+            description,
+            inputSchema: parameters as ListToolsResult['tools'][number]['inputSchema'],
+            annotations: toolAnnotations(tool),
+          },
+        ];
+      }),
     }),
-  }));
+  );
   server.setRequestHandler(
     'tools/call',
     (request, context): Promise<CallToolResult> =>

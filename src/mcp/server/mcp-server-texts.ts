@@ -31,9 +31,12 @@ const chinese: McpServerTexts = {
     `${reason === undefined ? '' : `：${reason.replace(/[.。]$/, '')}`}。` +
     `由你所在组织中有审批权限的人处理（在 arbiter 服务上 POST /v1/approvals/${approvalId}，或运行 \`arbiter approve ${approvalId}\`）。` +
     '确认之后，再发起完全相同的调用，它只会执行一次；参数不同的调用需要另行确认。请告诉用户这一操作正在等待确认。',
-  tooManyCalls: ({ retryAfterSeconds }) => `该用户的工具调用过于频繁，本次没有执行任何操作。请在 ${retryAfterSeconds} 秒后重试。`,
+  tooManyCalls: ({ retryAfterSeconds }) =>
+    `该用户的工具调用过于频繁，本次没有执行任何操作。请在 ${retryAfterSeconds} 秒后重试。`,
   aborted: ({ tool, started }) =>
-    started ? `${tool} 在执行中被中止，可能已经生效，也可能没有。重复之前请先查询当前状态。` : `${tool} 没有执行：请求已取消。`,
+    started
+      ? `${tool} 在执行中被中止，可能已经生效，也可能没有。重复之前请先查询当前状态。`
+      : `${tool} 没有执行：请求已取消。`,
 };
 
 /**
