@@ -39,7 +39,7 @@ import { loadPageAssets } from './page-assets.js';
 import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
-import { notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
+import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import type { ServerApprovals, ServerLimits, ServerRunRecords } from './server-storage.js';
@@ -376,6 +376,8 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     authenticate,
     limits: dependencies.limits,
     maxRequestBodySize: options.bodyLimitBytes ?? 32 * 1024,
+    // Deciding one's own call in the MCP client is self-approval: only where four eyes are off, for approvers.
+    approveInClient: (principal) => dependencies.allowSelfApproval && principal.roles.includes(approverRole),
   });
   app.all('/mcp', (c) => mcp.fetch(c.req.raw));
 

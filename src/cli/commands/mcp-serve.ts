@@ -20,12 +20,15 @@ import { ToolRegistry } from '../../tools/tool-registry.js';
 
 /** The usage lines of `arbiter mcp serve`, for the CLI's help text. */
 export const mcpServeUsage = `  arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
+                    [--approve-in-client]
       Serve the tools over MCP on stdin/stdout (for an MCP client that starts it as a command).
       Every call acts for the principal given by --tenant/--user/--roles (or ARBITER_MCP_TENANT,
       ARBITER_MCP_USER, ARBITER_MCP_ROLES) and goes through validation, the gate, idempotency and
       the audit log in --data-dir (default .arbiter). A call that needs a person is not run: decide it
       with \`arbiter approve ID --data-dir DIR\` (or POST /v1/approvals/ID on arbiter serve on the same
       data dir), then the client repeats the call. --tools: as arbiter serve's; default the shop example.
+      --approve-in-client  the person at the MCP client decides held calls there (form elicitation,
+                      where the client supports it), recorded as approved by --user: four eyes off
 `;
 
 /** `arbiter mcp serve`'s flags, checked. */
@@ -34,6 +37,8 @@ export interface McpServeFlags {
   readonly toolsModule: string | undefined;
   readonly dataDir: string;
   readonly locale: Locale;
+  /** The person at the client decides held calls there (form elicitation), as the principal: four eyes off. */
+  readonly approveInClient: boolean;
 }
 
 /**
@@ -58,6 +63,7 @@ export function parseMcpServeFlags(
       tools: { type: 'string' },
       'data-dir': { type: 'string', default: '.arbiter' },
       lang: { type: 'string', default: 'en' },
+      'approve-in-client': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -82,6 +88,7 @@ export function parseMcpServeFlags(
     toolsModule: values.tools,
     dataDir: values['data-dir'],
     locale: lang,
+    approveInClient: values['approve-in-client'],
   };
 }
 
@@ -134,7 +141,14 @@ export async function runMcpServe({
     };
     const ended = Promise.race([once(input, 'end'), once(input, 'close')]);
     const handle = serveStdio(
-      () => createArbiterMcpServer({ pipeline, principal: flags.principal, locale: flags.locale }),
+      ({ era }) =>
+        createArbiterMcpServer({
+          pipeline,
+          principal: flags.principal,
+          locale: flags.locale,
+          era,
+          approveInClient: flags.approveInClient,
+        }),
       { transport: new StdioServerTransport(input, output), onerror: onError },
     );
     log(

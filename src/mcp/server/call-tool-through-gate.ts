@@ -27,6 +27,12 @@ import { mcpServerTexts } from './mcp-server-texts.js';
 export interface McpApprovals extends ApprovalBroker {
   listApprovals(filter: { runId: string }): Awaitable<readonly ApprovalRecord[]>;
   getApproval(approvalId: string): Awaitable<ApprovalRecord | undefined>;
+  resolveApproval(options: {
+    approvalId: string;
+    decision: 'approve' | 'reject';
+    approver: string;
+    reason?: string;
+  }): Awaitable<ApprovalRecord>;
 }
 
 /**

@@ -1,6 +1,19 @@
-import { type CallToolResult, type ListToolsResult, Server } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  type ListToolsResult,
+  Server,
+} from '@modelcontextprotocol/server';
 import type { Locale } from '../../core/locale.js';
 import type { Principal } from '../../core/principal.js';
+import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
+import {
+  askClientToDecide,
+  awaitingApproval,
+  clientElicits,
+  type McpEra,
+  recordClientDecision,
+} from './approve-in-client.js';
 import { callToolThroughGate, type McpToolPipeline } from './call-tool-through-gate.js';
 import { toolAnnotations } from './tool-annotations.js';
 
@@ -23,11 +36,20 @@ export function createArbiterMcpServer({
   pipeline,
   principal,
   locale = 'en',
+  era = 'legacy',
+  approveInClient = false,
 }: {
   pipeline: McpToolPipeline;
   principal: Principal;
   /** The language of arbiter's own sentences (validation messages, approval notes). Default English. */
   locale?: Locale;
+  /** The protocol era this instance serves (the SDK's factory context says). Default `legacy` (2025). */
+  era?: McpEra;
+  /**
+   * Let the person at the client decide his own held calls by form elicitation, where the client
+   * declares it: self-approval, so only where four eyes are off for this principal. Default false.
+   */
+  approveInClient?: boolean;
 }): Server {
   const server = new Server(arbiterMcpServerInfo, {
     capabilities: { tools: { listChanged: false } },
@@ -53,9 +75,8 @@ export function createArbiterMcpServer({
       }),
     }),
   );
-  server.setRequestHandler(
-    'tools/call',
-    (request, context): Promise<CallToolResult> =>
+  server.setRequestHandler('tools/call', async (request, context): Promise<CallToolResult | InputRequiredResult> => {
+    const call = () =>
       callToolThroughGate({
         pipeline,
         principal,
@@ -63,7 +84,32 @@ export function createArbiterMcpServer({
         arguments: request.params.arguments,
         locale,
         signal: context.mcpReq.signal,
-      }),
-  );
+      });
+    const result = await call();
+    const held = approveInClient ? awaitingApproval(result) : undefined;
+    if (held === undefined || !clientElicits(context, server.getClientCapabilities())) return result;
+    const record = await pipeline.approvals.getApproval(held.approvalId);
+    if (record === undefined) return result;
+    const answer = await askClientToDecide({
+      context,
+      era,
+      approval: { approvalId: held.approvalId, tool: held.tool, arguments: record.arguments, reason: record.reason },
+      locale,
+    });
+    if (answer.kind === 'ask') return answer.result;
+    if (answer.kind === 'undecided') return result;
+    try {
+      await recordClientDecision({
+        approvals: pipeline.approvals,
+        approvalId: held.approvalId,
+        answer,
+        approver: principal.userId,
+      });
+    } catch (error) {
+      // Decided meanwhile by an approver (or expired): the repeated call answers with that.
+      if (!ApprovalResolutionError.isInstance(error)) throw error;
+    }
+    return call();
+  });
   return server;
 }

@@ -43,6 +43,7 @@ export function createMcpHttpRoute({
   authenticate,
   limits,
   maxRequestBodySize,
+  approveInClient = () => false,
 }: {
   pipeline: McpToolPipeline;
   /** `Authorization` header → principal, or undefined (the server's `createAuthenticator`). */
@@ -50,16 +51,27 @@ export function createMcpHttpRoute({
   limits?: McpLimits;
   /** Largest request body, answered 413 beyond. Default the SDK's (4 MiB). */
   maxRequestBodySize?: number;
+  /**
+   * Whether this principal may decide his own held calls in his client (form elicitation,
+   * 2026-07-28 clients only: a stateless 2025-era request cannot carry the answer back). Default never.
+   */
+  approveInClient?: (principal: Principal) => boolean;
 }): McpHttpRoute {
   const limited: McpToolPipeline =
     limits === undefined ? pipeline : { ...pipeline, beforeCall: (principal) => limits.sendMessage(principal) };
   const handler = createMcpHandler(
-    ({ authInfo }) => {
+    ({ authInfo, era }) => {
       const principal = authInfo?.extra?.[principalKey] as Principal | undefined;
       // Only reached through `fetch` below, which always sets it: a request without one is a wiring fault.
       if (principal === undefined) throw new Error('MCP request without an authenticated principal');
       const locale = (authInfo?.extra?.[localeKey] as Locale | undefined) ?? 'en';
-      return createArbiterMcpServer({ pipeline: limited, principal, locale });
+      return createArbiterMcpServer({
+        pipeline: limited,
+        principal,
+        locale,
+        era,
+        approveInClient: era === 'modern' && approveInClient(principal),
+      });
     },
     { ...(maxRequestBodySize === undefined ? {} : { maxRequestBodySize }), onerror: () => {} },
   );

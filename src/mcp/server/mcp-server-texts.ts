@@ -8,6 +8,10 @@ export interface McpServerTexts {
   tooManyCalls(request: { retryAfterSeconds: number }): string;
   /** The run was stopped (the client went away) before the tool ran, or while it ran. */
   aborted(request: { tool: string; started: boolean }): string;
+  /** The form a person at the MCP client decides a held call with (elicitation). */
+  approvalForm(request: { tool: string; approvalId: string; argumentsJson: string; reason: string }): string;
+  decisionTitle(): string;
+  reasonTitle(): string;
 }
 
 const english: McpServerTexts = {
@@ -23,6 +27,10 @@ const english: McpServerTexts = {
     started
       ? `${tool} was stopped while it ran; it may or may not have taken effect. Check the current state before repeating it.`
       : `${tool} was not run: the request was cancelled.`,
+  approvalForm: ({ tool, approvalId, argumentsJson, reason }) =>
+    `Approve ${tool} ${argumentsJson}? ${reason} (approval ${approvalId}; nothing runs unless you approve.)`,
+  decisionTitle: () => 'Approve or reject this call',
+  reasonTitle: () => 'Reason (optional)',
 };
 
 const chinese: McpServerTexts = {
@@ -37,6 +45,10 @@ const chinese: McpServerTexts = {
     started
       ? `${tool} 在执行中被中止，可能已经生效，也可能没有。重复之前请先查询当前状态。`
       : `${tool} 没有执行：请求已取消。`,
+  approvalForm: ({ tool, approvalId, argumentsJson, reason }) =>
+    `是否批准 ${tool} ${argumentsJson}？${reason}（确认单 ${approvalId}；不批准就不会执行。）`,
+  decisionTitle: () => '批准或拒绝这次调用',
+  reasonTitle: () => '理由（可不填）',
 };
 
 /**
