@@ -1,5 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -139,5 +140,63 @@ describe('arbiter mcp serve over stdio (the built CLI)', () => {
     expect(held.isError).toBe(true);
     expect(textOf(held)).not.toContain('45.50');
     expect(executedRefunds({ tenantId: 'other-shop', userId: 'C1001' })).toEqual([]);
+  });
+
+  it('serves a tools module of one’s own (--tools), and completes and audits a call still running when the client closes stdin', async () => {
+    const moduleDir = mkdtempSync(join(tmpdir(), 'arbiter-mcp-module-'));
+    const modulePath = join(moduleDir, 'slow-tools.mjs');
+    writeFileSync(
+      modulePath,
+      `export const tools = [{
+        name: 'echo_slowly',
+        description: 'Echoes a word after a pause. Use it to test; not for anything else (there is no sibling tool).',
+        parameters: { type: 'object', properties: { word: { type: 'string', description: 'The word', minLength: 1 } },
+          required: ['word'], additionalProperties: false },
+        sideEffect: 'read',
+        execute: async ({ word }) => { await new Promise((resolve) => setTimeout(resolve, 300)); return { echoed: word }; },
+      }];\n`,
+    );
+    const child = spawn(
+      process.execPath,
+      [cli, 'mcp', 'serve', '--tenant', 't1', '--user', 'u1', '--tools', modulePath, '--data-dir', dataDir],
+      {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const exited = once(child, 'exit');
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sh', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'echo_slowly', arguments: { word: 'hello' } },
+    });
+    child.stdin.end();
+    const [code] = await exited;
+    expect(code).toBe(0);
+    // Closing stdin is the client's shutdown (the stdio transport): the answer may not be written any more, but
+    // the call that was running completes and is audited before the store closes, rather than being cut off.
+    expect(stdout).toContain('"serverInfo":{"name":"arbiter"');
+    const store = openSqliteStore({ path: join(dataDir, 'arbiter.db') });
+    try {
+      const audited = new SqliteAuditLog({ database: store.database }).listAudit({
+        runId: mcpRunId({ tenantId: 't1', userId: 'u1', roles: [] }),
+      });
+      expect(audited.map((entry) => [entry.tool, entry.outcome])).toEqual([['echo_slowly', 'ok']]);
+    } finally {
+      store.close();
+      rmSync(moduleDir, { recursive: true, force: true });
+    }
   });
 });

@@ -140,6 +140,13 @@ export async function runMcpServe({
       onError,
     };
     const ended = Promise.race([once(input, 'end'), once(input, 'close')]);
+    // Calls still running when the client hangs up finish (and are audited) before the store closes.
+    const inFlight = new Set<Promise<unknown>>();
+    const track = (call: Promise<unknown>) => {
+      inFlight.add(call);
+      const forget = () => inFlight.delete(call);
+      call.then(forget, forget);
+    };
     const handle = serveStdio(
       ({ era }) =>
         createArbiterMcpServer({
@@ -148,6 +155,7 @@ export async function runMcpServe({
           locale: flags.locale,
           era,
           approveInClient: flags.approveInClient,
+          track,
         }),
       { transport: new StdioServerTransport(input, output), onerror: onError },
     );
@@ -156,6 +164,7 @@ export async function runMcpServe({
         `store ${join(flags.dataDir, 'arbiter.db')}`,
     );
     await ended;
+    await Promise.allSettled([...inFlight]);
     await handle.close();
     return 0;
   } finally {

@@ -38,6 +38,7 @@ export function createArbiterMcpServer({
   locale = 'en',
   era = 'legacy',
   approveInClient = false,
+  track,
 }: {
   pipeline: McpToolPipeline;
   principal: Principal;
@@ -50,6 +51,8 @@ export function createArbiterMcpServer({
    * declares it: self-approval, so only where four eyes are off for this principal. Default false.
    */
   approveInClient?: boolean;
+  /** Handed each call in flight, so whoever closes the store first waits for them (`arbiter mcp serve`). */
+  track?: (call: Promise<unknown>) => void;
 }): Server {
   const server = new Server(arbiterMcpServerInfo, {
     capabilities: { tools: { listChanged: false } },
@@ -76,8 +79,8 @@ export function createArbiterMcpServer({
     }),
   );
   server.setRequestHandler('tools/call', async (request, context): Promise<CallToolResult | InputRequiredResult> => {
-    const call = () =>
-      callToolThroughGate({
+    const call = () => {
+      const calling = callToolThroughGate({
         pipeline,
         principal,
         name: request.params.name,
@@ -85,6 +88,9 @@ export function createArbiterMcpServer({
         locale,
         signal: context.mcpReq.signal,
       });
+      track?.(calling);
+      return calling;
+    };
     const result = await call();
     const held = approveInClient ? awaitingApproval(result) : undefined;
     if (held === undefined || !clientElicits(context, server.getClientCapabilities())) return result;
