@@ -139,6 +139,7 @@ export interface ArbiterServer {
  * - `GET /v1/runs/:id`, `GET /v1/runs/:id/events` (SSE, `Last-Event-ID`)
  * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role; 403 `self_approval` in his own session)
  * - `GET /v1/me`, `GET /healthz`, `GET /metrics` (metrics token or role), `GET /demo.json`, `GET /`
+ * - `/mcp`: the tools as an MCP server (Streamable HTTP) for the bearer's principal, every call through the gate
  *
  * Per principal, streams at once and sessions and messages per minute are
  * limited (429 with `Retry-After`). Without `auth` (the demo, whose tokens

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -117,6 +118,8 @@ export async function runMcpServe({
   log?: (line: string) => void;
 }): Promise<number> {
   const flags = parseMcpServeFlags(args, environment);
+  // As arbiter serve: the data directory is made on first use (the tools module may keep its database there).
+  mkdirSync(flags.dataDir, { recursive: true });
   const domain: ToolsModule =
     flags.toolsModule === undefined
       ? await (await loadDefaultDomain()).open({ dataDir: flags.dataDir })

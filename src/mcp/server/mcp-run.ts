@@ -17,7 +17,8 @@ const mcpRunPrefix = 'mcp_';
  * mcpRunId({ tenantId: 'shop', userId: 'C1001', roles: [] }); // 'mcp_3b1f…'
  */
 export function mcpRunId(principal: Principal): string {
-  return `${mcpRunPrefix}${sha256Hex(`${principal.tenantId}\u0000${principal.userId}`).slice(0, 32)}`;
+  // JSON of the pair: no tenant and user ids, whatever characters they hold, make another pair's text.
+  return `${mcpRunPrefix}${sha256Hex(JSON.stringify([principal.tenantId, principal.userId])).slice(0, 32)}`;
 }
 
 /**

@@ -255,4 +255,31 @@ describe('arbiter mcp over Streamable HTTP (/mcp on arbiter serve)', () => {
     });
     expect(textOf(held)).toContain('尚未执行');
   });
+
+  it('counts each call against the principal’s messages per minute: beyond, nothing runs and the caller is told when to retry', async () => {
+    const limited = await startTestServer({ principalLimits: { messagesPerMinute: 2 } });
+    try {
+      const client = new Client({ name: 'arbiter-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${testTokens.bob}` } },
+        }),
+      );
+      const call = () => client.callTool({ name: 'query_order', arguments: { order_id: 'SO20260906' } });
+      expect((await call()).isError).toBeFalsy();
+      expect((await call()).isError).toBeFalsy();
+      const refused = await call();
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(
+        /^Too many tool calls for this user right now; nothing was run\. Try again in \d+ seconds\.$/,
+      );
+      const audit = new SqliteAuditLog({ database: limited.server.store.database }).listAudit({
+        runId: mcpRunId({ tenantId: 'shop', userId: 'C1002', roles: [] }),
+      });
+      expect(audit).toHaveLength(2);
+      await client.close();
+    } finally {
+      await limited.stop();
+    }
+  });
 });
