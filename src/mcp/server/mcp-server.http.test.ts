@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, testTokens } from '../../server/test-support/test-server.js';
@@ -280,6 +281,59 @@ describe('arbiter mcp over Streamable HTTP (/mcp on arbiter serve)', () => {
       await client.close();
     } finally {
       await limited.stop();
+    }
+  });
+
+  it('never lets a caller choose whom a call acts for: bound parameters sent in the arguments are overwritten', async () => {
+    const client = await connect(testTokens.alice);
+    // Bob's order, asked for by Alice posing as Bob through the parameters the server binds.
+    const posing = await client.callTool({
+      name: 'query_order',
+      arguments: { order_id: 'SO20260906', user_id: 'C1002', tenant_id: 'shop' },
+    });
+    expect(posing.isError).toBe(true);
+    expect(textOf(posing)).not.toContain('YTO');
+    const audited = auditOf(alice).at(-1);
+    expect(audited).toMatchObject({ tool: 'query_order', userId: 'C1001' });
+    expect(audited?.arguments).toMatchObject({ user_id: 'C1001', order_id: 'SO20260906' });
+  });
+
+  it('answers /mcp of the demo server only for a loopback Host, as the rest of it (no DNS rebinding)', async () => {
+    const demo = await startTestServer({ demoAuth: true });
+    try {
+      // fetch sends the real Host; node:http sends the one a rebinding page's browser would.
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: demo.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: {
+              host: 'attacker.example',
+              authorization: 'Bearer demo-customer-token-this-machine-only',
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => {
+              text += chunk.toString();
+            });
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      });
+      expect(answer.status).toBe(403);
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'host_not_allowed' } });
+      expect(answer.text).not.toContain('apply_refund');
+    } finally {
+      await demo.stop();
     }
   });
 });
