@@ -129,7 +129,7 @@ export async function callToolThroughGate({
     (pipeline.onError ?? ((failure: unknown) => console.error('arbiter mcp:', failure)))(error);
     return {
       isError: true,
-      content: [{ type: 'text', text: `${name} failed on the server; the failure was logged for the operator.` }],
+      content: [{ type: 'text', text: texts.failedOnServer({ tool: name }) }],
     };
   } finally {
     runtime.control.dispose();

@@ -8,6 +8,8 @@ export interface McpServerTexts {
   tooManyCalls(request: { retryAfterSeconds: number }): string;
   /** The run was stopped (the client went away) before the tool ran, or while it ran. */
   aborted(request: { tool: string; started: boolean }): string;
+  /** A tool failed in a way only the operator can fix; the details are in the server's log. */
+  failedOnServer(request: { tool: string }): string;
   /** The form a person at the MCP client decides a held call with (elicitation). */
   approvalForm(request: { tool: string; approvalId: string; argumentsJson: string; reason: string }): string;
   decisionTitle(): string;
@@ -27,6 +29,8 @@ const english: McpServerTexts = {
     started
       ? `${tool} was stopped while it ran; it may or may not have taken effect. Check the current state before repeating it.`
       : `${tool} was not run: the request was cancelled.`,
+  failedOnServer: ({ tool }) =>
+    `${tool} failed on the server; it may or may not have taken effect. The failure was logged for the operator: do not repeat the call, tell the user.`,
   approvalForm: ({ tool, approvalId, argumentsJson, reason }) =>
     `Approve ${tool} ${argumentsJson}? ${reason} (approval ${approvalId}; nothing runs unless you approve.)`,
   decisionTitle: () => 'Approve or reject this call',
@@ -45,6 +49,8 @@ const chinese: McpServerTexts = {
     started
       ? `${tool} 在执行中被中止，可能已经生效，也可能没有。重复之前请先查询当前状态。`
       : `${tool} 没有执行：请求已取消。`,
+  failedOnServer: ({ tool }) =>
+    `${tool} 在服务端出错，可能已经生效，也可能没有。错误已记录给运维人员：请不要重复调用，并告知用户。`,
   approvalForm: ({ tool, approvalId, argumentsJson, reason }) =>
     `是否批准 ${tool} ${argumentsJson}？${reason}（确认单 ${approvalId}；不批准就不会执行。）`,
   decisionTitle: () => '批准或拒绝这次调用',
