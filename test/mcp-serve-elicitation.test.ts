@@ -198,6 +198,16 @@ describe('/mcp on arbiter serve: deciding in the client is self-approval', () =>
     const held = await client.callTool(refund('SO20260902', 6000));
     expect(held.structuredContent).toMatchObject({ status: 'awaiting_approval' });
     expect(asked).toEqual([]);
+    // Nor over HTTP: the requester deciding his own MCP call is refused and audited.
+    const { approvalId } = held.structuredContent as { approvalId: string };
+    const own = await server.request(`/v1/approvals/${approvalId}`, {
+      token: selfApprover,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(own.status).toBe(403);
+    expect(own.body).toMatchObject({ error: { code: 'self_approval' } });
+    expect(auditRows('', server.server.store.database).map((row) => row.outcome)).toEqual(['self_approval_refused']);
     await client.close();
   });
 });
