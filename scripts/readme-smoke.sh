@@ -183,6 +183,16 @@ smoke_eval() {
   expect 0 -- run_arbiter eval --experiment error-messages
   expect 2 -- run_arbiter eval --suite "$work/missing-suite"
 }
+smoke_mcp() {
+  # The README's stdio example, exactly as printed, on a data directory that does not exist yet.
+  local example
+  example="$(readme_block '### Serve arbiter'"'"'s tools over MCP' sh | sed "s|/tmp/arbiter-mcp|$work/mcp|")"
+  [ -n "$example" ] || fail 'README has no sh block under "### Serve arbiter'"'"'s tools over MCP"'
+  expect 0 -- bash -c "$example"
+  grep -q '"isError":true' "$work/out" && grep -q 'You sent the string' "$work/out" ||
+    fail 'mcp serve did not answer the README example with the validation message'
+  expect 2 -- run_arbiter mcp serve --data-dir "$work/mcp"
+}
 smoke_stats() {
   expect 0 -- run_arbiter stats --data-dir "$data"
   expect 1 -- run_arbiter stats --data-dir "$work/empty"

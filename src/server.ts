@@ -11,6 +11,14 @@
  * const running = await startServer({ port: 8787, dataDir: '.arbiter', tools: createTools(), gateRules });
  * console.log(`listening on ${running.url}/`);
  */
+
+// arbiter's tools as an MCP server (mounted at /mcp by createServer; over stdio by `arbiter mcp serve`).
+export {
+  callToolThroughGate,
+  createArbiterMcpServer,
+  createMcpHttpRoute,
+  type McpToolPipeline,
+} from './mcp/server/index.js';
 export {
   type ArbiterServer,
   type AuthConfig,

@@ -50,6 +50,8 @@ Usage:
       and tool routing on a labelled set (default evals/routing).
   arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
       Metrics over the runs in a data directory.
+  arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
+      The tools as an MCP server over stdio, every call validated, gated and audited (README, "MCP").
   arbiter help
 `;
 
@@ -211,6 +213,11 @@ const commands: Record<string, Command> = {
   },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
+  mcp: async (args) => {
+    if (args[0] !== 'serve') return fail('mcp needs a subcommand: serve');
+    const { runMcpServe } = await import('./commands/mcp-serve.js');
+    return runMcpServe({ args: args.slice(1) });
+  },
 };
 
 const dataDirOption = { 'data-dir': { type: 'string', default: '.arbiter' } } as const;

@@ -15,6 +15,7 @@ import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { createTierGate, type GateRule } from '../gate/tier-gate.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RunLimits } from '../loop/run-agent.js';
+import { createMcpHttpRoute } from '../mcp/server/mcp-http-route.js';
 import type { Model } from '../models/model.js';
 import { computeMetrics } from '../observe/compute-metrics.js';
 import { metricsToPrometheus } from '../observe/prometheus-metrics.js';
@@ -39,7 +40,7 @@ import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.
 import { chatRoutes } from './protocols/ai-sdk-ui/chat-routes.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
-import { notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
+import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import type { ServerApprovals, ServerLimits, ServerRunRecords } from './server-storage.js';
@@ -140,6 +141,7 @@ export interface ArbiterServer {
  * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role; 403 `self_approval` in his own session)
  * - `POST /v1/chat`, `GET /v1/chat/:id/stream`: the AI SDK's UI message stream, for `useChat` (`chatRoutes`)
  * - `GET /v1/me`, `GET /healthz`, `GET /metrics` (metrics token or role), `GET /demo.json`, `GET /`
+ * - `/mcp`: the tools as an MCP server (Streamable HTTP) for the bearer's principal, every call through the gate
  *
  * Per principal, streams at once and sessions and messages per minute are
  * limited (429 with `Retry-After`). Without `auth` (the demo, whose tokens
@@ -372,6 +374,16 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.route('/v1/runs', runRoutes(dependencies));
   app.route('/v1/approvals', approvalRoutes(dependencies));
   app.route('/v1/chat', chatRoutes(dependencies));
+  // arbiter's tools over MCP (Streamable HTTP), behind the same bearer auth, principal and limits.
+  const mcp = createMcpHttpRoute({
+    pipeline: { tools: registry, gate, approvals, idempotency: storage.idempotency, audit, runs, onError },
+    authenticate,
+    limits: dependencies.limits,
+    maxRequestBodySize: options.bodyLimitBytes ?? 32 * 1024,
+    // Deciding one's own call in the MCP client is self-approval: only where four eyes are off, for approvers.
+    approveInClient: (principal) => dependencies.allowSelfApproval && principal.roles.includes(approverRole),
+  });
+  app.all('/mcp', (c) => mcp.fetch(c.req.raw));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {
@@ -405,6 +417,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     idle: () => manager.idle(),
     close: async () => {
       storage.stopping?.();
+      await mcp.close();
       await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
       recentRuns.stop();
       await storage.close();

@@ -1,6 +1,7 @@
 import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
 import { HttpError } from '../errors/http-error.js';
+import { isMcpRunId } from '../mcp/server/mcp-run.js';
 import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
 import { approverRole, notFound, type ServerDependencies } from './server-env.js';
 
@@ -118,8 +119,10 @@ export async function decideApproval(
     });
   }
   const pending = await approvals.countPending({ runId: run.runId });
-  if (pending === 0) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
-  return { approvalId, decision: approval.status, runId: run.runId, pending, resumed: pending === 0 };
+  // An MCP caller's run has nothing to resume: its client repeats the approved call.
+  const resumed = pending === 0 && !isMcpRunId(run.runId);
+  if (resumed) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
+  return { approvalId, decision: approval.status, runId: run.runId, pending, resumed };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Locale } from '../../core/locale.js';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
+import { isMcpRunId } from '../../mcp/server/mcp-run.js';
 import { type ApprovalRecord, SqliteApprovalBroker } from '../../store/sqlite/sqlite-approval-broker.js';
 import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import type { CommandResult } from '../cli-output.js';
@@ -19,6 +20,8 @@ const texts: Record<
     decided(record: ApprovalRecord, approver: string): string;
     stillWaiting(runId: string, pending: number): string;
     allDecided(runId: string, sessionId: string): string;
+    /** An MCP caller's approval: nothing resumes, the client repeats its call. */
+    mcpDecided(record: ApprovalRecord): string;
   }
 > = {
   en: {
@@ -28,12 +31,20 @@ const texts: Record<
       `run ${runId} is still waiting for ${pending} ${pending === 1 ? 'approval' : 'approvals'}`,
     allDecided: (runId, sessionId) =>
       `every approval of run ${runId} is decided; resume session ${sessionId} to continue`,
+    mcpDecided: (record) =>
+      record.status === 'approved'
+        ? `an MCP client asked for this call: when it repeats exactly the same ${record.tool} call, it runs once`
+        : `an MCP client asked for this call: repeated, it is answered with the rejection`,
   },
   'zh-CN': {
     decided: (record, approver) =>
       `${approver} ${record.status === 'approved' ? '已确认' : record.status === 'rejected' ? '已拒绝' : record.status} ${record.approvalId}：${record.tool} ${JSON.stringify(record.arguments)}`,
     stillWaiting: (runId, pending) => `本轮 ${runId} 还在等待 ${pending} 个确认`,
     allDecided: (runId, sessionId) => `本轮 ${runId} 的确认都已处理；继续会话 ${sessionId} 即可接着运行`,
+    mcpDecided: (record) =>
+      record.status === 'approved'
+        ? `这是 MCP 客户端发起的调用：它再次发起完全相同的 ${record.tool} 调用时，会执行一次`
+        : `这是 MCP 客户端发起的调用：再次发起时，会收到拒绝的答复`,
   },
 };
 
@@ -97,6 +108,7 @@ export async function approveCommand({
   const { record, pending } = recorded;
   const say = texts[recorded.locale];
   const stdout = [say.decided(record, record.approver ?? approver)];
+  if (isMcpRunId(record.runId)) return { exitCode: 0, stdout: [...stdout, say.mcpDecided(record)], stderr: [] };
   if (pending > 0) {
     stdout.push(say.stillWaiting(record.runId, pending));
     return { exitCode: 0, stdout, stderr: [] };

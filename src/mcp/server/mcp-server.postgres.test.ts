@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AssembledServer } from '../../server/create-server.js';
+import { startPostgresServer } from '../../server/postgres-server.js';
+import type { RunningServer } from '../../server/start-server.js';
+import { testAuth, testTokens } from '../../server/test-support/test-server.js';
+import { setUpPostgresCluster } from '../../store/postgres/test-support/postgres-cluster.js';
+
+const cluster = setUpPostgresCluster();
+
+describe.skipIf(cluster.skip)('/mcp on the PostgreSQL server (two nodes, one database)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function startNode({ schema, dataDir }: { schema: string; dataDir: string }) {
+    const running = await startPostgresServer({
+      port: 0,
+      dataDir,
+      connectionString: cluster.connectionString,
+      schema,
+      leaseMs: 1500,
+      auth: testAuth,
+      streamingDelay: false,
+      heartbeatMs: 1000,
+      shutdownGraceMs: 200,
+      onError: () => {},
+      logger: () => {},
+    });
+    cleanups.push(() => running.close());
+    return running;
+  }
+
+  async function connect(node: RunningServer<AssembledServer>, token: string): Promise<Client> {
+    const client = new Client({ name: 'arbiter-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${node.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    cleanups.push(() => client.close());
+    return client;
+  }
+
+  it('holds a refund asked on one node, takes the approval on the other, and runs the repeat once on either', async () => {
+    const schema = cluster.freshSchema();
+    const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-pg-mcp-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const a = await startNode({ schema, dataDir });
+    const b = await startNode({ schema, dataDir });
+    const onA = await connect(a, testTokens.alice);
+    const onB = await connect(b, testTokens.alice);
+    const refund = {
+      name: 'apply_refund',
+      arguments: { order_id: 'SO20260902', amount_cents: 6000, reason_category: 'damaged', reason: 'Chipped.' },
+    };
+    const held = await onA.callTool(refund);
+    const { status, approvalId } = held.structuredContent as { status: string; approvalId: string };
+    expect(status).toBe('awaiting_approval');
+
+    // Another tenant's approver does not find it; the shop's approver decides it on the other node.
+    const decide = (token: string) =>
+      fetch(`${b.url}/v1/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision: 'approve' }),
+      });
+    expect((await decide(testTokens.mallory)).status).toBe(404);
+    const decided = await decide(testTokens.staff);
+    expect(decided.status).toBe(202);
+    expect(await decided.json()).toMatchObject({ decision: 'approved', resumed: false });
+
+    const [first, second] = await Promise.all([onB.callTool(refund), onA.callTool(refund)]);
+    const ran = [first, second].filter((result) => (result.structuredContent as { refund_no?: string }).refund_no);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]?.structuredContent).toMatchObject({ order_id: 'SO20260902', amount_cents: 6000 });
+  });
+});
