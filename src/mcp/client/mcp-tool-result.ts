@@ -19,8 +19,8 @@ export interface McpToolData {
 /**
  * Turns a `tools/call` result into a tool outcome: `isError` throws a
  * `RetryableToolError` carrying the server's text (cut to 1,000
- * characters), so the model may fix its arguments; otherwise the text,
- * `structuredContent` kept as sent, images, audio and resources summarised
+ * characters), so the model may fix its arguments; otherwise the text
+ * (left out when it repeats `structuredContent`), `structuredContent` kept as sent, images, audio and resources summarised
  * in a line each. A result that is text only comes back as that string.
  * The loop then truncates it like any tool's output.
  *
@@ -76,12 +76,20 @@ export function mcpToolResult({
   }
   const structured = result.structuredContent;
   if (structured === undefined && attachments.length === 0) return text;
-  const repeatsStructured = structured !== undefined && text.trim() === JSON.stringify(structured);
+  const repeatsStructured = structured !== undefined && repeats(text, structured);
   return {
     ...(text === '' || repeatsStructured ? {} : { text }),
     ...(structured === undefined ? {} : { structuredContent: structured }),
     ...(attachments.length === 0 ? {} : { attachments }),
   };
+}
+
+/** Whether the text only says again what `structuredContent` holds: its JSON, or one of its string fields. */
+function repeats(text: string, structured: unknown): boolean {
+  const trimmed = text.trim();
+  if (trimmed === JSON.stringify(structured)) return true;
+  if (typeof structured !== 'object' || structured === null) return false;
+  return Object.values(structured).some((value) => typeof value === 'string' && value.trim() === trimmed);
 }
 
 function base64Bytes(data: string): number {
