@@ -108,11 +108,16 @@ describe('MCP client against server-everything', () => {
     });
     expect(tools[0]).toContain('Long running operation completed');
     const progress = seen.filter((event) => event.type === 'tool:progress');
-    expect(progress.map((event) => [event.progress, event.total])).toEqual([
-      [1, 3],
-      [2, 3],
-      [3, 3],
-    ]);
+    // The last notification is sent right before the result and may lose the race with it (the SDK
+    // drops progress for a request that has answered); the ones before it always arrive, in order.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.map((event) => [event.progress, event.total])).toEqual(
+      [
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ].slice(0, progress.length),
+    );
     const end = seen.find((event) => event.type === 'tool:end');
     expect(progress.every((event) => end !== undefined && event.seq < end.seq)).toBe(true);
   });
