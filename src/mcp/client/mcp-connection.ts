@@ -55,6 +55,8 @@ export class McpConnection {
   readonly #credentials: McpCredentials;
   readonly #onToolsChanged: (() => void) | undefined;
   #client: Promise<Client> | undefined;
+  /** The client `#client` resolved to, once it has. */
+  #current: Client | undefined;
   #closed = false;
   #stderrTail = '';
   /** Times the connection was opened; more than one means it was reopened. */
@@ -123,6 +125,7 @@ export class McpConnection {
     this.#closed = true;
     const client = this.#client;
     this.#client = undefined;
+    this.#current = undefined;
     if (client !== undefined) await client.then((open) => open.close()).catch(() => {});
   }
 
@@ -185,6 +188,7 @@ export class McpConnection {
       });
     }
     this.connects += 1;
+    this.#current = client;
     if (this.#closed) {
       await client.close().catch(() => {});
       throw new McpConnectionError({ server: server.name, message: `MCP server "${server.name}" was closed` });
@@ -193,16 +197,10 @@ export class McpConnection {
   }
 
   #drop(client: Client): void {
-    const current = this.#client;
-    if (current === undefined) return;
-    void current.then(
-      (open) => {
-        if (open !== client || this.#client !== current) return;
-        this.#client = undefined;
-        void open.close().catch(() => {});
-      },
-      () => {},
-    );
+    if (this.#current !== client) return;
+    this.#current = undefined;
+    this.#client = undefined;
+    void client.close().catch(() => {});
   }
 
   #transport(): Transport {
@@ -236,6 +234,8 @@ export class McpConnection {
  * closing, `other` is anything else (a timeout, an abort, a protocol error).
  */
 function failureKind(error: unknown): 'unsent' | 'in_flight' | 'other' {
+  // The SDK's request() without a transport (the connection closed just before): never sent.
+  if (error instanceof Error && !(error instanceof SdkError) && error.message === 'Not connected') return 'unsent';
   if (!(error instanceof SdkError)) return 'other';
   if (error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) return 'unsent';
   if (error.code === SdkErrorCode.ConnectionClosed) return 'in_flight';
