@@ -45,6 +45,8 @@ Usage:
       The evaluation suite (default evals/shop) and the message-quality experiment.
   arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
       Metrics over the runs in a data directory.
+  arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--bearer TOKEN] [--header 'N: v']…)
+      An MCP server's tools as arbiter would mount them: tier, tokens per turn, lint warnings, refusals.
   arbiter help
 `;
 
@@ -192,6 +194,7 @@ const commands: Record<string, Command> = {
   },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
+  mcp: async (args) => print(await (await import('./commands/mcp.js')).mcpCommand({ args })),
 };
 
 const dataDirOption = { 'data-dir': { type: 'string', default: '.arbiter' } } as const;
