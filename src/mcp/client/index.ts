@@ -18,4 +18,4 @@ export {
 export { type McpTier, mcpTier } from './mcp-tier.js';
 export { mcpToolName } from './mcp-tool-name.js';
 export { type McpToolData, mcpToolResult } from './mcp-tool-result.js';
-export { type McpMounts, mountMcpServers } from './mount-mcp-servers.js';
+export { type McpMounts, mountMcpServers, openMcpMounts } from './mount-mcp-servers.js';
