@@ -17,6 +17,7 @@ import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
+import { runMcpBench } from './mcp-bench.js';
 import type { BenchResult, Target } from './measure.js';
 import { runSseBench } from './sse-bench.js';
 import { runStoreBench } from './store-bench.js';
@@ -31,6 +32,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['store', runStoreBench],
   ['sse', runSseBench],
   ['cluster', runClusterBench],
+  ['mcp', runMcpBench],
 ];
 
 const only = [

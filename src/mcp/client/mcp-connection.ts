@@ -35,8 +35,6 @@ export interface McpCallOptions {
    * are always sent again once.
    */
   readonly retryInFlight: boolean;
-  /** The tool as listed, so the client checks `structuredContent` against its `outputSchema`. */
-  readonly tool?: Tool;
 }
 
 /**
@@ -81,8 +79,10 @@ export class McpConnection {
   /** Every tool the server offers, all pages. */
   async listTools({ signal }: { signal?: AbortSignal } = {}): Promise<Tool[]> {
     return this.#withRetry(true, async (client) => {
+      // Bypassing the SDK's cache keeps it from validating results against the server's outputSchema
+      // on its own (backtracking) regex engine; arbiter validates them (see McpServerMount).
       const result = await client.listTools(undefined, {
-        cacheMode: 'refresh',
+        cacheMode: 'bypass',
         timeout: this.#server.timeoutMs ?? 60_000,
         ...(signal === undefined ? {} : { signal }),
       });
@@ -98,7 +98,6 @@ export class McpConnection {
         {
           signal: options.signal,
           timeout: options.timeoutMs,
-          ...(options.tool === undefined ? {} : { toolDefinition: options.tool }),
           ...(options.onProgress === undefined
             ? {}
             : {
@@ -112,6 +111,14 @@ export class McpConnection {
         },
       ),
     );
+  }
+
+  /**
+   * The official SDK client under this connection, connected. Calls made on
+   * it bypass arbiter entirely; the benchmark compares with them.
+   */
+  sdkClient(): Promise<Client> {
+    return this.#connected();
   }
 
   /** The process id of a stdio server while connected (tests use it to kill the server). */

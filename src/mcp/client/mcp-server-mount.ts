@@ -86,7 +86,6 @@ export class McpServerMount {
   readonly #reserved: ReadonlySet<string>;
   #tools: readonly MountedMcpTool[] = [];
   #refusals: readonly McpToolRefusal[] = [];
-  #listed = new Map<string, Tool>();
   #refreshing: Promise<McpToolChanges> | undefined;
   #refreshAgain = false;
   #closed = false;
@@ -198,7 +197,6 @@ export class McpServerMount {
       const previous = before.get(name);
       return previous !== undefined && fingerprint(previous) !== fingerprint(after.get(name) as MountedMcpTool);
     });
-    this.#listed = new Map(listed.map((tool) => [tool.name, tool]));
     for (const registry of this.#registries) {
       for (const name of [...removed, ...changed]) registry.unregister(name);
       for (const name of [...changed, ...added]) registry.register((after.get(name) as MountedMcpTool).definition);
@@ -333,13 +331,10 @@ export class McpServerMount {
         const connection = this.#connectionFor(context.principal, context.locale);
         this.#inFlight.set(connection, (this.#inFlight.get(connection) ?? 0) + 1);
         try {
-          const listed = this.#listed.get(mcpName);
           const result = await connection.callTool(mcpName, args, {
             signal: context.signal,
             timeoutMs,
             retryInFlight: sideEffect === 'read',
-            // Without its outputSchema: arbiter checks structuredContent itself, in linear time.
-            ...(listed === undefined ? {} : { tool: { ...listed, outputSchema: undefined } }),
             onProgress: (progress) => context.reportProgress?.(progress),
           });
           if (
