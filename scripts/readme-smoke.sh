@@ -100,6 +100,11 @@ smoke_validate() {
   expect 1 -- run_arbiter validate --tools examples/shop/shop-tools.openai.json --calls test/fixtures/shop-calls.jsonl
   expect 2 -- run_arbiter validate --tools examples/shop/shop-tools.openai.json --calls "$work/missing.jsonl"
 }
+smoke_mcp() {
+  # The reference filesystem server is a dev dependency: its tools carry lint warnings (exit 1).
+  expect 1 -- run_arbiter mcp tools --name files -- node_modules/.bin/mcp-server-filesystem "$work"
+  expect 2 -- run_arbiter mcp tools -- "$work/no-such-server"
+}
 smoke_lint() {
   expect 0 -- run_arbiter lint --tools examples/shop/shop-tools.openai.json
   expect 2 -- run_arbiter lint --tools "$work/missing.json"
