@@ -17,6 +17,7 @@ import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
+import { runMcpBench } from './mcp-bench.js';
 import type { BenchResult, Target } from './measure.js';
 import { runRoutingBench } from './routing-bench.js';
 import { runSseBench } from './sse-bench.js';
@@ -35,6 +36,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['cluster', runClusterBench],
   ['routing', runRoutingBench],
   ['ui-stream', runUiStreamBench],
+  ['mcp', runMcpBench],
 ];
 
 const only = [

@@ -192,6 +192,9 @@ smoke_mcp() {
   grep -q '"isError":true' "$work/out" && grep -q 'You sent the string' "$work/out" ||
     fail 'mcp serve did not answer the README example with the validation message'
   expect 2 -- run_arbiter mcp serve --data-dir "$work/mcp"
+  # The reference filesystem server is a dev dependency: its tools carry lint warnings (exit 1).
+  expect 1 -- run_arbiter mcp tools --name files -- node_modules/.bin/mcp-server-filesystem "$work"
+  expect 2 -- run_arbiter mcp tools -- "$work/no-such-server"
 }
 smoke_stats() {
   expect 0 -- run_arbiter stats --data-dir "$data"

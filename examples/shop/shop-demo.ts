@@ -101,6 +101,8 @@ export interface ShopDemoOptions {
   readonly continueWaiting?: boolean;
   /** Told the id of the session the demo runs in. */
   readonly onSession?: (sessionId: string) => void;
+  /** Adds tools next to the shop's (`arbiter demo --mcp FILE`: MCP servers' tools). */
+  readonly mountTools?: (registry: ToolRegistry) => void;
 }
 
 /** How the demo ended: the stop reason of its last run. */
@@ -142,11 +144,18 @@ export async function runShopDemo({
   sessionId: requestedSession,
   continueWaiting = false,
   onSession,
+  mountTools,
 }: ShopDemoOptions): Promise<ShopDemoResult> {
   // Looked up before anything is opened: a mistyped id must not leave a data directory behind.
   if (requestedSession !== undefined) await requireDemoSession({ dataDirectory, sessionId: requestedSession });
   const open = (locale: Locale) =>
-    openDemo({ dataDirectory, locale, modelLatencyMs, ...(now === undefined ? {} : { now }) });
+    openDemo({
+      dataDirectory,
+      locale,
+      modelLatencyMs,
+      ...(now === undefined ? {} : { now }),
+      ...(mountTools === undefined ? {} : { mountTools }),
+    });
   let demo = open(requestedLocale);
   try {
     const existing =
@@ -441,11 +450,13 @@ function openDemo({
   locale,
   now,
   modelLatencyMs = 0,
+  mountTools,
 }: {
   dataDirectory: string;
   locale: Locale;
   now?: () => Date;
   modelLatencyMs?: number;
+  mountTools?: (registry: ToolRegistry) => void;
 }) {
   const inMemory = dataDirectory === ':memory:';
   if (!inMemory) mkdirSync(dataDirectory, { recursive: true });
@@ -455,6 +466,7 @@ function openDemo({
   const database = store.database;
   const registry = new ToolRegistry();
   for (const tool of shop.tools) registry.register(tool);
+  mountTools?.(registry);
   const model = new ScriptedModel({ script: shopDemoScripts[locale], latencyMs: modelLatencyMs });
   const events = new EventBus();
   const toolEvents = new Map<string, AgentEvent>();

@@ -5,7 +5,7 @@ import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { ErrorStyle } from '../evaluation/error-describer.js';
 import type { EvalToolkitFactory } from '../evaluation/eval-toolkit.js';
 import { defaultDomainFile } from '../server/default-domain.js';
-import type { ToolSet } from '../tools/tool-registry.js';
+import type { ToolRegistry, ToolSet } from '../tools/tool-registry.js';
 
 /** What `arbiter demo` asks of the demo (`runDemo`'s options). */
 export interface DemoRunOptions {
@@ -21,6 +21,8 @@ export interface DemoRunOptions {
   readonly write: (line: string) => void;
   readonly onSession: (sessionId: string) => void;
   readonly sessionId?: string;
+  /** Adds tools next to the shop's (`--mcp FILE`). */
+  readonly mountTools?: (registry: ToolRegistry) => void;
 }
 
 /**

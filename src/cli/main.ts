@@ -11,7 +11,7 @@ const usage = `arbiter: the model proposes, code decides.
 
 Usage:
   arbiter demo [--vague-errors] [--approve | --reject] [--lang en|zh-CN] [--events progress|ndjson|none]
-               [--session ID | --new] [--data-dir DIR]
+               [--session ID | --new] [--data-dir DIR] [--mcp FILE]
       The shop demo, offline, on the scripted model. APPROVE=1 works like --approve;
       on a terminal without either flag it asks y/n at the approval. A decision goes
       to the approval an earlier demo left pending (its session continues) unless --new;
@@ -39,7 +39,7 @@ Usage:
       Roll back one executed reversible call (e.g. add_order_note).
   arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
       Stored sessions (--data-dir DIR, default .arbiter).
-  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE]
+  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE] [--mcp FILE]
                [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").
@@ -52,6 +52,8 @@ Usage:
       Metrics over the runs in a data directory.
   arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
       The tools as an MCP server over stdio, every call validated, gated and audited (README, "MCP").
+  arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--bearer TOKEN] [--header 'N: v']…)
+      An MCP server's tools as arbiter would mount them: tier, tokens per turn, lint warnings, refusals.
   arbiter help
 `;
 
@@ -214,7 +216,7 @@ const commands: Record<string, Command> = {
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
   mcp: async (args) => {
-    if (args[0] !== 'serve') return fail('mcp needs a subcommand: serve');
+    if (args[0] !== 'serve') return print(await (await import('./commands/mcp.js')).mcpCommand({ args }));
     const { runMcpServe } = await import('./commands/mcp-serve.js');
     return runMcpServe({ args: args.slice(1) });
   },
@@ -233,6 +235,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
       events: { type: 'string', default: 'progress' },
       session: { type: 'string' },
       new: { type: 'boolean', default: false },
+      mcp: { type: 'string' },
       ...dataDirOption,
     },
   });
@@ -244,6 +247,9 @@ async function runDemo(args: readonly string[]): Promise<number> {
     throw new UsageError({ message: '--new and --session exclude each other' });
   }
   const demo = await loadDemoModule();
+  // MCP servers' tools next to the shop's: the scripted shop chat does not call them, the model sees them.
+  const mcp =
+    values.mcp === undefined ? undefined : await (await import('./demo-mcp.js')).openDemoMcp({ file: values.mcp });
   const tty = process.stdout.isTTY === true;
   // In NDJSON mode stdout carries events only; the transcript goes to stderr.
   const transcript = live === 'ndjson' ? process.stderr : process.stdout;
@@ -254,7 +260,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
     env: process.env,
     isTTY: process.stdin.isTTY === true && tty,
   });
-  const result = await demo.runDemo({
+  const running = demo.runDemo({
     errorStyle: values['vague-errors'] ? 'vague' : 'full',
     locale,
     dataDirectory: values['data-dir'],
@@ -273,7 +279,9 @@ async function runDemo(args: readonly string[]): Promise<number> {
           : `session ${sessionId} (continue with --session ${sessionId})\n`,
       ),
     ...(values.session === undefined ? {} : { sessionId: values.session }),
+    ...(mcp === undefined ? {} : { mountTools: (registry) => mcp.attach(registry) }),
   });
+  const result = await running.finally(() => mcp?.close());
   return result.stopReason === 'error' ? 1 : 0;
 }
 

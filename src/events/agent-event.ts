@@ -114,6 +114,17 @@ export type AgentEventBody =
     }
   | { readonly type: 'tool:start'; readonly step: number; readonly toolCallId: string; readonly tool: string }
   | {
+      /** A running call's progress report (e.g. an MCP server's progress notification). */
+      readonly type: 'tool:progress';
+      readonly step: number;
+      readonly toolCallId: string;
+      readonly tool: string;
+      readonly progress: number;
+      readonly total?: number;
+      /** The tool's own sentence (a third party's for an MCP tool): internal, never projected. */
+      readonly message?: string;
+    }
+  | {
       readonly type: 'tool:end';
       readonly step: number;
       readonly toolCallId: string;

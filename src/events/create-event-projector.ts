@@ -135,6 +135,16 @@ export function createEventProjector({
             ...(progressTable === undefined ? {} : { table: progressTable }),
           }),
         };
+      case 'tool:progress':
+        return {
+          type: 'tool:progress',
+          ...envelope,
+          step: event.step,
+          ...call,
+          status: 'running',
+          progress: event.progress,
+          ...(event.total === undefined ? {} : { total: event.total }),
+        };
       case 'tool:end':
         return {
           type: 'tool:end',

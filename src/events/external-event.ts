@@ -66,6 +66,15 @@ export type ExternalEventBody =
       readonly text: string;
     }
   | {
+      readonly type: 'tool:progress';
+      readonly step: number;
+      readonly toolCallId: string;
+      readonly tool: string;
+      readonly status: 'running';
+      readonly progress: number;
+      readonly total?: number;
+    }
+  | {
       readonly type: 'tool:end';
       readonly step: number;
       readonly toolCallId: string;

@@ -23,6 +23,7 @@ export function deliveryClass(event: AgentEvent): DeliveryClass {
       return 'heartbeat';
     case 'tool:proposed':
     case 'tool:start':
+    case 'tool:progress':
     case 'tool:end':
     case 'model:end':
       return 'progress';

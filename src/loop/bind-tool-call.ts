@@ -59,6 +59,16 @@ export function bindToolCall(
       signal: runtime.signal,
       locale: runtime.locale,
       history: scopedHistory.history,
+      reportProgress: ({ progress, total, message }) =>
+        runtime.emitter.emit({
+          type: 'tool:progress',
+          step: head.step,
+          toolCallId: head.toolCallId,
+          tool: head.toolName,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        }),
     },
     releaseHistory: scopedHistory.release,
     decision: 'allowed',

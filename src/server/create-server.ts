@@ -62,6 +62,11 @@ export interface CreateServerOptions {
    */
   readonly tools?: readonly ToolDefinition[];
   /**
+   * Adds tools that come and go while the server runs, next to `tools`: called once with the server's
+   * registry, which the caller may keep changing (MCP servers' tools, `McpMounts.attach`).
+   */
+  readonly mountTools?: (registry: ToolRegistry) => void;
+  /**
    * Configured gate rules over `tools` (e.g. a hard cap that denies outright), applied by the default
    * gate. Default: none (`startServer` with the shop's default tools: the shop's, `shopGateRules`).
    * Not together with `gate`, which brings its own rules.
@@ -245,6 +250,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
       : createAuthenticator(options.auth);
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? []) registry.register(tool);
+  options.mountTools?.(registry);
   const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? [], tools: registry });
 
   const metrics = new ServerMetrics({ tools: registry, tenantOf: storage.tenantOf });

@@ -13,4 +13,5 @@ export type {
   SideEffect,
   ToolContext,
   ToolDefinition,
+  ToolProgress,
 } from './tool-types.js';

@@ -88,6 +88,17 @@ export class ToolRegistry implements ToolSet {
     return this;
   }
 
+  /**
+   * Removes a tool; true when it was registered. For tools that come and go
+   * at run time (an MCP server's, after `tools/list_changed`): a model call
+   * to it from then on is answered as an unknown tool.
+   */
+  unregister(name: string): boolean {
+    const removed = this.#tools.delete(name);
+    if (removed) this.#allSpecs = undefined;
+    return removed;
+  }
+
   get(name: string): RegisteredTool | undefined {
     return this.#tools.get(name);
   }

@@ -28,6 +28,20 @@ export interface ToolContext {
    * under 50.00 yuan".
    */
   readonly history: CallHistory;
+  /**
+   * Reports how far a long call has come (`progress` of `total`, if known);
+   * each report becomes a `tool:progress` event of the run. Set by the
+   * runtime; an MCP server's progress notifications arrive here.
+   */
+  readonly reportProgress?: (update: ToolProgress) => void;
+}
+
+/** How far a running call has come, for a `tool:progress` event. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  /** A short sentence from the tool (for an MCP tool, the server's): internal, not sent to browsers. */
+  readonly message?: string;
 }
 
 /** The principal's fields a parameter can be bound to. */

@@ -1,8 +1,11 @@
+import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { Locale } from '../../core/locale.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { readMcpConfig } from '../../mcp/client/mcp-server-config.js';
+import { type McpMounts, openMcpMounts } from '../../mcp/client/mount-mcp-servers.js';
 import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
 import { createConfiguredModel, readConfiguredEndpoint } from '../../models/create-configured-model.js';
 import type { Model } from '../../models/model.js';
@@ -18,7 +21,7 @@ import { withStreamingDelay } from '../../server/with-streaming-delay.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
-               [--tools MODULE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
+               [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
       --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
@@ -29,6 +32,8 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                       tokens, shown at start, on a loopback --host only
       --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
                       default: the shop example (examples/shop/shop-domain), with its refund hard cap
+      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, README "MCP"); each
+                      tool gets the tier its annotations give, behind the same gate, approvals and audit
       --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
                       ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
                       checked at start (GET /models): unreachable, key refused or model not listed exits 2
@@ -55,6 +60,8 @@ export interface ServeFlags {
   readonly leaseMs: number | undefined;
   readonly authFile: string | undefined;
   readonly toolsModule: string | undefined;
+  /** `--mcp FILE`: MCP servers whose tools are mounted next to the others. */
+  readonly mcpFile: string | undefined;
   readonly model: 'scripted' | 'openai';
   /** Start with `--model openai` without checking the endpoint first. */
   readonly skipModelCheck: boolean;
@@ -81,6 +88,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
       'lease-ms': { type: 'string' },
       auth: { type: 'string' },
       tools: { type: 'string' },
+      mcp: { type: 'string' },
       model: { type: 'string', default: 'scripted' },
       script: { type: 'string' },
       'skip-model-check': { type: 'boolean', default: false },
@@ -132,6 +140,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     leaseMs,
     authFile: values.auth,
     toolsModule: values.tools,
+    mcpFile: values.mcp,
     model: values.model,
     skipModelCheck: values['skip-model-check'],
     scriptFile: values.script,
@@ -159,14 +168,31 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
 export async function serveOptions(
   flags: ServeFlags,
   environment: Readonly<Record<string, string | undefined>> = process.env,
-): Promise<{ options: StartServerOptions; close: () => Promise<void> }> {
+): Promise<{ options: StartServerOptions; close: () => Promise<void>; notices: readonly string[] }> {
   const auth: AuthConfig | undefined =
     flags.authFile === undefined ? undefined : await readAuthConfig({ file: flags.authFile });
-  const domain: ToolsModule | undefined =
+  const mcpServers =
+    flags.mcpFile === undefined ? undefined : await readMcpConfig({ file: flags.mcpFile, environment });
+  let domain: ToolsModule | undefined =
     flags.toolsModule === undefined
       ? undefined
       : await loadToolsModule({ path: flags.toolsModule, context: { dataDir: flags.dataDir } });
-  const tools = domain?.tools;
+  let mcp: McpMounts | undefined;
+  if (mcpServers !== undefined) {
+    // MCP tools go next to the domain's: without --tools, the shop's, opened here as startServer would.
+    if (domain === undefined) {
+      if (flags.dataDir !== ':memory:') mkdirSync(flags.dataDir, { recursive: true });
+      domain = await (await loadDefaultDomain()).open({ dataDir: flags.dataDir });
+    }
+    try {
+      mcp = await openMcpMounts({ servers: mcpServers, reserved: domain.tools.map((tool) => tool.name) });
+    } catch (error) {
+      await domain.close();
+      throw error;
+    }
+  }
+  // Tools of one's own (--tools); the shop's, opened here for --mcp, still count as the default domain.
+  const tools = flags.toolsModule === undefined ? undefined : domain?.tools;
   const metricsToken = environment['ARBITER_METRICS_TOKEN'];
   let model: Model | ((locale: Locale) => Model) | undefined;
   if (flags.model === 'openai') {
@@ -192,11 +218,23 @@ export async function serveOptions(
     principalLimits: flags.principalLimits,
     ...(auth === undefined ? {} : { auth }),
     ...(domain === undefined ? {} : { tools: domain.tools, gateRules: domain.gateRules }),
+    ...(mcp === undefined ? {} : { mountTools: (registry) => mcp.attach(registry) }),
     ...(model === undefined ? {} : { model }),
     ...(metricsToken === undefined || metricsToken === '' ? {} : { metricsToken }),
     ...(systemPrompts === undefined ? {} : { systemPrompt: (locale: Locale) => systemPrompts[locale] }),
   };
-  return { options, close: async () => domain?.close() };
+  const notices = (mcp?.servers ?? []).flatMap((server) => [
+    `arbiter serve: MCP server "${server.server.name}": ${server.tools.length} tools mounted (${server.tools.map((tool) => tool.name).join(', ')})`,
+    ...server.refusals.map((refusal) => `arbiter serve: warning: not mounted: ${refusal.message}`),
+  ]);
+  return {
+    options,
+    notices,
+    close: async () => {
+      await mcp?.close();
+      await domain?.close();
+    },
+  };
 }
 
 /**
@@ -248,7 +286,8 @@ export async function runServe({
     forgetSignals();
     throw error;
   }
-  const { options, close } = serveSetup;
+  const { options, close, notices } = serveSetup;
+  for (const notice of notices) write(notice);
   if (flags.model === 'openai') {
     try {
       write(await checkConfiguredModel({ environment, skip: flags.skipModelCheck }));

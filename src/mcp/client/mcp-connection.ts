@@ -1,0 +1,254 @@
+import {
+  type CallToolResult,
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { McpConnectionError } from './mcp-connection-error.js';
+import type { McpCredentials, McpServerConfig } from './mcp-server-config.js';
+
+/** arbiter as the MCP client it presents itself as. */
+const clientInfo = { name: 'arbiter', version: '0.1.0' } as const;
+/** How much of a stdio server's stderr is kept for an error message. */
+const stderrTailChars = 2000;
+
+/** One progress notification of a call: `progress` out of `total`, if the server knows it. */
+export interface McpProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** What one `tools/call` needs besides name and arguments. */
+export interface McpCallOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly onProgress?: (progress: McpProgress) => void;
+  /**
+   * The call may be sent again on a fresh connection when the connection
+   * dropped while it was in flight (a `read` tool: it changed nothing).
+   * Calls that never reached the server (not connected, session expired)
+   * are always sent again once.
+   */
+  readonly retryInFlight: boolean;
+}
+
+/**
+ * One connection to one MCP server, opened on first use and reopened when
+ * it drops: a stdio server that exits, a Streamable HTTP session the server
+ * no longer knows. The run using it does not notice, unless a call that
+ * may have acted was cut off (see `McpCallOptions.retryInFlight`).
+ *
+ * @example
+ * const connection = new McpConnection({ server: { name: 'everything', command: 'mcp-server-everything' } });
+ * const tools = await connection.listTools();
+ * const result = await connection.callTool('echo', { message: 'hi' }, { signal, timeoutMs: 10_000, retryInFlight: true });
+ */
+export class McpConnection {
+  readonly #server: McpServerConfig;
+  readonly #credentials: McpCredentials;
+  readonly #onToolsChanged: (() => void) | undefined;
+  #client: Promise<Client> | undefined;
+  /** The client `#client` resolved to, once it has. */
+  #current: Client | undefined;
+  #closed = false;
+  #stderrTail = '';
+  /** Times the connection was opened; more than one means it was reopened. */
+  connects = 0;
+
+  constructor({
+    server,
+    credentials = {},
+    onToolsChanged,
+  }: {
+    server: McpServerConfig;
+    /** Added to the server-level credentials: a principal's own, for a per-principal connection. */
+    credentials?: McpCredentials;
+    /** Called when the server says its tool list changed (`notifications/tools/list_changed`). */
+    onToolsChanged?: () => void;
+  }) {
+    this.#server = server;
+    this.#credentials = credentials;
+    this.#onToolsChanged = onToolsChanged;
+  }
+
+  /** Every tool the server offers, all pages. */
+  async listTools({ signal }: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    return this.#withRetry(true, async (client) => {
+      // Bypassing the SDK's cache keeps it from validating results against the server's outputSchema
+      // on its own (backtracking) regex engine; arbiter validates them (see McpServerMount).
+      const result = await client.listTools(undefined, {
+        cacheMode: 'bypass',
+        timeout: this.#server.timeoutMs ?? 60_000,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      return result.tools;
+    });
+  }
+
+  /** Calls one tool; the run's signal cancels it on the server too (`notifications/cancelled`). */
+  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+    return this.#withRetry(options.retryInFlight, (client) =>
+      client.callTool(
+        { name, arguments: args },
+        {
+          signal: options.signal,
+          timeout: options.timeoutMs,
+          ...(options.onProgress === undefined
+            ? {}
+            : {
+                onprogress: (progress) =>
+                  options.onProgress?.({
+                    progress: progress.progress,
+                    ...(progress.total === undefined ? {} : { total: progress.total }),
+                    ...(progress.message === undefined ? {} : { message: progress.message }),
+                  }),
+              }),
+        },
+      ),
+    );
+  }
+
+  /**
+   * The official SDK client under this connection, connected. Calls made on
+   * it bypass arbiter entirely; the benchmark compares with them.
+   */
+  sdkClient(): Promise<Client> {
+    return this.#connected();
+  }
+
+  /** The process id of a stdio server while connected (tests use it to kill the server). */
+  async pid(): Promise<number | undefined> {
+    const client = await this.#connected();
+    const transport = client.transport;
+    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#current = undefined;
+    if (client !== undefined) await client.then((open) => open.close()).catch(() => {});
+  }
+
+  async #withRetry<T>(retryInFlight: boolean, action: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.#connected();
+    try {
+      return await action(client);
+    } catch (error) {
+      const kind = failureKind(error);
+      if (kind === 'other') throw error;
+      this.#drop(client);
+      if (kind === 'in_flight' && !retryInFlight) {
+        throw new McpConnectionError({
+          server: this.#server.name,
+          message: `the connection to MCP server "${this.#server.name}" dropped during a call that may have acted; it was not repeated`,
+          cause: error,
+        });
+      }
+      return action(await this.#connected());
+    }
+  }
+
+  #connected(): Promise<Client> {
+    if (this.#closed) {
+      return Promise.reject(
+        new McpConnectionError({ server: this.#server.name, message: `MCP server "${this.#server.name}" was closed` }),
+      );
+    }
+    if (this.#client === undefined) {
+      const opening = this.#open();
+      this.#client = opening;
+      // A failed opening is not kept: the next call tries again.
+      opening.catch(() => {
+        if (this.#client === opening) this.#client = undefined;
+      });
+    }
+    return this.#client;
+  }
+
+  async #open(): Promise<Client> {
+    const server = this.#server;
+    const onToolsChanged = this.#onToolsChanged;
+    const client = new Client(clientInfo, {
+      capabilities: {},
+      ...(onToolsChanged === undefined
+        ? {}
+        : { listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => onToolsChanged() } } }),
+    });
+    const transport = this.#transport();
+    client.onclose = () => this.#drop(client);
+    try {
+      await client.connect(transport, { timeout: server.timeoutMs ?? 60_000 });
+    } catch (error) {
+      await client.close().catch(() => {});
+      const tail = this.#stderrTail.trim();
+      throw new McpConnectionError({
+        server: server.name,
+        message: `MCP server "${server.name}" could not be reached: ${error instanceof Error ? error.message : String(error)}${tail === '' ? '' : `; its stderr ends: ${tail.slice(-500)}`}`,
+        cause: error,
+      });
+    }
+    this.connects += 1;
+    this.#current = client;
+    if (this.#closed) {
+      await client.close().catch(() => {});
+      throw new McpConnectionError({ server: server.name, message: `MCP server "${server.name}" was closed` });
+    }
+    return client;
+  }
+
+  #drop(client: Client): void {
+    if (this.#current !== client) return;
+    this.#current = undefined;
+    this.#client = undefined;
+    void client.close().catch(() => {});
+  }
+
+  #transport(): Transport {
+    const server = this.#server;
+    const credentials = this.#credentials;
+    if (server.url !== undefined) {
+      const headers: Record<string, string> = { ...server.headers, ...credentials.headers };
+      const bearer = credentials.bearer ?? server.bearer;
+      if (bearer !== undefined) headers['Authorization'] = `Bearer ${bearer}`;
+      return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } });
+    }
+    const transport = new StdioClientTransport({
+      command: server.command ?? '',
+      args: [...(server.args ?? [])],
+      env: { ...getDefaultEnvironment(), ...server.env, ...credentials.env },
+      stderr: 'pipe',
+      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+    });
+    // Drained, or a chatty server blocks on a full pipe; the tail explains a failed start.
+    transport.stderr?.on('data', (chunk: Buffer | string) => {
+      this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-stderrTailChars);
+    });
+    return transport;
+  }
+}
+
+/**
+ * How a failed request relates to the connection: `unsent` never reached
+ * the server (not connected, or a session the server forgot: HTTP 404, or
+ * 400 naming the session), `in_flight` was cut off by the connection
+ * closing, `other` is anything else (a timeout, an abort, a protocol error).
+ */
+function failureKind(error: unknown): 'unsent' | 'in_flight' | 'other' {
+  // The SDK's request() without a transport (the connection closed just before): never sent.
+  if (error instanceof Error && !(error instanceof SdkError) && error.message === 'Not connected') return 'unsent';
+  if (!(error instanceof SdkError)) return 'other';
+  if (error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed) return 'unsent';
+  if (error.code === SdkErrorCode.ConnectionClosed) return 'in_flight';
+  const data = error.data as { status?: unknown; text?: unknown } | undefined;
+  const status = data?.status;
+  if (status === 404) return 'unsent';
+  if (status === 400 && typeof data?.text === 'string' && /session/i.test(data.text)) return 'unsent';
+  return 'other';
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseMcpConfig } from '../src/mcp/client/mcp-server-config.js';
+import { readmeSnippets } from './package/readme-snippets.js';
+
+describe('MCP config files', () => {
+  it('reads the README example, expanding ${VAR}s, with per-user credentials by tenant/user', () => {
+    const example = readmeSnippets({ file: 'README.md' }).find(
+      (snippet) => snippet.section === 'MCP' && snippet.language === 'json',
+    );
+    if (example === undefined) throw new Error('README section "MCP" has no JSON example');
+    const environment = { CRM_LIST_TOKEN: 'list-token', CRM_TOKEN_C1001: 'c1001-token' };
+    const [files, crm] = parseMcpConfig({ value: JSON.parse(example.code), file: 'README', environment });
+    expect(files).toMatchObject({ name: 'files', args: ['/srv/share'], tools: { read_text_file: { disabled: true } } });
+    expect(crm).toMatchObject({ name: 'crm', url: 'https://crm.example.com/mcp', bearer: 'list-token' });
+    expect(crm?.perPrincipal?.({ tenantId: 'shop', userId: 'C1001', roles: [] })).toEqual({ bearer: 'c1001-token' });
+    // Same user id, another tenant: nothing.
+    expect(crm?.perPrincipal?.({ tenantId: 'other', userId: 'C1001', roles: [] })).toBeUndefined();
+  });
+
+  it('refuses what cannot work, naming the file, the server and the setting', () => {
+    const parse =
+      (value: unknown, environment: Record<string, string> = {}) =>
+      () =>
+        parseMcpConfig({ value, file: 'mcp.json', environment });
+    expect(parse({})).toThrow('mcp.json: must be a JSON array of servers');
+    expect(parse([{ name: '1bad', command: 'x' }])).toThrow('server 1: "name" must be 1-24 letters');
+    expect(parse([{ name: 'a', command: 'x', url: 'http://h/mcp' }])).toThrow('server "a" needs either "command"');
+    expect(parse([{ name: 'a', url: 'ftp://h' }])).toThrow('server "a": "url" must be an http(s) URL');
+    expect(parse([{ name: 'a', command: 'x', bearer: '${MISSING}' }])).toThrow(
+      'server "a": "bearer" names environment variable MISSING, which is not set',
+    );
+    expect(parse([{ name: 'a', command: 'x', tools: { t: { sideEffect: 'harmless' } } }])).toThrow(
+      '"tools.t.sideEffect" must be one of read, reversible, irreversible',
+    );
+    expect(parse([{ name: 'a', command: 'x', perPrincipal: { C1001: { bearer: 't' } } }])).toThrow(
+      '"perPrincipal" key "C1001" must be "tenantId/userId"',
+    );
+    expect(parse([{ name: 'a', command: 'x', colour: 'red' }])).toThrow('server "a": unknown setting "colour"');
+    expect(
+      parse([
+        { name: 'a', command: 'x' },
+        { name: 'a', command: 'y' },
+      ]),
+    ).toThrow('server "a" is listed twice');
+  });
+});
