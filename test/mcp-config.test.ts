@@ -4,8 +4,9 @@ import { readmeSnippets } from './package/readme-snippets.js';
 
 describe('MCP config files', () => {
   it('reads the README example, expanding ${VAR}s, with per-user credentials by tenant/user', () => {
+    // The first JSON block of "MCP" is an MCP client's config for `arbiter mcp serve`; this one is a list.
     const example = readmeSnippets({ file: 'README.md' }).find(
-      (snippet) => snippet.section === 'MCP' && snippet.language === 'json',
+      (snippet) => snippet.section === 'MCP' && snippet.language === 'json' && snippet.code.trimStart().startsWith('['),
     );
     if (example === undefined) throw new Error('README section "MCP" has no JSON example');
     const environment = { CRM_LIST_TOKEN: 'list-token', CRM_TOKEN_C1001: 'c1001-token' };
