@@ -15,6 +15,7 @@ export const floors: Readonly<Record<string, number>> = {
   events: 1,
   models: 1,
   context: 1,
+  memory: 2,
   gate: 2,
   store: 3,
   loop: 4,
