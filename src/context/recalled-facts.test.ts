@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../core/chat-message.js';
 import type { MemoryFact } from '../core/memory-store.js';
 import { compressContext, type Summarize } from './compress-context.js';
 import { ContextManager } from './context-manager.js';
@@ -81,7 +82,7 @@ describe('recalled facts in the context', () => {
 
   it('keeps the recalled facts verbatim through every compression stage, counted in the tokens', async () => {
     const messages = withRecalledFacts({ messages: conversation(), facts });
-    const pinnedMessage = messages[1];
+    const pinnedMessage = messages[1] as ChatMessage;
     const summarize: Summarize = async () => ({
       text: 'Two orders were discussed.',
       usage: { inputTokens: 1, outputTokens: 1 },
@@ -98,7 +99,7 @@ describe('recalled facts in the context', () => {
       expect(result.messages).toContainEqual(pinnedMessage);
       // The pinned facts are part of what is counted against the target.
       expect(result.tokensAfter).toBe(countConversationTokens({ messages: result.messages }));
-      expect(result.tokensAfter).toBeGreaterThan(countConversationTokens({ messages: [pinnedMessage!] }));
+      expect(result.tokensAfter).toBeGreaterThan(countConversationTokens({ messages: [pinnedMessage] }));
     }
     const withoutFacts = countConversationTokens({ messages: conversation() });
     expect(total).toBeGreaterThan(withoutFacts);

@@ -58,7 +58,7 @@ export async function recallMemory({
     const score = (previous?.score ?? 0) + boost + 1 / (fusionConstant + rank);
     fused.set(entry.fact.factId, { fact: entry.fact, matchedBy: previous?.matchedBy ?? entry.matchedBy, score });
   };
-  lexical.forEach((entry, rank) => add(entry, rank + 1, entry.matchedBy === 'key' ? 1 : 0));
-  byVector.forEach((entry, rank) => add({ fact: entry.fact, matchedBy: 'vector' }, rank + 1, 0));
+  for (const [rank, entry] of lexical.entries()) add(entry, rank + 1, entry.matchedBy === 'key' ? 1 : 0);
+  for (const [rank, entry] of byVector.entries()) add({ fact: entry.fact, matchedBy: 'vector' }, rank + 1, 0);
   return [...fused.values()].sort((left, right) => right.score - left.score).slice(0, limit);
 }
