@@ -18,6 +18,7 @@ import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
 import type { BenchResult, Target } from './measure.js';
+import { runMemoryBench } from './memory-bench.js';
 import { runSseBench } from './sse-bench.js';
 import { runStoreBench } from './store-bench.js';
 import { runValidationBench } from './validation-bench.js';
@@ -31,6 +32,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['store', runStoreBench],
   ['sse', runSseBench],
   ['cluster', runClusterBench],
+  ['memory', runMemoryBench],
 ];
 
 const only = [

@@ -6,9 +6,8 @@ import type {
   RecallRequest,
   SaveFactRequest,
 } from '../../core/memory-store.js';
-import { searchTerms } from '../../util/search-terms.js';
 import { type MemoryFactRow, mergeRecall, newFact, recallLimit, toMemoryFact } from '../memory-rows.js';
-import { factSearchText, memoryScopeTerm } from '../memory-scope.js';
+import { factSearchText, scopedSearchTerms } from '../memory-scope.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
@@ -26,9 +25,8 @@ const selectCurrentOfKey = namedStatement(
 const markSuperseded = namedStatement('UPDATE memory_facts SET superseded_by = $1 WHERE fact_id = $2');
 const insertFact = namedStatement(
   `INSERT INTO memory_facts (fact_id, tenant_id, user_id, key, value, source_kind, source_run_id, source_message_id,
-     source_call_id, source_tool, trusted, sensitive, created_at, expires_at, supersedes, embedding, scope_term,
-     search_terms)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+     source_call_id, source_tool, trusted, sensitive, created_at, expires_at, supersedes, embedding, search_terms)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 );
 const selectFact = namedStatement(
   `SELECT ${columns} FROM memory_facts f WHERE f.fact_id = $1 AND f.tenant_id = $2 AND f.user_id = $3`,
@@ -37,7 +35,7 @@ const selectByKey = namedStatement(
   `SELECT ${columns} FROM memory_facts f WHERE f.tenant_id = $1 AND f.user_id = $2 AND f.key = $3 AND ${currentAt(4)}`,
 );
 const selectByText = namedStatement(
-  `SELECT ${columns} FROM memory_facts f, to_tsquery('simple', $3) AS query
+  `SELECT ${columns} FROM memory_facts f, CAST($3 AS tsquery) AS query
    WHERE f.search_vector @@ query AND f.tenant_id = $1 AND f.user_id = $2 AND ${currentAt(4)}
    ORDER BY ts_rank(f.search_vector, query) DESC, f.seq DESC LIMIT $5`,
 );
@@ -66,9 +64,9 @@ const deleteExpired = namedStatement('DELETE FROM memory_facts WHERE expires_at 
  * `SqliteMemoryStore`: every version of a fact is a row, the current one
  * per (tenant, user, key) unique by a partial index, saves of one key
  * serialised by a transaction-scoped advisory lock (on any node), and
- * lexical recall through a GIN-indexed `tsvector` (`simple` configuration)
- * over the same search terms, ranked by `ts_rank`. Every query names the
- * tenant and the user, in SQL and as the owner's scope term.
+ * lexical recall through a GIN-indexed `tsvector` of the same scoped
+ * search terms, ranked by `ts_rank`. Every query names the tenant and the
+ * user, in SQL and in every term.
  *
  * @example
  * const { memory } = await openPostgresBackend({ connectionString });
@@ -110,7 +108,6 @@ export class PostgresMemoryStore implements MemoryStore {
         fact.expiresAt ?? null,
         fact.supersedes ?? null,
         request.embedding === undefined ? null : JSON.stringify(request.embedding),
-        memoryScopeTerm(fact),
         factSearchText(fact),
       ]);
       return { fact, superseded: previous === undefined ? undefined : { ...previous, supersededBy: fact.factId } };
@@ -129,8 +126,9 @@ export class PostgresMemoryStore implements MemoryStore {
       key === undefined
         ? []
         : (await this.#database.query<MemoryFactRow>(selectByKey, [tenantId, userId, key, now])).rows.map(toMemoryFact);
-    const terms = query === undefined ? [] : searchTerms(query, { query: true });
-    const tsquery = `'${memoryScopeTerm({ tenantId, userId })}':A & (${terms.map((term) => `'${term}':D`).join(' | ')})`;
+    const terms = query === undefined ? [] : scopedSearchTerms({ tenantId, userId }, query, { query: true });
+    // Each term quoted as a lexeme (letters, digits, Chinese: nothing to escape), taken as it is by `::tsquery`.
+    const tsquery = terms.map((term) => `'${term}'`).join(' | ');
     const byText =
       terms.length === 0
         ? []

@@ -7,9 +7,8 @@ import type {
   RecallRequest,
   SaveFactRequest,
 } from '../../core/memory-store.js';
-import { searchTerms } from '../../util/search-terms.js';
 import { type MemoryFactRow, mergeRecall, newFact, recallLimit, toMemoryFact } from '../memory-rows.js';
-import { factSearchText, memoryScopeTerm } from '../memory-scope.js';
+import { factSearchText, scopedSearchTerms } from '../memory-scope.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 const columns = `f.fact_id, f.tenant_id, f.user_id, f.key, f.value, f.source_kind, f.source_run_id, f.source_message_id,
@@ -20,9 +19,9 @@ const current = 'f.superseded_by IS NULL AND f.retracted_at IS NULL AND (f.expir
 /**
  * Long-term memory in SQLite (migration 80): every version of a fact is a
  * row; the current one per (tenant, user, key) is unique by a partial
- * index; lexical recall is FTS5 over each fact's search terms (see
- * `searchTerms`), ranked by BM25, and every query names the tenant and the
- * user — in SQL and as the index's scope term.
+ * index; lexical recall is FTS5 over each fact's search terms, prefixed
+ * with the owner's scope (see `scopedSearchTerms`), ranked by BM25, and
+ * every query names the tenant and the user, in SQL and in every term.
  *
  * @example
  * const memory = new SqliteMemoryStore({ database: backend.database });
@@ -77,9 +76,8 @@ export class SqliteMemoryStore implements MemoryStore {
         fact.supersedes ?? null,
         request.embedding === undefined ? null : JSON.stringify(request.embedding),
       );
-      this.#statement('INSERT INTO memory_facts_search (rowid, scope, terms) VALUES (?, ?, ?)').run(
+      this.#statement('INSERT INTO memory_facts_search (rowid, terms) VALUES (?, ?)').run(
         lastInsertRowid,
-        memoryScopeTerm(fact),
         factSearchText(fact),
       );
       return { fact, superseded: previous === undefined ? undefined : { ...previous, supersededBy: fact.factId } };
@@ -104,7 +102,7 @@ export class SqliteMemoryStore implements MemoryStore {
               `SELECT ${columns} FROM memory_facts f WHERE f.tenant_id = ? AND f.user_id = ? AND f.key = ? AND ${current}`,
             ).all(tenantId, userId, key, now) as MemoryFactRow[]
           ).map(toMemoryFact);
-    const terms = query === undefined ? [] : searchTerms(query, { query: true });
+    const terms = query === undefined ? [] : scopedSearchTerms({ tenantId, userId }, query, { query: true });
     const byText =
       terms.length === 0
         ? []
@@ -112,14 +110,8 @@ export class SqliteMemoryStore implements MemoryStore {
             this.#statement(
               `SELECT ${columns} FROM memory_facts_search s JOIN memory_facts f ON f.seq = s.rowid
                WHERE memory_facts_search MATCH ? AND f.tenant_id = ? AND f.user_id = ? AND ${current}
-               ORDER BY bm25(memory_facts_search, 0.0, 1.0), f.seq DESC LIMIT ?`,
-            ).all(
-              `scope : "${memoryScopeTerm({ tenantId, userId })}" AND terms : (${terms.map((term) => `"${term}"`).join(' OR ')})`,
-              tenantId,
-              userId,
-              now,
-              count,
-            ) as MemoryFactRow[]
+               ORDER BY bm25(memory_facts_search), f.seq DESC LIMIT ?`,
+            ).all(terms.map((term) => `"${term}"`).join(' OR '), tenantId, userId, now, count) as MemoryFactRow[]
           ).map(toMemoryFact);
     return mergeRecall({ byKey, byText, limit: count });
   }

@@ -2,10 +2,14 @@ import type { Migration } from '../../sqlite/migrations/migration.js';
 
 /**
  * Long-term memory as SQLite's migration 80 left it, with PostgreSQL's own
- * full-text search in place of FTS5: a `tsvector` of each version's search
- * terms (see `searchTerms`) under the `simple` configuration, which neither
- * stems nor drops words, so Chinese bigrams and English words match as
- * indexed. Versions 80-89, as in SQLite.
+ * full-text search in place of FTS5: a GIN-indexed `tsvector` of each
+ * version's search terms, the same terms SQLite indexes (`searchTerms`:
+ * words, and Chinese characters and character pairs, each prefixed with the
+ * owner's scope). The vector is built from the terms as they are
+ * (`array_to_tsvector`), with no parser or dictionary in between: like the
+ * `simple` configuration it neither stems nor drops words, and unlike any
+ * configuration it cannot split a Chinese pair or a scoped term. Versions
+ * 80-89, as in SQLite.
  */
 export const memoryPostgresMigrations: readonly Migration[] = [
   {
@@ -32,12 +36,9 @@ export const memoryPostgresMigrations: readonly Migration[] = [
         superseded_by     text,
         retracted_at      bigint,
         embedding         text,
-        -- The owner's scope term (weight A) and the fact's search terms (weight D): a query asks for its
-        -- owner's scope as A and its words as D only, so no word can match a scope term.
-        scope_term        text NOT NULL,
+        -- Space-separated, each prefixed with the owner's scope term.
         search_terms      text NOT NULL,
-        search_vector     tsvector GENERATED ALWAYS AS
-          (setweight(to_tsvector('simple', scope_term), 'A') || to_tsvector('simple', search_terms)) STORED
+        search_vector     tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(search_terms, ' '))) STORED
       );
       CREATE INDEX memory_facts_by_owner_key ON memory_facts (tenant_id, user_id, key, seq);
       -- At most one current value per key and owner.

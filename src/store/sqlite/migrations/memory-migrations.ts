@@ -3,8 +3,9 @@ import type { Migration } from './migration.js';
 /**
  * Long-term memory, versions 80-89: one row per fact version (tenant, user,
  * key, value, provenance, trust, expiry, supersession) and an FTS5 index of
- * each version's search terms (see `searchTerms`), with a scope term per
- * owner so a search reads one user's postings only.
+ * each version's search terms (see `searchTerms`), each prefixed with its
+ * owner's scope (see `scopedSearchTerms`), so a search reads one user's
+ * postings only.
  */
 export const memoryMigrations: readonly Migration[] = [
   {
@@ -37,7 +38,7 @@ export const memoryMigrations: readonly Migration[] = [
       CREATE UNIQUE INDEX memory_facts_current ON memory_facts (tenant_id, user_id, key)
         WHERE superseded_by IS NULL AND retracted_at IS NULL;
       CREATE INDEX memory_facts_by_expiry ON memory_facts (expires_at) WHERE expires_at IS NOT NULL;
-      CREATE VIRTUAL TABLE memory_facts_search USING fts5(scope, terms, tokenize = 'unicode61 remove_diacritics 0');
+      CREATE VIRTUAL TABLE memory_facts_search USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0');
     `,
   },
 ];
