@@ -19,6 +19,7 @@
  */
 
 // Context: token counting, compression, redaction.
+// Long-term memory: facts per tenant and user, the save_fact / recall_facts tools, recall into the context.
 export {
   type CompressionRecord,
   ContextManager,
@@ -26,14 +27,17 @@ export {
   countConversationTokens,
   countTokens,
   countToolSpecTokens,
+  describeFact,
   isWriteToolIn,
   type PinnedState,
   type PreparedRequest,
   type RedactConversationOptions,
+  recalledFactsMessage,
   redactConversation,
   type Summarize,
   summarizeWithModel,
   TokenCalibration,
+  withRecalledFacts,
 } from './context/index.js';
 // The shared vocabulary: messages, stop reasons, principal, locale, outcomes, journal, conversation invariants.
 export * from './core/index.js';
@@ -129,6 +133,7 @@ export {
   type UndoResult,
   undoToolCall,
 } from './loop/index.js';
+export * from './memory/index.js';
 // Models: the interface every client implements, retries and fallback, prices.
 export {
   type Cost,
