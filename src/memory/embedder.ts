@@ -95,12 +95,14 @@ export function createOpenAiEmbedder({
             .sort((left, right) => Number(left?.index ?? 0) - Number(right?.index ?? 0))
             .map((entry) => (entry as { embedding?: unknown }).embedding)
         : [];
-      if (
-        vectors.length !== texts.length ||
-        !vectors.every((vector) => Array.isArray(vector) && vector.every((value) => typeof value === 'number'))
-      ) {
+      if (vectors.length !== texts.length) {
         throw new InfrastructureError({
           message: `the embeddings endpoint answered ${vectors.length} vectors for ${texts.length} texts`,
+        });
+      }
+      if (!vectors.every((vector) => Array.isArray(vector) && vector.every((value) => typeof value === 'number'))) {
+        throw new InfrastructureError({
+          message: 'the embeddings endpoint answered a vector that is not a list of numbers',
         });
       }
       return vectors as number[][];
