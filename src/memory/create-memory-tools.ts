@@ -9,6 +9,7 @@ import { RetryableToolError } from '../errors/retryable-tool-error.js';
 import { defineTool } from '../tools/define-tool.js';
 import type { ToolContext, ToolDefinition } from '../tools/tool-types.js';
 import type { Embedder } from './embedder.js';
+import { RECALL_FACTS_TOOL } from './keep-recalled-facts.js';
 import { memoryTexts } from './memory-texts.js';
 import { recallMemory } from './recall-memory.js';
 
@@ -207,7 +208,7 @@ export function createMemoryTools({
   });
 
   const recallFacts = defineTool<RecallFactsArgs>({
-    name: 'recall_facts',
+    name: RECALL_FACTS_TOOL,
     description: texts.recallDescription,
     parameters: {
       type: 'object',

@@ -27,4 +27,5 @@ export {
 } from './create-memory-tools.js';
 export { cosineSimilarity, createHashingEmbedder, createOpenAiEmbedder, type Embedder } from './embedder.js';
 export { exportFacts, type FactExport } from './export-facts.js';
+export { keepRecalledFacts, RECALL_FACTS_TOOL } from './keep-recalled-facts.js';
 export { recallMemory, VECTOR_CANDIDATES } from './recall-memory.js';
