@@ -106,6 +106,50 @@ describe('createMemoryTools', () => {
     ]);
   });
 
+  it('checks the user’s words as whole words, and Chinese as text without spaces', async () => {
+    const { backend, run } = setUp();
+    await run({
+      principal: alice,
+      userMessage: 'My name is Tom, 我住在上海市。',
+      model: statelessModel([
+        callsWithIds(
+          ['call_size', 'save_fact', { key: 'shirt_size', value: 'm', learned_from: 'user' }],
+          ['call_city', 'save_fact', { key: 'city', value: '上海', learned_from: 'user' }],
+          ['call_name', 'save_fact', { key: 'name', value: 'tom', learned_from: 'user' }],
+        ),
+      ]),
+    });
+    const facts = await backend.memory.list({ tenantId: 'shop', userId: 'C1001' });
+    expect(facts.map(({ key, trusted }) => [key, trusted])).toEqual([
+      ['shirt_size', false],
+      ['city', true],
+      ['name', true],
+    ]);
+  });
+
+  it('takes the same value from a tool as unchanged when the user already said it', async () => {
+    const { backend, run } = setUp();
+    await run({
+      principal: alice,
+      userMessage: 'My city is Hangzhou.',
+      model: statelessModel([
+        callsWithIds(['call_1', 'save_fact', { key: 'city', value: 'Hangzhou', learned_from: 'user' }]),
+      ]),
+    });
+    const result = await run({
+      principal: alice,
+      userMessage: 'Check the CRM.',
+      model: statelessModel([
+        callsWithIds(['call_2', 'save_fact', { key: 'city', value: 'Hangzhou', learned_from: 'tool_result' }]),
+      ]),
+    });
+    expect(JSON.parse(toolMessage(result.messages, 'call_2') ?? '{}')).toMatchObject({
+      unchanged: true,
+      trusted: true,
+    });
+    expect(await backend.memory.list({ ...alice, history: true })).toHaveLength(1);
+  });
+
   it('never lets an untrusted value replace what the user said, and tells the model once', async () => {
     const { backend, run } = setUp();
     await run({

@@ -164,7 +164,8 @@ export function createMemoryTools({
       const saidByUser =
         args.learned_from === 'user' && userSaid(value, (await conversation?.(context)) ?? undefined) === true;
       const kind: FactSourceKind = saidByUser ? 'user' : args.learned_from === 'tool_result' ? 'tool' : 'model';
-      if (current !== undefined && current.fact.value === value && current.fact.trusted === saidByUser) {
+      // The same value again changes nothing, unless the user's own word now backs a value that was untrusted.
+      if (current !== undefined && current.fact.value === value && (current.fact.trusted || !saidByUser)) {
         return describeSaved(current.fact, { unchanged: true, replaced: undefined });
       }
       if (current?.fact.trusted === true && !saidByUser) {
@@ -272,13 +273,27 @@ function describeSaved(
   };
 }
 
-/** Whether `value` appears, case- and width-insensitively, in one of the user's own messages. */
+const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * Whether `value` appears, case- and width-insensitively, in one of the
+ * user's own messages: as whole words (`m` is not in "my name is Tom"), or,
+ * for Chinese, Japanese or Korean text, which has no spaces, as a substring.
+ */
 function userSaid(value: string, messages: readonly ChatMessage[] | undefined): boolean {
   if (messages === undefined) return false;
   const normalise = (text: string) => text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
   const wanted = normalise(value);
   if (wanted === '') return false;
-  return messages.some((message) => message.role === 'user' && normalise(message.content).includes(wanted));
+  const escaped = wanted.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = cjkPattern.test(wanted)
+    ? undefined
+    : new RegExp(`(?:^|[^\\p{L}\\p{N}])${escaped}(?:$|[^\\p{L}\\p{N}])`, 'u');
+  return messages.some((message) => {
+    if (message.role !== 'user') return false;
+    const said = normalise(message.content);
+    return pattern === undefined ? said.includes(wanted) : pattern.test(said);
+  });
 }
 
 /**
