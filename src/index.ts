@@ -18,8 +18,7 @@
  * const result = await runAgent({ model, tools: new ToolRegistry().register(getTime), messages });
  */
 
-// Context: token counting, compression, redaction.
-// Long-term memory: facts per tenant and user, the save_fact / recall_facts tools, recall into the context.
+// Context: token counting, compression, redaction, recalled facts pinned into a request.
 export {
   type CompressionRecord,
   ContextManager,
@@ -133,6 +132,7 @@ export {
   type UndoResult,
   undoToolCall,
 } from './loop/index.js';
+// Long-term memory: facts per tenant and user, the save_fact / recall_facts tools, hybrid recall.
 export * from './memory/index.js';
 // Models: the interface every client implements, retries and fallback, prices.
 export {
