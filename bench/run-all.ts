@@ -19,6 +19,7 @@ import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
 import { runMcpBench } from './mcp-bench.js';
 import type { BenchResult, Target } from './measure.js';
+import { runMemoryBench } from './memory-bench.js';
 import { runRoutingBench } from './routing-bench.js';
 import { runSseBench } from './sse-bench.js';
 import { runStoreBench } from './store-bench.js';
@@ -37,6 +38,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['routing', runRoutingBench],
   ['ui-stream', runUiStreamBench],
   ['mcp', runMcpBench],
+  ['memory', runMemoryBench],
 ];
 
 const only = [

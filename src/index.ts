@@ -18,7 +18,7 @@
  * const result = await runAgent({ model, tools: new ToolRegistry().register(getTime), messages });
  */
 
-// Context: token counting, compression, redaction.
+// Context: token counting, compression, redaction, recalled facts pinned into a request.
 export {
   type CompressionRecord,
   ContextManager,
@@ -26,14 +26,17 @@ export {
   countConversationTokens,
   countTokens,
   countToolSpecTokens,
+  describeFact,
   isWriteToolIn,
   type PinnedState,
   type PreparedRequest,
   type RedactConversationOptions,
+  recalledFactsMessage,
   redactConversation,
   type Summarize,
   summarizeWithModel,
   TokenCalibration,
+  withRecalledFacts,
 } from './context/index.js';
 // The shared vocabulary: messages, stop reasons, principal, locale, outcomes, journal, conversation invariants.
 export * from './core/index.js';
@@ -130,6 +133,8 @@ export {
   type UndoResult,
   undoToolCall,
 } from './loop/index.js';
+// Long-term memory: facts per tenant and user, the save_fact / recall_facts tools, hybrid recall.
+export * from './memory/index.js';
 // Models: the interface every client implements, retries and fallback, prices.
 export {
   type Cost,

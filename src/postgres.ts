@@ -28,6 +28,7 @@ export {
   PostgresDatabase,
   PostgresEventLog,
   PostgresIdempotencyStore,
+  PostgresMemoryStore,
   PostgresRuntimeStore,
   PostgresSessionStore,
   postgresMigrations,

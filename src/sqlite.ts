@@ -27,6 +27,7 @@ export {
   type SqliteBackend,
   SqliteEventLog,
   SqliteIdempotencyStore,
+  SqliteMemoryStore,
   SqliteSessionStore,
   SqliteStore,
 } from './store/index.js';

@@ -39,6 +39,9 @@ Usage:
       Roll back one executed reversible call (e.g. add_order_note).
   arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
       Stored sessions (--data-dir DIR, default .arbiter).
+  arbiter memory list | show FACT_ID | forget (--key K | --fact ID | --all) | export  --user ID [--tenant T]
+  arbiter memory purge --expired
+      Long-term memory about one person: see it, export it (sensitive values redacted), forget it.
   arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE] [--mcp FILE]
                [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
@@ -214,6 +217,7 @@ const commands: Record<string, Command> = {
     }
   },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
+  memory: async (args) => print(await (await import('./commands/memory.js')).memoryCommand({ args })),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
   mcp: async (args) => {
     if (args[0] !== 'serve') return print(await (await import('./commands/mcp.js')).mcpCommand({ args }));

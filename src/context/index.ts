@@ -25,6 +25,7 @@ export {
   TOOL_CALL_OVERHEAD_TOKENS,
 } from './count-message-tokens.js';
 export { countTokens, countToolSpecTokens, TOOL_SPEC_OVERHEAD_TOKENS } from './count-tokens.js';
+export { describeFact, recalledFactsMessage, withRecalledFacts } from './recalled-facts.js';
 export { type RedactConversationOptions, redactConversation, sensitiveFieldsIn } from './redact-conversation.js';
 export { SUMMARY_INPUT_CHARS, summarizeWithModel } from './summarize-with-model.js';
 export { TokenCalibration } from './token-calibration.js';

@@ -27,6 +27,16 @@ export type {
 } from './chat-message.js';
 export type { JsonSchema } from './json-schema.js';
 export type { Locale } from './locale.js';
+export type {
+  FactOwner,
+  FactSource,
+  FactSourceKind,
+  MemoryFact,
+  MemoryStore,
+  RecalledFact,
+  RecallRequest,
+  SaveFactRequest,
+} from './memory-store.js';
 export {
   groupMessageUnits,
   isCleanCut,

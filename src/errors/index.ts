@@ -12,6 +12,7 @@ export { HttpError, type HttpErrorStatus } from './http-error.js';
 export { InfrastructureError } from './infrastructure-error.js';
 export { InputFileError } from './input-file-error.js';
 export { InvalidForkPointError } from './invalid-fork-point-error.js';
+export { MemoryFactError } from './memory-fact-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';
 export { RetryableToolError } from './retryable-tool-error.js';
 export { ServerConfigError } from './server-config-error.js';

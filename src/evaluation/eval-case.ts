@@ -81,6 +81,35 @@ export interface CaseExpectations {
   readonly allowInternalDetails?: boolean;
 }
 
+/** One fact stored in a case's long-term memory before its first turn. */
+export interface CaseFact {
+  /** Default: the case's principal's. */
+  readonly tenantId?: string;
+  readonly userId?: string;
+  readonly key: string;
+  readonly value: string;
+  /** Who said it. Default `user` (trusted). */
+  readonly from?: 'user' | 'tool' | 'model';
+  /** How long ago it was saved. Default 0. */
+  readonly savedDaysAgo?: number;
+  /** How long it stays valid from when it was saved. Default: no expiry. */
+  readonly validDays?: number;
+}
+
+/**
+ * Long-term memory for a case: `save_fact` and `recall_facts` mounted on an
+ * empty memory (plus `facts`), the principal's recalled facts pinned into
+ * each turn's context, and with `sessionPerTurn` each user message a new
+ * conversation, so only memory carries over (a later session).
+ */
+export interface CaseMemory {
+  readonly facts?: readonly CaseFact[];
+  /** Default false: the turns continue one conversation. */
+  readonly sessionPerTurn?: boolean;
+  /** Default true: before each turn, facts recalled with the user's message are pinned in the context. */
+  readonly pin?: boolean;
+}
+
 /** One evaluation case, after the suite's defaults were applied and its script was read. */
 export interface EvalCase {
   readonly id: string;
@@ -98,6 +127,8 @@ export interface EvalCase {
   readonly errorStyle: ErrorStyle;
   /** Handed to the suite's toolkit, e.g. `{ "repository": "always_not_found" }`. */
   readonly toolkitOptions: Readonly<Record<string, unknown>>;
+  /** Long-term memory for the case; undefined: none. */
+  readonly memory?: CaseMemory | undefined;
   readonly expect: CaseExpectations;
   /** The file the case came from. */
   readonly file: string;

@@ -160,6 +160,31 @@ const caseSettings = {
   locale: { enum: ['en', 'zh-CN'] },
   errorStyle: { enum: ['full', 'field_only', 'vague'] },
   toolkitOptions: { type: 'object' },
+  memory: {
+    type: 'object',
+    properties: {
+      facts: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            tenantId: { type: 'string', minLength: 1 },
+            userId: { type: 'string', minLength: 1 },
+            key: { type: 'string', minLength: 1 },
+            value: { type: 'string', minLength: 1 },
+            from: { enum: ['user', 'tool', 'model'] },
+            savedDaysAgo: { type: 'number', minimum: 0 },
+            validDays: { type: 'number', exclusiveMinimum: 0 },
+          },
+          required: ['key', 'value'],
+          additionalProperties: false,
+        },
+      },
+      sessionPerTurn: { type: 'boolean' },
+      pin: { type: 'boolean' },
+    },
+    additionalProperties: false,
+  },
 } as const;
 
 /**

@@ -8,7 +8,7 @@ import type { RunLimits } from '../loop/run-agent.js';
 import type { Script } from '../models/script.js';
 import { compileToolValidator, type ToolValidator } from '../validation/compile-tool-validator.js';
 import type { ErrorStyle } from './error-describer.js';
-import type { CaseExpectations, CaseGateSpec, CaseModel, EvalCase, ToolSelection } from './eval-case.js';
+import type { CaseExpectations, CaseGateSpec, CaseMemory, CaseModel, EvalCase, ToolSelection } from './eval-case.js';
 import { caseFileSchema, fixtureFileSchema, suiteFileSchema } from './eval-file-schemas.js';
 import type { FixtureToolSpec } from './fixture-tools.js';
 
@@ -32,6 +32,7 @@ interface CaseSettings {
   readonly locale?: Locale;
   readonly errorStyle?: ErrorStyle;
   readonly toolkitOptions?: Readonly<Record<string, unknown>>;
+  readonly memory?: CaseMemory;
 }
 
 interface SuiteFile {
@@ -128,6 +129,7 @@ function toCase(file: string, defaults: CaseSettings): EvalCase {
     locale: settings.locale ?? 'en',
     errorStyle: settings.errorStyle ?? 'full',
     toolkitOptions: settings.toolkitOptions ?? {},
+    memory: settings.memory,
     expect: raw.expect,
     file,
   };

@@ -15,6 +15,7 @@ import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.
 import { ToolRegistry } from '../tools/tool-registry.js';
 import type { ToolDefinition } from '../tools/tool-types.js';
 import { caseApprovals } from './case-approvals.js';
+import { openCaseMemory } from './case-memory.js';
 import { checkExpectations } from './check-expectations.js';
 import { errorDescriber } from './error-describer.js';
 import type { EvalCase, ToolSelection } from './eval-case.js';
@@ -96,10 +97,13 @@ export async function runEvalCase({
 
   try {
     toolkit = makeToolkit?.(evalCase.toolkitOptions);
+    store = openSqliteStore({ path: ':memory:' });
+    const memory = await openCaseMemory({ evalCase, database: store.database, conversation: () => messages });
     const registry = new ToolRegistry();
     for (const tool of selectTools([...(toolkit?.tools ?? []), ...createFixtureTools(fixtures)], evalCase.tools)) {
       registry.register(tool);
     }
+    memory?.register(registry);
     const model =
       useConfiguredModel || evalCase.model === 'configured'
         ? configuredModel()
@@ -111,14 +115,16 @@ export async function runEvalCase({
       tools: registry,
       locale: evalCase.locale,
     });
-    store = openSqliteStore({ path: ':memory:' });
     const idempotency = new SqliteIdempotencyStore({ database: store.database });
     const events = new EventBus();
     const recorder = new TraceRecorder({ onRun: (run) => runs.push(run) });
     events.subscribe((event) => recorder.record(event));
 
     for (const content of evalCase.input) {
+      // A later session: nothing of the earlier conversation, only what memory kept.
+      if (evalCase.memory?.sessionPerTurn === true) messages = [];
       messages = [...messages, { role: 'user', content }];
+      if (memory !== undefined) messages = await memory.pin(messages, content);
       last = await runAgent({
         model,
         tools: registry,

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
+import type { MemoryStore } from '../core/memory-store.js';
 import { HttpError } from '../errors/http-error.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
@@ -16,6 +17,7 @@ import { createTierGate, type GateRule } from '../gate/tier-gate.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RunLimits } from '../loop/run-agent.js';
 import { createMcpHttpRoute } from '../mcp/server/mcp-http-route.js';
+import { conversationFromSessions, createMemoryTools } from '../memory/create-memory-tools.js';
 import type { Model } from '../models/model.js';
 import { computeMetrics } from '../observe/compute-metrics.js';
 import { metricsToPrometheus } from '../observe/prometheus-metrics.js';
@@ -25,6 +27,7 @@ import { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js'
 import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { SqliteEventLog } from '../store/sqlite/sqlite-event-log.js';
 import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
+import { SqliteMemoryStore } from '../store/sqlite/sqlite-memory-store.js';
 import { ServerRuns } from '../store/sqlite/sqlite-server-runs.js';
 import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -34,6 +37,7 @@ import { isStoreBusy } from '../util/retry-while-busy.js';
 import { approvalRoutes } from './approval-routes.js';
 import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
 import { isLoopbackHostHeader } from './loopback-host.js';
+import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute } from './metrics-route.js';
 import { loadPageAssets } from './page-assets.js';
 import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
@@ -80,6 +84,12 @@ export interface CreateServerOptions {
   readonly gate?: ToolGate;
   /** Let an approver decide approvals requested in his own sessions (four-eyes rule off). Default false. */
   readonly allowSelfApproval?: boolean;
+  /**
+   * Long-term memory: mounts `save_fact` and `recall_facts` beside `tools` (each user's own facts,
+   * bound from the principal). `GET`/`DELETE /v1/memory` (a person's own facts) are served either way.
+   * Default false.
+   */
+  readonly memoryTools?: boolean;
   /**
    * The scrape token for `GET /metrics` across all tenants (at least 32 characters). Without it only
    * bearer tokens with the `metrics` role read `/metrics`, each its own tenant's series.
@@ -181,6 +191,7 @@ export function createServer(options: CreateServerOptions = {}): ArbiterServer {
     idempotency:
       options.idempotency ?? new SqliteIdempotencyStore({ database: store.database, busyWaitMs: runBusyWaitMs }),
     tenantOf: (runId) => runs.find(runId)?.tenantId,
+    memory: new SqliteMemoryStore({ database: store.database }),
     resumeInterrupted: options.resumeInterrupted ?? true,
     healthCheck: () => {
       store.database.prepare('SELECT 1').get();
@@ -208,6 +219,8 @@ export interface ServerStorage {
   readonly limits?: ServerLimits;
   /** A run's tenant, for the metrics, when this process knows the run. */
   readonly tenantOf: (runId: string) => string | undefined;
+  /** Long-term memory (`/v1/memory`, and the memory tools with `memoryTools`). */
+  readonly memory?: MemoryStore;
   /** How SSE connections follow runs; default: the manager's own. */
   readonly followRun?: (manager: RunManager) => FollowRun;
   /** What a decided approval does to its run; default: the manager resumes it here. */
@@ -251,6 +264,10 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? []) registry.register(tool);
   options.mountTools?.(registry);
+  if (options.memoryTools === true && storage.memory !== undefined) {
+    const conversation = conversationFromSessions(sessions);
+    for (const tool of createMemoryTools({ memory: storage.memory, conversation })) registry.register(tool);
+  }
   const gate = options.gate ?? createTierGate({ rules: options.gateRules ?? [], tools: registry });
 
   const metrics = new ServerMetrics({ tools: registry, tenantOf: storage.tenantOf });
@@ -390,6 +407,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     approveInClient: (principal) => dependencies.allowSelfApproval && principal.roles.includes(approverRole),
   });
   app.all('/mcp', (c) => mcp.fetch(c.req.raw));
+  if (storage.memory !== undefined) app.route('/v1/memory', memoryRoutes({ memory: storage.memory }));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {

@@ -107,6 +107,7 @@ export async function createPostgresServer(
     audit: options.audit ?? backend.audit,
     limits,
     tenantOf: (runId) => records.tenantOf(runId),
+    memory: backend.memory,
     followRun:
       (manager) =>
       async ({ runId, afterSeq, push }) => {

@@ -16,6 +16,7 @@ export { type ApprovalRecord, type ApprovalStatus, SqliteApprovalBroker } from '
 export { type AuditRecord, SqliteAuditLog } from './sqlite/sqlite-audit-log.js';
 export { SqliteEventLog } from './sqlite/sqlite-event-log.js';
 export { SqliteIdempotencyStore } from './sqlite/sqlite-idempotency-store.js';
+export { SqliteMemoryStore } from './sqlite/sqlite-memory-store.js';
 export { ServerRuns } from './sqlite/sqlite-server-runs.js';
 export { SqliteSessionStore } from './sqlite/sqlite-session-store.js';
 export { migrate, openSqliteStore, SqliteStore } from './sqlite/sqlite-store.js';

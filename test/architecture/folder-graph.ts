@@ -16,6 +16,7 @@ export const floors: Readonly<Record<string, number>> = {
   models: 1,
   context: 1,
   routing: 2,
+  memory: 2,
   gate: 2,
   store: 3,
   loop: 4,

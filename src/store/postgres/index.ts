@@ -6,6 +6,7 @@ export { PostgresAuditLog } from './postgres-audit-log.js';
 export { PostgresDatabase } from './postgres-database.js';
 export { PostgresEventLog } from './postgres-event-log.js';
 export { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
+export { PostgresMemoryStore } from './postgres-memory-store.js';
 export { PostgresRunEventFeed } from './postgres-run-event-feed.js';
 export { PostgresRuntimeStore } from './postgres-runtime-store.js';
 export { PostgresServerRuns, type RunLease } from './postgres-server-runs.js';

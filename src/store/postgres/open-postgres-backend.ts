@@ -7,6 +7,7 @@ import { PostgresAuditLog } from './postgres-audit-log.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresIdempotencyStore } from './postgres-idempotency-store.js';
+import { PostgresMemoryStore } from './postgres-memory-store.js';
 import { PostgresRuntimeStore } from './postgres-runtime-store.js';
 import { PostgresServerRuns } from './postgres-server-runs.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
@@ -31,6 +32,8 @@ export interface PostgresBackend {
   readonly events: PostgresEventLog;
   /** Finished runs and the schema version (`RuntimeStore`). */
   readonly runtime: PostgresRuntimeStore;
+  /** Long-term memory: facts per tenant and user (`MemoryStore`). */
+  readonly memory: PostgresMemoryStore;
   /** The server's runs and their leases, shared by every `arbiter serve` node on the database. */
   readonly serverRuns: PostgresServerRuns;
   /** The pool every member uses, for tables outside these interfaces. */
@@ -115,6 +118,7 @@ export async function openPostgresBackend({
     }),
     events: new PostgresEventLog({ database }),
     runtime,
+    memory: new PostgresMemoryStore({ database, ...clock }),
     serverRuns: new PostgresServerRuns({ database, ...clock }),
     pool: database.pool,
     schema: database.schema,

@@ -4,6 +4,7 @@ import { SqliteApprovalBroker } from './sqlite-approval-broker.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
 import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
+import { SqliteMemoryStore } from './sqlite-memory-store.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
 
@@ -26,6 +27,8 @@ export interface SqliteBackend {
   readonly events: SqliteEventLog;
   /** Finished runs and the schema version (`RuntimeStore`). */
   readonly runtime: SqliteStore;
+  /** Long-term memory: facts per tenant and user (`MemoryStore`). */
+  readonly memory: SqliteMemoryStore;
   /** The connection, for tables outside these interfaces (the server's runs). */
   readonly database: Database.Database;
   /** Closes the connection; every member above stops working. */
@@ -86,6 +89,7 @@ export function openSqliteBackend({
     }),
     events: new SqliteEventLog({ database }),
     runtime,
+    memory: new SqliteMemoryStore({ database, ...clock }),
     database,
     close: () => runtime.close(),
   };

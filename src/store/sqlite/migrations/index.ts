@@ -1,6 +1,7 @@
 import { coreMigrations } from './core-migrations.js';
 import { eventMigrations } from './event-migrations.js';
 import { gateMigrations } from './gate-migrations.js';
+import { memoryMigrations } from './memory-migrations.js';
 import type { Migration } from './migration.js';
 import { serverMigrations } from './server-migrations.js';
 import { sessionMigrations } from './session-migrations.js';
@@ -14,4 +15,5 @@ export const migrations: readonly Migration[] = [
   ...eventMigrations,
   ...sessionMigrations,
   ...serverMigrations,
+  ...memoryMigrations,
 ].sort((left, right) => left.version - right.version);

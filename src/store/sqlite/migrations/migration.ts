@@ -4,7 +4,7 @@
  * shipped; add a new one.
  *
  * Each area owns a version range so areas can add tables independently:
- * core 1-9, gate 10-29, events 30-49, sessions 50-69, server 70-79.
+ * core 1-9, gate 10-29, events 30-49, sessions 50-69, server 70-79, memory 80-89.
  */
 export interface Migration {
   readonly version: number;

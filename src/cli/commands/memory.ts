@@ -1,0 +1,181 @@
+import { parseArgs } from 'node:util';
+import { ArbiterError } from '../../errors/arbiter-error.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { exportFacts, type FactExport } from '../../memory/export-facts.js';
+import { SqliteMemoryStore } from '../../store/sqlite/sqlite-memory-store.js';
+import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { CommandResult } from '../cli-output.js';
+import { withDataStore } from './open-data-store.js';
+import { defaultDataDirectory } from './sessions.js';
+
+/** The usage text of `arbiter memory`, for the CLI's help. */
+export const memoryUsage = `Usage:
+  arbiter memory list --user ID [--tenant T] [--history] [--json] [--data-dir DIR]
+  arbiter memory show FACT_ID --user ID [--tenant T] [--no-redact] [--json] [--data-dir DIR]
+  arbiter memory forget (--key KEY | --fact FACT_ID | --all) --user ID [--tenant T] [--data-dir DIR]
+  arbiter memory export --user ID [--tenant T] [--no-redact] [--data-dir DIR]
+  arbiter memory purge --expired [--data-dir DIR]
+Without --tenant, the user's tenant is used when the user has facts in exactly one.`;
+
+/**
+ * `arbiter memory …`: what long-term memory holds about one person, and
+ * their right to have it forgotten. Every subcommand but `purge` names
+ * the user (and, when the user id exists in several tenants, the tenant):
+ * nothing lists or deletes across people. Sensitive values are redacted
+ * in `list`, `show` and `export` unless `--no-redact`. Exit 0 done, 1 no
+ * such fact, 2 bad usage.
+ *
+ * @example
+ * const result = await memoryCommand({ args: ['export', '--user', 'C1001', '--tenant', 'shop'] });
+ */
+export async function memoryCommand({
+  args,
+  now = Date.now,
+}: {
+  args: readonly string[];
+  now?: () => number;
+}): Promise<CommandResult> {
+  const [subcommand, ...rest] = args;
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...rest],
+      allowPositionals: true,
+      options: {
+        'data-dir': { type: 'string', default: defaultDataDirectory },
+        user: { type: 'string' },
+        tenant: { type: 'string' },
+        key: { type: 'string' },
+        fact: { type: 'string' },
+        all: { type: 'boolean', default: false },
+        history: { type: 'boolean', default: false },
+        expired: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        'no-redact': { type: 'boolean', default: false },
+      },
+    });
+    const redactSensitive = !values['no-redact'];
+    if (subcommand === 'purge') {
+      if (!values.expired) throw new UsageError({ message: 'memory purge needs --expired' });
+      return await withDataStore({
+        dataDirectory: values['data-dir'],
+        work: (store) => {
+          const purged =
+            store === undefined ? 0 : new SqliteMemoryStore({ database: store.database, now }).purgeExpired();
+          return done([`purged ${purged} expired facts`]);
+        },
+      });
+    }
+    if (!['list', 'show', 'forget', 'export'].includes(subcommand ?? '')) {
+      throw new UsageError({
+        message: subcommand === undefined ? 'memory needs a subcommand' : `unknown subcommand "${subcommand}"`,
+      });
+    }
+    const userId = values.user;
+    if (userId === undefined || userId === '')
+      throw new UsageError({ message: `memory ${subcommand} needs --user ID` });
+    return await withDataStore({
+      dataDirectory: values['data-dir'],
+      work: (store) => {
+        if (store === undefined) return subcommand === 'show' ? noFact(positionals[0] ?? '') : done([]);
+        const tenantId = values.tenant ?? tenantOf(store, userId);
+        const memory = new SqliteMemoryStore({ database: store.database, now });
+        const owner = { tenantId, userId };
+        switch (subcommand) {
+          case 'list': {
+            const facts = exportFacts({
+              facts: memory.list({ ...owner, history: values.history }),
+              now: now(),
+              redactSensitive,
+            });
+            if (values.json) return done(facts.map((fact) => JSON.stringify(fact)));
+            if (facts.length === 0) return done([`no facts remembered about ${userId} in tenant ${tenantId}`]);
+            return done(facts.map(line));
+          }
+          case 'show': {
+            const factId = positionals[0];
+            if (factId === undefined) throw new UsageError({ message: 'memory show needs a FACT_ID' });
+            const fact = memory.get({ ...owner, factId });
+            if (fact === undefined) return noFact(factId);
+            const [shown] = exportFacts({ facts: [fact], now: now(), redactSensitive }) as [FactExport];
+            return done(values.json ? [JSON.stringify(shown)] : describe(shown));
+          }
+          case 'export':
+            return done(
+              exportFacts({ facts: memory.list({ ...owner, history: true }), now: now(), redactSensitive }).map(
+                (fact) => JSON.stringify(fact),
+              ),
+            );
+          default: {
+            const chosen = [values.key !== undefined, values.fact !== undefined, values.all].filter(Boolean).length;
+            if (chosen !== 1)
+              throw new UsageError({ message: 'memory forget needs exactly one of --key KEY, --fact FACT_ID, --all' });
+            const forgotten = memory.forget({
+              ...owner,
+              ...(values.key === undefined ? {} : { key: values.key }),
+              ...(values.fact === undefined ? {} : { factId: values.fact }),
+            });
+            if (forgotten === 0 && values.fact !== undefined) return noFact(values.fact);
+            return done([`forgot ${forgotten} fact versions of ${userId} in tenant ${tenantId}`]);
+          }
+        }
+      },
+    });
+  } catch (error) {
+    if (UsageError.isInstance(error))
+      return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`, memoryUsage] };
+    if (
+      ArbiterError.isInstance(error) ||
+      (error instanceof Error && String(Reflect.get(error, 'code')).startsWith('ERR_PARSE_ARGS'))
+    ) {
+      return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
+    }
+    throw error;
+  }
+}
+
+/** The one tenant the user has facts in; a usage error when none or several (then --tenant decides). */
+function tenantOf(store: SqliteStore, userId: string): string {
+  const tenants = (
+    store.database
+      .prepare('SELECT DISTINCT tenant_id FROM memory_facts WHERE user_id = ? ORDER BY tenant_id')
+      .all(userId) as {
+      tenant_id: string;
+    }[]
+  ).map((row) => row.tenant_id);
+  if (tenants.length === 1) return tenants[0] as string;
+  throw new UsageError({
+    message:
+      tenants.length === 0
+        ? `no facts remembered about ${userId} in any tenant; give --tenant T to be sure`
+        : `user ${userId} has facts in ${tenants.length} tenants (${tenants.join(', ')}): say which with --tenant T`,
+  });
+}
+
+function line(fact: FactExport): string {
+  const trust = fact.trusted ? 'user' : `${fact.source.kind}, unverified`;
+  return `${fact.factId}  ${fact.createdAt.slice(0, 10)}  ${fact.status.padEnd(10)}  ${fact.key} = ${fact.value}  (${trust})`;
+}
+
+function describe(fact: FactExport): string[] {
+  return [
+    `fact        ${fact.factId}`,
+    `owner       ${fact.tenantId} / ${fact.userId}`,
+    `key         ${fact.key}`,
+    `value       ${fact.value}`,
+    `status      ${fact.status}`,
+    `source      ${fact.source.kind}${fact.source.tool === undefined ? '' : ` (${fact.source.tool})`}${fact.source.runId === undefined ? '' : `, run ${fact.source.runId}`}${fact.source.callId === undefined ? '' : `, call ${fact.source.callId}`}`,
+    `trusted     ${fact.trusted}`,
+    `saved       ${fact.createdAt}`,
+    `expires     ${fact.expiresAt ?? 'never'}`,
+    ...(fact.supersedes === undefined ? [] : [`replaced    ${fact.supersedes}`]),
+    ...(fact.supersededBy === undefined ? [] : [`replaced by ${fact.supersededBy}`]),
+  ];
+}
+
+function done(stdout: readonly string[]): CommandResult {
+  return { exitCode: 0, stdout, stderr: [] };
+}
+
+function noFact(factId: string): CommandResult {
+  return { exitCode: 1, stdout: [], stderr: [`arbiter: no fact ${factId} for that user`] };
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { FactSourceKind, MemoryFact, SaveFactRequest } from '../core/memory-store.js';
+import { MemoryFactError } from '../errors/memory-fact-error.js';
+
+/** The longest key a fact may have, in characters. */
+export const MAX_FACT_KEY_LENGTH = 100;
+/** The longest value a fact may have, in characters: a fact, not a conversation. */
+export const MAX_FACT_VALUE_LENGTH = 1_000;
+/** Default number of facts a recall returns. */
+export const DEFAULT_RECALL_LIMIT = 5;
+/** The most facts one recall returns. */
+export const MAX_RECALL_LIMIT = 50;
+
+/** A row of `memory_facts` as both backends read it (PostgreSQL booleans arrive as booleans). */
+export interface MemoryFactRow {
+  fact_id: string;
+  tenant_id: string;
+  user_id: string;
+  key: string;
+  value: string;
+  source_kind: FactSourceKind;
+  source_run_id: string | null;
+  source_message_id: string | null;
+  source_call_id: string | null;
+  source_tool: string | null;
+  trusted: number | boolean;
+  sensitive: number | boolean;
+  created_at: number | string;
+  expires_at: number | string | null;
+  supersedes: string | null;
+  superseded_by: string | null;
+  retracted_at: number | string | null;
+}
+
+/**
+ * A stored row as the fact it records.
+ *
+ * @example
+ * const facts = rows.map(toMemoryFact);
+ */
+export function toMemoryFact(row: MemoryFactRow): MemoryFact {
+  return {
+    factId: row.fact_id,
+    tenantId: row.tenant_id,
+    userId: row.user_id,
+    key: row.key,
+    value: row.value,
+    source: {
+      kind: row.source_kind,
+      ...(row.source_run_id === null ? {} : { runId: row.source_run_id }),
+      ...(row.source_message_id === null ? {} : { messageId: row.source_message_id }),
+      ...(row.source_call_id === null ? {} : { callId: row.source_call_id }),
+      ...(row.source_tool === null ? {} : { tool: row.source_tool }),
+    },
+    trusted: row.trusted === true || row.trusted === 1,
+    sensitive: row.sensitive === true || row.sensitive === 1,
+    createdAt: Number(row.created_at),
+    expiresAt: row.expires_at === null ? undefined : Number(row.expires_at),
+    supersedes: row.supersedes ?? undefined,
+    supersededBy: row.superseded_by ?? undefined,
+    retractedAt: row.retracted_at === null ? undefined : Number(row.retracted_at),
+  };
+}
+
+/**
+ * Checks a save request and builds the new fact's row values (a fresh id,
+ * created now), the same for both backends. Throws `MemoryFactError` for
+ * an empty owner or key, a key or value too long, or an expiry not in the
+ * future.
+ *
+ * @example
+ * const fact = newFact(request, Date.now());
+ */
+export function newFact(request: SaveFactRequest, now: number): MemoryFact {
+  const { tenantId, userId, key, value, expiresAt } = request;
+  for (const [field, text] of Object.entries({ tenantId, userId, key, value })) {
+    if (text.includes('\u0000'))
+      throw new MemoryFactError({ field, message: `a fact's ${field} cannot hold a NUL character` });
+  }
+  if (tenantId === '') throw new MemoryFactError({ field: 'tenantId', message: 'a fact needs a tenant' });
+  if (userId === '') throw new MemoryFactError({ field: 'userId', message: 'a fact needs a user' });
+  if (key.trim() === '' || key.length > MAX_FACT_KEY_LENGTH) {
+    throw new MemoryFactError({
+      field: 'key',
+      message: `a fact key is 1 to ${MAX_FACT_KEY_LENGTH} characters, not blank; got ${key.length}`,
+    });
+  }
+  if (value.trim() === '' || value.length > MAX_FACT_VALUE_LENGTH) {
+    throw new MemoryFactError({
+      field: 'value',
+      message: `a fact value is 1 to ${MAX_FACT_VALUE_LENGTH} characters, not blank; got ${value.length}`,
+    });
+  }
+  if (expiresAt !== undefined && !(expiresAt > now)) {
+    throw new MemoryFactError({ field: 'expiresAt', message: 'a fact must expire in the future' });
+  }
+  return {
+    factId: `fact_${randomUUID()}`,
+    tenantId,
+    userId,
+    key,
+    value,
+    source: request.source,
+    trusted: request.trusted,
+    sensitive: request.sensitive ?? false,
+    createdAt: now,
+    expiresAt,
+    supersedes: undefined,
+    supersededBy: undefined,
+    retractedAt: undefined,
+  };
+}
+
+/**
+ * The number of facts a recall returns: `limit` clamped to 1..{@link MAX_RECALL_LIMIT}.
+ *
+ * @example
+ * recallLimit(undefined); // 5
+ */
+export function recallLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_RECALL_LIMIT;
+  return Math.min(MAX_RECALL_LIMIT, Math.max(1, Math.floor(limit)));
+}
+
+/**
+ * Merges the exact-key hits (first) with the text hits (after, in their
+ * order), each fact once, at most `limit`; scores fall with rank so a
+ * hybrid ranking can fuse them.
+ *
+ * @example
+ * const ranked = mergeRecall({ byKey, byText, limit: 5 });
+ */
+export function mergeRecall({
+  byKey,
+  byText,
+  limit,
+}: {
+  byKey: readonly MemoryFact[];
+  byText: readonly MemoryFact[];
+  limit: number;
+}): { fact: MemoryFact; score: number; matchedBy: 'key' | 'text' }[] {
+  const seen = new Set<string>();
+  const ranked: { fact: MemoryFact; score: number; matchedBy: 'key' | 'text' }[] = [];
+  for (const [matchedBy, facts] of [
+    ['key', byKey],
+    ['text', byText],
+  ] as const) {
+    for (const fact of facts) {
+      if (ranked.length >= limit) return ranked;
+      if (seen.has(fact.factId)) continue;
+      seen.add(fact.factId);
+      ranked.push({ fact, score: 1 / (1 + ranked.length), matchedBy });
+    }
+  }
+  return ranked;
+}
