@@ -36,6 +36,7 @@ import { isLoopbackHostHeader } from './loopback-host.js';
 import { metricsRoute } from './metrics-route.js';
 import { loadPageAssets } from './page-assets.js';
 import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
+import { agUiRoutes } from './protocols/ag-ui/index.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
 import { notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
@@ -137,6 +138,7 @@ export interface ArbiterServer {
  * - `POST /v1/sessions/:id/messages` `{ content, locale? }` → 202 `{ runId }`; 409 `{ activeRunId }` when a run is active
  * - `GET /v1/runs/:id`, `GET /v1/runs/:id/events` (SSE, `Last-Event-ID`)
  * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role; 403 `self_approval` in his own session)
+ * - `POST /v1/ag-ui` an AG-UI `RunAgentInput` → the run's AG-UI events (SSE; see `agUiRoutes`)
  * - `GET /v1/me`, `GET /healthz`, `GET /metrics` (metrics token or role), `GET /demo.json`, `GET /`
  *
  * Per principal, streams at once and sessions and messages per minute are
@@ -369,6 +371,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.route('/v1/sessions', sessionRoutes(dependencies));
   app.route('/v1/runs', runRoutes(dependencies));
   app.route('/v1/approvals', approvalRoutes(dependencies));
+  app.route('/v1/ag-ui', agUiRoutes(dependencies));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {
