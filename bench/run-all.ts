@@ -12,6 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { runAgUiBench } from './ag-ui-bench.js';
 import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
@@ -31,6 +32,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['store', runStoreBench],
   ['sse', runSseBench],
   ['cluster', runClusterBench],
+  ['ag-ui', runAgUiBench],
 ];
 
 const only = [

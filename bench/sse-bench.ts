@@ -1,5 +1,6 @@
 /**
- * The HTTP server under many streams, on loopback: 500 SSE clients at once,
+ * The HTTP server under many streams, on loopback: 1,000 SSE clients at once
+ * (`SSE_CLIENTS` to change it),
  * each starting a run (the shop's order question on the offline scripted
  * model, paced like a person reading: 40 ms to think per step, 5 ms per text
  * fragment) and following it to its `run:end`. A warm-up of 50 clients
@@ -17,16 +18,22 @@
  * Ratios: `sse.run_end_received` (clients that got their run:end / clients;
  * must be 1), `sse.heap_growth` and `sse.rss_growth` (after the last round / after
  * round 1, both after a GC; about 1 means bounded).
+ *
+ * Issue 17's targets, over all rounds: every client gets its run's terminal
+ * event (`run:end` or `run:error`), the live delivery p99 of the worst round
+ * under 50 ms, and the server's peak resident memory (`maxRSS`, not after a
+ * GC) under 300 MB.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMainModule } from './measure.js';
+import { type BenchResult, formatVerdict, isMainModule, target } from './measure.js';
 
-const clients = 500;
+const clients = Number(process.env.SSE_CLIENTS ?? 1000);
 const warmUpClients = 50;
 const rounds = 3;
 const roundTimeoutMs = 60_000;
@@ -35,12 +42,16 @@ const token = 'bench-token-0001-0123456789abcdef';
 interface Memory {
   readonly rss: number;
   readonly heapUsed: number;
+  /** The process's peak resident set so far, in bytes. */
+  readonly maxRss: number;
 }
 
 type ChildMessage = { type: 'ready'; url: string } | { type: 'memory'; memory: Memory };
 
 interface RoundResult {
   readonly completed: number;
+  /** Clients that got their run's terminal event (run:end or run:error). */
+  readonly terminal: number;
   readonly latenciesMs: number[];
   readonly liveLatenciesMs: number[];
   readonly events: number;
@@ -49,7 +60,7 @@ interface RoundResult {
 }
 
 /** Runs the benchmark; see the file's comment for what is measured. */
-export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<string, number> }> {
+export async function runSseBench(): Promise<BenchResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'arbiter-sse-bench-'));
   const child = fork(fileURLToPath(import.meta.url), ['--serve-for-bench', dataDir], {
     execArgv: [...process.execArgv, '--expose-gc'],
@@ -90,6 +101,37 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
         `after round ${rounds} rss ${megabytes(last.rss)} heap ${megabytes(last.heapUsed)}`,
     );
     const completed = results.reduce((sum, result) => sum + result.completed, 0);
+    const terminal = results.reduce((sum, result) => sum + result.terminal, 0);
+    const worstP99 = Math.max(...results.map((result) => percentileOf(result.liveLatenciesMs, 99)));
+    const peakRss = Math.max(...after.map((memory) => memory.maxRss));
+    const targets = [
+      target({
+        id: 'sse_1000_terminal_delivered',
+        description: `clients that got their terminal event / clients (${clients} at once, ${rounds} rounds)`,
+        value: terminal / (clients * rounds),
+        comparison: '>=',
+        limit: 1,
+      }),
+      target({
+        id: 'sse_1000_live_p99_ms',
+        description: 'live delivery p99 of the worst round, ms',
+        value: worstP99,
+        comparison: '<',
+        limit: 50,
+      }),
+      target({
+        id: 'sse_1000_peak_rss_mb',
+        description: 'server peak resident memory (maxRSS), MB',
+        value: peakRss / 1e6,
+        comparison: '<',
+        limit: 300,
+      }),
+    ];
+    lines.push(
+      `  terminal events delivered: ${terminal}/${clients * rounds}: ${formatVerdict(targets[0] as (typeof targets)[0])}`,
+      `  live p99 (worst round): ${formatVerdict(targets[1] as (typeof targets)[0], 1)}`,
+      `  server peak RSS: ${formatVerdict(targets[2] as (typeof targets)[0], 1)}`,
+    );
     return {
       lines,
       ratios: {
@@ -97,6 +139,8 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
         'sse.heap_growth': last.heapUsed / first.heapUsed,
         'sse.rss_growth': last.rss / first.rss,
       },
+      targets,
+      figures: { clients, rounds, terminal, worstLiveP99Ms: worstP99, peakRssBytes: peakRss },
     };
   } finally {
     child.kill('SIGTERM');
@@ -111,7 +155,10 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
   const liveLatenciesMs: number[] = [];
   const failures: string[] = [];
   let events = 0;
+  let terminal = 0;
   const deadline = AbortSignal.timeout(roundTimeoutMs);
+  // Every client of the round listens to it: a thousand listeners are the design, not a leak.
+  setMaxListeners(0, deadline);
   const outcomes = await Promise.all(
     Array.from({ length: count }, async () => {
       try {
@@ -130,16 +177,19 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
             const latency = Math.max(0, receivedAt - event.at);
             latenciesMs.push(latency);
             if (event.at >= connectedAt) liveLatenciesMs.push(latency);
+            if (event.type === 'run:end' || event.type === 'run:error') terminal += 1;
           },
         });
       } catch (error) {
-        failures.push(error instanceof Error ? error.message : String(error));
+        const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+        failures.push(error instanceof Error ? `${error.message}${cause}` : String(error));
         return false;
       }
     }),
   );
   return {
     completed: outcomes.filter(Boolean).length,
+    terminal,
     latenciesMs,
     liveLatenciesMs,
     events,
@@ -232,10 +282,14 @@ function memoryOf(child: ChildProcess): Promise<Memory> {
 }
 
 function percentile(values: readonly number[], rank: number): string {
-  if (values.length === 0) return 'n/a';
+  return values.length === 0 ? 'n/a' : String(percentileOf(values, rank));
+}
+
+function percentileOf(values: readonly number[], rank: number): number {
+  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((left, right) => left - right);
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((rank / 100) * sorted.length) - 1));
-  return String(sorted[index]);
+  return sorted[index] as number;
 }
 
 function megabytes(bytes: number): string {
@@ -265,7 +319,7 @@ async function serveForBench(dataDir: string): Promise<void> {
     if (message.type !== 'memory') return;
     collect?.();
     const { rss, heapUsed } = process.memoryUsage();
-    process.send?.({ type: 'memory', memory: { rss, heapUsed } });
+    process.send?.({ type: 'memory', memory: { rss, heapUsed, maxRss: process.resourceUsage().maxRSS * 1024 } });
   });
   process.once('SIGTERM', () => {
     running.close().finally(() => process.exit(0));
@@ -278,8 +332,8 @@ if (isMainModule(import.meta.url)) {
   if (serveAt >= 0) {
     await serveForBench(process.argv[serveAt + 1] ?? tmpdir());
   } else {
-    const { lines, ratios } = await runSseBench();
+    const { lines, ratios, targets } = await runSseBench();
     console.log(lines.join('\n'));
-    console.log(JSON.stringify(ratios));
+    console.log(JSON.stringify({ ratios, targets }));
   }
 }

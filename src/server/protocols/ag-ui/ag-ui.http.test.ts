@@ -201,19 +201,36 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     server = await startTestServer({ auth, model: broken });
     const agent = agentFor(tokens.alice);
     say(agent, 'Hello');
-    const errors: string[] = [];
-    const { events } = await run(agent).catch(async (error: unknown) => {
-      errors.push(String(error));
-      return { events: [] as BaseEvent[] };
-    });
-    // The client reports a RUN_ERROR as a failed run; the raw stream shows the event itself.
+    const seen: BaseEvent[] = [];
+    let failed: unknown;
+    await agent
+      .runAgent(
+        {},
+        {
+          onRunErrorEvent: ({ event }) => {
+            EventSchemas.parse(event);
+            seen.push(event);
+          },
+        },
+      )
+      .catch((error: unknown) => {
+        failed = error;
+      });
+    expect(seen).toEqual([expect.objectContaining({ type: EventType.RUN_ERROR, code: 'internal_error' })]);
+    expect(String((seen[0] as { message?: string }).message)).not.toContain('/srv/secret');
+    // The client reports the RUN_ERROR to its subscribers; runAgent itself settles normally.
+    expect(failed).toBeUndefined();
+
+    // On the wire: RUN_STARTED, the state, then RUN_ERROR, each valid, with no internals anywhere.
     const raw = await post(tokens.alice, input());
     expect(raw.status).toBe(200);
-    const last = raw.events.at(-1) as BaseEvent & { message: string; code: string };
-    expect(last.type).toBe(EventType.RUN_ERROR);
-    expect(last.code).toBe('internal_error');
+    expect(raw.events.map((event) => event.type)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.STATE_SNAPSHOT,
+      EventType.RUN_ERROR,
+    ]);
     expect(raw.text).not.toContain('/srv/secret');
-    expect([...events.map((event) => event.type), ...errors].join(' ')).toMatch(/RUN_ERROR|Error/);
+    expect(raw.text).not.toContain('exploded');
   });
 
   it('refuses what it cannot run with a 400 that names the problem', async () => {
