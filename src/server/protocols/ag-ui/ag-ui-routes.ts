@@ -5,6 +5,7 @@ import { HttpError } from '../../../errors/http-error.js';
 import { SessionConflictError } from '../../../errors/session-conflict-error.js';
 import type { EventLog } from '../../../events/event-log.js';
 import type { ExternalEvent } from '../../../events/external-event.js';
+import { displayArguments, toolFieldPolicy } from '../../../events/sensitive-fields.js';
 import type { Session } from '../../../store/session-store.js';
 import { decideApproval } from '../../approval-routes.js';
 import { readJsonBody } from '../../read-json-body.js';
@@ -97,14 +98,14 @@ export function agUiRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
     }
     remember(key, segment);
 
-    const release = await limits.openStream(principal);
     const view = agUiRunView(dependencies, { sessionId: session.id, arbiterRunId: segment.arbiterRunId });
     const translator = new AgUiEventTranslator({
       threadId: request.threadId,
       runId: request.runId,
       arbiterRunId: segment.arbiterRunId,
       view,
-      slots: session.slots,
+      // The slots as a person may see them: values under names that read like personal data redacted.
+      slots: displayArguments(session.slots, toolFieldPolicy({})),
       usageBefore: segment.usageBefore,
     });
     const only = stillPending
@@ -117,6 +118,7 @@ export function agUiRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
           },
         ]
       : undefined;
+    const release = await limits.openStream(principal);
     return streamAgUiRun(c, {
       arbiterRunId: segment.arbiterRunId,
       afterSeq: segment.afterSeq,

@@ -114,9 +114,16 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     const agent = agentFor(tokens.alice, threadId);
     say(agent, 'Hello');
     const first = await run(agent, { runId: 'run-one' });
+    // The session's confirmed slots are the thread's state, personal data redacted.
+    await server.server.sessions.setSlots({
+      sessionId: threadSessionId('shop', threadId),
+      slots: { order_id: 'SO20260901', contact_phone: '13800138000' },
+    });
     say(agent, 'Where is my order SO20260901?');
     const second = await run(agent);
     expect(second.types).toContain(EventType.TOOL_CALL_START);
+    expect(agent.state).toEqual({ order_id: 'SO20260901', contact_phone: '[redacted]' });
+    expect(JSON.stringify(second.events)).not.toContain('13800138000');
 
     const session = await server.server.sessions.load(threadSessionId('shop', threadId));
     const said = session?.messages.filter((message) => message.role === 'user').map((message) => message.content);
@@ -126,8 +133,13 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     const reloaded = agentFor(tokens.alice, threadId);
     say(reloaded, 'Hello');
     const replay = await run(reloaded, { runId: 'run-one' });
-    const strip = (events: BaseEvent[]) => events.map(({ timestamp: _timestamp, ...event }) => event);
+    // The same events with the same ids; the state snapshot is the thread's state now.
+    const strip = (events: BaseEvent[]) =>
+      events
+        .filter((event) => event.type !== EventType.STATE_SNAPSHOT)
+        .map(({ timestamp: _timestamp, ...event }) => event);
     expect(strip(replay.events)).toEqual(strip(first.events));
+    expect(replay.events[1]).toMatchObject({ type: EventType.STATE_SNAPSHOT, snapshot: { order_id: 'SO20260901' } });
     const after = await server.server.sessions.load(threadSessionId('shop', threadId));
     expect(after?.messages.filter((message) => message.role === 'user')).toHaveLength(2);
   });
@@ -237,6 +249,15 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     server = await startTestServer({ auth });
     const cases: [unknown, RegExp][] = [
       [{ runId: 'r', messages: [] }, /threadId/],
+      [input({ threadId: 'x'.repeat(201) }), /threadId/],
+      [
+        input({
+          messages: [
+            { id: 'm', role: 'user', content: [{ type: 'image', source: { type: 'url', value: 'http://x/y.png' } }] },
+          ],
+        }),
+        /text only|messages/,
+      ],
       [input({ messages: [{ id: 'm', role: 'wizard', content: 'x' }] }), /messages\.0/],
       [input({ tools: [{ name: 'delete_everything', description: 'x', parameters: {} }] }), /own tools/],
       [input({ context: [{ description: 'd', value: 'v' }] }), /context/],
