@@ -307,12 +307,13 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
   it("runs the README's AG-UI snippet against the server", async () => {
     server = await startTestServer({ auth });
     const [snippet] = readmeSnippets({ file: 'README.md' }).filter(
-      (block) => block.section === 'AG-UI' && block.language === 'ts',
+      // JavaScript, as a front end would hold it (the README's TypeScript blocks import arbiter alone).
+      (block) => block.section === 'AG-UI' && block.language === 'js',
     );
     expect(snippet).toBeDefined();
     const directory = join('node_modules', '.cache', 'arbiter-readme');
     mkdirSync(directory, { recursive: true });
-    const file = join(directory, `ag-ui-snippet-${randomUUID()}.ts`);
+    const file = join(directory, `ag-ui-snippet-${randomUUID()}.mjs`);
     writeFileSync(file, snippet?.code ?? '');
     vi.stubEnv('ARBITER_URL', server.url);
     vi.stubEnv('ARBITER_TOKEN', tokens.alice);
