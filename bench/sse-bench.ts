@@ -27,7 +27,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, get, request as httpRequest } from 'node:http';
+import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,10 +68,7 @@ export async function runSseBench(): Promise<BenchResult> {
   });
   try {
     const url = await waitFor<string>(child, (message) => (message.type === 'ready' ? message.url : undefined));
-    // A connection per request, as a thousand browsers would open: a kept-alive socket that the server closes
-    // (its 5 s idle timeout) just as a client, slowed by a thousand others, sends on it is a reset the bench
-    // would blame on the server.
-    const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
+    const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
     await runRound({ url, agent, count: warmUpClients });
     const before = await memoryOf(child);
     const results: RoundResult[] = [];
@@ -165,13 +162,12 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
   const outcomes = await Promise.all(
     Array.from({ length: count }, async () => {
       try {
-        const session = await post({ url: `${url}/v1/sessions`, body: {}, agent, signal: deadline });
-        const message = await post({
-          url: `${url}/v1/sessions/${session.id}/messages`,
-          body: { content: 'Where is my order SO20260901?' },
-          agent,
-          signal: deadline,
-        });
+        const session = await post(`${url}/v1/sessions`, {}, deadline);
+        const message = await post(
+          `${url}/v1/sessions/${session.id}/messages`,
+          { content: 'Where is my order SO20260901?' },
+          deadline,
+        );
         return await follow({
           url: `${url}/v1/runs/${message.runId}/events`,
           agent,
@@ -202,48 +198,15 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
   };
 }
 
-function post({
-  url,
-  body,
-  agent,
-  signal,
-}: {
-  url: string;
-  body: unknown;
-  agent: Agent;
-  signal: AbortSignal;
-}): Promise<Record<string, string>> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      url,
-      {
-        method: 'POST',
-        agent,
-        signal,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-      },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          if (status < 200 || status >= 300) reject(new Error(`POST ${new URL(url).pathname} answered ${status}`));
-          else resolve(JSON.parse(text) as Record<string, string>);
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(payload);
+async function post(url: string, body: unknown, signal: AbortSignal): Promise<Record<string, string>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal,
   });
+  if (!response.ok) throw new Error(`POST ${new URL(url).pathname} answered ${response.status}`);
+  return (await response.json()) as Record<string, string>;
 }
 
 /** Follows one run's stream to its end; true when its run:end came. */
