@@ -52,6 +52,8 @@ interface RoundResult {
   readonly completed: number;
   /** Clients that got their run's terminal event (run:end or run:error). */
   readonly terminal: number;
+  /** Streams connected a second time because the first request got no response at all. */
+  readonly reconnects: number;
   readonly latenciesMs: number[];
   readonly liveLatenciesMs: number[];
   readonly events: number;
@@ -73,8 +75,10 @@ export async function runSseBench(): Promise<BenchResult> {
     const before = await memoryOf(child);
     const results: RoundResult[] = [];
     const after: Memory[] = [];
+    const probes: string[] = [];
     for (let round = 0; round < rounds; round += 1) {
       results.push(await runRound({ url, agent, count: clients }));
+      probes.push(await probe(url));
       after.push(await memoryOf(child));
     }
     agent.destroy();
@@ -90,6 +94,10 @@ export async function runSseBench(): Promise<BenchResult> {
           `p99 ${percentile(result.liveLatenciesMs, 99)} ms (${result.liveLatenciesMs.length.toLocaleString('en-US')} events); ` +
           `with replay p50 ${percentile(result.latenciesMs, 50)} ms, p99 ${percentile(result.latenciesMs, 99)} ms; ` +
           `server rss ${megabytes(memory.rss)}, heap ${megabytes(memory.heapUsed)}`,
+      );
+      lines.push(
+        `    ${result.reconnects} streams reconnected (no response to the first request); ` +
+          `then GET /healthz on a new connection: ${probes[index]}`,
       );
       for (const failure of result.failures.slice(0, 3)) lines.push(`    failure: ${failure}`);
     });
@@ -156,6 +164,7 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
   const failures: string[] = [];
   let events = 0;
   let terminal = 0;
+  let reconnects = 0;
   const deadline = AbortSignal.timeout(roundTimeoutMs);
   // Every client of the round listens to it: a thousand listeners are the design, not a leak.
   setMaxListeners(0, deadline);
@@ -168,18 +177,23 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
           { content: 'Where is my order SO20260901?' },
           deadline,
         );
-        return await follow({
-          url: `${url}/v1/runs/${message.runId}/events`,
-          agent,
-          signal: deadline,
-          onEvent: (event, receivedAt, connectedAt) => {
-            events += 1;
-            const latency = Math.max(0, receivedAt - event.at);
-            latenciesMs.push(latency);
-            if (event.at >= connectedAt) liveLatenciesMs.push(latency);
-            if (event.type === 'run:end' || event.type === 'run:error') terminal += 1;
-          },
-        });
+        const onEvent = (event: { type: string; at: number }, receivedAt: number, connectedAt: number) => {
+          events += 1;
+          const latency = Math.max(0, receivedAt - event.at);
+          latenciesMs.push(latency);
+          if (event.at >= connectedAt) liveLatenciesMs.push(latency);
+          if (event.type === 'run:end' || event.type === 'run:error') terminal += 1;
+        };
+        const streamUrl = `${url}/v1/runs/${message.runId}/events`;
+        try {
+          return await follow({ url: streamUrl, agent, signal: deadline, onEvent });
+        } catch (error) {
+          // A kept-alive socket the server closed as the request went out: nothing was received, and an
+          // EventSource would connect again (the stream's `retry:`); so does this client, once, and says so.
+          if (!(error instanceof NotConnectedError)) throw error;
+          reconnects += 1;
+          return await follow({ url: streamUrl, agent, signal: deadline, onEvent });
+        }
       } catch (error) {
         const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
         failures.push(error instanceof Error ? `${error.message}${cause}` : String(error));
@@ -190,6 +204,7 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
   return {
     completed: outcomes.filter(Boolean).length,
     terminal,
+    reconnects,
     latenciesMs,
     liveLatenciesMs,
     events,
@@ -209,6 +224,11 @@ async function post(url: string, body: unknown, signal: AbortSignal): Promise<Re
   return (await response.json()) as Record<string, string>;
 }
 
+/** A stream request that failed before any response (a kept-alive socket closed under it). */
+class NotConnectedError extends Error {
+  override readonly name = 'NotConnectedError';
+}
+
 /** Follows one run's stream to its end; true when its run:end came. */
 function follow({
   url,
@@ -223,7 +243,9 @@ function follow({
   onEvent: (event: { type: string; at: number }, receivedAt: number, connectedAt: number) => void;
 }): Promise<boolean> {
   return new Promise((resolve, reject) => {
+    let responded = false;
     const request = get(url, { agent, signal, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      responded = true;
       if (response.statusCode !== 200) {
         reject(new Error(`GET events answered ${response.statusCode}`));
         response.resume();
@@ -256,7 +278,21 @@ function follow({
       response.on('end', () => resolve(ended));
       response.on('error', reject);
     });
-    request.on('error', reject);
+    // Before any response: the request never reached a server that answered it.
+    request.on('error', (error) => reject(responded ? error : new NotConnectedError(error.message)));
+  });
+}
+
+/** Whether the server still answers a new connection after a round, and how fast. */
+function probe(url: string): Promise<string> {
+  const startedAt = performance.now();
+  return new Promise((resolve) => {
+    const request = get(`${url}/healthz`, { agent: false, timeout: 10_000 }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(`${response.statusCode} in ${Math.round(performance.now() - startedAt)} ms`));
+    });
+    request.on('timeout', () => request.destroy(new Error('no answer in 10 s')));
+    request.on('error', (error) => resolve(`failed: ${error.message}`));
   });
 }
 
