@@ -110,7 +110,11 @@ export async function runSseBench(): Promise<BenchResult> {
     );
     const completed = results.reduce((sum, result) => sum + result.completed, 0);
     const terminal = results.reduce((sum, result) => sum + result.terminal, 0);
-    const worstP99 = Math.max(...results.map((result) => percentileOf(result.liveLatenciesMs, 99)));
+    // A round whose streams all connected after their runs had ended has no live events to judge.
+    const judged = results.filter((result) => result.liveLatenciesMs.length > 0);
+    const worstP99 =
+      judged.length === 0 ? Number.NaN : Math.max(...judged.map((result) => percentileOf(result.liveLatenciesMs, 99)));
+    const liveEvents = judged.reduce((sum, result) => sum + result.liveLatenciesMs.length, 0);
     const peakRss = Math.max(...after.map((memory) => memory.maxRss));
     const targets = [
       target({
@@ -122,7 +126,7 @@ export async function runSseBench(): Promise<BenchResult> {
       }),
       target({
         id: 'sse_1000_live_p99_ms',
-        description: 'live delivery p99 of the worst round, ms',
+        description: 'live delivery p99 of the worst round with live events, ms',
         value: worstP99,
         comparison: '<',
         limit: 50,
@@ -137,7 +141,8 @@ export async function runSseBench(): Promise<BenchResult> {
     ];
     lines.push(
       `  terminal events delivered: ${terminal}/${clients * rounds}: ${formatVerdict(targets[0] as (typeof targets)[0])}`,
-      `  live p99 (worst round): ${formatVerdict(targets[1] as (typeof targets)[0], 1)}`,
+      `  live p99 (worst of ${judged.length} rounds with live events, ${liveEvents.toLocaleString('en-US')} events): ` +
+        formatVerdict(targets[1] as (typeof targets)[0], 1),
       `  server peak RSS: ${formatVerdict(targets[2] as (typeof targets)[0], 1)}`,
     );
     return {
@@ -157,7 +162,13 @@ export async function runSseBench(): Promise<BenchResult> {
   }
 }
 
+/** Longer than the server's 5 s keep-alive timeout: the last round's idle sockets are closed before the next begins. */
+const settleMs = 6_000;
+
 async function runRound({ url, agent, count }: { url: string; agent: Agent; count: number }): Promise<RoundResult> {
+  // A socket kept alive since the last round and reused just as the server's idle timeout closes it fails
+  // with a reset the server never saw as a request; a round begins with none.
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
   const startedAt = performance.now();
   const latenciesMs: number[] = [];
   const liveLatenciesMs: number[] = [];
