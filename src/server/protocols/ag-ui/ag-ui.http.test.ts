@@ -203,6 +203,35 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(text.join(' ')).toContain('was approved');
   });
 
+  it('rejects the call when an approver answers the interrupt cancelled: nothing is refunded', async () => {
+    server = await startTestServer({ auth });
+    const threadId = randomUUID();
+    const customer = agentFor(tokens.alice, threadId);
+    say(customer, 'My teapot arrived cracked, I want a refund.');
+    const [interrupt] = (await run(customer)).interrupts as [Interrupt];
+    expect(interrupt).toBeDefined();
+    const staff = agentFor(tokens.staff, threadId);
+    const decided = await run(staff, { resume: [{ interruptId: interrupt.id, status: 'cancelled' }] });
+    const resolved = decided.events.find(
+      (event) => event.type === EventType.CUSTOM && event.name === 'arbiter.approval_resolved',
+    );
+    expect(resolved?.value).toMatchObject({ approvalId: interrupt.id, status: 'rejected' });
+    expect(decided.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    const audit = new SqliteAuditLog({ database: server.server.store.database });
+    const refunds = audit
+      .listAudit({ sessionId: threadSessionId('shop', threadId) })
+      .filter((row) => row.tool === 'apply_refund');
+    expect(refunds.some((row) => row.outcome === 'ok')).toBe(false);
+    // Answering it again decides nothing twice: the approval stays rejected.
+    const again = await post(tokens.staff, {
+      ...input({ threadId }),
+      messages: [],
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { decision: 'approve' } }],
+    });
+    expect(again.status).toBe(200);
+    expect(await server.server.approvals.getApproval(interrupt.id)).toMatchObject({ status: 'rejected' });
+  });
+
   it('ends a run whose model fails with RUN_ERROR, naming the code and no internals', async () => {
     const broken: Model = {
       name: 'broken',
