@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BaseEvent, EventType, HttpAgent, type Interrupt } from '@ag-ui/client';
@@ -355,6 +355,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     } finally {
       log.mockRestore();
       vi.unstubAllEnvs();
+      rmSync(file, { force: true });
     }
     const lines = printed.map((values) => values.map(String).join(' '));
     expect(lines.some((line) => line.includes('query_order'))).toBe(true);
