@@ -12,6 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { runAgUiBench } from './ag-ui-bench.js';
 import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
@@ -39,6 +40,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['ui-stream', runUiStreamBench],
   ['mcp', runMcpBench],
   ['memory', runMemoryBench],
+  ['ag-ui', runAgUiBench],
 ];
 
 const only = [

@@ -1,5 +1,6 @@
 /**
- * The HTTP server under many streams, on loopback: 500 SSE clients at once,
+ * The HTTP server under many streams, on loopback: 1,000 SSE clients at once
+ * (`SSE_CLIENTS` to change it),
  * each starting a run (the shop's order question on the offline scripted
  * model, paced like a person reading: 40 ms to think per step, 5 ms per text
  * fragment) and following it to its `run:end`. A warm-up of 50 clients
@@ -17,30 +18,42 @@
  * Ratios: `sse.run_end_received` (clients that got their run:end / clients;
  * must be 1), `sse.heap_growth` and `sse.rss_growth` (after the last round / after
  * round 1, both after a GC; about 1 means bounded).
+ *
+ * Issue 17's targets, over all rounds: every client gets its run's terminal
+ * event (`run:end` or `run:error`), the live delivery p99 of the worst round
+ * under 50 ms, and the server's peak resident memory (`maxRSS`, not after a
+ * GC) under 300 MB.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMainModule } from './measure.js';
+import { type BenchResult, formatVerdict, isMainModule, target } from './measure.js';
 
-const clients = 500;
+const clients = Number(process.env.SSE_CLIENTS ?? 1000);
 const warmUpClients = 50;
-const rounds = 3;
+const rounds = Number(process.env.SSE_ROUNDS ?? 3);
 const roundTimeoutMs = 60_000;
 const token = 'bench-token-0001-0123456789abcdef';
 
 interface Memory {
   readonly rss: number;
   readonly heapUsed: number;
+  /** The process's peak resident set so far, in bytes. */
+  readonly maxRss: number;
 }
 
 type ChildMessage = { type: 'ready'; url: string } | { type: 'memory'; memory: Memory };
 
 interface RoundResult {
   readonly completed: number;
+  /** Clients that got their run's terminal event (run:end or run:error). */
+  readonly terminal: number;
+  /** Streams connected a second time because the first request got no response at all. */
+  readonly reconnects: number;
   readonly latenciesMs: number[];
   readonly liveLatenciesMs: number[];
   readonly events: number;
@@ -49,7 +62,7 @@ interface RoundResult {
 }
 
 /** Runs the benchmark; see the file's comment for what is measured. */
-export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<string, number> }> {
+export async function runSseBench(): Promise<BenchResult> {
   const dataDir = await mkdtemp(join(tmpdir(), 'arbiter-sse-bench-'));
   const child = fork(fileURLToPath(import.meta.url), ['--serve-for-bench', dataDir], {
     execArgv: [...process.execArgv, '--expose-gc'],
@@ -62,8 +75,10 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
     const before = await memoryOf(child);
     const results: RoundResult[] = [];
     const after: Memory[] = [];
+    const probes: string[] = [];
     for (let round = 0; round < rounds; round += 1) {
       results.push(await runRound({ url, agent, count: clients }));
+      probes.push(await probe(url));
       after.push(await memoryOf(child));
     }
     agent.destroy();
@@ -80,6 +95,10 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
           `with replay p50 ${percentile(result.latenciesMs, 50)} ms, p99 ${percentile(result.latenciesMs, 99)} ms; ` +
           `server rss ${megabytes(memory.rss)}, heap ${megabytes(memory.heapUsed)}`,
       );
+      lines.push(
+        `    ${result.reconnects} streams reconnected (no response to the first request); ` +
+          `then GET /healthz on a new connection: ${probes[index]}`,
+      );
       for (const failure of result.failures.slice(0, 3)) lines.push(`    failure: ${failure}`);
     });
     const first = after[0] as Memory;
@@ -90,6 +109,42 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
         `after round ${rounds} rss ${megabytes(last.rss)} heap ${megabytes(last.heapUsed)}`,
     );
     const completed = results.reduce((sum, result) => sum + result.completed, 0);
+    const terminal = results.reduce((sum, result) => sum + result.terminal, 0);
+    // A round whose streams all connected after their runs had ended has no live events to judge.
+    const judged = results.filter((result) => result.liveLatenciesMs.length > 0);
+    const worstP99 =
+      judged.length === 0 ? Number.NaN : Math.max(...judged.map((result) => percentileOf(result.liveLatenciesMs, 99)));
+    const liveEvents = judged.reduce((sum, result) => sum + result.liveLatenciesMs.length, 0);
+    const peakRss = Math.max(...after.map((memory) => memory.maxRss));
+    const targets = [
+      target({
+        id: 'sse_1000_terminal_delivered',
+        description: `clients that got their terminal event / clients (${clients} at once, ${rounds} rounds)`,
+        value: terminal / (clients * rounds),
+        comparison: '>=',
+        limit: 1,
+      }),
+      target({
+        id: 'sse_1000_live_p99_ms',
+        description: 'live delivery p99 of the worst round with live events, ms',
+        value: worstP99,
+        comparison: '<',
+        limit: 50,
+      }),
+      target({
+        id: 'sse_1000_peak_rss_mb',
+        description: 'server peak resident memory (maxRSS), MB',
+        value: peakRss / 1e6,
+        comparison: '<',
+        limit: 300,
+      }),
+    ];
+    lines.push(
+      `  terminal events delivered: ${terminal}/${clients * rounds}: ${formatVerdict(targets[0] as (typeof targets)[0])}`,
+      `  live p99 (worst of ${judged.length} rounds with live events, ${liveEvents.toLocaleString('en-US')} events): ` +
+        formatVerdict(targets[1] as (typeof targets)[0], 1),
+      `  server peak RSS: ${formatVerdict(targets[2] as (typeof targets)[0], 1)}`,
+    );
     return {
       lines,
       ratios: {
@@ -97,6 +152,8 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
         'sse.heap_growth': last.heapUsed / first.heapUsed,
         'sse.rss_growth': last.rss / first.rss,
       },
+      targets,
+      figures: { clients, rounds, terminal, worstLiveP99Ms: worstP99, peakRssBytes: peakRss },
     };
   } finally {
     child.kill('SIGTERM');
@@ -105,13 +162,23 @@ export async function runSseBench(): Promise<{ lines: string[]; ratios: Record<s
   }
 }
 
+/** Longer than the server's 5 s keep-alive timeout: the last round's idle sockets are closed before the next begins. */
+const settleMs = 6_000;
+
 async function runRound({ url, agent, count }: { url: string; agent: Agent; count: number }): Promise<RoundResult> {
+  // A socket kept alive since the last round and reused just as the server's idle timeout closes it fails
+  // with a reset the server never saw as a request; a round begins with none.
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
   const startedAt = performance.now();
   const latenciesMs: number[] = [];
   const liveLatenciesMs: number[] = [];
   const failures: string[] = [];
   let events = 0;
+  let terminal = 0;
+  let reconnects = 0;
   const deadline = AbortSignal.timeout(roundTimeoutMs);
+  // Every client of the round listens to it: a thousand listeners are the design, not a leak.
+  setMaxListeners(0, deadline);
   const outcomes = await Promise.all(
     Array.from({ length: count }, async () => {
       try {
@@ -121,25 +188,34 @@ async function runRound({ url, agent, count }: { url: string; agent: Agent; coun
           { content: 'Where is my order SO20260901?' },
           deadline,
         );
-        return await follow({
-          url: `${url}/v1/runs/${message.runId}/events`,
-          agent,
-          signal: deadline,
-          onEvent: (event, receivedAt, connectedAt) => {
-            events += 1;
-            const latency = Math.max(0, receivedAt - event.at);
-            latenciesMs.push(latency);
-            if (event.at >= connectedAt) liveLatenciesMs.push(latency);
-          },
-        });
+        const onEvent = (event: { type: string; at: number }, receivedAt: number, connectedAt: number) => {
+          events += 1;
+          const latency = Math.max(0, receivedAt - event.at);
+          latenciesMs.push(latency);
+          if (event.at >= connectedAt) liveLatenciesMs.push(latency);
+          if (event.type === 'run:end' || event.type === 'run:error') terminal += 1;
+        };
+        const streamUrl = `${url}/v1/runs/${message.runId}/events`;
+        try {
+          return await follow({ url: streamUrl, agent, signal: deadline, onEvent });
+        } catch (error) {
+          // A kept-alive socket the server closed as the request went out: nothing was received, and an
+          // EventSource would connect again (the stream's `retry:`); so does this client, once, and says so.
+          if (!(error instanceof NotConnectedError)) throw error;
+          reconnects += 1;
+          return await follow({ url: streamUrl, agent, signal: deadline, onEvent });
+        }
       } catch (error) {
-        failures.push(error instanceof Error ? error.message : String(error));
+        const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+        failures.push(error instanceof Error ? `${error.message}${cause}` : String(error));
         return false;
       }
     }),
   );
   return {
     completed: outcomes.filter(Boolean).length,
+    terminal,
+    reconnects,
     latenciesMs,
     liveLatenciesMs,
     events,
@@ -159,6 +235,11 @@ async function post(url: string, body: unknown, signal: AbortSignal): Promise<Re
   return (await response.json()) as Record<string, string>;
 }
 
+/** A stream request that failed before any response (a kept-alive socket closed under it). */
+class NotConnectedError extends Error {
+  override readonly name = 'NotConnectedError';
+}
+
 /** Follows one run's stream to its end; true when its run:end came. */
 function follow({
   url,
@@ -173,7 +254,9 @@ function follow({
   onEvent: (event: { type: string; at: number }, receivedAt: number, connectedAt: number) => void;
 }): Promise<boolean> {
   return new Promise((resolve, reject) => {
+    let responded = false;
     const request = get(url, { agent, signal, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      responded = true;
       if (response.statusCode !== 200) {
         reject(new Error(`GET events answered ${response.statusCode}`));
         response.resume();
@@ -206,7 +289,21 @@ function follow({
       response.on('end', () => resolve(ended));
       response.on('error', reject);
     });
-    request.on('error', reject);
+    // Before any response: the request never reached a server that answered it.
+    request.on('error', (error) => reject(responded ? error : new NotConnectedError(error.message)));
+  });
+}
+
+/** Whether the server still answers a new connection after a round, and how fast. */
+function probe(url: string): Promise<string> {
+  const startedAt = performance.now();
+  return new Promise((resolve) => {
+    const request = get(`${url}/healthz`, { agent: false, timeout: 10_000 }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(`${response.statusCode} in ${Math.round(performance.now() - startedAt)} ms`));
+    });
+    request.on('timeout', () => request.destroy(new Error('no answer in 10 s')));
+    request.on('error', (error) => resolve(`failed: ${error.message}`));
   });
 }
 
@@ -232,10 +329,14 @@ function memoryOf(child: ChildProcess): Promise<Memory> {
 }
 
 function percentile(values: readonly number[], rank: number): string {
-  if (values.length === 0) return 'n/a';
+  return values.length === 0 ? 'n/a' : String(percentileOf(values, rank));
+}
+
+function percentileOf(values: readonly number[], rank: number): number {
+  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((left, right) => left - right);
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((rank / 100) * sorted.length) - 1));
-  return String(sorted[index]);
+  return sorted[index] as number;
 }
 
 function megabytes(bytes: number): string {
@@ -265,7 +366,7 @@ async function serveForBench(dataDir: string): Promise<void> {
     if (message.type !== 'memory') return;
     collect?.();
     const { rss, heapUsed } = process.memoryUsage();
-    process.send?.({ type: 'memory', memory: { rss, heapUsed } });
+    process.send?.({ type: 'memory', memory: { rss, heapUsed, maxRss: process.resourceUsage().maxRSS * 1024 } });
   });
   process.once('SIGTERM', () => {
     running.close().finally(() => process.exit(0));
@@ -278,8 +379,8 @@ if (isMainModule(import.meta.url)) {
   if (serveAt >= 0) {
     await serveForBench(process.argv[serveAt + 1] ?? tmpdir());
   } else {
-    const { lines, ratios } = await runSseBench();
+    const { lines, ratios, targets } = await runSseBench();
     console.log(lines.join('\n'));
-    console.log(JSON.stringify(ratios));
+    console.log(JSON.stringify({ ratios, targets }));
   }
 }

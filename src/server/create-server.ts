@@ -41,6 +41,7 @@ import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute } from './metrics-route.js';
 import { loadPageAssets } from './page-assets.js';
 import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
+import { agUiRoutes } from './protocols/ag-ui/index.js';
 import { chatRoutes } from './protocols/ai-sdk-ui/chat-routes.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
@@ -155,6 +156,7 @@ export interface ArbiterServer {
  * - `GET /v1/runs/:id`, `GET /v1/runs/:id/events` (SSE, `Last-Event-ID`)
  * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role; 403 `self_approval` in his own session)
  * - `POST /v1/chat`, `GET /v1/chat/:id/stream`: the AI SDK's UI message stream, for `useChat` (`chatRoutes`)
+ * - `POST /v1/ag-ui` an AG-UI `RunAgentInput` → the run's AG-UI events (SSE; see `agUiRoutes`)
  * - `GET /v1/me`, `GET /healthz`, `GET /metrics` (metrics token or role), `GET /demo.json`, `GET /`
  * - `/mcp`: the tools as an MCP server (Streamable HTTP) for the bearer's principal, every call through the gate
  *
@@ -408,6 +410,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   });
   app.all('/mcp', (c) => mcp.fetch(c.req.raw));
   if (storage.memory !== undefined) app.route('/v1/memory', memoryRoutes({ memory: storage.memory }));
+  app.route('/v1/ag-ui', agUiRoutes(dependencies));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {

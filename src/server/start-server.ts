@@ -1,12 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import type { Locale } from '../core/locale.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
 import { type ArbiterServer, type AssembledServer, type CreateServerOptions, createServer } from './create-server.js';
 import { loadDefaultDomain } from './default-domain.js';
 import type { ToolsModule } from './load-tools-module.js';
 import { isLoopbackAddress } from './loopback-host.js';
+
+/** Connections the kernel may queue before the server accepts them. */
+const listenBacklog = 4096;
 
 export interface StartServerOptions extends CreateServerOptions {
   /** Default 8787; 0 picks a free port. */
@@ -72,10 +75,17 @@ export async function startServerWith<Server extends AssembledServer>(
     await domain?.close();
     throw error;
   }
-  const listening = await new Promise<{ http: ReturnType<typeof serve>; address: AddressInfo }>((resolve, reject) => {
-    const http = serve({ fetch: server.app.fetch, port, hostname: host }, (address) => resolve({ http, address }));
-    http.once('error', reject);
-  });
+  const listening = await new Promise<{ http: ReturnType<typeof createAdaptorServer>; address: AddressInfo }>(
+    (resolve, reject) => {
+      const http = createAdaptorServer({ fetch: server.app.fetch });
+      http.once('error', reject);
+      // A thousand clients connecting at once must wait in the accept queue, not be reset: Node's default
+      // backlog (511) overflows while the event loop is busy (the kernel caps it at net.core.somaxconn).
+      http.listen({ port, host, backlog: listenBacklog }, () =>
+        resolve({ http, address: http.address() as AddressInfo }),
+      );
+    },
+  );
   const { http, address } = listening;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -125,7 +125,7 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
             batch.length = terminal + 1;
             ended = true;
           }
-          await stream.write(batch.map((event) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
+          await stream.write(encodeRunEvents(batch));
           const now = Date.now();
           for (const event of batch) metrics.observeDelivery(Math.max(0, now - event.at) / 1000);
           continue;
@@ -145,6 +145,19 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
       metrics.streamClosed();
     }
   }
+}
+
+/**
+ * arbiter's own SSE encoding of a run's events: one `id: SEQ` and one
+ * `data: JSON` per event, in one string for one write.
+ *
+ * @example
+ * encodeRunEvents([{ type: 'run:start', runId, seq: 1, at }]); // 'id: 1\ndata: {"type":"run:start",…}\n\n'
+ */
+export function encodeRunEvents(events: readonly ExternalEvent[]): string {
+  let text = '';
+  for (const event of events) text += `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+  return text;
 }
 
 /**
