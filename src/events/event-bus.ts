@@ -123,7 +123,7 @@ export class EventBus {
         if (subscribers.length === 0) return event;
         if (lane !== undefined && lane.activeFor !== undefined) {
           // Every subscriber is behind on this run: record the event once for all, or flush before offering it.
-          if (lane.activeFor === subscribers && lane.record(event)) return event;
+          if (lane.activeFor === subscribers && lane.record(body, event)) return event;
           lane.flush();
         }
         const kind = deliveryClass(event);

@@ -1,4 +1,4 @@
-import type { AgentEvent } from './agent-event.js';
+import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import { FragmentBuffer } from './fragment-buffer.js';
 import { deliveryClass } from './subscriber-queue.js';
 
@@ -42,7 +42,7 @@ export interface LaneQueue {
  * @example
  * const lane = new RunLane('run_1');
  * lane.activate(subscribers, queues, 1, true); // every subscriber's queue is behind on step 1 of run_1
- * lane.record(deltaEvent); // true: recorded once for all
+ * lane.record(deltaBody, deltaEvent); // true: recorded once for all
  * lane.flush(); // each queue merges the text, counts the drops, and unparks
  */
 export class RunLane {
@@ -79,18 +79,21 @@ export class RunLane {
    * Records one event of the run for every parked queue; call it only while
    * the lane is active for the bus's current list. True when it did; false
    * for an event the queues must see: the caller flushes and offers it.
+   * `body` is the event as the emitter was given it: its type and text are
+   * read there (a handful of shapes) rather than on `event` (one shape per
+   * type after the envelope is spread in), which measurably costs less.
    */
-  record(event: AgentEvent): boolean {
-    const type = event.type;
+  record(body: AgentEventBody, event: AgentEvent): boolean {
+    const type = body.type;
     if (type === 'model:delta') {
-      if (event.step !== this.#step) return false;
-      this.#texts.append(event.text);
+      if (body.step !== this.#step) return false;
+      this.#texts.append(body.text);
       this.#deltas += 1;
       this.#lastSeq = event.seq;
       this.#lastAt = event.at;
       return true;
     }
-    if (type === 'heartbeat' || (this.#dropsProgress && deliveryClass(event) === 'progress')) {
+    if (type === 'heartbeat' || (this.#dropsProgress && deliveryClass(body) === 'progress')) {
       this.#dropped += 1;
       return true;
     }

@@ -17,7 +17,7 @@ export type DeliveryClass = 'coalesce' | 'heartbeat' | 'progress' | 'keep';
  * @example
  * deliveryClass({ type: 'heartbeat', runId: 'r1', seq: 4, at: 0 }); // 'heartbeat'
  */
-export function deliveryClass(event: AgentEvent): DeliveryClass {
+export function deliveryClass(event: Pick<AgentEvent, 'type'>): DeliveryClass {
   switch (event.type) {
     case 'model:delta':
       return 'coalesce';
