@@ -3,8 +3,12 @@
  * in memory against arbiter with the tier gate and a SQLite audit log, in
  * memory (`runAgent`) and durable (`runSession` on a SQLite file, every
  * step committed), at 20, 200 and 500 steps, in one process. Runs of all
- * configurations are interleaved (one of each, round after round), so a
- * busy machine slows them alike.
+ * configurations and all lengths are interleaved: each of a few rounds
+ * runs every path at every length (rotating the order), after one warm-up
+ * round of the same shape, so a busy machine slows the 20-step and the
+ * 500-step runs alike (measured one length after the other, target 3's
+ * ratios flipped from run to run with the machine's load). Target 3 is
+ * also given as the median of the rounds' own 500/20 ratios.
  *
  * Two figures per configuration and length:
  * - per step: the whole run's time over its steps (the run's fixed costs
@@ -32,8 +36,14 @@ const runsPerLength: Record<Length, number> = {
   200: Math.max(3, Math.round(8 * scale)),
   500: Math.max(3, Math.round(4 * scale)),
 };
-/** Per length, after the warm-up of every path below; the AI SDK's 500-step run alone takes seconds. */
-const warmUpRuns: Record<Length, number> = { 20: 5, 200: 1, 500: 0 };
+/**
+ * Rounds the runs of every length are spread over: each round runs every
+ * path at every length (rotating which goes first), so the 20-step and the
+ * 500-step figures of a path come from the same stretches of time and a
+ * machine that gets busier slows both alike. One more round, the same,
+ * comes first as warm-up and is not counted.
+ */
+const rounds = Math.max(3, Math.round(4 * scale));
 /** Steps at the end of a run whose times make "step at length". */
 const window = 19;
 const pathNames: readonly PathName[] = [
@@ -73,30 +83,64 @@ async function sample(task: PathRun, steps: number): Promise<Sample> {
   return { totalNanoseconds, tailStepNanoseconds };
 }
 
-async function measureLength(paths: readonly Path[], steps: Length): Promise<Map<PathName, Figures>> {
-  const tasks = paths.map((path) => ({ name: path.name, task: path.task(steps) }));
-  for (let round = 0; round < warmUpRuns[steps]; round += 1) {
-    for (const { task } of tasks) await sample(task, steps);
-  }
-  const samples = new Map<PathName, Sample[]>(tasks.map(({ name }) => [name, []]));
-  const runs = runsPerLength[steps];
-  for (let round = 0; round < runs; round += 1) {
-    // Rotate who goes first, so none always runs right after the same neighbour.
-    for (let offset = 0; offset < tasks.length; offset += 1) {
-      const entry = tasks[(round + offset) % tasks.length];
-      if (entry === undefined) continue;
-      samples.get(entry.name)?.push(await sample(entry.task, steps));
+interface Measured {
+  readonly byLength: Map<Length, Map<PathName, Figures>>;
+  /** Per path, the median over rounds of (step at 500 / step at 20) within the round. */
+  readonly flatByRound: Map<PathName, number>;
+}
+
+/**
+ * Every length and path interleaved: `rounds` rounds (after one warm-up
+ * round like them), each running, per length in rotating order and per
+ * path in rotating order, that length's share of its runs.
+ */
+async function measureLengths(paths: readonly Path[]): Promise<Measured> {
+  const tasks = lengths.map((steps) => paths.map((path) => ({ name: path.name, steps, task: path.task(steps) })));
+  const samples = new Map<string, Sample[][]>();
+  const key = (name: PathName, steps: Length) => `${name}@${steps}`;
+  for (const path of paths) for (const steps of lengths) samples.set(key(path.name, steps), []);
+  for (let round = -1; round < rounds; round += 1) {
+    const turn = Math.max(round, 0);
+    for (let lengthOffset = 0; lengthOffset < lengths.length; lengthOffset += 1) {
+      const perPath = tasks[(turn + lengthOffset) % lengths.length] ?? [];
+      const steps = (perPath[0]?.steps ?? 20) as Length;
+      const runs = Math.ceil(runsPerLength[steps] / rounds);
+      for (let run = 0; run < runs; run += 1) {
+        // Rotate who goes first, so none always runs right after the same neighbour.
+        for (let offset = 0; offset < perPath.length; offset += 1) {
+          const entry = perPath[(turn + run + offset) % perPath.length];
+          if (entry === undefined) continue;
+          const taken = await sample(entry.task, steps);
+          if (round < 0) continue;
+          const list = samples.get(key(entry.name, steps)) as Sample[][];
+          list[round] = [...(list[round] ?? []), taken];
+        }
+      }
     }
   }
-  const figures = new Map<PathName, Figures>();
-  for (const [name, list] of samples) {
-    figures.set(name, {
-      perStepMicroseconds: median(list.map((entry) => entry.totalNanoseconds / steps)) / 1000,
-      stepAtLengthMicroseconds: median(list.flatMap((entry) => entry.tailStepNanoseconds)) / 1000,
-      runs: list.length,
-    });
+  const byLength = new Map<Length, Map<PathName, Figures>>();
+  for (const steps of lengths) {
+    const figures = new Map<PathName, Figures>();
+    for (const path of paths) {
+      const list = (samples.get(key(path.name, steps)) ?? []).flat();
+      figures.set(path.name, {
+        perStepMicroseconds: median(list.map((entry) => entry.totalNanoseconds / steps)) / 1000,
+        stepAtLengthMicroseconds: median(list.flatMap((entry) => entry.tailStepNanoseconds)) / 1000,
+        runs: list.length,
+      });
+    }
+    byLength.set(steps, figures);
   }
-  return figures;
+  const flatByRound = new Map<PathName, number>();
+  const tailMedian = (list: readonly Sample[] | undefined) =>
+    median((list ?? []).flatMap((entry) => entry.tailStepNanoseconds));
+  for (const path of paths) {
+    const short = samples.get(key(path.name, 20)) ?? [];
+    const long = samples.get(key(path.name, 500)) ?? [];
+    const ratios = long.map((list, round) => tailMedian(list) / tailMedian(short[round]));
+    flatByRound.set(path.name, median(ratios));
+  }
+  return { byLength, flatByRound };
 }
 
 /** One run of each arbiter configuration with SQLite counted, per step. */
@@ -130,15 +174,14 @@ export async function runAgentPathsBench(): Promise<BenchResult> {
       for (let run = 0; run < 60; run += 1) await sample(short, 20);
       await sample(path.task(200), 200);
     }
-    const byLength = new Map<Length, Map<PathName, Figures>>();
-    for (const steps of lengths) byLength.set(steps, await measureLength(paths, steps));
+    const { byLength, flatByRound } = await measureLengths(paths);
     const counts = await countSqlitePerStep(paths, 20);
     const figure = (name: PathName, steps: Length) => byLength.get(steps)?.get(name) as Figures;
 
     const labelWidth = Math.max(...pathNames.map((name) => pathLabels[name].length)) + 2;
     const header = `  ${pad('', labelWidth)}${lengths.map((steps) => padLeft(`${steps} steps`, 21)).join('')}`;
     const lines = [
-      'agent paths (issue 14): one read-only tool, zero-latency model, runs interleaved; medians of',
+      `agent paths (issue 14): one read-only tool, zero-latency model, runs of every path and length interleaved over ${rounds} rounds; medians of`,
       `  ${lengths.map((steps) => `${runsPerLength[steps]} runs at ${steps} steps`).join(', ')}. µs per step: run time / steps;`,
       `  µs at length: median time between two model calls, last ${window} steps of every run (one whole step).`,
       header,
@@ -189,7 +232,10 @@ export async function runAgentPathsBench(): Promise<BenchResult> {
       `  2. durable, file + commit per step + audit / AI SDK in memory (20 steps): ${formatVerdict(durableRatio as Target)}`,
       `     (from the step medians: ${atLength('arbiter_durable')})`,
       '  3. flat with length, step at 500 steps / step at 20 steps:',
-      ...flat.map((entry, index) => `     ${pad(arbiterPaths[index] as string, 26)}${formatVerdict(entry, 2)}`),
+      ...flat.map((entry, index) => {
+        const name = arbiterPaths[index] as PathName;
+        return `     ${pad(name, 26)}${formatVerdict(entry, 2)}  (median of the ${rounds} rounds' own ratios: ${fixed(flatByRound.get(name) ?? Number.NaN, 2)})`;
+      }),
       `     (AI SDK, for comparison: ${fixed(figure('ai_sdk', 500).stepAtLengthMicroseconds / figure('ai_sdk', 20).stepAtLengthMicroseconds, 2)})`,
       '  SQLite per step (one 20-step run counted): prepares, writes, reads, transactions, autocommits, commits:',
     );

@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
+import { RunLane } from './run-lane.js';
 import { type DeliveryClass, deliveryClass, SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
 
 export type EventListener = (event: AgentEvent) => void | Promise<void>;
@@ -50,7 +51,10 @@ const defaultQueueSize = 1024;
  * throws or rejects is reported and skipped; one that never returns stalls
  * only its own queue, which then coalesces deltas and drops heartbeats and
  * progress, and cuts the subscriber off with a `gap` event rather than block
- * the run or grow memory.
+ * the run or grow memory. While every subscriber is behind on a run, that
+ * run's deltas and heartbeats are recorded once in its `RunLane` instead of
+ * offered to each queue, and handed to the queues, exactly as offering them
+ * would have left them, before anything else reaches a queue.
  *
  * @example
  * const bus = new EventBus({ onListenerError: (error) => log.warn(error) });
@@ -104,6 +108,8 @@ export class EventBus {
   forRun(runId: string, { startSeq = 0 }: { startSeq?: number } = {}): RunEmitter {
     let seq = startSeq;
     const bus = this;
+    // Made on the first delta offered to a subscriber: a run nobody listens to allocates nothing for it.
+    let lane: RunLane | undefined;
     return {
       runId,
       get lastSeq() {
@@ -115,8 +121,17 @@ export class EventBus {
         const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
         const subscribers = bus.#subscribers;
         if (subscribers.length === 0) return event;
+        if (lane !== undefined && lane.activeFor !== undefined) {
+          // Every subscriber is behind on this run: record the event once for all, or flush before offering it.
+          if (lane.activeFor === subscribers && lane.record(body, event)) return event;
+          lane.flush();
+        }
         const kind = deliveryClass(event);
         for (const subscriber of subscribers) subscriber.offer(event, kind);
+        if (kind === 'coalesce') {
+          lane ??= new RunLane(runId);
+          park(lane, subscribers, (event as AgentEvent & { step: number }).step);
+        }
         return event;
       },
     };
@@ -139,6 +154,21 @@ export class EventBus {
   reportListenerError(error: unknown, event: AgentEvent): void {
     guard(() => this.#onListenerError(error, event));
   }
+}
+
+/**
+ * Activates `lane` for `subscribers` (the bus's current list) when every
+ * one of their queues can park on it for deltas of `step`; see `RunLane`.
+ */
+function park(lane: RunLane, subscribers: readonly Subscriber[], step: number): void {
+  let dropsProgress = true;
+  for (const subscriber of subscribers) {
+    if (!subscriber.queue.canPark(lane, step)) return;
+    dropsProgress &&= subscriber.queue.dropsProgressWhileParked;
+  }
+  const queues = subscribers.map((subscriber) => subscriber.queue);
+  for (const queue of queues) queue.park(lane);
+  lane.activate(subscribers, queues, step, dropsProgress);
 }
 
 function guard(call: () => void): void {

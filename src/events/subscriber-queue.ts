@@ -1,4 +1,6 @@
 import type { AgentEvent, AgentEventOf } from './agent-event.js';
+import { FragmentBuffer } from './fragment-buffer.js';
+import type { LaneQueue, LaneRecord, RunLane } from './run-lane.js';
 
 /**
  * How an event may be treated when a subscriber's queue is full:
@@ -15,7 +17,7 @@ export type DeliveryClass = 'coalesce' | 'heartbeat' | 'progress' | 'keep';
  * @example
  * deliveryClass({ type: 'heartbeat', runId: 'r1', seq: 4, at: 0 }); // 'heartbeat'
  */
-export function deliveryClass(event: AgentEvent): DeliveryClass {
+export function deliveryClass(event: Pick<AgentEvent, 'type'>): DeliveryClass {
   switch (event.type) {
     case 'model:delta':
       return 'coalesce';
@@ -62,9 +64,6 @@ function mergeable(earlier: AgentEvent | undefined, later: Delta): earlier is De
   return isDelta(earlier) && earlier.runId === later.runId && earlier.step === later.step;
 }
 
-/** How many fragments one block of the owned tail's pending text holds. */
-const fragmentBlock = 1024;
-
 type MutableDelta = { -readonly [Key in keyof Delta]: Delta[Key] };
 
 /** A new delta with both texts and the later one's place; built field by field, which V8 keeps fast. */
@@ -94,7 +93,7 @@ function merge(earlier: Delta, later: Delta): MutableDelta {
  * queue.offer(event);
  * const next = queue.take();
  */
-export class SubscriberQueue {
+export class SubscriberQueue implements LaneQueue {
   readonly capacity: number;
   readonly maxMissedRuns: number;
   #items: AgentEvent[] = [];
@@ -122,9 +121,9 @@ export class SubscriberQueue {
    * subscriber should not make the producer pay it. Held text is bounded by
    * the answer's length, as with any coalescing.
    */
-  #ownedFragments: string[] = [];
-  /** Full blocks of fragments: a block is never regrown, so holding a long stall's text copies no arrays. */
-  #ownedBlocks: string[][] = [];
+  #ownedFragments = new FragmentBuffer();
+  /** The run lane this queue is parked on (see `RunLane`): flushed before anything else touches the queue. */
+  #lane: RunLane | undefined;
   #missed: Map<string, { fromSeq: number; toSeq: number }> | undefined;
   #maxQueued = 0;
   #delivered = 0;
@@ -153,6 +152,7 @@ export class SubscriberQueue {
   }
 
   stats(): SubscriberStats {
+    this.#lane?.flush();
     return {
       queued: this.#items.length,
       maxQueued: this.#maxQueued,
@@ -172,6 +172,7 @@ export class SubscriberQueue {
    * false once the queue accepts nothing more (see `closed`).
    */
   offer(event: AgentEvent, kind: DeliveryClass = deliveryClass(event)): boolean {
+    this.#lane?.flush();
     if (this.#closed) return false;
     if (this.#missed !== undefined) {
       this.#miss(event);
@@ -205,6 +206,7 @@ export class SubscriberQueue {
 
   /** The next event to deliver, or undefined when nothing waits. */
   take(): AgentEvent | undefined {
+    this.#lane?.flush();
     if (this.#items.length === 0 && this.#missed !== undefined) this.#releaseGaps();
     const next = this.#items.shift();
     if (next === undefined) return undefined;
@@ -220,6 +222,7 @@ export class SubscriberQueue {
 
   /** Forgets everything waiting and accepts nothing more (the subscriber left). */
   clear(): void {
+    this.#lane?.flush();
     this.#closed = true;
     this.#items = [];
     this.#heartbeats = 0;
@@ -228,9 +231,52 @@ export class SubscriberQueue {
     this.#adjacentDeltas = false;
     this.#behind = false;
     this.#ownedTail = undefined;
-    this.#ownedFragments = [];
-    this.#ownedBlocks = [];
+    this.#ownedFragments.clear();
     this.#missed = undefined;
+  }
+
+  /**
+   * True when this queue may park on `lane` for deltas of `step`: it is
+   * behind (so it drops heartbeats), neither cut off nor closed, not parked
+   * elsewhere, and its tail is a delta of the lane's run and `step` that it
+   * owns (so it merges such deltas into it). See `RunLane`.
+   */
+  canPark(lane: RunLane, step: number): boolean {
+    const owned = this.#ownedTail;
+    return (
+      this.#behind &&
+      this.#lane === undefined &&
+      this.#missed === undefined &&
+      !this.#closed &&
+      owned !== undefined &&
+      this.#items[this.#items.length - 1] === owned &&
+      owned.runId === lane.runId &&
+      owned.step === step
+    );
+  }
+
+  /** True when a parked queue would drop a progress event: it holds no heartbeat to evict and no two deltas to merge. */
+  get dropsProgressWhileParked(): boolean {
+    return this.#heartbeats === 0 && !this.#adjacentDeltas;
+  }
+
+  /** Parks on `lane`; call only after `canPark` said yes. */
+  park(lane: RunLane): void {
+    this.#lane = lane;
+  }
+
+  /** See `LaneQueue`: merges the recorded deltas into the owned tail and counts the recorded drops, as `offer` would have. */
+  absorb(record: LaneRecord): void {
+    this.#lane = undefined;
+    this.#dropped += record.dropped;
+    if (record.deltas === 0) return;
+    const owned = this.#ownedTail;
+    // A parked queue is touched by nothing but `absorb`: its owned tail is the one it parked with.
+    if (owned === undefined) throw new Error('a queue parked on a run lane lost its tail');
+    this.#ownedFragments.appendAll(record.texts);
+    owned.seq = record.lastSeq;
+    owned.at = record.lastAt;
+    this.#coalesced += record.deltas;
   }
 
   /**
@@ -245,10 +291,7 @@ export class SubscriberQueue {
     const owned = this.#ownedTail;
     if (tail === owned && owned !== undefined) {
       if (owned.runId !== event.runId || owned.step !== event.step) return false;
-      if (this.#ownedFragments.push(event.text) === fragmentBlock) {
-        this.#ownedBlocks.push(this.#ownedFragments);
-        this.#ownedFragments = [];
-      }
+      this.#ownedFragments.append(event.text);
       owned.seq = event.seq;
       owned.at = event.at;
       this.#coalesced += 1;
@@ -264,14 +307,7 @@ export class SubscriberQueue {
 
   #settleOwnedTail(): void {
     if (this.#ownedTail === undefined) return;
-    if (this.#ownedBlocks.length > 0) {
-      this.#ownedTail.text += this.#ownedBlocks.map((block) => block.join('')).join('');
-      this.#ownedBlocks = [];
-    }
-    if (this.#ownedFragments.length > 0) {
-      this.#ownedTail.text += this.#ownedFragments.join('');
-      this.#ownedFragments = [];
-    }
+    if (this.#ownedFragments.size > 0) this.#ownedTail.text += this.#ownedFragments.take();
   }
 
   #count(kind: DeliveryClass, by: 1 | -1): void {
