@@ -17,6 +17,7 @@ const markers: Record<string, string> = {
   InfrastructureError: 'infrastructure',
   InputFileError: 'input_file',
   InvalidForkPointError: 'invalid_fork_point',
+  MemoryFactError: 'memory_fact',
   ModelError: 'model',
   RetryableToolError: 'retryable_tool',
   ServerConfigError: 'server_config',

@@ -6,7 +6,7 @@
  * show the GenAI spans and metrics, and none of the run's secrets.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readmeSnippets } from './readme-snippets.js';
@@ -54,6 +54,8 @@ describe('the README "Tracing" snippet', () => {
     if (snippet === undefined) throw new Error('README "Tracing" has no ts block');
     expect(snippet.fileName).toBe('tracing.ts');
 
+    // Inside the checkout, so the snippet resolves the checkout's packages; a fresh clone has no .arbiter yet.
+    mkdirSync(join(checkout, '.arbiter'), { recursive: true });
     const directory = mkdtempSync(join(checkout, '.arbiter', 'readme-tracing-'));
     try {
       writeFileSync(join(directory, 'tracing.ts'), pointAtSources(snippet.code, directory));
