@@ -7,9 +7,10 @@ import type {
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { ModelError } from '../errors/model-error.js';
-import { createStreamAssembler, type StreamAssembler } from './assemble-stream.js';
+import { createStreamAssembler } from './assemble-stream.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import { assertUsableBaseUrl, EndpointFailures, isJsonResponse } from './openai-endpoint-failures.js';
+import { readModelStream } from './read-model-stream.js';
 import { toStrictTool } from './strict-tools.js';
 
 export { parseRetryAfter } from './openai-endpoint-failures.js';
@@ -149,9 +150,9 @@ export class OpenAiModel implements Model {
         const text = this.#withContext(() => assembler.push(completionToChunk(completion)));
         if (text !== '') onTextDelta?.(text);
       } else {
-        await this.#readStream({
-          chunks: stream[Symbol.asyncIterator](),
-          assembler,
+        await readModelStream({
+          items: stream[Symbol.asyncIterator](),
+          push: (item) => this.#withContext(() => assembler.push(item)),
           guard,
           idleTimer,
           stopped: stop.signal,
@@ -164,41 +165,6 @@ export class OpenAiModel implements Model {
     } finally {
       clearTimeout(idleTimer);
       signal?.removeEventListener('abort', onCallerAbort);
-    }
-  }
-
-  async #readStream({
-    chunks,
-    assembler,
-    guard,
-    idleTimer,
-    stopped,
-    onTextDelta,
-  }: {
-    chunks: AsyncIterator<unknown>;
-    assembler: StreamAssembler;
-    guard: <T>(operation: Promise<T>) => Promise<T>;
-    idleTimer: NodeJS.Timeout;
-    stopped: AbortSignal;
-    onTextDelta: ((text: string) => void) | undefined;
-  }): Promise<void> {
-    let finished = false;
-    try {
-      for (;;) {
-        const next = await guard(chunks.next());
-        idleTimer.refresh();
-        if (next.done === true) {
-          finished = true;
-          return;
-        }
-        // Chunks already buffered when the caller aborted are not forwarded.
-        if (stopped.aborted) return;
-        const text = this.#withContext(() => assembler.push(next.value));
-        if (text !== '') onTextDelta?.(text);
-      }
-    } finally {
-      // Stops the HTTP stream when we leave early (a bad chunk, a throwing onTextDelta).
-      if (!finished) await chunks.return?.().catch(() => undefined);
     }
   }
 

@@ -7,10 +7,11 @@ import type {
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { ModelError } from '../errors/model-error.js';
-import { createResponseAssembler, type ResponseAssembler } from './assemble-response-stream.js';
+import { createResponseAssembler } from './assemble-response-stream.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import { assertUsableBaseUrl, EndpointFailures, isJsonResponse } from './openai-endpoint-failures.js';
 import type { OpenAiModelOptions } from './openai-model.js';
+import { readModelStream } from './read-model-stream.js';
 import { toStrictTool } from './strict-tools.js';
 
 export interface OpenAiResponsesModelOptions
@@ -148,9 +149,9 @@ export class OpenAiResponsesModel implements Model {
         const text = this.#withContext(() => assembler.pushResponse(whole));
         if (text !== '') onTextDelta?.(text);
       } else {
-        await this.#readStream({
-          events: stream[Symbol.asyncIterator](),
-          assembler,
+        await readModelStream({
+          items: stream[Symbol.asyncIterator](),
+          push: (item) => this.#withContext(() => assembler.push(item)),
           guard,
           idleTimer,
           stopped: stop.signal,
@@ -163,39 +164,6 @@ export class OpenAiResponsesModel implements Model {
     } finally {
       clearTimeout(idleTimer);
       signal?.removeEventListener('abort', onCallerAbort);
-    }
-  }
-
-  async #readStream({
-    events,
-    assembler,
-    guard,
-    idleTimer,
-    stopped,
-    onTextDelta,
-  }: {
-    events: AsyncIterator<unknown>;
-    assembler: ResponseAssembler;
-    guard: <T>(operation: Promise<T>) => Promise<T>;
-    idleTimer: NodeJS.Timeout;
-    stopped: AbortSignal;
-    onTextDelta: ((text: string) => void) | undefined;
-  }): Promise<void> {
-    let finished = false;
-    try {
-      for (;;) {
-        const next = await guard(events.next());
-        idleTimer.refresh();
-        if (next.done === true) {
-          finished = true;
-          return;
-        }
-        if (stopped.aborted) return;
-        const text = this.#withContext(() => assembler.push(next.value));
-        if (text !== '') onTextDelta?.(text);
-      }
-    } finally {
-      if (!finished) await events.return?.().catch(() => undefined);
     }
   }
 
