@@ -18,6 +18,7 @@
  * `node dist-bench/bench/mcp-bench.js` runs it alone.
  */
 import { resolve } from 'node:path';
+import { emptyCallHistory } from '../src/core/call-history.js';
 import type { AssistantMessage, ToolCall } from '../src/core/chat-message.js';
 import { EventBus } from '../src/events/event-bus.js';
 import { createTierGate } from '../src/gate/tier-gate.js';
@@ -29,6 +30,7 @@ import type { Model } from '../src/models/model.js';
 import { SqliteAuditLog } from '../src/store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
+import type { ToolContext } from '../src/tools/tool-types.js';
 import {
   type BenchResult,
   formatMicroseconds,
@@ -149,6 +151,27 @@ export async function runMcpBench(): Promise<BenchResult> {
       const text = (result.content as readonly { type: string; text?: string }[] | undefined)?.[0]?.text;
       if (result.isError === true || text === undefined || !text.includes(sent)) throw new Error('direct call failed');
     };
+    // The MCP client alone: the mounted tool's own execute (connection, SDK, transport, result), no pipeline.
+    const echo = mount.tools.find((tool) => tool.mcpName === 'echo')?.definition;
+    if (echo === undefined) throw new Error('server-everything has no echo tool');
+    const clientOnly = new AbortController();
+    const clientOnlyContext: ToolContext = {
+      runId: 'bench_client_only',
+      sessionId: undefined,
+      step: 1,
+      toolCallId: 'call_client_only',
+      principal,
+      signal: clientOnly.signal,
+      locale: 'en',
+      history: emptyCallHistory,
+      reportProgress: () => {},
+    };
+    const mcpClientOnly = async () => {
+      sequence += 1;
+      const sent = `${message} ${sequence}`;
+      const data = await echo.execute({ message: sent }, clientOnlyContext);
+      if (typeof data !== 'string' || !data.includes(sent)) throw new Error('mounted tool call failed');
+    };
     const oneCallRun = async () => {
       const result = await runAgent({
         model,
@@ -167,17 +190,20 @@ export async function runMcpBench(): Promise<BenchResult> {
       await perCallThroughArbiter();
       await perCallDirect();
       await oneCallRun();
+      await mcpClientOnly();
     }
-    const operations = [perCallThroughArbiter, perCallDirect, oneCallRun];
-    const [arbiter, sdk, run] = await measureInterleaved({ operations, iterations, rounds });
-    const [arbiterCpu, sdkCpu, runCpu] = await measureCpuInterleaved(operations);
+    const operations = [perCallThroughArbiter, perCallDirect, oneCallRun, mcpClientOnly];
+    const [arbiter, sdk, run, client] = await measureInterleaved({ operations, iterations, rounds });
+    const [arbiterCpu, sdkCpu, runCpu, clientCpu] = await measureCpuInterleaved(operations);
     if (
       arbiter === undefined ||
       sdk === undefined ||
       run === undefined ||
+      client === undefined ||
       arbiterCpu === undefined ||
       sdkCpu === undefined ||
-      runCpu === undefined
+      runCpu === undefined ||
+      clientCpu === undefined
     ) {
       throw new Error('no measurement');
     }
@@ -207,6 +233,7 @@ export async function runMcpBench(): Promise<BenchResult> {
         `  direct SDK client callTool                       ${formatMicroseconds(sdk.nanosecondsPerOperation).padStart(10)}   ${sdkCpu.toFixed(2)} µs`,
         `  through arbiter's tool-call pipeline (runToolCall) ${formatMicroseconds(arbiter.nanosecondsPerOperation).padStart(8)}   ${arbiterCpu.toFixed(2)} µs`,
         `    parse, validation, brake, bind, tier gate, time limit, MCP client and stdio, result, SQLite audit (${rows} rows), events (${delivered} delivered)`,
+        `  the mounted tool's execute alone (MCP client)   ${formatMicroseconds(client.nanosecondsPerOperation).padStart(10)}   ${clientCpu.toFixed(2)} µs`,
         `  one-call runAgent run (2 model turns + the call) ${formatMicroseconds(run.nanosecondsPerOperation).padStart(9)}   ${runCpu.toFixed(2)} µs`,
         `  arbiter adds per call (wall): ${formatVerdict(overhead)}`,
         `  arbiter adds per call (bench CPU): ${addedCpu.toFixed(3)}; a whole one-call run adds (wall): ${addedRun.toFixed(3)}`,
@@ -223,6 +250,8 @@ export async function runMcpBench(): Promise<BenchResult> {
         directCpuMicroseconds: sdkCpu,
         arbiterCpuMicroseconds: arbiterCpu,
         oneCallRunCpuMicroseconds: runCpu,
+        mcpClientOnlyMicroseconds: client.nanosecondsPerOperation / 1000,
+        mcpClientOnlyCpuMicroseconds: clientCpu,
         auditRows: rows,
         eventsDelivered: delivered,
       },
