@@ -100,6 +100,16 @@ async function measureCpuInterleaved(operations: readonly (() => Promise<void>)[
   return perOperation.map((values) => median(values));
 }
 
+/** Event-loop iterations and I/O events per operation (libuv's own counters), over `calls` operations. */
+async function loopTurnsPer(operation: () => Promise<void>, calls: number): Promise<{ turns: number; events: number }> {
+  const before = performance.nodeTiming.uvMetricsInfo;
+  for (let index = 0; index < calls; index += 1) await operation();
+  // The counters of the iteration running now are added when it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  const after = performance.nodeTiming.uvMetricsInfo;
+  return { turns: (after.loopCount - before.loopCount) / calls, events: (after.events - before.events) / calls };
+}
+
 export async function runMcpBench(): Promise<BenchResult> {
   const mount = await McpServerMount.open({ server: { name: 'everything', command: everythingBin } });
   // The SDK client under arbiter's own connection: same server process, same pipe, no arbiter in between.
@@ -207,6 +217,10 @@ export async function runMcpBench(): Promise<BenchResult> {
     ) {
       throw new Error('no measurement');
     }
+    const loopCalls = 400;
+    const arbiterLoop = await loopTurnsPer(perCallThroughArbiter, loopCalls);
+    const sdkLoop = await loopTurnsPer(perCallDirect, loopCalls);
+    const runLoop = await loopTurnsPer(oneCallRun, loopCalls);
     // Not a cheat: every call through arbiter left its row in the SQLite audit log.
     await audit.flush();
     const { rows } = store.database.prepare('SELECT count(*) AS rows FROM audit_log').get() as { rows: number };
@@ -234,6 +248,7 @@ export async function runMcpBench(): Promise<BenchResult> {
         `  through arbiter's tool-call pipeline (runToolCall) ${formatMicroseconds(arbiter.nanosecondsPerOperation).padStart(8)}   ${arbiterCpu.toFixed(2)} µs`,
         `    parse, validation, brake, bind, tier gate, time limit, MCP client and stdio, result, SQLite audit (${rows} rows), events (${delivered} delivered)`,
         `  the mounted tool's execute alone (MCP client)   ${formatMicroseconds(client.nanosecondsPerOperation).padStart(10)}   ${clientCpu.toFixed(2)} µs`,
+        `  event-loop iterations per call: direct ${sdkLoop.turns.toFixed(2)} (${sdkLoop.events.toFixed(2)} I/O events), through arbiter ${arbiterLoop.turns.toFixed(2)} (${arbiterLoop.events.toFixed(2)} I/O events), one-call run ${runLoop.turns.toFixed(2)}`,
         `  one-call runAgent run (2 model turns + the call) ${formatMicroseconds(run.nanosecondsPerOperation).padStart(9)}   ${runCpu.toFixed(2)} µs`,
         `  arbiter adds per call (wall): ${formatVerdict(overhead)}`,
         `  arbiter adds per call (bench CPU): ${addedCpu.toFixed(3)}; a whole one-call run adds (wall): ${addedRun.toFixed(3)}`,
@@ -253,6 +268,9 @@ export async function runMcpBench(): Promise<BenchResult> {
         mcpClientOnlyMicroseconds: client.nanosecondsPerOperation / 1000,
         mcpClientOnlyCpuMicroseconds: clientCpu,
         auditRows: rows,
+        directLoopTurnsPerCall: sdkLoop.turns,
+        arbiterLoopTurnsPerCall: arbiterLoop.turns,
+        oneCallRunLoopTurns: runLoop.turns,
         eventsDelivered: delivered,
       },
       targets: [overhead],
