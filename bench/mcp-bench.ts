@@ -100,6 +100,11 @@ async function measureCpuInterleaved(operations: readonly (() => Promise<void>)[
   return perOperation.map((values) => median(values));
 }
 
+/** One line of the table: label, wall time per call, the bench process's CPU per call. */
+function row(label: string, wallNanoseconds: number, cpuMicroseconds: number): string {
+  return `  ${label.padEnd(56)}${formatMicroseconds(wallNanoseconds).padStart(11)}${`${cpuMicroseconds.toFixed(2)} µs`.padStart(17)}`;
+}
+
 /** Event-loop iterations and I/O events per operation (libuv's own counters), over `calls` operations. */
 async function loopTurnsPer(operation: () => Promise<void>, calls: number): Promise<{ turns: number; events: number }> {
   const before = performance.nodeTiming.uvMetricsInfo;
@@ -154,6 +159,30 @@ export async function runMcpBench(): Promise<BenchResult> {
       }
       arbiterCalls += 1;
     };
+    // For the breakdown only, not the target: the same pipeline with the in-memory audit log a run makes without one.
+    let memoryRuntime: RunRuntime | undefined;
+    let memoryRuntimeCalls = 0;
+    const perCallMemoryAudit = async () => {
+      sequence += 1;
+      if (memoryRuntime === undefined || memoryRuntimeCalls === callsPerRuntime) {
+        memoryRuntime = createRunRuntime(
+          { model, tools: registry, gate, events, messages: [], principal },
+          `bench_memory_run_${sequence}`,
+        );
+        memoryRuntimeCalls = 0;
+      }
+      memoryRuntimeCalls += 1;
+      const sent = `${message} ${sequence}`;
+      const call: ToolCall = {
+        id: `call_${sequence}`,
+        type: 'function',
+        function: { name: 'everything_echo', arguments: JSON.stringify({ message: sent }) },
+      };
+      const report = await runToolCall(memoryRuntime, registry, call, memoryRuntimeCalls, 'run');
+      if (report.kind !== 'done' || !report.content.includes(sent)) {
+        throw new Error(`bench call with the memory audit ended ${JSON.stringify(report)}`);
+      }
+    };
     const perCallDirect = async () => {
       sequence += 1;
       const sent = `${message} ${sequence}`;
@@ -201,15 +230,18 @@ export async function runMcpBench(): Promise<BenchResult> {
       await perCallDirect();
       await oneCallRun();
       await mcpClientOnly();
+      await perCallMemoryAudit();
     }
-    const operations = [perCallThroughArbiter, perCallDirect, oneCallRun, mcpClientOnly];
-    const [arbiter, sdk, run, client] = await measureInterleaved({ operations, iterations, rounds });
-    const [arbiterCpu, sdkCpu, runCpu, clientCpu] = await measureCpuInterleaved(operations);
+    const operations = [perCallThroughArbiter, perCallDirect, oneCallRun, mcpClientOnly, perCallMemoryAudit];
+    const [arbiter, sdk, run, client, memoryAudit] = await measureInterleaved({ operations, iterations, rounds });
+    const [arbiterCpu, sdkCpu, runCpu, clientCpu, memoryAuditCpu] = await measureCpuInterleaved(operations);
     if (
       arbiter === undefined ||
       sdk === undefined ||
       run === undefined ||
       client === undefined ||
+      memoryAudit === undefined ||
+      memoryAuditCpu === undefined ||
       arbiterCpu === undefined ||
       sdkCpu === undefined ||
       runCpu === undefined ||
@@ -243,13 +275,18 @@ export async function runMcpBench(): Promise<BenchResult> {
     return {
       lines: [
         `mcp: an MCP tool call (server-everything echo, stdio, same server process), interleaved, median of ${rounds} rounds × ${iterations} calls`,
-        '                                                   wall/call    bench CPU/call',
-        `  direct SDK client callTool                       ${formatMicroseconds(sdk.nanosecondsPerOperation).padStart(10)}   ${sdkCpu.toFixed(2)} µs`,
-        `  through arbiter's tool-call pipeline (runToolCall) ${formatMicroseconds(arbiter.nanosecondsPerOperation).padStart(8)}   ${arbiterCpu.toFixed(2)} µs`,
+        `  ${''.padEnd(56)}${'wall/call'.padStart(11)}${'bench CPU/call'.padStart(17)}`,
+        row('direct SDK client callTool', sdk.nanosecondsPerOperation, sdkCpu),
+        row("through arbiter's tool-call pipeline (runToolCall)", arbiter.nanosecondsPerOperation, arbiterCpu),
         `    parse, validation, brake, bind, tier gate, time limit, MCP client and stdio, result, SQLite audit (${rows} rows), events (${delivered} delivered)`,
-        `  the mounted tool's execute alone (MCP client)   ${formatMicroseconds(client.nanosecondsPerOperation).padStart(10)}   ${clientCpu.toFixed(2)} µs`,
+        row(
+          '  same, in-memory audit log instead (breakdown only)',
+          memoryAudit.nanosecondsPerOperation,
+          memoryAuditCpu,
+        ),
+        row("the mounted tool's execute alone (the MCP client)", client.nanosecondsPerOperation, clientCpu),
+        row('one-call runAgent run (2 model turns + the call)', run.nanosecondsPerOperation, runCpu),
         `  event-loop iterations per call: direct ${sdkLoop.turns.toFixed(2)} (${sdkLoop.events.toFixed(2)} I/O events), through arbiter ${arbiterLoop.turns.toFixed(2)} (${arbiterLoop.events.toFixed(2)} I/O events), one-call run ${runLoop.turns.toFixed(2)}`,
-        `  one-call runAgent run (2 model turns + the call) ${formatMicroseconds(run.nanosecondsPerOperation).padStart(9)}   ${runCpu.toFixed(2)} µs`,
         `  arbiter adds per call (wall): ${formatVerdict(overhead)}`,
         `  arbiter adds per call (bench CPU): ${addedCpu.toFixed(3)}; a whole one-call run adds (wall): ${addedRun.toFixed(3)}`,
       ],
@@ -267,6 +304,8 @@ export async function runMcpBench(): Promise<BenchResult> {
         oneCallRunCpuMicroseconds: runCpu,
         mcpClientOnlyMicroseconds: client.nanosecondsPerOperation / 1000,
         mcpClientOnlyCpuMicroseconds: clientCpu,
+        memoryAuditMicroseconds: memoryAudit.nanosecondsPerOperation / 1000,
+        memoryAuditCpuMicroseconds: memoryAuditCpu,
         auditRows: rows,
         directLoopTurnsPerCall: sdkLoop.turns,
         arbiterLoopTurnsPerCall: arbiterLoop.turns,
