@@ -91,7 +91,7 @@ export class McpConnection {
   }
 
   /** Calls one tool; the run's signal cancels it on the server too (`notifications/cancelled`). */
-  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     return this.#withRetry(options.retryInFlight, (client) =>
       client.callTool(
         { name, arguments: args },
@@ -137,7 +137,8 @@ export class McpConnection {
   }
 
   async #withRetry<T>(retryInFlight: boolean, action: (client: Client) => Promise<T>): Promise<T> {
-    const client = await this.#connected();
+    // Connected: the client itself, without a turn through the opening promise (every call pays for that turn).
+    const client = (this.#closed ? undefined : this.#current) ?? (await this.#connected());
     try {
       return await action(client);
     } catch (error) {

@@ -329,7 +329,9 @@ export class McpServerMount {
           }),
       execute: async (args: Record<string, unknown>, context: ToolContext) => {
         const connection = this.#connectionFor(context.principal, context.locale);
-        this.#inFlight.set(connection, (this.#inFlight.get(connection) ?? 0) + 1);
+        // Only per-principal connections are evicted, so only theirs are counted.
+        const counted = connection !== this.#shared;
+        if (counted) this.#inFlight.set(connection, (this.#inFlight.get(connection) ?? 0) + 1);
         try {
           const result = await connection.callTool(mcpName, args, {
             signal: context.signal,
@@ -350,9 +352,11 @@ export class McpServerMount {
           }
           return mcpToolResult({ result, server: server.name, locale: context.locale });
         } finally {
-          const count = (this.#inFlight.get(connection) ?? 1) - 1;
-          if (count === 0) this.#inFlight.delete(connection);
-          else this.#inFlight.set(connection, count);
+          if (counted) {
+            const count = (this.#inFlight.get(connection) ?? 1) - 1;
+            if (count === 0) this.#inFlight.delete(connection);
+            else this.#inFlight.set(connection, count);
+          }
         }
       },
     };
