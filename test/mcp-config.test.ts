@@ -3,7 +3,7 @@ import { parseMcpConfig } from '../src/mcp/client/mcp-server-config.js';
 import { readmeSnippets } from './package/readme-snippets.js';
 
 describe('MCP config files', () => {
-  it('reads the README example, expanding ${VAR}s, with per-user credentials by tenant/user', () => {
+  it('reads the README example, expanding environment variables, with per-user credentials by tenant/user', () => {
     // The first JSON block of "MCP" is an MCP client's config for `arbiter mcp serve`; this one is a list.
     const example = readmeSnippets({ file: 'README.md' }).find(
       (snippet) => snippet.section === 'MCP' && snippet.language === 'json' && snippet.code.trimStart().startsWith('['),
@@ -27,6 +27,7 @@ describe('MCP config files', () => {
     expect(parse([{ name: '1bad', command: 'x' }])).toThrow('server 1: "name" must be 1-24 letters');
     expect(parse([{ name: 'a', command: 'x', url: 'http://h/mcp' }])).toThrow('server "a" needs either "command"');
     expect(parse([{ name: 'a', url: 'ftp://h' }])).toThrow('server "a": "url" must be an http(s) URL');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's own placeholder syntax
     expect(parse([{ name: 'a', command: 'x', bearer: '${MISSING}' }])).toThrow(
       'server "a": "bearer" names environment variable MISSING, which is not set',
     );
