@@ -3,7 +3,8 @@ import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
 import type { AgentEvent } from './agent-event.js';
 import type { ExternalEvent } from './external-event.js';
 import { eventTexts, type ProgressTable, progressText } from './progress-texts.js';
-import { displayArguments, type ToolFieldPolicy, toolFieldPolicy } from './sensitive-fields.js';
+import { displayArguments } from './sensitive-fields.js';
+import { toolFieldPolicies } from './tool-field-policies.js';
 
 export interface EventProjectorOptions {
   /** The tools of the run, for their `sensitive` fields, schemas, bound parameters and `progress` texts. */
@@ -37,22 +38,7 @@ export function createEventProjector({
   progressTable,
 }: EventProjectorOptions = {}): EventProjector {
   const texts = eventTexts(locale);
-  const policies = new WeakMap<RegisteredTool, ToolFieldPolicy>();
-  const heuristicOnly = toolFieldPolicy({});
-  const policyOf = (registered: RegisteredTool | undefined): ToolFieldPolicy => {
-    if (registered === undefined) return heuristicOnly;
-    let policy = policies.get(registered);
-    if (policy === undefined) {
-      const { definition } = registered;
-      policy = toolFieldPolicy({
-        sensitive: definition.sensitive ?? [],
-        parameters: definition.parameters,
-        boundParameters: [...registered.boundParameterNames, ...Object.keys(definition.boundParameters ?? {})],
-      });
-      policies.set(registered, policy);
-    }
-    return policy;
-  };
+  const policyOf = toolFieldPolicies();
   const toolName = (name: string, registered: RegisteredTool | undefined): string =>
     registered !== undefined || providerNamePattern.test(name) ? name : 'unknown';
 

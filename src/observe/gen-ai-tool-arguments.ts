@@ -1,5 +1,6 @@
-import { displayArguments, type ToolFieldPolicy, toolFieldPolicy } from '../events/sensitive-fields.js';
-import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
+import { displayArguments } from '../events/sensitive-fields.js';
+import { toolFieldPolicies } from '../events/tool-field-policies.js';
+import type { ToolSet } from '../tools/tool-registry.js';
 
 /** Turns a call's raw arguments into the text an exported span may carry, or undefined for none. */
 export type ToolArgumentsForExport = (tool: string, rawArguments: string) => string | undefined;
@@ -20,23 +21,7 @@ export type ToolArgumentsForExport = (tool: string, rawArguments: string) => str
  * // '{"order_id":"SO1","card_number":"[redacted]"}'
  */
 export function redactToolArguments({ tools }: { tools?: Pick<ToolSet, 'get'> } = {}): ToolArgumentsForExport {
-  const policies = new WeakMap<RegisteredTool, ToolFieldPolicy>();
-  const heuristicOnly = toolFieldPolicy({});
-  const policyOf = (name: string): ToolFieldPolicy => {
-    const registered = tools?.get(name);
-    if (registered === undefined) return heuristicOnly;
-    let policy = policies.get(registered);
-    if (policy === undefined) {
-      const { definition } = registered;
-      policy = toolFieldPolicy({
-        sensitive: definition.sensitive ?? [],
-        parameters: definition.parameters,
-        boundParameters: [...registered.boundParameterNames, ...Object.keys(definition.boundParameters ?? {})],
-      });
-      policies.set(registered, policy);
-    }
-    return policy;
-  };
+  const policyOf = toolFieldPolicies();
   return (tool, rawArguments) => {
     let parsed: unknown;
     try {
@@ -45,6 +30,6 @@ export function redactToolArguments({ tools }: { tools?: Pick<ToolSet, 'get'> } 
       return undefined;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    return JSON.stringify(displayArguments(parsed as Record<string, unknown>, policyOf(tool)));
+    return JSON.stringify(displayArguments(parsed as Record<string, unknown>, policyOf(tools?.get(tool))));
   };
 }

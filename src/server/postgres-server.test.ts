@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
 import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
 import type { AssembledServer } from './create-server.js';
-import { startPostgresServer } from './postgres-server.js';
 import type { RunningServer } from './start-server.js';
+import { startPostgresTestNode } from './test-support/postgres-test-node.js';
 import { readSse } from './test-support/sse-client.js';
-import { testAuth, testTokens } from './test-support/test-server.js';
+import { testTokens } from './test-support/test-server.js';
 
 const cluster = setUpPostgresCluster();
 
@@ -20,19 +20,11 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
 
   /** A node on the shop example, its data directory shared by the nodes of a test (the shop's own database). */
   async function startNode({ schema, dataDir, maxStreams }: { schema: string; dataDir: string; maxStreams?: number }) {
-    const running = await startPostgresServer({
-      ...(maxStreams === undefined ? {} : { principalLimits: { maxStreams } }),
-      port: 0,
-      dataDir,
+    const running = await startPostgresTestNode({
       connectionString: cluster.connectionString,
       schema,
-      leaseMs: 1500,
-      auth: testAuth,
-      streamingDelay: false,
-      heartbeatMs: 1000,
-      shutdownGraceMs: 200,
-      onError: () => {},
-      logger: () => {},
+      dataDir,
+      ...(maxStreams === undefined ? {} : { principalLimits: { maxStreams } }),
     });
     cleanups.push(() => running.close());
     return running;

@@ -3,6 +3,7 @@ import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { Awaitable } from '../core/awaitable.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import type { ServerRunStatus } from '../store/server-run.js';
+import { pumpRunEvents } from './pump-run-events.js';
 import { isTerminalEvent, type RunManager } from './run-manager.js';
 import type { ServerMetrics } from './server-metrics.js';
 
@@ -78,72 +79,31 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
   });
 
   async function sendEvents(stream: SSEStreamingApi): Promise<void> {
-    const queue: ExternalEvent[] = [];
-    let lastQueued = afterSeq;
-    let overflow = false;
-    let bound = maxQueued;
-    let pingDue = false;
-    let closed = false;
-    let wake: (() => void) | undefined;
-    const nudge = () => {
-      const resume = wake;
-      wake = undefined;
-      resume?.();
-    };
-    const push = (event: ExternalEvent) => {
-      if (event.seq <= lastQueued) return;
-      lastQueued = event.seq;
-      queue.push(event);
-      if (queue.length > bound) overflow = true;
-      nudge();
-    };
-
-    const { unfollow, active } = await (options.follow ?? followOnManager(manager))({ runId, afterSeq, push });
-    bound = queue.length + maxQueued;
-    const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
-    const nothingMore = settled && !active && !queue.some(isTerminalEvent);
-
-    metrics.streamOpened();
-    const heartbeat = setInterval(() => {
-      pingDue = true;
-      nudge();
-    }, heartbeatMs);
-    stream.onAbort(() => {
-      closed = true;
-      nudge();
+    let ended = false;
+    await pumpRunEvents(stream, {
+      runId,
+      afterSeq,
+      follow: options.follow ?? followOnManager(manager),
+      metrics,
+      heartbeatMs,
+      maxQueued,
+      open: async ({ active, queued }) => {
+        const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
+        const nothingMore = settled && !active && !queued.some(isTerminalEvent);
+        await stream.write(`retry: 1000\n: ping interval=${heartbeatMs}\n\n`);
+        return !nothingMore;
+      },
+      deliver: async (batch) => {
+        const terminal = batch.findIndex(isTerminalEvent);
+        if (terminal >= 0) {
+          batch.length = terminal + 1;
+          ended = true;
+        }
+        await stream.write(encodeRunEvents(batch));
+        return batch;
+      },
+      finished: () => ended,
     });
-    try {
-      await stream.write(`retry: 1000\n: ping interval=${heartbeatMs}\n\n`);
-      if (nothingMore) return;
-      let ended = false;
-      while (!closed && !overflow && !ended) {
-        if (queue.length > 0) {
-          // Everything waiting goes out in one write: fewer syscalls when a client is behind or a burst arrives.
-          const batch = queue.splice(0, queue.length);
-          const terminal = batch.findIndex(isTerminalEvent);
-          if (terminal >= 0) {
-            batch.length = terminal + 1;
-            ended = true;
-          }
-          await stream.write(encodeRunEvents(batch));
-          const now = Date.now();
-          for (const event of batch) metrics.observeDelivery(Math.max(0, now - event.at) / 1000);
-          continue;
-        }
-        if (pingDue) {
-          pingDue = false;
-          await stream.write(': ping\n\n');
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-    } finally {
-      clearInterval(heartbeat);
-      unfollow();
-      metrics.streamClosed();
-    }
   }
 }
 

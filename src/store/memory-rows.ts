@@ -32,6 +32,23 @@ export interface MemoryFactRow {
   retracted_at: number | string | null;
 }
 
+/** The columns of `memory_facts` that make a {@link MemoryFactRow}, from the table as `f`, for both backends' SELECTs. */
+export const memoryFactColumns = `f.fact_id, f.tenant_id, f.user_id, f.key, f.value, f.source_kind, f.source_run_id, f.source_message_id,
+  f.source_call_id, f.source_tool, f.trusted, f.sensitive, f.created_at, f.expires_at, f.supersedes, f.superseded_by,
+  f.retracted_at`;
+
+/**
+ * The SQL condition that a fact (the table as `f`) is current: neither
+ * superseded nor retracted nor expired at `now`, the backend's placeholder
+ * for the time (`?` in SQLite, `$4` in PostgreSQL).
+ *
+ * @example
+ * `SELECT ${memoryFactColumns} FROM memory_facts f WHERE f.tenant_id = ? AND ${currentFactCondition('?')}`;
+ */
+export function currentFactCondition(now: string): string {
+  return `f.superseded_by IS NULL AND f.retracted_at IS NULL AND (f.expires_at IS NULL OR f.expires_at > ${now})`;
+}
+
 /**
  * A stored row as the fact it records.
  *

@@ -5,6 +5,7 @@ import { InputFileError } from '../../errors/input-file-error.js';
 import { ToolDefinitionError } from '../../errors/tool-definition-error.js';
 import { fromOpenAiTool } from '../../tools/from-openai-tool.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
+import { declaredTypes, hasJsonType } from '../../validation/declared-types.js';
 import type { CommandResult } from '../cli-output.js';
 import { readToolsFile } from '../read-input-file.js';
 
@@ -262,15 +263,9 @@ function lintParameter({ path, name, schema }: Parameter): LintWarning[] {
  */
 function unsatisfiableEnum(schema: JsonSchema): string | undefined {
   const values = schema['enum'];
-  const type = schema['type'];
-  const types =
-    typeof type === 'string'
-      ? [type]
-      : Array.isArray(type)
-        ? type.filter((entry): entry is string => typeof entry === 'string')
-        : [];
+  const types = declaredTypes(schema['type']);
   if (!Array.isArray(values) || values.length === 0 || types.length === 0) return undefined;
-  if (values.some((value) => types.some((name) => hasType(value, name)))) return undefined;
+  if (values.some((value) => types.some((name) => hasJsonType(value, name)))) return undefined;
   const shown = values
     .slice(0, 5)
     .map((value) => JSON.stringify(value))
@@ -279,23 +274,6 @@ function unsatisfiableEnum(schema: JsonSchema): string | undefined {
     return `"enum" (${shown}) is on the array itself and holds no array, so no value can pass; move the enum into "items"`;
   }
   return `"type" is ${types.map((name) => `"${name}"`).join(' or ')} but no "enum" value (${shown}) is of that type; make them agree`;
-}
-
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'integer':
-      return Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    case 'null':
-      return value === null;
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return isSchema(value);
-    default:
-      return typeof value === type;
-  }
 }
 
 function isStringSchema(schema: JsonSchema): boolean {

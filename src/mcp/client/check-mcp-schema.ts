@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../core/json-schema.js';
+import { declaredTypes, hasJsonType } from '../../validation/declared-types.js';
 import { findUnsupportedPattern } from '../../validation/find-unsupported-pattern.js';
 import { forEachSubschema, isSchemaObject } from '../../validation/schema-resolver.js';
 
@@ -130,20 +131,20 @@ function findUnsatisfiable(schema: JsonSchema, pointer: string): { path: string;
 }
 
 function ownContradiction(schema: JsonSchema): string | undefined {
-  const types = typesOf(schema['type']);
+  const types = declaredTypes(schema['type']);
   const values = schema['enum'];
   if (Array.isArray(values) && values.length === 0) return '"enum" is empty';
   if (
     Array.isArray(values) &&
     types.length > 0 &&
-    !values.some((value) => types.some((type) => hasType(value, type)))
+    !values.some((value) => types.some((type) => hasJsonType(value, type)))
   ) {
     return `"type" is ${types.join(' or ')} but no "enum" value (${values
       .slice(0, 5)
       .map((value) => JSON.stringify(value))
       .join(', ')}) is`;
   }
-  if ('const' in schema && types.length > 0 && !types.some((type) => hasType(schema['const'], type))) {
+  if ('const' in schema && types.length > 0 && !types.some((type) => hasJsonType(schema['const'], type))) {
     return `"type" is ${types.join(' or ')} but "const" is ${JSON.stringify(schema['const'])}`;
   }
   const not = schema['not'];
@@ -161,26 +162,4 @@ function ownContradiction(schema: JsonSchema): string | undefined {
     }
   }
   return undefined;
-}
-
-function typesOf(type: unknown): string[] {
-  if (typeof type === 'string') return [type];
-  return Array.isArray(type) ? type.filter((entry): entry is string => typeof entry === 'string') : [];
-}
-
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'integer':
-      return Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    case 'null':
-      return value === null;
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return isSchemaObject(value);
-    default:
-      return typeof value === type;
-  }
 }

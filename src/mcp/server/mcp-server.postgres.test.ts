@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AssembledServer } from '../../server/create-server.js';
-import { startPostgresServer } from '../../server/postgres-server.js';
 import type { RunningServer } from '../../server/start-server.js';
-import { testAuth, testTokens } from '../../server/test-support/test-server.js';
+import { startPostgresTestNode } from '../../server/test-support/postgres-test-node.js';
+import { testTokens } from '../../server/test-support/test-server.js';
 import { setUpPostgresCluster } from '../../store/postgres/test-support/postgres-cluster.js';
 
 const cluster = setUpPostgresCluster();
@@ -18,19 +18,7 @@ describe.skipIf(cluster.skip)('/mcp on the PostgreSQL server (two nodes, one dat
   });
 
   async function startNode({ schema, dataDir }: { schema: string; dataDir: string }) {
-    const running = await startPostgresServer({
-      port: 0,
-      dataDir,
-      connectionString: cluster.connectionString,
-      schema,
-      leaseMs: 1500,
-      auth: testAuth,
-      streamingDelay: false,
-      heartbeatMs: 1000,
-      shutdownGraceMs: 200,
-      onError: () => {},
-      logger: () => {},
-    });
+    const running = await startPostgresTestNode({ connectionString: cluster.connectionString, schema, dataDir });
     cleanups.push(() => running.close());
     return running;
   }

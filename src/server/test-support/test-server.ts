@@ -24,6 +24,17 @@ export const testAuth: AuthConfig = {
   ],
 };
 
+/** The test principals plus `dual`: shop customer C1001 (alice's identity) who holds the approver role too. */
+export const dualRoleTokens = { ...testTokens, dual: 'dual-role-token-0005-0123456789abcdef' } as const;
+
+/** `testAuth` plus the `dual` token of `dualRoleTokens` (customer and approver, C1001 of shop). */
+export const dualRoleAuth: AuthConfig = {
+  tokens: [
+    ...testAuth.tokens,
+    { token: dualRoleTokens.dual, tenantId: 'shop', userId: 'C1001', roles: ['customer', 'approver'] },
+  ],
+};
+
 /** A server on 127.0.0.1, an ephemeral port and a temporary data directory, with a JSON helper. */
 export interface TestServer extends RunningServer {
   readonly dataDir: string;

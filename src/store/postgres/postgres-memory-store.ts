@@ -6,16 +6,21 @@ import type {
   RecallRequest,
   SaveFactRequest,
 } from '../../core/memory-store.js';
-import { type MemoryFactRow, mergeRecall, newFact, recallLimit, toMemoryFact } from '../memory-rows.js';
+import {
+  currentFactCondition,
+  type MemoryFactRow,
+  memoryFactColumns,
+  mergeRecall,
+  newFact,
+  recallLimit,
+  toMemoryFact,
+} from '../memory-rows.js';
 import { factSearchText, scopedSearchTerms } from '../memory-scope.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
-const columns = `f.fact_id, f.tenant_id, f.user_id, f.key, f.value, f.source_kind, f.source_run_id, f.source_message_id,
-  f.source_call_id, f.source_tool, f.trusted, f.sensitive, f.created_at, f.expires_at, f.supersedes, f.superseded_by,
-  f.retracted_at`;
-const current = 'f.superseded_by IS NULL AND f.retracted_at IS NULL AND (f.expires_at IS NULL OR f.expires_at > $NOW)';
-const currentAt = (parameter: number) => current.replace('$NOW', `$${parameter}`);
+const columns = memoryFactColumns;
+const currentAt = (parameter: number) => currentFactCondition(`$${parameter}`);
 
 const lockKey = namedStatement(`SELECT pg_advisory_xact_lock(hashtextextended($1, 80))`);
 const selectCurrentOfKey = namedStatement(

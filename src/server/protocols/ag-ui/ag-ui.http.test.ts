@@ -8,18 +8,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readmeSnippets } from '../../../../test/package/readme-snippets.js';
 import type { Model } from '../../../models/model.js';
 import { SqliteAuditLog } from '../../../store/sqlite/sqlite-audit-log.js';
-import type { AuthConfig } from '../../auth-config.js';
-import { startTestServer, type TestServer, testAuth, testTokens } from '../../test-support/test-server.js';
+import { dualRoleAuth, dualRoleTokens, startTestServer, type TestServer } from '../../test-support/test-server.js';
 import { threadSessionId } from './thread-session.js';
 
-/** Beside the test principals: shop customer C1001 (alice) who is an approver too. */
-const tokens = { ...testTokens, dual: 'dual-role-token-0005-0123456789abcdef' } as const;
-const auth: AuthConfig = {
-  tokens: [
-    ...testAuth.tokens,
-    { token: tokens.dual, tenantId: 'shop', userId: 'C1001', roles: ['customer', 'approver'] },
-  ],
-};
+/** Beside the test principals: C1001 of the shop (alice's identity) holding the approver role too. */
+const tokens = dualRoleTokens;
+const auth = dualRoleAuth;
 
 let server: TestServer | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream as streamBody } from 'hono/streaming';
-import type { ExternalEvent } from '../../../events/external-event.js';
+import { pumpRunEvents } from '../../pump-run-events.js';
 import type { RunManager } from '../../run-manager.js';
 import { isTerminalEvent } from '../../run-manager.js';
 import type { ServerMetrics } from '../../server-metrics.js';
@@ -44,75 +44,39 @@ export function streamAgUiRun(c: Context, options: StreamAgUiRunOptions): Respon
   c.header('Cache-Control', 'no-cache');
   c.header('X-Accel-Buffering', 'no');
   return streamBody(c, async (stream) => {
-    let closed = false;
-    let wake: (() => void) | undefined;
-    const nudge = () => {
-      const resume = wake;
-      wake = undefined;
-      resume?.();
-    };
-    stream.onAbort(() => {
-      closed = true;
-      nudge();
-    });
-    metrics.streamOpened();
     try {
       if (options.only !== undefined) {
-        await stream.write(encode([...translator.start(), ...options.only]));
+        metrics.streamOpened();
+        try {
+          await stream.write(encode([...translator.start(), ...options.only]));
+        } finally {
+          metrics.streamClosed();
+        }
         return;
       }
-      const queue: ExternalEvent[] = [];
-      let lastQueued = afterSeq;
-      let overflow = false;
-      let bound = maxQueued;
-      const push = (event: ExternalEvent) => {
-        if (event.seq <= lastQueued) return;
-        lastQueued = event.seq;
-        queue.push(event);
-        if (queue.length > bound) overflow = true;
-        nudge();
-      };
-      const { unfollow } = await (options.follow ?? followOnManager(manager))({
+      await pumpRunEvents(stream, {
         runId: arbiterRunId,
         afterSeq,
-        push,
+        follow: options.follow ?? followOnManager(manager),
+        metrics,
+        heartbeatMs,
+        maxQueued,
+        open: async () => {
+          await stream.write(encode(translator.start()));
+          return true;
+        },
+        deliver: async (batch) => {
+          const out: BaseEvent[] = [];
+          for (const event of batch) {
+            out.push(...(await translator.translate(event)));
+            if (isTerminalEvent(event)) break;
+          }
+          await stream.write(encode(out));
+          return batch;
+        },
+        finished: () => translator.finished,
       });
-      bound = queue.length + maxQueued;
-      let pingDue = false;
-      const heartbeat = setInterval(() => {
-        pingDue = true;
-        nudge();
-      }, heartbeatMs);
-      try {
-        await stream.write(encode(translator.start()));
-        while (!closed && !overflow && !translator.finished) {
-          if (queue.length > 0) {
-            const batch = queue.splice(0, queue.length);
-            const out: BaseEvent[] = [];
-            for (const event of batch) {
-              out.push(...(await translator.translate(event)));
-              if (isTerminalEvent(event)) break;
-            }
-            await stream.write(encode(out));
-            const now = Date.now();
-            for (const event of batch) metrics.observeDelivery(Math.max(0, now - event.at) / 1000);
-            continue;
-          }
-          if (pingDue) {
-            pingDue = false;
-            await stream.write(': ping\n\n');
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-        }
-      } finally {
-        clearInterval(heartbeat);
-        unfollow();
-      }
     } finally {
-      metrics.streamClosed();
       options.onClose?.();
     }
   });

@@ -1,26 +1,21 @@
-import {
-  DefaultChatTransport,
-  readUIMessageStream,
-  type UIMessage,
-  type UIMessageChunk,
-  uiMessageChunkSchema,
-} from 'ai6';
+import { DefaultChatTransport, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai6';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../../models/scripted-model.js';
 import { SqliteAuditLog } from '../../../store/sqlite/sqlite-audit-log.js';
-import type { AuthConfig } from '../../auth-config.js';
-import { startTestServer, type TestServer, testAuth, testTokens } from '../../test-support/test-server.js';
+import {
+  dualRoleAuth,
+  dualRoleTokens,
+  startTestServer,
+  type TestServer,
+  testTokens,
+} from '../../test-support/test-server.js';
 import { withStreamingDelay } from '../../with-streaming-delay.js';
+import { chunksOf, messageOf } from './test-support/read-ui-message.js';
 import { uiChatScript } from './test-support/ui-chat-script.js';
 
 /** Beside the test principals: C1001 of the shop (alice's identity) holding the approver role too. */
-const tokens = { ...testTokens, dual: 'dual-role-token-0005-0123456789abcdef' } as const;
-const auth: AuthConfig = {
-  tokens: [
-    ...testAuth.tokens,
-    { token: tokens.dual, tenantId: 'shop', userId: 'C1001', roles: ['customer', 'approver'] },
-  ],
-};
+const tokens = dualRoleTokens;
+const auth = dualRoleAuth;
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -46,34 +41,6 @@ function transport(running: TestServer, token: string): DefaultChatTransport<UIM
 
 function userMessage(text: string): UIMessage {
   return { id: `user-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ type: 'text', text }] };
-}
-
-/** Every chunk of a stream (the transport has checked each against the protocol's schema). */
-async function chunksOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
-  const chunks: UIMessageChunk[] = [];
-  const reader = stream.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
-  return chunks;
-}
-
-/** The message the AI SDK's reader builds from `chunks` (continuing `message` when given). */
-async function messageOf(chunks: readonly UIMessageChunk[], message?: UIMessage): Promise<UIMessage> {
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  let last: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({
-    stream,
-    ...(message === undefined ? {} : { message }),
-    terminateOnError: true,
-  })) {
-    last = snapshot;
-  }
-  if (last === undefined) throw new Error('the stream built no message');
-  return last;
 }
 
 async function ask(running: TestServer, token: string, chatId: string, text: string): Promise<UIMessageChunk[]> {

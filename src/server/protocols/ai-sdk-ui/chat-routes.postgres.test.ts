@@ -1,35 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai6';
+import { DefaultChatTransport, type UIMessage } from 'ai6';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setUpPostgresCluster } from '../../../store/postgres/test-support/postgres-cluster.js';
-import { startPostgresServer } from '../../postgres-server.js';
-import { testAuth, testTokens } from '../../test-support/test-server.js';
+import { startPostgresTestNode } from '../../test-support/postgres-test-node.js';
+import { testTokens } from '../../test-support/test-server.js';
+import { chunksOf, messageOf } from './test-support/read-ui-message.js';
 
 const cluster = setUpPostgresCluster();
-
-async function chunksOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
-  const chunks: UIMessageChunk[] = [];
-  const reader = stream.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
-  return chunks;
-}
-
-async function messageOf(chunks: readonly UIMessageChunk[], message?: UIMessage): Promise<UIMessage> {
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  let last: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream, ...(message === undefined ? {} : { message }) })) {
-    last = snapshot;
-  }
-  if (last === undefined) throw new Error('no message');
-  return last;
-}
 
 describe.skipIf(cluster.skip)('useChat against two nodes on PostgreSQL', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -38,19 +17,7 @@ describe.skipIf(cluster.skip)('useChat against two nodes on PostgreSQL', () => {
   });
 
   async function startNode(schema: string, dataDir: string) {
-    const running = await startPostgresServer({
-      port: 0,
-      dataDir,
-      connectionString: cluster.connectionString,
-      schema,
-      leaseMs: 1500,
-      auth: testAuth,
-      streamingDelay: false,
-      heartbeatMs: 1000,
-      shutdownGraceMs: 200,
-      onError: () => {},
-      logger: () => {},
-    });
+    const running = await startPostgresTestNode({ connectionString: cluster.connectionString, schema, dataDir });
     cleanups.push(() => running.close());
     return running;
   }

@@ -3,6 +3,7 @@ import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { StopReason } from '../../../core/stop-reason.js';
 import type { ExternalEvent } from '../../../events/external-event.js';
 import type { ServerRunStatus } from '../../../store/server-run.js';
+import { pumpRunEvents } from '../../pump-run-events.js';
 import { isTerminalEvent } from '../../run-manager.js';
 import type { ServerMetrics } from '../../server-metrics.js';
 import type { FollowRun } from '../../stream-run-events.js';
@@ -53,68 +54,38 @@ export function streamUiMessages(c: Context, options: StreamUiMessagesOptions): 
 
 async function send(stream: SSEStreamingApi, options: StreamUiMessagesOptions): Promise<void> {
   const { runId, encoder, metrics, heartbeatMs, maxQueued } = options;
-  const queue: ExternalEvent[] = [];
-  let lastQueued = 0;
-  let overflow = false;
-  let bound = maxQueued;
-  let pingDue = false;
-  let closed = false;
-  let wake: (() => void) | undefined;
-  const nudge = () => {
-    const resume = wake;
-    wake = undefined;
-    resume?.();
-  };
-  const push = (event: ExternalEvent) => {
-    if (event.seq <= lastQueued) return;
-    lastQueued = event.seq;
-    queue.push(event);
-    if (queue.length > bound) overflow = true;
-    nudge();
-  };
-  const { unfollow, active } = await options.follow({ runId, afterSeq: 0, push });
-  bound = queue.length + maxQueued;
-  const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
-  const lost = settled && !active && !queue.some(isTerminalEvent);
-
-  metrics.streamOpened();
-  const heartbeat = setInterval(() => {
-    pingDue = true;
-    nudge();
-  }, heartbeatMs);
-  stream.onAbort(() => {
-    closed = true;
-    nudge();
-  });
   const write = (chunks: readonly UiMessageChunk[]) =>
     chunks.length === 0 ? Promise.resolve() : stream.write(chunks.map(encodeUiMessageChunk).join(''));
-  try {
-    await write(encoder.start());
-    while (!closed && !overflow && !encoder.done) {
-      const event = queue.shift();
-      if (event !== undefined) {
+  let lost = false;
+  const { closed } = await pumpRunEvents(stream, {
+    runId,
+    afterSeq: 0,
+    follow: options.follow,
+    metrics,
+    heartbeatMs,
+    maxQueued,
+    open: async ({ active, queued }) => {
+      const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
+      lost = settled && !active && !queued.some(isTerminalEvent);
+      await write(encoder.start());
+      return true;
+    },
+    deliver: async (batch) => {
+      const delivered: ExternalEvent[] = [];
+      for (const event of batch) {
+        if (encoder.done) break;
         const encoded = encoder.encode(event);
         await write(encoded instanceof Promise ? await encoded : encoded);
-        metrics.observeDelivery(Math.max(0, Date.now() - event.at) / 1000);
-        continue;
+        delivered.push(event);
       }
-      if (lost) {
-        await write(await encoder.finishWithout(options.status as StopReason));
-        break;
-      }
-      if (pingDue) {
-        pingDue = false;
-        await stream.write(': ping\n\n');
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-    }
-    if (encoder.done && !closed) await stream.write(uiMessageStreamDone);
-  } finally {
-    clearInterval(heartbeat);
-    unfollow();
-    metrics.streamClosed();
-  }
+      return delivered;
+    },
+    finished: () => encoder.done,
+    idle: async () => {
+      if (!lost) return false;
+      await write(await encoder.finishWithout(options.status as StopReason));
+      return true;
+    },
+  });
+  if (encoder.done && !closed) await stream.write(uiMessageStreamDone);
 }
