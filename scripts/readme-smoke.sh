@@ -196,6 +196,19 @@ smoke_mcp() {
   expect 1 -- run_arbiter mcp tools --name files -- node_modules/.bin/mcp-server-filesystem "$work"
   expect 2 -- run_arbiter mcp tools -- "$work/no-such-server"
 }
+smoke_route() {
+  printf '{"id":"q1","query":"where is my order SO20260901"}\n' >"$work/queries.jsonl"
+  expect 0 -- run_arbiter route --tools examples/shop/shop-tools.openai.json --queries "$work/queries.jsonl" --top 3
+  grep -q '"query_order"' "$work/out" || fail 'route did not send query_order for an order question'
+  expect 2 -- run_arbiter route --tools examples/shop/shop-tools.openai.json --queries "$work/missing.jsonl"
+}
+smoke_memory() {
+  expect 0 -- run_arbiter memory list --user C1001 --tenant shop --data-dir "$data"
+  expect 0 -- run_arbiter memory export --user C1001 --tenant shop --data-dir "$data"
+  expect 1 -- run_arbiter memory show no-such-fact --user C1001 --tenant shop --data-dir "$data"
+  expect 2 -- run_arbiter memory list --data-dir "$data"
+  expect 0 -- run_arbiter memory purge --expired --data-dir "$data"
+}
 smoke_stats() {
   expect 0 -- run_arbiter stats --data-dir "$data"
   expect 1 -- run_arbiter stats --data-dir "$work/empty"
