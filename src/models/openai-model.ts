@@ -1,4 +1,5 @@
-import OpenAI, { type ClientOptions } from 'openai';
+import type OpenAI from 'openai';
+import type { ClientOptions } from 'openai';
 import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionFunctionTool,
@@ -8,9 +9,9 @@ import type { ChatMessage } from '../core/chat-message.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { ModelError } from '../errors/model-error.js';
 import { createStreamAssembler } from './assemble-stream.js';
+import { callOpenAiEndpoint, createOpenAiClient } from './call-openai-endpoint.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
-import { assertUsableBaseUrl, EndpointFailures, isJsonResponse } from './openai-endpoint-failures.js';
-import { readModelStream } from './read-model-stream.js';
+import { assertUsableBaseUrl, EndpointFailures } from './openai-endpoint-failures.js';
 import { toStrictTool } from './strict-tools.js';
 
 export { parseRetryAfter } from './openai-endpoint-failures.js';
@@ -97,18 +98,7 @@ export class OpenAiModel implements Model {
     this.#extraBody = extraBody;
     this.#strict = strict;
     this.#outputLimitField = outputLimitField;
-    this.#client = new OpenAI({
-      baseURL: baseUrl,
-      apiKey,
-      maxRetries: 0,
-      timeout: this.#timeoutMs,
-      // Never send the OPENAI_ORG_ID / OPENAI_PROJECT_ID of this process to a third-party endpoint.
-      organization: null,
-      project: null,
-      // The SDK would otherwise log unparsable stream data to the console.
-      logLevel: 'off',
-      ...(fetch === undefined ? {} : { fetch }),
-    });
+    this.#client = createOpenAiClient({ baseUrl, apiKey, timeoutMs: this.#timeoutMs, fetch });
   }
 
   /** True when tools are sent in strict mode, so optional arguments may arrive as `null`. */
@@ -117,55 +107,20 @@ export class OpenAiModel implements Model {
   }
 
   async generate({ messages, tools, signal, onTextDelta, maxOutputTokens }: ModelRequest): Promise<ModelResponse> {
-    signal?.throwIfAborted();
-    // One controller stops the SDK for either cause; which one fired is read from the sources.
-    const stop = new AbortController();
-    const idle = new AbortController();
-    const idleTimer = setTimeout(() => {
-      idle.abort();
-      stop.abort();
-    }, this.#timeoutMs);
-    const onCallerAbort = () => stop.abort();
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const guard = async <T>(operation: Promise<T>): Promise<T> => {
-      try {
-        return await operation;
-      } catch (error) {
-        throw this.#failures.toFailure(error, { signal, idle: idle.signal });
-      }
-    };
-
-    try {
-      const { data: stream, response } = await guard(
+    const assembler = createStreamAssembler();
+    return callOpenAiEndpoint({
+      request: (stop) =>
         this.#client.chat.completions
-          .create(this.#body({ messages, tools, maxOutputTokens }), { signal: stop.signal })
+          .create(this.#body({ messages, tools, maxOutputTokens }), { signal: stop })
           .withResponse(),
-      );
-      idleTimer.refresh();
-      const assembler = createStreamAssembler();
-
-      if (isJsonResponse(response)) {
-        // Some compatible servers ignore `stream: true` and answer with one JSON body.
-        const completion: unknown = await guard(response.json());
-        const text = this.#withContext(() => assembler.push(completionToChunk(completion)));
-        if (text !== '') onTextDelta?.(text);
-      } else {
-        await readModelStream({
-          items: stream[Symbol.asyncIterator](),
-          push: (item) => this.#withContext(() => assembler.push(item)),
-          guard,
-          idleTimer,
-          stopped: stop.signal,
-          onTextDelta,
-        });
-      }
-      // The SDK ends a stream quietly when its signal aborts, so check ours.
-      this.#failures.throwIfStopped({ signal, idle: idle.signal });
-      return this.#withContext(() => assembler.finish());
-    } finally {
-      clearTimeout(idleTimer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    }
+      pushItem: (chunk) => this.#withContext(() => assembler.push(chunk)),
+      pushWhole: (completion) => this.#withContext(() => assembler.push(completionToChunk(completion))),
+      finish: () => this.#withContext(() => assembler.finish()),
+      signal,
+      timeoutMs: this.#timeoutMs,
+      failures: this.#failures,
+      onTextDelta,
+    });
   }
 
   /**

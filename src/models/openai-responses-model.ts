@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   FunctionTool,
   ResponseCreateParamsStreaming,
@@ -8,10 +8,10 @@ import type { ChatMessage } from '../core/chat-message.js';
 import type { ToolSpec } from '../core/tool-spec.js';
 import { ModelError } from '../errors/model-error.js';
 import { createResponseAssembler } from './assemble-response-stream.js';
+import { callOpenAiEndpoint, createOpenAiClient } from './call-openai-endpoint.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
-import { assertUsableBaseUrl, EndpointFailures, isJsonResponse } from './openai-endpoint-failures.js';
+import { assertUsableBaseUrl, EndpointFailures } from './openai-endpoint-failures.js';
 import type { OpenAiModelOptions } from './openai-model.js';
-import { readModelStream } from './read-model-stream.js';
 import { toStrictTool } from './strict-tools.js';
 
 export interface OpenAiResponsesModelOptions
@@ -101,16 +101,7 @@ export class OpenAiResponsesModel implements Model {
     this.#chain = store && previousResponseId;
     this.#encryptedReasoning = encryptedReasoning;
     this.#failures = new EndpointFailures({ baseUrl, apiKey, model, timeoutMs: this.#timeoutMs });
-    this.#client = new OpenAI({
-      baseURL: baseUrl,
-      apiKey,
-      maxRetries: 0,
-      timeout: this.#timeoutMs,
-      organization: null,
-      project: null,
-      logLevel: 'off',
-      ...(fetch === undefined ? {} : { fetch }),
-    });
+    this.#client = createOpenAiClient({ baseUrl, apiKey, timeoutMs: this.#timeoutMs, fetch });
   }
 
   /** True when tools are sent in strict mode, so optional arguments may arrive as `null`. */
@@ -119,52 +110,23 @@ export class OpenAiResponsesModel implements Model {
   }
 
   async generate({ messages, tools, signal, onTextDelta, maxOutputTokens }: ModelRequest): Promise<ModelResponse> {
-    signal?.throwIfAborted();
-    const stop = new AbortController();
-    const idle = new AbortController();
-    const idleTimer = setTimeout(() => {
-      idle.abort();
-      stop.abort();
-    }, this.#timeoutMs);
-    const onCallerAbort = () => stop.abort();
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const guard = async <T>(operation: Promise<T>): Promise<T> => {
-      try {
-        return await operation;
-      } catch (error) {
-        throw this.#failures.toFailure(error, { signal, idle: idle.signal });
-      }
-    };
-
-    try {
-      const { data: stream, response } = await guard(
+    const assembler = createResponseAssembler();
+    return callOpenAiEndpoint({
+      request: (stop) =>
         this.#client.responses
-          .create(this.#body({ messages, tools, maxOutputTokens }), { signal: stop.signal })
+          .create(this.#body({ messages, tools, maxOutputTokens }), { signal: stop })
           .withResponse(),
-      );
-      idleTimer.refresh();
-      const assembler = createResponseAssembler();
-      if (isJsonResponse(response)) {
-        const whole: unknown = await guard(response.json());
-        const text = this.#withContext(() => assembler.pushResponse(whole));
-        if (text !== '') onTextDelta?.(text);
-      } else {
-        await readModelStream({
-          items: stream[Symbol.asyncIterator](),
-          push: (item) => this.#withContext(() => assembler.push(item)),
-          guard,
-          idleTimer,
-          stopped: stop.signal,
-          onTextDelta,
-        });
-      }
-      this.#failures.throwIfStopped({ signal, idle: idle.signal });
-      const { responseId: _responseId, ...result } = this.#withContext(() => assembler.finish());
-      return result;
-    } finally {
-      clearTimeout(idleTimer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    }
+      pushItem: (event) => this.#withContext(() => assembler.push(event)),
+      pushWhole: (response) => this.#withContext(() => assembler.pushResponse(response)),
+      finish: () => {
+        const { responseId: _responseId, ...result } = this.#withContext(() => assembler.finish());
+        return result;
+      },
+      signal,
+      timeoutMs: this.#timeoutMs,
+      failures: this.#failures,
+      onTextDelta,
+    });
   }
 
   /**
