@@ -7,6 +7,7 @@ import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cl
 import type { AssembledServer } from './create-server.js';
 import type { RunningServer } from './start-server.js';
 import { startPostgresTestNode } from './test-support/postgres-test-node.js';
+import { requestJson } from './test-support/request-json.js';
 import { readSse } from './test-support/sse-client.js';
 import { testTokens } from './test-support/test-server.js';
 
@@ -36,21 +37,12 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     return dataDir;
   }
 
-  async function request(
-    node: RunningServer<AssembledServer>,
+  function request(
+    node: { readonly url: string },
     path: string,
-    { token = testTokens.alice, method = 'GET', body }: { token?: string; method?: string; body?: unknown } = {},
+    { token = testTokens.alice, ...rest }: { token?: string; method?: string; body?: unknown } = {},
   ): Promise<{ status: number; body: Record<string, unknown> }> {
-    const response = await fetch(`${node.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+    return requestJson(node.url, path, { token, ...rest });
   }
 
   it('answers a question, and finishes a refund approved through another node', async () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { ExternalEvent } from '../../src/events/external-event.js';
+import { requestJson } from '../../src/server/test-support/request-json.js';
 
 export const root = join(import.meta.dirname, '..', '..');
 export const leaseMs = 2000;
@@ -159,21 +160,12 @@ export async function createDatabase(connectionString: string, name: string): Pr
   return connectionString.replace(/\/postgres$/, `/${name}`);
 }
 
-export async function request(
-  node: Node,
+export function request(
+  node: { readonly url: string },
   path: string,
-  { token = tokens.alice, method = 'GET', body }: { token?: string; method?: string; body?: unknown } = {},
+  { token = tokens.alice, ...rest }: { token?: string; method?: string; body?: unknown } = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${node.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  return requestJson(node.url, path, { token, ...rest });
 }
 
 /**
