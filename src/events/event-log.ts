@@ -7,6 +7,8 @@ export interface ReadEventsOptions {
   readonly afterSeq?: number;
   /** At most this many events. Default 1000. */
   readonly limit?: number;
+  /** Only events of this type (e.g. a resumed run's `approval:required`). Default: every type. */
+  readonly type?: ExternalEvent['type'];
 }
 
 /**

@@ -378,7 +378,7 @@ export class RunManager {
     };
     const pageSize = 1000;
     for (let afterSeq = 0; ; ) {
-      const page = await this.#options.log.readEvents({ runId, afterSeq, limit: pageSize });
+      const page = await this.#options.log.readEvents({ runId, afterSeq, limit: pageSize, type: 'approval:required' });
       collect(page);
       if (page.length < pageSize) break;
       afterSeq = page.at(-1)?.seq ?? afterSeq;

@@ -10,6 +10,9 @@ const appendEvents = namedStatement(
    ON CONFLICT (run_id, seq) DO NOTHING`,
 );
 const readEvents = namedStatement('SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3');
+const readEventsOfType = namedStatement(
+  'SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 AND type = $4 ORDER BY seq LIMIT $3',
+);
 const lastSeq = namedStatement('SELECT coalesce(max(seq), 0) AS seq FROM run_events WHERE run_id = $1');
 // Whole runs whose last event is older than the cutoff, unless a session still has the run active.
 const prune = namedStatement(
@@ -44,8 +47,11 @@ export class PostgresEventLog implements EventLog {
     ]);
   }
 
-  async readEvents({ runId, afterSeq = 0, limit = 1000 }: ReadEventsOptions): Promise<readonly ExternalEvent[]> {
-    const { rows } = await this.#database.query<{ event: string }>(readEvents, [runId, afterSeq, limit]);
+  async readEvents({ runId, afterSeq = 0, limit = 1000, type }: ReadEventsOptions): Promise<readonly ExternalEvent[]> {
+    const { rows } = await this.#database.query<{ event: string }>(
+      type === undefined ? readEvents : readEventsOfType,
+      type === undefined ? [runId, afterSeq, limit] : [runId, afterSeq, limit, type],
+    );
     return rows.map((row) => JSON.parse(row.event) as ExternalEvent);
   }
 

@@ -30,11 +30,17 @@ export class SqliteEventLog implements EventLog {
     this.#appendAll(events);
   }
 
-  readEvents({ runId, afterSeq = 0, limit = 1000 }: ReadEventsOptions): readonly ExternalEvent[] {
-    const rows = this.#statement('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(
-      runId,
-      afterSeq,
-      limit,
+  readEvents({ runId, afterSeq = 0, limit = 1000, type }: ReadEventsOptions): readonly ExternalEvent[] {
+    const rows = (
+      type === undefined
+        ? this.#statement('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(
+            runId,
+            afterSeq,
+            limit,
+          )
+        : this.#statement(
+            'SELECT event FROM run_events WHERE run_id = ? AND seq > ? AND type = ? ORDER BY seq LIMIT ?',
+          ).all(runId, afterSeq, type, limit)
     ) as { event: string }[];
     return rows.map((row) => JSON.parse(row.event) as ExternalEvent);
   }

@@ -35,6 +35,11 @@ export function describeEventLogContract(
       expect(await log.readEvents({ runId: 'r1' })).toEqual(events('r1', 6));
       expect((await log.readEvents({ runId: 'r1', afterSeq: 1, limit: 2 })).map((event) => event.seq)).toEqual([2, 3]);
       expect(await log.readEvents({ runId: 'r1', afterSeq: 6 })).toEqual([]);
+      expect((await log.readEvents({ runId: 'r1', type: 'run:start' })).map((event) => event.seq)).toEqual([1]);
+      expect(
+        (await log.readEvents({ runId: 'r1', type: 'model:delta', afterSeq: 2, limit: 2 })).map((event) => event.seq),
+      ).toEqual([3, 4]);
+      expect(await log.readEvents({ runId: 'r2', type: 'approval:required' })).toEqual([]);
     });
 
     it('answers nothing and seq 0 for a run it never saw', async () => {
