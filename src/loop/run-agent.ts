@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { PinnedState } from '../context/compress-context.js';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ChatMessage, ToolCall } from '../core/chat-message.js';
@@ -17,6 +16,7 @@ import type { Model } from '../models/model.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { RoutingOptions } from '../routing/routing-options.js';
 import type { ToolRegistry, ToolSet } from '../tools/tool-registry.js';
+import { timeOrderedId } from '../util/time-ordered-id.js';
 import { commitStep } from './commit-step.js';
 import type { DescribeToolError } from './describe-tool-error.js';
 import { failRun } from './fail-run.js';
@@ -151,7 +151,7 @@ export interface RunResult {
  * if (result.stopReason === 'tool_failures') handOff(result);
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
-  const runtime = createRunRuntime(options, options.runId ?? randomUUID());
+  const runtime = createRunRuntime(options, options.runId ?? timeOrderedId());
   const { emitter, control, texts } = runtime;
   const progress = createRunProgress(options);
   emitter.emit({ type: 'run:start', sessionId: options.sessionId, model: options.model.name });

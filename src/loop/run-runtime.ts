@@ -60,7 +60,7 @@ export interface RunRuntime extends GateRuntime {
  * calls. Throws `ConfigurationError` for a cost budget without a price table.
  *
  * @example
- * const runtime = createRunRuntime(options, options.runId ?? randomUUID());
+ * const runtime = createRunRuntime(options, options.runId ?? timeOrderedId());
  */
 export function createRunRuntime(options: RunAgentOptions, runId: string): RunRuntime {
   const { model, locale = 'en' } = options;

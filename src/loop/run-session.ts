@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Awaitable } from '../core/awaitable.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { SessionStore } from '../store/session-store.js';
+import { timeOrderedId } from '../util/time-ordered-id.js';
 import { type RunAgentOptions, type RunResult, runAgent } from './run-agent.js';
 
 export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' | 'runId' | 'resume' | 'journal'> & {
@@ -24,7 +24,7 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
     | {
         /** Starts a new run with this user message. */
         readonly userMessage: string;
-        /** The new run's id, so the caller knows it before the run begins. Default: a fresh UUID. */
+        /** The new run's id, so the caller knows it before the run begins. Default: a fresh time-ordered UUID (`timeOrderedId`). */
         readonly runId?: string;
         readonly resume?: never;
       }
@@ -47,7 +47,7 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
  * true`) with nothing lost and nothing executed twice.
  *
  * @example
- * const first = await runSession({ sessions, sessionId, userMessage: 'Refund order SO20260902', runId: randomUUID(), model, tools, approvals });
+ * const first = await runSession({ sessions, sessionId, userMessage: 'Refund order SO20260902', runId: timeOrderedId(), model, tools, approvals });
  * // ... later, perhaps in another process, after a person approved:
  * const second = await runSession({ sessions, sessionId, resume: true, model, tools, approvals });
  */
@@ -70,7 +70,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   if (resume === true && active === undefined) {
     throw new SessionConflictError({ sessionId, conflict: { kind: 'no_run_to_resume' } });
   }
-  const runId = resume === true && active !== undefined ? active.runId : (newRunId ?? randomUUID());
+  const runId = resume === true && active !== undefined ? active.runId : (newRunId ?? timeOrderedId());
   const request = resume === true ? [] : [{ role: 'user' as const, content: userMessage ?? '' }];
   // Fenced on what was read, and the run begins together with its request in one write: a second
   // process resuming the same run is refused, and a crash cannot leave a run without its message.

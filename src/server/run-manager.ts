@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
@@ -23,6 +22,7 @@ import type { ServerRun } from '../store/server-run.js';
 import type { BegunRun, SessionStore } from '../store/session-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
+import { timeOrderedId } from '../util/time-ordered-id.js';
 import { EventLogQueue } from './event-log-queue.js';
 import type { RunFailure } from './run-failure.js';
 import { type RunFollower, RunFollowers } from './run-followers.js';
@@ -166,7 +166,7 @@ export class RunManager {
       throw new SessionConflictError({ sessionId, conflict: { kind: 'run_active', activeRunId: active.runId } });
     }
     const started = this.#tasks.beginStart(sessionId);
-    const runId = randomUUID();
+    const runId = timeOrderedId();
     try {
       const session = await this.#options.sessions.load(sessionId);
       if (session === undefined) {

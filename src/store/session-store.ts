@@ -46,6 +46,11 @@ export interface SessionSummary {
   readonly forkedFrom: string | undefined;
   readonly forkedAt: number | undefined;
   readonly createdAt: number;
+  /**
+   * When the session was last changed: appended to, its slots set, a run
+   * begun, ended or left waiting for a person. The steps of a running run
+   * do not move it (they are counted in `version`).
+   */
   readonly updatedAt: number;
   /** When the session may be purged; moved forward by every write when the session has a TTL. */
   readonly expiresAt: number | undefined;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Awaitable } from '../../core/awaitable.js';
 import type { ToolCall } from '../../core/chat-message.js';
@@ -20,6 +19,7 @@ import type { Model } from '../../models/model.js';
 import type { ApprovalRecord } from '../../store/approval-rows.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
 import { argumentsHash } from '../../util/sha256.js';
+import { timeOrderedId } from '../../util/time-ordered-id.js';
 import { type McpRunRecords, recordMcpRun } from './mcp-run.js';
 import { mcpServerTexts } from './mcp-server-texts.js';
 
@@ -144,7 +144,7 @@ export async function callToolThroughGate({
  * repeated call finds its decision; otherwise a new one.
  */
 async function toolCallIdFor(runtime: RunRuntime, pipeline: McpToolPipeline, call: ToolCall): Promise<string> {
-  const fresh = `mcp_${randomUUID()}`;
+  const fresh = `mcp_${timeOrderedId()}`;
   const checked = parseToolCall(runtime, pipeline.tools, call);
   if (!checked.ok || runtime.principal === undefined) return fresh;
   const hash = argumentsHash(

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ChatMessage } from '../../core/chat-message.js';
 import type { Locale } from '../../core/locale.js';
 import { isCleanCut } from '../../core/message-units.js';
@@ -7,6 +6,7 @@ import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-
 import type { ToolOutcome } from '../../core/tool-outcome.js';
 import { SessionConflictError } from '../../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
+import { timeOrderedId } from '../../util/time-ordered-id.js';
 import { forkPointError } from '../fork-point-error.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
 import { type SessionRow, toActiveRun, toSummary } from '../sqlite/session-rows.js';
@@ -25,6 +25,15 @@ const columns = `session_id, tenant_id, user_id, status, active_run_id, run_step
  */
 const touch =
   'version = version + 1, updated_at = $1::bigint, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE $1::bigint + ttl_ms END';
+/**
+ * What a step commit inside a run does: the same without `updated_at`, so
+ * the row's indexed columns stay as they were and PostgreSQL can update it
+ * in place (a HOT update) instead of adding an entry to `sessions_by_update`
+ * every step. The run moved `updated_at` when it began and moves it when it
+ * ends or waits for a person.
+ */
+const touchStep =
+  'version = version + 1, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE $1::bigint + ttl_ms END';
 
 const statements = {
   create: namedStatement(
@@ -92,7 +101,7 @@ const statements = {
        run_cached_tokens = GREATEST(run_cached_tokens, $6), run_cost = GREATEST(run_cost, $7),
        run_last_seq = GREATEST(run_last_seq, $8),
        step_count = step_count + $9, input_tokens = input_tokens + $10,
-       output_tokens = output_tokens + $11, cost = cost + $12, ${touch}
+       output_tokens = output_tokens + $11, cost = cost + $12, ${touchStep}
      WHERE session_id = $13`,
   ),
   findToolResult: namedStatement(
@@ -138,7 +147,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async create({
-    sessionId = randomUUID(),
+    sessionId = timeOrderedId(),
     principal,
     ttlMs,
     slots = {},
@@ -237,7 +246,7 @@ export class PostgresSessionStore implements SessionStore {
   async fork({
     sessionId,
     atMessage,
-    newSessionId = randomUUID(),
+    newSessionId = timeOrderedId(),
     ttlMs,
   }: {
     sessionId: string;

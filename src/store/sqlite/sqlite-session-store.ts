@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { ChatMessage } from '../../core/chat-message.js';
@@ -10,6 +9,7 @@ import type { ToolOutcome } from '../../core/tool-outcome.js';
 import { SessionConflictError } from '../../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { timeOrderedId } from '../../util/time-ordered-id.js';
 import { forkPointError } from '../fork-point-error.js';
 import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
@@ -29,12 +29,18 @@ const versionConflicts = new WeakSet<object>();
 const touch =
   'version = version + 1, updated_at = @now, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE @now + ttl_ms END';
 /**
- * The same for a session without a TTL: `expires_at` stays out of the SET
- * list, because SQLite rewrites the entries of every index on a column a
- * statement sets, changed or not, and each page touched is one more page
- * the commit writes.
+ * What a step commit inside a run does to the session row: one more
+ * version, and for a session with a TTL the TTL pushed forward. Not
+ * `updated_at`: SQLite rewrites the entries of every index on a column a
+ * statement sets, changed or not, and the step commit is the write a run
+ * makes most, so `sessions_by_update` would add one page to every step's
+ * commit (about one in seven of the pages it writes). The run moved
+ * `updated_at` when it began, and moves it again when it ends or waits for
+ * a person (`endRun`); in between the session is `running`.
  */
-const touchWithoutTtl = 'version = version + 1, updated_at = @now';
+const touchStep = 'version = version + 1, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE @now + ttl_ms END';
+/** The same for a session without a TTL: `expires_at` stays out of the SET list, for the same reason. */
+const touchStepWithoutTtl = 'version = version + 1';
 
 /**
  * Sessions in arbiter's SQLite store. Writes run in `BEGIN IMMEDIATE`
@@ -89,7 +95,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async create({
-    sessionId = randomUUID(),
+    sessionId = timeOrderedId(),
     principal,
     ttlMs,
     slots = {},
@@ -202,7 +208,7 @@ export class SqliteSessionStore implements SessionStore {
   async fork({
     sessionId,
     atMessage,
-    newSessionId = randomUUID(),
+    newSessionId = timeOrderedId(),
     ttlMs,
   }: {
     sessionId: string;
@@ -381,6 +387,8 @@ export class SqliteSessionStore implements SessionStore {
       staged = this.#commitStep({ sessionId, commit, expected: staged ?? expected, hasTtl });
       return staged;
     };
+    /** The rerunnable commit queued for the connection's next transaction and not yet written. */
+    let queued: QueuedCommit | undefined;
     /** A waiting write that failed: the run's next journal call throws it. */
     let failure: unknown;
     const throwFailure = () => {
@@ -420,14 +428,35 @@ export class SqliteSessionStore implements SessionStore {
           if (committed && staged !== undefined) expected = staged;
           staged = undefined;
         };
-        if (commit.rerunnable === true) {
-          this.#pending.add({ write: () => commitNow(commit), fail: remember, settled });
+        // A commit still queued would be written first in the same transaction: write both as one.
+        const merged = queued === undefined ? commit : mergeStepCommits(queued.absorb(), commit);
+        queued = undefined;
+        if (merged.rerunnable === true) {
+          const entry = queuedCommit(merged);
+          queued = entry;
+          this.#pending.add({
+            write: () => {
+              if (!entry.take()) return;
+              if (queued === entry) queued = undefined;
+              commitNow(merged);
+            },
+            fail: remember,
+            settled: (committed) => {
+              if (entry.absorbed) return;
+              if (!committed) {
+                // Rolled back and queued again: it may still be merged into the next commit.
+                entry.untake();
+                queued ??= entry;
+              }
+              settled(committed);
+            },
+          });
           return;
         }
         try {
           await this.#whenFree(
             'commitStep',
-            () => this.#pending.transaction(() => commitNow(commit)),
+            () => this.#pending.transaction(() => commitNow(merged)),
             this.#runBusyWaitMs,
           );
           settled(true);
@@ -469,7 +498,7 @@ export class SqliteSessionStore implements SessionStore {
          run_steps = MAX(run_steps, @steps),
          run_input_tokens = MAX(run_input_tokens, @input), run_output_tokens = MAX(run_output_tokens, @output),
          run_cached_tokens = MAX(run_cached_tokens, @cached), run_cost = MAX(run_cost, COALESCE(@cost, run_cost)),
-         run_last_seq = MAX(run_last_seq, COALESCE(@lastSeq, run_last_seq)), ${hasTtl ? touch : touchWithoutTtl}
+         run_last_seq = MAX(run_last_seq, COALESCE(@lastSeq, run_last_seq)), ${hasTtl ? touchStep : touchStepWithoutTtl}
        WHERE session_id = @id AND active_run_id = @runId AND (@expected IS NULL OR message_count = @expected)
        RETURNING message_count`,
     ).get({
@@ -621,4 +650,46 @@ export class SqliteSessionStore implements SessionStore {
       };
     })();
   }
+}
+
+/** A step commit waiting in the connection's queue: written by the next transaction, or absorbed into the next commit. */
+interface QueuedCommit {
+  readonly absorbed: boolean;
+  /** Hands the commit over to be merged into the next one; its queued write then writes nothing. */
+  absorb(): StepCommit;
+  /** The queued write is running: false when the commit was absorbed (nothing to write). */
+  take(): boolean;
+  /** The transaction that took it rolled back; it is queued again. */
+  untake(): void;
+}
+
+function queuedCommit(commit: StepCommit): QueuedCommit {
+  let state: 'queued' | 'taken' | 'absorbed' = 'queued';
+  return {
+    get absorbed() {
+      return state === 'absorbed';
+    },
+    absorb() {
+      state = 'absorbed';
+      return commit;
+    },
+    take() {
+      if (state === 'absorbed') return false;
+      state = 'taken';
+      return true;
+    },
+    untake() {
+      if (state === 'taken') state = 'queued';
+    },
+  };
+}
+
+/**
+ * Two consecutive step commits of one run as one: the messages of both, in
+ * order, and the later one's counters (they are the run's totals so far).
+ * One UPDATE of the session row instead of two in the transaction that
+ * writes them, which it would have done anyway.
+ */
+function mergeStepCommits(earlier: StepCommit, later: StepCommit): StepCommit {
+  return { ...later, appended: [...earlier.appended, ...later.appended] };
 }

@@ -136,3 +136,30 @@ describe('gate migration 16 (audit_retention)', () => {
     database.close();
   });
 });
+
+describe('gate migration 17 (audit_by_session_partial)', () => {
+  it('keeps the rows without a session out of audit_by_session, and still finds a session’s rows through it', () => {
+    const database = new Database(':memory:');
+    migrate(
+      database,
+      migrations.filter((migration) => migration.version <= 16),
+    );
+    const audit = new SqliteAuditLog({ database });
+    audit.append(entry('call_1'));
+    audit.append(entry('call_2', { sessionId: undefined }));
+    migrate(database, migrations);
+    audit.append(entry('call_3', { sessionId: undefined }));
+    audit.append(entry('call_4'));
+    const indexed = database
+      .prepare('SELECT session_id FROM audit_log INDEXED BY audit_by_session WHERE session_id IS NOT NULL')
+      .all();
+    expect(indexed).toEqual([{ session_id: 'session-1' }, { session_id: 'session-1' }]);
+    expect(audit.listAudit({ sessionId: 'session-1' }).map((row) => row.toolCallId)).toEqual(['call_1', 'call_4']);
+    expect(audit.listAudit().map((row) => row.toolCallId)).toEqual(['call_1', 'call_2', 'call_3', 'call_4']);
+    const plan = database
+      .prepare('EXPLAIN QUERY PLAN SELECT * FROM audit_log WHERE session_id = ? ORDER BY audit_id')
+      .all('session-1') as { detail: string }[];
+    expect(plan.map((step) => step.detail).join('\n')).toMatch(/USING INDEX audit_by_session/);
+    database.close();
+  });
+});
