@@ -76,6 +76,26 @@ describe('GET /v1/runs/:id/events', () => {
     expect(text(joined)).toBe(stored?.messages.at(-1)?.content);
   });
 
+  it('gives every follower of one run the same events, each once, while one of them reconnects with Last-Event-ID', async () => {
+    server = await startTestServer({ streamingDelay: { firstTokenMs: 20, deltaMs: 15 }, deltaWindowMs: 0 });
+    const { runId } = await startRun('Where is my order SO20260901?');
+    const whole = [stream(runId), stream(runId), stream(runId)];
+    let deltas = 0;
+    const dropped = await stream(runId, { stopAfter: (event) => event.type === 'model:delta' && ++deltas === 2 });
+    const lastSeen = dropped.events.at(-1)?.seq ?? 0;
+    expect(dropped.events.at(-1)?.type).toBe('model:delta');
+    const resumed = await stream(runId, { lastEventId: lastSeen });
+    const readings = await Promise.all(whole);
+    const expected = server.server.manager.replay(runId, 0);
+    expect(expected.at(-1)).toMatchObject({ type: 'run:end' });
+    for (const reading of readings) {
+      expect(reading.events).toEqual(expected);
+      expect(reading.ids).toEqual(expected.map((event) => String(event.seq)));
+    }
+    expect(resumed.events[0]?.seq).toBe(lastSeen + 1);
+    expect([...dropped.events, ...resumed.events]).toEqual(expected);
+  });
+
   it('sends `: ping` comments while a run is quiet', async () => {
     server = await startTestServer({ streamingDelay: { firstTokenMs: 400, deltaMs: 1 }, heartbeatMs: 100 });
     const { runId } = await startRun('Where is my order SO20260901?');
