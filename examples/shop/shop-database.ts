@@ -197,8 +197,22 @@ const seedTables: readonly (readonly [ShopSeedTable, ShopTable])[] = [
 export class ShopDatabase {
   readonly connection: Database.Database;
 
+  /** Statements by their SQL, prepared on first use: preparing costs more than most of these queries. */
+  readonly #statements = new Map<string, Database.Statement>();
+
   constructor(connection: Database.Database) {
     this.connection = connection;
+  }
+
+  #prepare<Parameters extends unknown[] = unknown[], Result = unknown>(
+    sql: string,
+  ): Database.Statement<Parameters, Result> {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.connection.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement as unknown as Database.Statement<Parameters, Result>;
   }
 
   /** The order if it exists in the tenant and belongs to the customer, otherwise undefined. */
@@ -211,48 +225,38 @@ export class ShopDatabase {
     customerId: string;
     orderId: string;
   }): OrderRow | undefined {
-    return this.connection
-      .prepare<[string, string, string], OrderRow>(
-        `SELECT o.tenant_id, o.order_id, o.customer_id, o.status, o.total_cents, o.placed_at,
+    return this.#prepare<[string, string, string], OrderRow>(
+      `SELECT o.tenant_id, o.order_id, o.customer_id, o.status, o.total_cents, o.placed_at,
                 c.name AS recipient_name, c.phone AS recipient_phone, c.address AS shipping_address
          FROM orders o JOIN customers c ON c.tenant_id = o.tenant_id AND c.customer_id = o.customer_id
          WHERE o.tenant_id = ? AND o.customer_id = ? AND o.order_id = ?`,
-      )
-      .get(tenantId, customerId, orderId);
+    ).get(tenantId, customerId, orderId);
   }
 
   listOrderItems({ tenantId, orderId }: TenantOrder): OrderItemRow[] {
-    return this.connection
-      .prepare<[string, string], OrderItemRow>(
-        `SELECT sku, title, quantity, unit_price_cents FROM order_items
+    return this.#prepare<[string, string], OrderItemRow>(
+      `SELECT sku, title, quantity, unit_price_cents FROM order_items
          WHERE tenant_id = ? AND order_id = ? ORDER BY line`,
-      )
-      .all(tenantId, orderId);
+    ).all(tenantId, orderId);
   }
 
   findShipment({ tenantId, orderId }: TenantOrder): ShipmentRow | undefined {
-    return this.connection
-      .prepare<[string, string], ShipmentRow>(
-        'SELECT carrier, tracking_number, shipped_at, delivered_at FROM shipments WHERE tenant_id = ? AND order_id = ?',
-      )
-      .get(tenantId, orderId);
+    return this.#prepare<[string, string], ShipmentRow>(
+      'SELECT carrier, tracking_number, shipped_at, delivered_at FROM shipments WHERE tenant_id = ? AND order_id = ?',
+    ).get(tenantId, orderId);
   }
 
   listShipmentEvents({ tenantId, orderId }: TenantOrder): ShipmentEventRow[] {
-    return this.connection
-      .prepare<[string, string], ShipmentEventRow>(
-        `SELECT at, location, description FROM shipment_events
+    return this.#prepare<[string, string], ShipmentEventRow>(
+      `SELECT at, location, description FROM shipment_events
          WHERE tenant_id = ? AND order_id = ? ORDER BY sequence`,
-      )
-      .all(tenantId, orderId);
+    ).all(tenantId, orderId);
   }
 
   listRefunds({ tenantId, orderId }: TenantOrder): RefundRow[] {
-    return this.connection
-      .prepare<[string, string], RefundRow>(
-        `SELECT ${refundColumns} FROM refunds WHERE tenant_id = ? AND order_id = ? ORDER BY refund_no`,
-      )
-      .all(tenantId, orderId);
+    return this.#prepare<[string, string], RefundRow>(
+      `SELECT ${refundColumns} FROM refunds WHERE tenant_id = ? AND order_id = ? ORDER BY refund_no`,
+    ).all(tenantId, orderId);
   }
 
   /** The refund if it exists in the tenant and its order belongs to the customer, otherwise undefined. */
@@ -265,23 +269,19 @@ export class ShopDatabase {
     customerId: string;
     refundNo: string;
   }): RefundRow | undefined {
-    return this.connection
-      .prepare<[string, string, string], RefundRow>(
-        `SELECT ${refundColumns.replace(/(\w+)/g, 'r.$1')} FROM refunds r
+    return this.#prepare<[string, string, string], RefundRow>(
+      `SELECT ${refundColumns.replace(/(\w+)/g, 'r.$1')} FROM refunds r
          JOIN orders o ON o.tenant_id = r.tenant_id AND o.order_id = r.order_id
          WHERE r.tenant_id = ? AND o.customer_id = ? AND r.refund_no = ?`,
-      )
-      .get(tenantId, customerId, refundNo);
+    ).get(tenantId, customerId, refundNo);
   }
 
   /** Cents already refunded or on their way back; rejected refunds do not count. */
   refundedCents({ tenantId, orderId }: TenantOrder): number {
-    const row = this.connection
-      .prepare<[string, string], { refunded: number }>(
-        `SELECT COALESCE(SUM(amount_cents), 0) AS refunded FROM refunds
+    const row = this.#prepare<[string, string], { refunded: number }>(
+      `SELECT COALESCE(SUM(amount_cents), 0) AS refunded FROM refunds
          WHERE tenant_id = ? AND order_id = ? AND status != 'rejected'`,
-      )
-      .get(tenantId, orderId);
+    ).get(tenantId, orderId);
     return row?.refunded ?? 0;
   }
 
@@ -290,11 +290,9 @@ export class ShopDatabase {
    * caller's transaction when there is one, so a check-then-insert stays atomic.
    */
   insertRefund({ tenantId, orderId, amountCents, reasonCategory, reason, requestedAt }: NewRefund): RefundRow {
-    const last = this.connection
-      .prepare<[string], { refund_no: string }>(
-        'SELECT refund_no FROM refunds WHERE tenant_id = ? ORDER BY refund_no DESC LIMIT 1',
-      )
-      .get(tenantId);
+    const last = this.#prepare<[string], { refund_no: string }>(
+      'SELECT refund_no FROM refunds WHERE tenant_id = ? ORDER BY refund_no DESC LIMIT 1',
+    ).get(tenantId);
     const refundNo = `RF${String(Number(last?.refund_no.slice(2) ?? '2026090000') + 1).padStart(10, '0')}`;
     const refund: RefundRow = {
       refund_no: refundNo,
@@ -306,46 +304,41 @@ export class ShopDatabase {
       requested_at: requestedAt,
       completed_at: null,
     };
-    this.connection
-      .prepare(
-        `INSERT INTO refunds (tenant_id, ${refundColumns})
+    this.#prepare(
+      `INSERT INTO refunds (tenant_id, ${refundColumns})
          VALUES (@tenant_id, @refund_no, @order_id, @amount_cents, @reason_category, @reason, @status, @requested_at,
            @completed_at)`,
-      )
-      .run({ tenant_id: tenantId, ...refund });
+    ).run({ tenant_id: tenantId, ...refund });
     return refund;
   }
 
   /** Adds a note and returns how many notes the order now has. */
   insertOrderNote({ tenantId, orderId, note, createdAt }: TenantOrder & { note: string; createdAt: string }): number {
-    this.connection
-      .prepare('INSERT INTO order_notes (tenant_id, order_id, note, created_at) VALUES (?, ?, ?, ?)')
-      .run(tenantId, orderId, note, createdAt);
-    const row = this.connection
-      .prepare<[string, string], { count: number }>(
-        'SELECT COUNT(*) AS count FROM order_notes WHERE tenant_id = ? AND order_id = ?',
-      )
-      .get(tenantId, orderId);
+    this.#prepare('INSERT INTO order_notes (tenant_id, order_id, note, created_at) VALUES (?, ?, ?, ?)').run(
+      tenantId,
+      orderId,
+      note,
+      createdAt,
+    );
+    const row = this.#prepare<[string, string], { count: number }>(
+      'SELECT COUNT(*) AS count FROM order_notes WHERE tenant_id = ? AND order_id = ?',
+    ).get(tenantId, orderId);
     return row?.count ?? 0;
   }
 
   /** Removes the latest note with exactly this text and time (the undo of `insertOrderNote`). */
   deleteOrderNote({ tenantId, orderId, note, createdAt }: TenantOrder & { note: string; createdAt: string }): void {
-    this.connection
-      .prepare(
-        `DELETE FROM order_notes WHERE rowid = (
+    this.#prepare(
+      `DELETE FROM order_notes WHERE rowid = (
            SELECT rowid FROM order_notes WHERE tenant_id = ? AND order_id = ? AND note = ? AND created_at = ?
            ORDER BY rowid DESC LIMIT 1)`,
-      )
-      .run(tenantId, orderId, note, createdAt);
+    ).run(tenantId, orderId, note, createdAt);
   }
 
   listOrderNotes({ tenantId, orderId }: TenantOrder): { note: string; created_at: string }[] {
-    return this.connection
-      .prepare<[string, string], { note: string; created_at: string }>(
-        'SELECT note, created_at FROM order_notes WHERE tenant_id = ? AND order_id = ? ORDER BY rowid',
-      )
-      .all(tenantId, orderId);
+    return this.#prepare<[string, string], { note: string; created_at: string }>(
+      'SELECT note, created_at FROM order_notes WHERE tenant_id = ? AND order_id = ? ORDER BY rowid',
+    ).all(tenantId, orderId);
   }
 
   /**
@@ -359,11 +352,9 @@ export class ShopDatabase {
     const insert = (table: ShopTable, row: Readonly<Record<string, unknown>>) => {
       const values = { ...row, tenant_id: tenantId };
       const columns = Object.keys(values);
-      this.connection
-        .prepare(
-          `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
-        )
-        .run(values);
+      this.#prepare(
+        `INSERT OR IGNORE INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((column) => `@${column}`).join(', ')})`,
+      ).run(values);
     };
     this.transaction(() => {
       for (const [seedTable, table] of seedTables) for (const row of data[seedTable] ?? []) insert(table, row);
