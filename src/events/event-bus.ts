@@ -117,13 +117,14 @@ export class EventBus {
       },
       emit(body) {
         seq += 1;
+        const at = Date.now();
         // Envelope first: V8 takes a slow path when properties are added after a spread.
-        const event = { runId, seq, at: Date.now(), ...body } as AgentEvent;
+        const event = { runId, seq, at, ...body } as AgentEvent;
         const subscribers = bus.#subscribers;
         if (subscribers.length === 0) return event;
         if (lane !== undefined && lane.activeFor !== undefined) {
           // Every subscriber is behind on this run: record the event once for all, or flush before offering it.
-          if (lane.activeFor === subscribers && lane.record(body, event)) return event;
+          if (lane.activeFor === subscribers && lane.record(body, seq, at)) return event;
           lane.flush();
         }
         const kind = deliveryClass(event);

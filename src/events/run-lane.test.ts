@@ -40,9 +40,10 @@ function countRecorded(): { readonly count: () => number } {
   vi.spyOn(RunLane.prototype, 'record').mockImplementation(function (
     this: RunLane,
     body: AgentEventBody,
-    event: AgentEvent,
+    seq: number,
+    at: number,
   ) {
-    const taken = original.call(this, body, event);
+    const taken = original.call(this, body, seq, at);
     if (taken) recorded += 1;
     return taken;
   });
@@ -362,9 +363,10 @@ describe('RunLane', () => {
     vi.spyOn(RunLane.prototype, 'record').mockImplementation(function (
       this: RunLane,
       body: AgentEventBody,
-      event: AgentEvent,
+      seq: number,
+      at: number,
     ) {
-      const taken = original.call(this, body, event);
+      const taken = original.call(this, body, seq, at);
       if (taken) lanesUsed += 1;
       return taken;
     });
@@ -513,10 +515,10 @@ describe('SubscriberQueue with a lane', () => {
     queue.park(lane);
     const subscribers = [{}];
     lane.activate(subscribers, [queue], 1, queue.dropsProgressWhileParked);
-    expect(lane.record(delta('c'), event(4, delta('c')))).toBe(true);
-    expect(lane.record(heartbeat, event(5, heartbeat))).toBe(true);
-    expect(lane.record(delta('x', 2), event(6, delta('x', 2)))).toBe(false);
-    expect(lane.record(runEnd, event(6, runEnd))).toBe(false);
+    expect(lane.record(delta('c'), 4, 4)).toBe(true);
+    expect(lane.record(heartbeat, 5, 5)).toBe(true);
+    expect(lane.record(delta('x', 2), 6, 6)).toBe(false);
+    expect(lane.record(runEnd, 6, 6)).toBe(false);
     expect(queue.stats()).toMatchObject({ coalesced: 2, dropped: 1, queued: 2 });
     expect(lane.activeFor).toBeUndefined();
     expect(queue.take()?.type).toBe('run:start');

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventBody } from './agent-event.js';
+import type { AgentEventBody } from './agent-event.js';
 import { FragmentBuffer } from './fragment-buffer.js';
 import { deliveryClass } from './subscriber-queue.js';
 
@@ -80,17 +80,19 @@ export class RunLane {
    * the lane is active for the bus's current list. True when it did; false
    * for an event the queues must see: the caller flushes and offers it.
    * `body` is the event as the emitter was given it: its type and text are
-   * read there (a handful of shapes) rather than on `event` (one shape per
-   * type after the envelope is spread in), which measurably costs less.
+   * read there (a handful of shapes) rather than on the event (one shape per
+   * type after the envelope is spread in), which measurably costs less; the
+   * envelope's `seq` and `at` come as the emitter's own numbers for the same
+   * reason.
    */
-  record(body: AgentEventBody, event: AgentEvent): boolean {
+  record(body: AgentEventBody, seq: number, at: number): boolean {
     const type = body.type;
     if (type === 'model:delta') {
       if (body.step !== this.#step) return false;
       this.#texts.append(body.text);
       this.#deltas += 1;
-      this.#lastSeq = event.seq;
-      this.#lastAt = event.at;
+      this.#lastSeq = seq;
+      this.#lastAt = at;
       return true;
     }
     if (type === 'heartbeat' || (this.#dropsProgress && deliveryClass(body) === 'progress')) {
