@@ -30,6 +30,7 @@ export {
   type McpCredentials,
   type McpMounts,
   type McpProgress,
+  type McpProtocolVersion,
   type McpSchemaCheck,
   type McpServerConfig,
   McpServerMount,

@@ -190,7 +190,14 @@ export class McpConnection {
       capabilities: {},
       // Offer 2026-07-28 first (`server/discover`) and fall back to the 2025-11-25 `initialize`
       // handshake for a server that does not answer it; the SDK's default would never offer 2026.
-      versionNegotiation: { mode: 'auto' },
+      versionNegotiation: {
+        mode:
+          server.protocolVersion === undefined
+            ? 'auto'
+            : server.protocolVersion === '2025-11-25'
+              ? 'legacy'
+              : { pin: server.protocolVersion },
+      },
       ...(onToolsChanged === undefined
         ? {}
         : { listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => onToolsChanged() } } }),

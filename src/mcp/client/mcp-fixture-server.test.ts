@@ -45,6 +45,11 @@ for (const { protocolVersion, environment } of eras) {
       expect(await mount.connection.protocolVersion()).toBe(protocolVersion);
     });
 
+    it(`speaks ${protocolVersion} when pinned to it, without offering the other`, async () => {
+      const { mount } = await open({ protocolVersion });
+      expect(await mount.connection.protocolVersion()).toBe(protocolVersion);
+    });
+
     it('lists the tools of every page', async () => {
       const { mount } = await open({ env: { FIXTURE_PAGE_SIZE: '2' } });
       expect(mount.tools.map((tool) => tool.mcpName)).toEqual([
@@ -254,3 +259,15 @@ for (const { protocolVersion, environment } of eras) {
     });
   });
 }
+
+describe('MCP client pinned to a revision the server does not speak', () => {
+  it('refuses to connect to a 2025-era server when pinned to 2026-07-28, naming the server', async () => {
+    const opening = McpServerMount.open({
+      server: { name: 'fx', command: process.execPath, args: [fixtureServer], protocolVersion: '2026-07-28' },
+    });
+    await expect(opening).rejects.toSatisfy(McpConnectionError.isInstance);
+    await expect(opening).rejects.toThrow(
+      'MCP server "fx" could not be reached: Version negotiation failed: the server did not offer pinned protocol version 2026-07-28',
+    );
+  });
+});
