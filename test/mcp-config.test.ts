@@ -37,6 +37,12 @@ describe('MCP config files', () => {
     expect(parse([{ name: 'a', command: 'x', perPrincipal: { C1001: { bearer: 't' } } }])).toThrow(
       '"perPrincipal" key "C1001" must be "tenantId/userId"',
     );
+    expect(parse([{ name: 'a', command: 'x', protocolVersion: '2024-11-05' }])).toThrow(
+      'server "a": "protocolVersion" must be "2025-11-25" or "2026-07-28"',
+    );
+    expect(parse([{ name: 'a', command: 'x', protocolVersion: '2026-07-28' }])()).toEqual([
+      { name: 'a', command: 'x', protocolVersion: '2026-07-28' },
+    ]);
     expect(parse([{ name: 'a', command: 'x', colour: 'red' }])).toThrow('server "a": unknown setting "colour"');
     expect(
       parse([

@@ -20,7 +20,7 @@ const checkout = process.cwd();
 const packageName = (JSON.parse(readFileSync('package.json', 'utf8')) as { name: string }).name;
 const useSection = 'Use it in your project';
 /** Sections whose TypeScript blocks are whole programs a reader can paste (the others are excerpts). */
-const compiledSections = [useSection, 'Defining a tool', 'A real model', 'Choosing the API'];
+const compiledSections = [useSection, 'Defining a tool', 'A real model', 'Choosing the API', 'MCP'];
 /** What the "Defining a tool" excerpt leaves to the reader's application. */
 const preludes: Record<string, string> = {
   'Defining a tool': [
@@ -35,7 +35,7 @@ const preludes: Record<string, string> = {
 
 const snippets = readmeSnippets({ file: 'README.md' });
 /** The package's entry points beside the root, as its `exports` map names them. */
-const subpaths = ['sqlite', 'postgres', 'openai', 'server', 'evaluation', 'observe', 'testing'] as const;
+const subpaths = ['sqlite', 'postgres', 'openai', 'server', 'mcp', 'evaluation', 'observe', 'testing'] as const;
 const subpathPattern = new RegExp(`/(${subpaths.join('|')})$`);
 const sectionSnippets = (section: string, language: string): ReadmeSnippet[] =>
   snippets.filter((snippet) => snippet.section === section && snippet.language === language);
@@ -80,6 +80,15 @@ const entryNames: Record<string, readonly string[]> = {
   '/postgres': ['openPostgresBackend', 'PostgresSessionStore', 'PostgresApprovalBroker', 'PostgresAuditLog'],
   '/openai': ['OpenAiModel', 'createConfiguredModel', 'checkModelEndpoint', 'readModelConfig'],
   '/server': ['startServer', 'createServer', 'loadToolsModule', 'readAuthConfig'],
+  '/mcp': [
+    'mountMcpServers',
+    'McpServerMount',
+    'readMcpConfig',
+    'McpConnectionError',
+    'createArbiterMcpServer',
+    'createMcpHttpRoute',
+    'callToolThroughGate',
+  ],
   '/evaluation': ['loadSuite', 'runSuite', 'formatSuiteReport', 'compareWithBaseline'],
   '/observe': ['createTraceWriter', 'createProgressPrinter', 'computeMetrics', 'startOpenTelemetry'],
   '/testing': ['ScriptedModel', 'createFixtureTools', 'createMemoryJournal'],
@@ -96,6 +105,8 @@ const internals = [
   'gateTexts',
   'eventTexts',
   'UsageError',
+  'mcpToolResult',
+  'runMcpServe',
 ];
 /** A strict NodeNext project, as the README's, checking only entries.ts. */
 const entriesTsconfig = {
@@ -114,6 +125,7 @@ const entriesTsconfig = {
 /** Uses every subpath the way an application does; type-checked, not run. */
 const entriesProgram = `import { defineTool, EventBus, type GateRule, runAgent, ToolRegistry } from '${packageName}';
 import { type EvalToolkitFactory, loadSuite, runSuite } from '${packageName}/evaluation';
+import { createArbiterMcpServer, type McpServerConfig, McpServerMount } from '${packageName}/mcp';
 import { createProgressPrinter, createTraceWriter } from '${packageName}/observe';
 import { createConfiguredModel } from '${packageName}/openai';
 import { startServer } from '${packageName}/server';
@@ -134,6 +146,7 @@ const sessions = new SqliteSessionStore({ database: store.database });
 const approvals = new SqliteApprovalBroker({ database: store.database });
 const script: Script = { name: 'echo', turns: [{ steps: [{ say: 'hello' }] }] };
 const printer = createProgressPrinter({ write: (text) => process.stdout.write(text) });
+const files: McpServerConfig = { name: 'files', command: 'mcp-server-filesystem', args: ['/tmp'] };
 export async function main(): Promise<void> {
   const events = new EventBus();
   const trace = createTraceWriter({ bus: events, write: () => {} });
@@ -146,6 +159,9 @@ export async function main(): Promise<void> {
     events,
   });
   trace.stop();
+  const mounted = await McpServerMount.open({ server: files });
+  mounted.attach(new ToolRegistry());
+  await mounted.close();
   const toolkit: EvalToolkitFactory = () => ({ tools: [echo], gateRules, state: () => ({}) });
   await runSuite({ suite: loadSuite({ directory: 'evals' }), toolkits: { echo: toolkit } });
   const running = await startServer({ port: 0, dataDir: ':memory:', tools: [echo], gateRules, model: new ScriptedModel({ script }) });
@@ -156,6 +172,7 @@ export async function main(): Promise<void> {
   await postgres?.close();
   void sessions;
   void printer;
+  void createArbiterMcpServer;
   void result.stopReason;
 }
 `;

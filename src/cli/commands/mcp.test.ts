@@ -13,6 +13,8 @@ describe('arbiter mcp tools', () => {
   it('lists a stdio server’s tools with tier and why, tokens per turn and lint warnings', async () => {
     const result = await mcpToolsCommand({ args: ['--name', 'files', '--', filesystemBin, directory] });
     expect(result.exitCode).toBe(1);
+    // The reference server is built on SDK 1.x, which offers no 2026-07-28.
+    expect(result.stdout[0]).toBe('MCP server "files" speaks protocol revision 2025-11-25');
     expect(result.stdout).toContainEqual(
       expect.stringMatching(/^files_read_text_file {2}read \(readOnlyHint\) {2}\d+ tokens per turn$/),
     );
@@ -37,7 +39,12 @@ describe('arbiter mcp tools', () => {
         args: ['--json', '--name', 'fx', '--', 'env', 'FIXTURE_HOSTILE=1', process.execPath, fixtureServer],
       });
       expect(result.exitCode).toBe(1);
-      const report = JSON.parse(result.stdout[0] ?? '') as { refused: string[]; tools: { name: string }[] };
+      const report = JSON.parse(result.stdout[0] ?? '') as {
+        protocolVersion: string;
+        refused: string[];
+        tools: { name: string }[];
+      };
+      expect(report.protocolVersion).toBe('2025-11-25');
       expect(report.refused).toHaveLength(3);
       expect(report.refused[0]).toMatch(/^MCP server "fx", tool "lookahead_code", field "properties\.code\.pattern": /);
       expect(report.tools.map((tool) => tool.name)).toContain('fx_whoami');

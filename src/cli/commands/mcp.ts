@@ -11,8 +11,9 @@ import { lintToolSpec } from './lint-tools.js';
 /** The usage lines of `arbiter mcp`, for the CLI's help text. */
 export const mcpUsage = `  arbiter mcp tools [--name NAME] [--json] [--timeout-ms N] -- COMMAND [ARGS…]
   arbiter mcp tools [--name NAME] [--json] --url URL [--bearer TOKEN] [--header 'Name: value']…
-      An MCP server's tools as arbiter mounts them (stdio COMMAND, or Streamable HTTP URL): name, tier
-      from the annotations, tokens per turn, lint warnings, tools refused and why.
+      An MCP server's tools as arbiter mounts them (stdio COMMAND, or Streamable HTTP URL): the protocol
+      revision agreed, then name, tier from the annotations, tokens per turn, lint warnings, tools
+      refused and why.
       Exit 0 all clean, 1 warnings or refused tools, 2 server unreachable or bad usage.
   arbiter mcp serve …
       arbiter's tools as an MCP server (see its own help).
@@ -54,13 +55,14 @@ export async function mcpCommand({ args }: { args: readonly string[] }): Promise
 /**
  * `arbiter mcp tools`: connects to one server (the command after `--`, or
  * `--url`), mounts its tools as `arbiter serve --mcp` would, and reports
- * each: its arbiter name, tier and why, tokens per turn, the linter's
- * warnings, notes (a dropped `$schema`, a cut description), and every tool
- * refused with the reason. `--json` prints one JSON object instead.
+ * the protocol revision agreed with the server, then each tool: its
+ * arbiter name, tier and why, tokens per turn, the linter's warnings,
+ * notes (a dropped `$schema`, a cut description), and every tool refused
+ * with the reason. `--json` prints one JSON object instead.
  *
  * @example
  * const result = await mcpToolsCommand({ args: ['--', 'node_modules/.bin/mcp-server-filesystem', '/tmp'] });
- * result.stdout; // ['files_read_text_file  read (readOnlyHint)  210 tokens per turn', …]
+ * result.stdout; // ['MCP server "mcp" speaks protocol revision 2025-11-25', 'files_read_text_file  read (readOnlyHint)  210 tokens per turn', …]
  */
 export async function mcpToolsCommand({ args }: { args: readonly string[] }): Promise<CommandResult> {
   const split = args.indexOf('--');
@@ -114,13 +116,13 @@ export async function mcpToolsCommand({ args }: { args: readonly string[] }): Pr
     throw error;
   }
   try {
-    return report(mount, values.json);
+    return report(mount, (await mount.connection.protocolVersion()) ?? 'unknown', values.json);
   } finally {
     await mount.close();
   }
 }
 
-function report(mount: McpServerMount, json: boolean): CommandResult {
+function report(mount: McpServerMount, protocolVersion: string, json: boolean): CommandResult {
   const registry = new ToolRegistry();
   mount.attach(registry);
   // Linted under the server's own names: its descriptions name its tools that way, and the prefix is arbiter's.
@@ -146,8 +148,8 @@ function report(mount: McpServerMount, json: boolean): CommandResult {
   const refused = mount.refusals.map((refusal) => refusal.message);
   const totalTokens = tools.reduce((sum, tool) => sum + tool.tokens, 0);
   const exitCode = refused.length > 0 || tools.some((tool) => tool.warnings.length > 0) ? 1 : 0;
-  if (json) return { exitCode, stdout: [JSON.stringify({ tools, refused, totalTokens })], stderr: [] };
-  const stdout: string[] = [];
+  if (json) return { exitCode, stdout: [JSON.stringify({ protocolVersion, tools, refused, totalTokens })], stderr: [] };
+  const stdout: string[] = [`MCP server "${mount.server.name}" speaks protocol revision ${protocolVersion}`];
   for (const tool of tools) {
     stdout.push(`${tool.name}  ${tool.sideEffect} (${tool.tierReason})  ${tool.tokens} tokens per turn`);
     for (const warning of tool.warnings) stdout.push(`  warning: ${warning}`);

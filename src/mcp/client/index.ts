@@ -3,6 +3,7 @@ export { type McpCallOptions, McpConnection, type McpProgress } from './mcp-conn
 export { McpConnectionError } from './mcp-connection-error.js';
 export {
   type McpCredentials,
+  type McpProtocolVersion,
   type McpServerConfig,
   type McpToolOverride,
   parseMcpConfig,

@@ -121,6 +121,16 @@ export class McpConnection {
     return this.#connected();
   }
 
+  /**
+   * The protocol revision agreed with the server, connecting first if need
+   * be: `2026-07-28` when the server offers it, else the 2025 revision its
+   * `initialize` answer named (`2025-11-25` for a current server).
+   */
+  async protocolVersion(): Promise<string | undefined> {
+    const client = await this.#connected();
+    return client.getNegotiatedProtocolVersion();
+  }
+
   /** The process id of a stdio server while connected (tests use it to kill the server). */
   async pid(): Promise<number | undefined> {
     const client = await this.#connected();
@@ -178,6 +188,16 @@ export class McpConnection {
     const onToolsChanged = this.#onToolsChanged;
     const client = new Client(clientInfo, {
       capabilities: {},
+      // Offer 2026-07-28 first (`server/discover`) and fall back to the 2025-11-25 `initialize`
+      // handshake for a server that does not answer it; the SDK's default would never offer 2026.
+      versionNegotiation: {
+        mode:
+          server.protocolVersion === undefined
+            ? 'auto'
+            : server.protocolVersion === '2025-11-25'
+              ? 'legacy'
+              : { pin: server.protocolVersion },
+      },
       ...(onToolsChanged === undefined
         ? {}
         : { listChanged: { tools: { autoRefresh: false, debounceMs: 50, onChanged: () => onToolsChanged() } } }),

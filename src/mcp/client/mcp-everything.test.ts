@@ -30,6 +30,10 @@ async function run(...calls: { name: string; arguments: unknown }[]) {
 }
 
 describe('MCP client against server-everything', () => {
+  it('offers 2026-07-28 and settles on 2025-11-25, the newest revision server-everything (SDK 1.x) speaks', async () => {
+    expect(await mount.connection.protocolVersion()).toBe('2025-11-25');
+  });
+
   it('mounts every tool with the tier its annotations give', () => {
     const tiers = Object.fromEntries(mount.tools.map((tool) => [tool.name, tool.tier.sideEffect]));
     expect(tiers).toMatchObject({

@@ -60,7 +60,18 @@ export interface McpServerConfig {
   readonly tools?: Readonly<Record<string, McpToolOverride>>;
   /** Per-principal connections kept open at once; the least recently used is closed beyond it. Default 32. */
   readonly maxConnections?: number;
+  /**
+   * Speak this protocol revision only, without offering the other first.
+   * Default: offer 2026-07-28 (`server/discover`) and fall back to the 2025
+   * `initialize` handshake, which over stdio starts the server a second,
+   * short-lived time for the offer; a pinned revision saves that.
+   */
+  readonly protocolVersion?: McpProtocolVersion;
 }
+
+/** The protocol revisions a server can be pinned to. */
+export type McpProtocolVersion = '2025-11-25' | '2026-07-28';
+const protocolVersions: readonly McpProtocolVersion[] = ['2025-11-25', '2026-07-28'];
 
 const serverName = /^[a-zA-Z][a-zA-Z0-9_-]{0,23}$/;
 const sideEffects: readonly SideEffect[] = ['read', 'reversible', 'irreversible'];
@@ -78,6 +89,7 @@ const configKeys = new Set([
   'timeoutMs',
   'tools',
   'maxConnections',
+  'protocolVersion',
 ]);
 
 /**
@@ -199,6 +211,10 @@ export function parseMcpConfig({
     const maxConnections = positive(entry['maxConnections'], `${where}: "maxConnections"`, fail);
     const trusted = entry['trusted'];
     if (trusted !== undefined && typeof trusted !== 'boolean') fail(`${where}: "trusted" must be true or false`);
+    const protocolVersion = entry['protocolVersion'];
+    if (protocolVersion !== undefined && !protocolVersions.includes(protocolVersion as McpProtocolVersion)) {
+      fail(`${where}: "protocolVersion" must be ${protocolVersions.map((version) => `"${version}"`).join(' or ')}`);
+    }
     const tools = parseOverrides(entry['tools'], where, fail);
     const perPrincipalMap = entry['perPrincipal'];
     let perPrincipal: McpServerConfig['perPrincipal'];
@@ -227,6 +243,7 @@ export function parseMcpConfig({
       ...(trusted === true ? { trusted: true } : {}),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(maxConnections === undefined ? {} : { maxConnections }),
+      ...(protocolVersion === undefined ? {} : { protocolVersion: protocolVersion as McpProtocolVersion }),
       ...(tools === undefined ? {} : { tools }),
     };
   });

@@ -88,6 +88,8 @@ describe('MCP client over Streamable HTTP', () => {
     try {
       const registry = new ToolRegistry();
       mount.attach(registry);
+      // 2026-07-28 was offered (server/discover) and declined: server-everything is built on SDK 1.x.
+      expect(await mount.connection.protocolVersion()).toBe('2025-11-25');
       expect(registry.get('web_echo')?.definition.sideEffect).toBe('read');
       expect(seen.every((line) => line.endsWith('Bearer listing-token'))).toBe(true);
       seen.length = 0;
