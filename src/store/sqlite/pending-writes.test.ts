@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PendingWrites } from './pending-writes.js';
 
 function openDatabase() {
@@ -77,5 +77,29 @@ describe('PendingWrites', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     expect(String(failures[0])).toMatch(/closed before its queued writes committed/);
+  });
+
+  it('lets a write that may wait (withinMs) commit on its own only once that time is up, or sooner with one that may not', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    try {
+      const { database, insert, values } = openDatabase();
+      const pending = new PendingWrites(database);
+      pending.add({ write: () => insert.run('patient 1'), fail: () => {}, withinMs: 20 });
+      pending.add({ write: () => insert.run('patient 2'), fail: () => {}, withinMs: 20 });
+      vi.advanceTimersByTime(19);
+      expect(values()).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(values()).toEqual(['patient 1', 'patient 2']);
+
+      pending.add({ write: () => insert.run('patient 3'), fail: () => {}, withinMs: 20 });
+      pending.add({ write: () => insert.run('prompt'), fail: () => {} });
+      vi.advanceTimersByTime(0);
+      expect(values()).toEqual(['patient 1', 'patient 2', 'patient 3', 'prompt']);
+      expect(pending.size).toBe(0);
+      vi.advanceTimersByTime(50);
+      expect(values()).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

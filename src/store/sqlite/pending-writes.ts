@@ -12,6 +12,11 @@ export interface PendingWrite {
   readonly fail: (error: unknown) => void;
   /** The transaction the write ran in ended: committed, or rolled back (the write is queued again). */
   readonly settled?: (committed: boolean) => void;
+  /**
+   * How long the write may wait for another transaction to carry it before
+   * it commits in one of its own. Default 0: when the event loop next turns.
+   */
+  readonly withinMs?: number;
 }
 
 /** How long a background flush that found the database locked waits before it tries again. */
@@ -37,8 +42,9 @@ type RunQueued = (taken: readonly PendingWrite[], change: () => unknown) => unkn
  * calls. Every transaction the SQLite stores open on the connection runs
  * the queue first (`transaction`), so what was queued commits, in order,
  * with the next write that must be durable; whatever is still queued when
- * the event loop next turns (while a model call is in flight) commits in a
- * transaction of its own, and `flush` (a read, closing the store) commits
+ * the event loop next turns (while a model call is in flight), or for a
+ * write that may wait longer (`withinMs`) once that time is up, commits in
+ * a transaction of its own, and `flush` (a read, closing the store) commits
  * it at once.
  *
  * One queue per connection (`pendingWrites(database)`), shared by every
@@ -54,7 +60,9 @@ export class PendingWrites {
   /** Built once: better-sqlite3's `transaction()` wraps a function, and wrapping per call costs. */
   readonly #run: Database.Transaction<RunQueued>;
   #queue: PendingWrite[] = [];
-  #scheduled = false;
+  /** When the scheduled flush runs (`performance.now()` time); undefined while none is scheduled. */
+  #due: number | undefined;
+  #timer: { readonly cancel: () => void } | undefined;
 
   constructor(database: Database.Database) {
     this.#database = database;
@@ -78,7 +86,7 @@ export class PendingWrites {
   /** Queues a write for the connection's next transaction (at the latest, when the event loop turns). */
   add(write: PendingWrite): void {
     this.#queue.push(write);
-    this.#schedule(0);
+    this.#schedule(write.withinMs ?? 0);
   }
 
   /**
@@ -120,11 +128,15 @@ export class PendingWrites {
     for (const pending of this.#queue.splice(0)) pending.fail(reason);
   }
 
+  /** Makes sure a flush runs within `delayMs`: a flush already due sooner stays, one due later is brought forward. */
   #schedule(delayMs: number): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
+    const due = performance.now() + delayMs;
+    if (this.#due !== undefined && this.#due <= due) return;
+    this.#timer?.cancel();
+    this.#due = due;
     const run = () => {
-      this.#scheduled = false;
+      this.#due = undefined;
+      this.#timer = undefined;
       if (!this.#database.open) {
         this.discard(new Error('the SQLite connection closed before its queued writes committed'));
         return;
@@ -137,8 +149,13 @@ export class PendingWrites {
       }
     };
     // Not unref'd: a process that has nothing else to do still commits what is queued before it exits.
-    if (delayMs === 0) setImmediate(run);
-    else setTimeout(run, delayMs);
+    if (delayMs === 0) {
+      const immediate = setImmediate(run);
+      this.#timer = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timeout = setTimeout(run, delayMs);
+      this.#timer = { cancel: () => clearTimeout(timeout) };
+    }
   }
 }
 

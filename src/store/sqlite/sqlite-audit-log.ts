@@ -38,8 +38,7 @@ export type { AuditRecord } from '../audit-rows.js';
  * The row of a call that changes nothing (a `read` let through) waits for
  * the connection's next transaction (`PendingWrites`): it commits with the
  * step that puts the call's answer into a durable session, and otherwise
- * when the event loop next turns or the log is read (`findCalls`,
- * `listAudit`, `flush`). Any other row commits before `append` returns,
+ * within 20 ms or when the log is read (`findCalls`, `listAudit`, `flush`). Any other row commits before `append` returns,
  * together with the rows waiting before it.
  *
  * Rows older than the configured retention (`minimumRetentionDays`,
@@ -158,6 +157,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
         this.#queued = false;
         this.#failure ??= error;
       },
+      withinMs: waitingRowsWithinMs,
     });
   }
 
@@ -256,6 +256,16 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     return rows.map(toAuditRecord);
   }
 }
+
+/**
+ * How long the rows of calls that changed nothing wait for another
+ * transaction before they commit in one of their own. Calls that arrive one
+ * by one outside a run (the MCP server, `runToolCall` on its own) would
+ * otherwise commit a transaction each: about 15-30 µs a row alone, against
+ * about 6 µs a row in a batch. A crash in that window loses at most these
+ * rows, of calls that changed nothing.
+ */
+const waitingRowsWithinMs = 20;
 
 /** 32 rows of 18 values: far below SQLite's limit of bound values per statement. */
 const rowsPerInsert = 32;
