@@ -130,6 +130,8 @@ export function createMemoryTools({
     tenant_id: { type: 'string', description: texts.tenantId },
     user_id: { type: 'string', description: texts.userId },
   } as const;
+  /** A fact's key, the same for saving and recalling: a recall by a key no save accepts would find nothing. */
+  const keyProperty = { type: 'string', description: texts.key, pattern: '^[a-z][a-z0-9_]{0,63}$' } as const;
 
   const saveFact = defineTool<SaveFactArgs, SaveFactResult>({
     name: 'save_fact',
@@ -138,12 +140,7 @@ export function createMemoryTools({
       type: 'object',
       properties: {
         ...ownerProperties,
-        key: {
-          type: 'string',
-          description: texts.key,
-          pattern: '^[a-z][a-z0-9_]{0,63}$',
-          examples: ['city', 'preferred_language'],
-        },
+        key: { ...keyProperty, examples: ['city', 'preferred_language'] },
         value: { type: 'string', description: texts.value, minLength: 1, maxLength: 1_000 },
         learned_from: { type: 'string', description: texts.learnedFrom, enum: ['user', 'tool_result', 'inference'] },
         from_tool: { type: 'string', description: texts.fromTool, maxLength: 64 },
@@ -215,12 +212,7 @@ export function createMemoryTools({
       type: 'object',
       properties: {
         ...ownerProperties,
-        key: {
-          type: 'string',
-          description: texts.key,
-          pattern: '^[a-z][a-z0-9_]{0,63}$',
-          examples: ['city'],
-        },
+        key: { ...keyProperty, examples: ['city'] },
         query: { type: 'string', description: texts.query, minLength: 1, maxLength: 500 },
         limit: { type: 'integer', description: texts.limit, minimum: 1, maximum: 20 },
       },
