@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { requestJson } from '../src/server/test-support/request-json.js';
 import {
   findPostgresBinaries,
   type PostgresCluster,
@@ -301,6 +302,7 @@ async function startNode(directory: string, storeUrl: string, name: string): Pro
   return { url, child, exited };
 }
 
+/** A request that must succeed: its parsed body, or an error naming the request and the answer. */
 async function call(
   node: BenchNode,
   token: string,
@@ -308,17 +310,10 @@ async function call(
   method: string,
   body?: unknown,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${node.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  const answer = await requestJson(node.url, path, { token, method, body });
+  if (answer.status < 200 || answer.status >= 300)
+    throw new Error(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
 }
 
 /** Follows a run's events over SSE to its end; answers its stop reason, or what went wrong. */
