@@ -127,6 +127,45 @@ describe('writes that wait for the next transaction', () => {
     close();
   });
 
+  it('writes a held step commit and the next one with one update of the session row, messages in order', async () => {
+    const { store, close } = openFileStore();
+    const sessions = new SqliteSessionStore({ database: store.database });
+    await sessions.create({ sessionId: 's1' });
+    await sessions.beginRun({ sessionId: 's1', runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+    const journal = sessions.journal({ sessionId: 's1' });
+    const usage = (tokens: number) => ({ inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 });
+    const changes = () =>
+      (store.database.prepare('SELECT total_changes() AS changes').get() as { changes: number }).changes;
+    const step = (content: string, steps: number, rerunnable: boolean) =>
+      journal.commitStep({
+        runId: 'run-1',
+        sessionId: 's1',
+        appended: [{ role: 'assistant', content }],
+        steps,
+        usage: usage(steps * 10),
+        ...(rerunnable ? { rerunnable } : {}),
+      });
+
+    // Two held commits become one queued write; the event loop's turn writes it: one update, two messages.
+    let before = changes();
+    await step('a', 1, true);
+    await step('b', 2, true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(changes() - before).toBe(3);
+
+    // A held commit and a commit that must be durable now: one update, two messages, in one transaction.
+    before = changes();
+    await step('c', 3, true);
+    await step('d', 4, false);
+    expect(changes() - before).toBe(3);
+
+    const session = await sessions.load('s1');
+    expect(session?.messages.map((message) => message.content)).toEqual(['Hi', 'a', 'b', 'c', 'd']);
+    expect(session?.stepCount).toBe(4);
+    expect(session?.usage).toEqual({ inputTokens: 40, outputTokens: 1 });
+    close();
+  });
+
   it('fails the run’s next journal call when a held commit finds another run active', async () => {
     const { store, close } = openFileStore();
     const sessions = new SqliteSessionStore({ database: store.database });

@@ -387,7 +387,7 @@ export class SqliteSessionStore implements SessionStore {
       staged = this.#commitStep({ sessionId, commit, expected: staged ?? expected, hasTtl });
       return staged;
     };
-    /** The rerunnable commit queued for the connection's next transaction and not yet written. */
+    /** The rerunnable commit queued for the connection's next transaction and not yet taken by one. */
     let queued: QueuedCommit | undefined;
     /** A waiting write that failed: the run's next journal call throws it. */
     let failure: unknown;
@@ -429,25 +429,26 @@ export class SqliteSessionStore implements SessionStore {
           staged = undefined;
         };
         // A commit still queued would be written first in the same transaction: write both as one.
-        const merged = queued === undefined ? commit : mergeStepCommits(queued.absorb(), commit);
-        queued = undefined;
+        let merged = commit;
+        if (queued !== undefined) {
+          queued.absorbed = true;
+          merged = mergeStepCommits(queued.commit, commit);
+          queued = undefined;
+        }
         if (merged.rerunnable === true) {
-          const entry = queuedCommit(merged);
+          const entry: QueuedCommit = { commit: merged, absorbed: false };
           queued = entry;
           this.#pending.add({
             write: () => {
-              if (!entry.take()) return;
+              if (entry.absorbed) return;
               if (queued === entry) queued = undefined;
-              commitNow(merged);
+              commitNow(entry.commit);
             },
             fail: remember,
             settled: (committed) => {
               if (entry.absorbed) return;
-              if (!committed) {
-                // Rolled back and queued again: it may still be merged into the next commit.
-                entry.untake();
-                queued ??= entry;
-              }
+              // Rolled back and queued again: it may still be merged into the next commit.
+              if (!committed) queued ??= entry;
               settled(committed);
             },
           });
@@ -652,36 +653,14 @@ export class SqliteSessionStore implements SessionStore {
   }
 }
 
-/** A step commit waiting in the connection's queue: written by the next transaction, or absorbed into the next commit. */
+/**
+ * A rerunnable step commit in the connection's queue. While `queued` in the
+ * journal points at it, no transaction has taken it, and the next commit may
+ * absorb it: its queued write then writes nothing.
+ */
 interface QueuedCommit {
-  readonly absorbed: boolean;
-  /** Hands the commit over to be merged into the next one; its queued write then writes nothing. */
-  absorb(): StepCommit;
-  /** The queued write is running: false when the commit was absorbed (nothing to write). */
-  take(): boolean;
-  /** The transaction that took it rolled back; it is queued again. */
-  untake(): void;
-}
-
-function queuedCommit(commit: StepCommit): QueuedCommit {
-  let state: 'queued' | 'taken' | 'absorbed' = 'queued';
-  return {
-    get absorbed() {
-      return state === 'absorbed';
-    },
-    absorb() {
-      state = 'absorbed';
-      return commit;
-    },
-    take() {
-      if (state === 'absorbed') return false;
-      state = 'taken';
-      return true;
-    },
-    untake() {
-      if (state === 'taken') state = 'queued';
-    },
-  };
+  readonly commit: StepCommit;
+  absorbed: boolean;
 }
 
 /**
