@@ -15,10 +15,10 @@ import {
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
-  auditWrittenColumns,
   toAuditRecord,
   toAuditRowValues,
 } from '../audit-rows.js';
+import { type AuditRowInsert, createAuditRowInsert } from './audit-row-insert.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
@@ -52,6 +52,7 @@ export type { AuditRecord } from '../audit-rows.js';
  */
 export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #statement: PreparedStatements;
+  readonly #insert: AuditRowInsert;
   readonly #pending: PendingWrites;
   readonly #busyWaitMs: number;
   readonly #now: () => number;
@@ -82,6 +83,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     busyWaitMs?: number;
   }) {
     this.#statement = preparedStatements(database);
+    this.#insert = createAuditRowInsert(database);
     this.#pending = pendingWrites(database);
     this.#busyWaitMs = busyWaitMs;
     this.#now = now;
@@ -181,14 +183,6 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     throw failure;
   }
 
-  /** Inserts rows with as few statements as it can: up to `rowsPerInsert` rows each. */
-  #insert(rows: readonly AuditRowValues[]): void {
-    for (let start = 0; start < rows.length; start += rowsPerInsert) {
-      const chunk = rows.slice(start, start + rowsPerInsert);
-      this.#statement(insertSql(chunk.length)).run(chunk.flat());
-    }
-  }
-
   /**
    * Calls of one tool that executed and succeeded (outcome `ok`), oldest
    * first, narrowed by run, session, principal, time and decision.
@@ -266,20 +260,3 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
  * rows, of calls that changed nothing.
  */
 const waitingRowsWithinMs = 20;
-
-/** 32 rows of 18 values: far below SQLite's limit of bound values per statement. */
-const rowsPerInsert = 32;
-const rowPlaceholders = `(${auditWrittenColumns
-  .split(',')
-  .map(() => '?')
-  .join(', ')})`;
-const insertSqlByCount = new Map<number, string>();
-
-function insertSql(count: number): string {
-  let sql = insertSqlByCount.get(count);
-  if (sql === undefined) {
-    sql = `INSERT INTO audit_log (${auditWrittenColumns}) VALUES ${Array.from({ length: count }, () => rowPlaceholders).join(', ')}`;
-    insertSqlByCount.set(count, sql);
-  }
-  return sql;
-}
