@@ -358,9 +358,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
-    const find = this.#statement(
-      'SELECT tool, content, outcome FROM tool_results WHERE run_id = ? AND tool_call_id = ?',
-    );
+    const findAll = this.#statement('SELECT tool_call_id, tool, content, outcome FROM tool_results WHERE run_id = ?');
     const record = this.#statement(
       `INSERT OR IGNORE INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -377,6 +375,29 @@ export class SqliteSessionStore implements SessionStore {
       );
     /** Rerunnable results: this journal answers with them; they are not stored (see `RecordedToolResult.rerunnable`). */
     const waiting = new Map<string, RecordedToolResult>();
+    /**
+     * The stored results of the run this journal answers for, by tool call
+     * id: read with one query when the run first asks, then kept up to date
+     * by `recordToolResult`, instead of one query per call. The run is this
+     * process's alone while it is active in the session, so nothing else
+     * records results for it meanwhile.
+     */
+    let stored: { readonly runId: string; readonly results: Map<string, RecordedToolResult> } | undefined;
+    const storedResults = (runId: string): Map<string, RecordedToolResult> => {
+      if (stored?.runId === runId) return stored.results;
+      const rows = findAll.all(runId) as { tool_call_id: string; tool: string; content: string; outcome: string }[];
+      const results = new Map<string, RecordedToolResult>();
+      for (const row of rows) {
+        results.set(row.tool_call_id, {
+          toolCallId: row.tool_call_id,
+          tool: row.tool,
+          content: row.content,
+          outcome: JSON.parse(row.outcome) as ToolOutcome,
+        });
+      }
+      stored = { runId, results };
+      return results;
+    };
     // Where the next commit must land: as committed, and inside the transaction running now.
     let expected = expectedMessageCount;
     let staged: number | undefined;
@@ -404,9 +425,7 @@ export class SqliteSessionStore implements SessionStore {
       findToolResult: (runId, toolCallId): RecordedToolResult | undefined => {
         const held = waiting.get(`${runId}\u0000${toolCallId}`);
         if (held !== undefined) return held;
-        const row = find.get(runId, toolCallId) as { tool: string; content: string; outcome: string } | undefined;
-        if (row === undefined) return undefined;
-        return { toolCallId, tool: row.tool, content: row.content, outcome: JSON.parse(row.outcome) as ToolOutcome };
+        return storedResults(runId).get(toolCallId);
       },
       recordToolResult: async (runId, result) => {
         throwFailure();
@@ -421,6 +440,10 @@ export class SqliteSessionStore implements SessionStore {
           () => this.#pending.transaction(() => insert(runId, result)),
           this.#runBusyWaitMs,
         );
+        // The first answer stays, as in the table (INSERT OR IGNORE).
+        if (stored?.runId === runId && !stored.results.has(result.toolCallId)) {
+          stored.results.set(result.toolCallId, result);
+        }
       },
       commitStep: async (commit) => {
         throwFailure();

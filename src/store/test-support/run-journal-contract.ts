@@ -11,7 +11,9 @@ const refund: RecordedToolResult = {
 
 /**
  * The behaviour every `RunJournal` must have: a recorded tool result is
- * found again by its run and call, the first one recorded stays, another
+ * found again by its run and call (also after a lookup found nothing: a
+ * journal that reads a run's results once must keep them up to date), the
+ * first one recorded stays, another
  * run never finds it, and step commits of the run it was opened for go
  * through. `createBackend` returns a journal ready for `runId` (for a
  * session store: a session with that run begun).
@@ -34,6 +36,23 @@ export function describeRunJournalContract(
     it('finds a recorded result by its run and tool call', async () => {
       const { backend } = await open();
       await backend.journal.recordToolResult(backend.runId, refund);
+      expect(await backend.journal.findToolResult(backend.runId, 'call_refund')).toEqual(refund);
+    });
+
+    it('finds a result recorded after a lookup of the same run found nothing', async () => {
+      const { backend } = await open();
+      expect(await backend.journal.findToolResult(backend.runId, 'call_refund')).toBeUndefined();
+      await backend.journal.recordToolResult(backend.runId, refund);
+      expect(await backend.journal.findToolResult(backend.runId, 'call_refund')).toEqual(refund);
+      expect(await backend.journal.findToolResult('run-other', 'call_refund')).toBeUndefined();
+      expect(await backend.journal.findToolResult(backend.runId, 'call_refund')).toEqual(refund);
+    });
+
+    it('keeps the first result when the same call is recorded twice, looked up in between or not', async () => {
+      const { backend } = await open();
+      await backend.journal.recordToolResult(backend.runId, refund);
+      expect(await backend.journal.findToolResult(backend.runId, 'call_refund')).toEqual(refund);
+      await backend.journal.recordToolResult(backend.runId, { ...refund, content: '{"refund_id":"RF3"}' });
       expect(await backend.journal.findToolResult(backend.runId, 'call_refund')).toEqual(refund);
     });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage } from '../../core/chat-message.js';
-import type { StepCommit } from '../../core/run-journal.js';
+import type { RecordedToolResult, StepCommit } from '../../core/run-journal.js';
 import { InvalidForkPointError } from '../../errors/invalid-fork-point-error.js';
 import { SessionConflictError } from '../../errors/session-conflict-error.js';
 import type { BegunRun, SessionStore } from '../session-store.js';
@@ -281,6 +281,28 @@ export function describeSessionStoreContract(
         SessionConflictError.isInstance,
       );
       expect((await sessions.load(session.id))?.messages).toHaveLength(2);
+    });
+
+    it('answers a resumed run with every result the journal before it recorded, read once', async () => {
+      const { sessions } = await sessionsOf();
+      const session = await sessions.create();
+      await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [user('Hi')] });
+      const before = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
+      const result = (id: string): RecordedToolResult => ({
+        toolCallId: id,
+        tool: 'refund',
+        content: id,
+        outcome: { ok: true, data: id },
+      });
+      await before.recordToolResult('run-1', result('c1'));
+      const resumed = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
+      expect(await resumed.findToolResult('run-1', 'c1')).toEqual(result('c1'));
+      expect(await resumed.findToolResult('run-1', 'c2')).toBeUndefined();
+      // Recorded by the journal before after the resumed one read the run: only a zombie could do this.
+      await before.recordToolResult('run-1', result('c2'));
+      await resumed.recordToolResult('run-1', result('c3'));
+      expect(await resumed.findToolResult('run-1', 'c3')).toEqual(result('c3'));
+      expect(await sessions.journal({ sessionId: session.id }).findToolResult('run-1', 'c2')).toEqual(result('c2'));
     });
 
     it('keeps the cost and event number a step commit carries, so a cost budget and event numbering survive a restart', async () => {
