@@ -2,7 +2,10 @@
  * Issue 14, "performance as a user runs it": the AI SDK's `generateText`
  * in memory against arbiter with the tier gate and a SQLite audit log, in
  * memory (`runAgent`) and durable (`runSession` on a SQLite file, every
- * step committed), at 20, 200 and 500 steps, in one process. Runs of all
+ * step committed), at 20, 200 and 500 steps, in one process: each
+ * configuration in a worker thread of its own (its own isolate, heap and
+ * JIT feedback, as in an application; see `agent-path-worker.ts`), driven
+ * from the main thread one run at a time. Runs of all
  * configurations and all lengths are interleaved: each of a few rounds
  * runs every path at every length (rotating the order), after one warm-up
  * round of the same shape, so a busy machine slows the 20-step and the
@@ -24,9 +27,11 @@
  *
  * BENCH_RUNS_SCALE (default 1) scales the number of runs.
  */
-import { createPath, type Path, type PathName, type PathRun, pathLabels } from './agent-paths.js';
+import { Worker } from 'node:worker_threads';
+import type { PathWorkerAnswer, PathWorkerRequest } from './agent-path-worker.js';
+import { type PathName, type PathSample, pathLabels, tailWindow } from './agent-paths.js';
 import { type BenchResult, formatVerdict, isMainModule, median, type Target, target } from './measure.js';
-import { commitsOf, installSqliteCounter, type SqliteCounts } from './sqlite-counter.js';
+import { commitsOf, type SqliteCounts } from './sqlite-counter.js';
 
 const lengths = [20, 200, 500] as const;
 type Length = (typeof lengths)[number];
@@ -44,8 +49,16 @@ const runsPerLength: Record<Length, number> = {
  * comes first as warm-up and is not counted.
  */
 const rounds = Math.max(3, Math.round(4 * scale));
-/** Steps at the end of a run whose times make "step at length". */
-const window = 19;
+/**
+ * Runs of one path back to back, in a block, before the next path's block.
+ * Alternating paths run by run made every run start cold: after another
+ * configuration's run the caches hold its code and data, and a 1 ms run
+ * paid about 0.3-0.5 ms of that (measured with idle gaps between runs of
+ * one path), a fixed cost that weighs twenty times more on a 1 ms run than
+ * on the AI SDK's 9 ms one. An application runs one configuration run
+ * after run; the blocks still interleave, so load drift reaches every path.
+ */
+const runBlock = 5;
 const pathNames: readonly PathName[] = [
   'ai_sdk',
   'arbiter_memory',
@@ -55,12 +68,6 @@ const pathNames: readonly PathName[] = [
 ];
 const arbiterPaths = pathNames.filter((name) => name !== 'ai_sdk');
 
-interface Sample {
-  readonly totalNanoseconds: number;
-  /** Nanoseconds between two model calls, for each of the last `window` steps. */
-  readonly tailStepNanoseconds: readonly number[];
-}
-
 interface Figures {
   /** Median over runs of the run's time / steps. */
   readonly perStepMicroseconds: number;
@@ -69,18 +76,46 @@ interface Figures {
   readonly runs: number;
 }
 
-async function sample(task: PathRun, steps: number): Promise<Sample> {
-  await task.prepare?.();
-  const start = process.hrtime.bigint();
-  await task.run();
-  const totalNanoseconds = Number(process.hrtime.bigint() - start);
-  const { stamps } = task;
-  if (stamps.length !== steps) throw new Error(`expected ${steps} model calls, saw ${stamps.length}`);
-  const tailStepNanoseconds: number[] = [];
-  for (let index = steps - window; index < steps; index += 1) {
-    tailStepNanoseconds.push(Number((stamps[index] as bigint) - (stamps[index - 1] as bigint)));
+/**
+ * A configuration running in its own worker thread (see
+ * `agent-path-worker.ts`), asked one thing at a time.
+ */
+class PathWorker {
+  readonly name: PathName;
+  readonly #worker: Worker;
+
+  constructor(name: PathName) {
+    this.name = name;
+    this.#worker = new Worker(new URL('./agent-path-worker.js', import.meta.url), { workerData: { name } });
   }
-  return { totalNanoseconds, tailStepNanoseconds };
+
+  /** `count` timed runs of `steps` steps, back to back. */
+  samples(steps: number, count: number): Promise<PathSample[]> {
+    return this.#ask({ kind: 'samples', steps, count }) as Promise<PathSample[]>;
+  }
+
+  count(steps: number): Promise<SqliteCounts> {
+    return this.#ask({ kind: 'count', steps }) as Promise<SqliteCounts>;
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.#worker.once('exit', resolve));
+    this.#worker.postMessage({ kind: 'close' } satisfies PathWorkerRequest);
+    await exited;
+  }
+
+  #ask(request: PathWorkerRequest): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: Error) => reject(error);
+      this.#worker.once('error', onError);
+      this.#worker.once('message', (answer: PathWorkerAnswer) => {
+        this.#worker.off('error', onError);
+        if (answer.ok) resolve(answer.value);
+        else reject(new Error(`${this.name}: ${answer.message}`));
+      });
+      this.#worker.postMessage(request);
+    });
+  }
 }
 
 interface Measured {
@@ -94,9 +129,9 @@ interface Measured {
  * round like them), each running, per length in rotating order and per
  * path in rotating order, that length's share of its runs.
  */
-async function measureLengths(paths: readonly Path[]): Promise<Measured> {
-  const tasks = lengths.map((steps) => paths.map((path) => ({ name: path.name, steps, task: path.task(steps) })));
-  const samples = new Map<string, Sample[][]>();
+async function measureLengths(paths: readonly PathWorker[]): Promise<Measured> {
+  const tasks = lengths.map((steps) => paths.map((path) => ({ name: path.name, steps, path })));
+  const samples = new Map<string, PathSample[][]>();
   const key = (name: PathName, steps: Length) => `${name}@${steps}`;
   for (const path of paths) for (const steps of lengths) samples.set(key(path.name, steps), []);
   for (let round = -1; round < rounds; round += 1) {
@@ -105,15 +140,16 @@ async function measureLengths(paths: readonly Path[]): Promise<Measured> {
       const perPath = tasks[(turn + lengthOffset) % lengths.length] ?? [];
       const steps = (perPath[0]?.steps ?? 20) as Length;
       const runs = Math.ceil(runsPerLength[steps] / rounds);
-      for (let run = 0; run < runs; run += 1) {
+      for (let block = 0; block * runBlock < runs; block += 1) {
+        const count = Math.min(runBlock, runs - block * runBlock);
         // Rotate who goes first, so none always runs right after the same neighbour.
         for (let offset = 0; offset < perPath.length; offset += 1) {
-          const entry = perPath[(turn + run + offset) % perPath.length];
+          const entry = perPath[(turn + block + offset) % perPath.length];
           if (entry === undefined) continue;
-          const taken = await sample(entry.task, steps);
+          const taken = await entry.path.samples(steps, count);
           if (round < 0) continue;
-          const list = samples.get(key(entry.name, steps)) as Sample[][];
-          list[round] = [...(list[round] ?? []), taken];
+          const list = samples.get(key(entry.name, steps)) as PathSample[][];
+          list[round] = [...(list[round] ?? []), ...taken];
         }
       }
     }
@@ -132,7 +168,7 @@ async function measureLengths(paths: readonly Path[]): Promise<Measured> {
     byLength.set(steps, figures);
   }
   const flatByRound = new Map<PathName, number>();
-  const tailMedian = (list: readonly Sample[] | undefined) =>
+  const tailMedian = (list: readonly PathSample[] | undefined) =>
     median((list ?? []).flatMap((entry) => entry.tailStepNanoseconds));
   for (const path of paths) {
     const short = samples.get(key(path.name, 20)) ?? [];
@@ -144,19 +180,10 @@ async function measureLengths(paths: readonly Path[]): Promise<Measured> {
 }
 
 /** One run of each arbiter configuration with SQLite counted, per step. */
-async function countSqlitePerStep(paths: readonly Path[], steps: number): Promise<Map<PathName, SqliteCounts>> {
+async function countSqlitePerStep(paths: readonly PathWorker[], steps: number): Promise<Map<PathName, SqliteCounts>> {
   const counted = new Map<PathName, SqliteCounts>();
   for (const path of paths) {
-    if (path.name === 'ai_sdk') continue;
-    const task = path.task(steps);
-    await task.prepare?.();
-    const counter = installSqliteCounter();
-    try {
-      await task.run();
-    } finally {
-      counter.uninstall();
-    }
-    counted.set(path.name, counter.counts);
+    if (path.name !== 'ai_sdk') counted.set(path.name, await path.count(steps));
   }
   return counted;
 }
@@ -166,13 +193,12 @@ const pad = (text: string, width: number) => text.padEnd(width);
 const padLeft = (text: string, width: number) => text.padStart(width);
 
 export async function runAgentPathsBench(): Promise<BenchResult> {
-  const paths = pathNames.map(createPath);
+  const paths = pathNames.map((name) => new PathWorker(name));
   try {
     // Every path's code optimised before anything is timed: 60 short runs and one long one each.
     for (const path of paths) {
-      const short = path.task(20);
-      for (let run = 0; run < 60; run += 1) await sample(short, 20);
-      await sample(path.task(200), 200);
+      await path.samples(20, 60);
+      await path.samples(200, 1);
     }
     const { byLength, flatByRound } = await measureLengths(paths);
     const counts = await countSqlitePerStep(paths, 20);
@@ -183,7 +209,7 @@ export async function runAgentPathsBench(): Promise<BenchResult> {
     const lines = [
       `agent paths (issue 14): one read-only tool, zero-latency model, runs of every path and length interleaved over ${rounds} rounds; medians of`,
       `  ${lengths.map((steps) => `${runsPerLength[steps]} runs at ${steps} steps`).join(', ')}. µs per step: run time / steps;`,
-      `  µs at length: median time between two model calls, last ${window} steps of every run (one whole step).`,
+      `  µs at length: median time between two model calls, last ${tailWindow} steps of every run (one whole step).`,
       header,
       `  ${pad('', labelWidth)}${lengths.map(() => padLeft('per step | at length', 21)).join('')}`,
     ];
@@ -263,7 +289,7 @@ export async function runAgentPathsBench(): Promise<BenchResult> {
       figures: { agentPaths: table, sqlitePerRun20Steps: Object.fromEntries(counts) },
     };
   } finally {
-    for (const path of paths) path.close();
+    await Promise.all(paths.map((path) => path.close()));
   }
 }
 

@@ -294,6 +294,31 @@ export function arbiterDurablePath({
   };
 }
 
+/** Steps at the end of a run whose times make "step at length". */
+export const tailWindow = 19;
+
+/** One timed run: its whole time, and the time of each of its last `tailWindow` steps. */
+export interface PathSample {
+  readonly totalNanoseconds: number;
+  /** Nanoseconds between two model calls, for each of the last `tailWindow` steps. */
+  readonly tailStepNanoseconds: readonly number[];
+}
+
+/** Prepares (untimed) and times one run of `task`, which must make `steps` model calls. */
+export async function samplePathRun(task: PathRun, steps: number): Promise<PathSample> {
+  await task.prepare?.();
+  const start = process.hrtime.bigint();
+  await task.run();
+  const totalNanoseconds = Number(process.hrtime.bigint() - start);
+  const { stamps } = task;
+  if (stamps.length !== steps) throw new Error(`expected ${steps} model calls, saw ${stamps.length}`);
+  const tailStepNanoseconds: number[] = [];
+  for (let index = steps - tailWindow; index < steps; index += 1) {
+    tailStepNanoseconds.push(Number((stamps[index] as bigint) - (stamps[index - 1] as bigint)));
+  }
+  return { totalNanoseconds, tailStepNanoseconds };
+}
+
 export function createPath(name: PathName): Path {
   switch (name) {
     case 'ai_sdk':
