@@ -163,3 +163,49 @@ describe('gate migration 17 (audit_by_session_partial)', () => {
     database.close();
   });
 });
+
+describe('gate migration 18 (audit_log_checks_without_in_lists)', () => {
+  const day = 86_400_000;
+
+  it('keeps every row and audit_id, and still refuses a bad tier or decision, an UPDATE and an early DELETE', () => {
+    const database = new Database(':memory:');
+    migrate(
+      database,
+      migrations.filter((migration) => migration.version <= 17),
+    );
+    const audit = new SqliteAuditLog({ database });
+    const now = Date.now();
+    audit.append(entry('call_old', { at: now - 500 * day }));
+    audit.append(entry('call_read', { at: now, sideEffect: 'read', decision: 'allowed', sessionId: undefined }));
+    audit.flush();
+    const before = audit.listAudit();
+    migrate(database, migrations);
+    expect(audit.listAudit()).toEqual(before);
+    const insert = database.prepare(
+      `INSERT INTO audit_log (at, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision,
+         outcome, duration_ms) VALUES (${now}, 'run-1', 1, 'call_x', 'tool', ?, 'hash', '{}', ?, 'ok', 0)`,
+    );
+    expect(() => insert.run('reed', 'allowed')).toThrow(/CHECK constraint failed/);
+    expect(() => insert.run('read', 'allowed ')).toThrow(/CHECK constraint failed/);
+    for (const sideEffect of ['read', 'reversible', 'irreversible']) {
+      for (const decision of ['allowed', 'auto_approved', 'approved', 'rejected', 'denied']) {
+        expect(insert.run(sideEffect, decision).changes).toBe(1);
+      }
+    }
+    expect(() => database.prepare("UPDATE audit_log SET outcome = 'ok'").run()).toThrow(/rows cannot be updated/);
+    expect(() => database.prepare('DELETE FROM audit_log').run()).toThrow(/append-only: rows cannot be deleted/);
+    expect(audit.purge({ olderThanDays: 400, by: 'retention-job' }).deleted).toBe(1);
+    expect(audit.listAudit().map((row) => row.toolCallId)).not.toContain('call_old');
+    expect(audit.listAudit().at(-1)?.tool).toMatch(/purge/);
+    const plan = (sql: string) =>
+      (database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x') as { detail: string }[])
+        .map((step) => step.detail)
+        .join();
+    expect(plan('SELECT * FROM audit_log WHERE session_id = ? ORDER BY audit_id')).toMatch(/audit_by_session/);
+    expect(plan('SELECT * FROM audit_log WHERE run_id = ? ORDER BY audit_id')).toMatch(/audit_by_run_tool_call/);
+    expect(plan("SELECT * FROM audit_log WHERE tenant_id IS ? AND user_id IS NULL AND tool = 'a'")).toMatch(
+      /audit_by_principal_tool/,
+    );
+    database.close();
+  });
+});
