@@ -60,13 +60,18 @@ export interface RunJournal {
 
 /** A journal that keeps tool results in memory and commits nowhere: the default for a run without a store. */
 export function createMemoryJournal(): RunJournal {
-  const results = new Map<string, RecordedToolResult>();
+  // By run, then by call: no key joined from both per lookup.
+  const runs = new Map<string, Map<string, RecordedToolResult>>();
   return {
-    findToolResult: (runId, toolCallId) => results.get(`${runId}\u0000${toolCallId}`),
+    findToolResult: (runId, toolCallId) => runs.get(runId)?.get(toolCallId),
     recordToolResult: (runId, result) => {
-      const key = `${runId}\u0000${result.toolCallId}`;
+      let results = runs.get(runId);
+      if (results === undefined) {
+        results = new Map();
+        runs.set(runId, results);
+      }
       // The first answer stays, as in a durable journal: a call is answered once.
-      if (!results.has(key)) results.set(key, result);
+      if (!results.has(result.toolCallId)) results.set(result.toolCallId, result);
     },
     commitStep: () => {},
   };

@@ -1,4 +1,6 @@
+import type { Awaitable } from '../core/awaitable.js';
 import type { ChatMessage } from '../core/chat-message.js';
+import type { StepCommit } from '../core/run-journal.js';
 import type { RunProgress } from './run-progress.js';
 import type { RunRuntime } from './run-runtime.js';
 import { totalUsage } from './total-usage.js';
@@ -12,14 +14,14 @@ import { totalUsage } from './total-usage.js';
  * @example
  * await commitStep(runtime, progress, [assistantMessage]);
  */
-export async function commitStep(
+export function commitStep(
   runtime: RunRuntime,
   progress: RunProgress,
   messages: readonly ChatMessage[],
   { rerunnable = false }: { rerunnable?: boolean } = {},
-): Promise<void> {
+): Awaitable<void> {
   progress.conversation.push(...messages);
-  await runtime.journal.commitStep({
+  const commit: { -readonly [Key in keyof StepCommit]: StepCommit[Key] } = {
     runId: runtime.runId,
     sessionId: runtime.sessionId,
     appended: messages,
@@ -27,6 +29,8 @@ export async function commitStep(
     usage: totalUsage(progress),
     cost: progress.cost,
     lastSeq: runtime.emitter.lastSeq,
-    ...(rerunnable ? { rerunnable } : {}),
-  });
+  };
+  if (rerunnable) commit.rerunnable = true;
+  // The journal's own answer, not an async wrapper's: a synchronous journal (memory, SQLite) costs no promise here.
+  return runtime.journal.commitStep(commit);
 }

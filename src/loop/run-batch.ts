@@ -48,13 +48,16 @@ export async function runBatch(
   const groups = groupCalls(calls, tools);
   const rerunnable = groups.every((group) => group.parallel);
 
-  const answer = async (result: RecordedToolResult) => {
+  /** Records a call's answer; the journal's own awaitable, so a synchronous journal costs no promise. */
+  const answer = (result: { -readonly [Key in keyof RecordedToolResult]: RecordedToolResult[Key] }) => {
     contents.set(result.toolCallId, result.content);
-    await journal.recordToolResult(runId, rerunnable ? { ...result, rerunnable } : result);
+    if (rerunnable) result.rerunnable = true;
+    return journal.recordToolResult(runId, result);
   };
 
   const runOne = async (call: ToolCall): Promise<void> => {
-    const recorded = await journal.findToolResult(runId, call.id);
+    const finding = journal.findToolResult(runId, call.id);
+    const recorded = finding instanceof Promise ? await finding : finding;
     if (recorded !== undefined) {
       contents.set(call.id, recorded.content);
       return;
@@ -83,6 +86,15 @@ export async function runBatch(
     if (report.brake !== undefined) stop ??= report.brake;
   };
 
+  /** What `Promise.allSettled` gives for one call, without its allocations: most turns make one call. */
+  const settleOne = async (call: ToolCall): Promise<PromiseSettledResult<void>> => {
+    try {
+      return { status: 'fulfilled', value: await runOne(call) };
+    } catch (reason) {
+      return { status: 'rejected', reason };
+    }
+  };
+
   for (const group of groups) {
     stop ??= control.reason;
     if (stop !== undefined || failure !== undefined) break;
@@ -91,7 +103,8 @@ export async function runBatch(
       stop ??= control.reason;
       if (stop !== undefined) break;
       const chunk = group.calls.slice(start, start + limit);
-      const settled = await Promise.allSettled(chunk.map(runOne));
+      const settled =
+        chunk.length === 1 ? [await settleOne(chunk[0] as ToolCall)] : await Promise.allSettled(chunk.map(runOne));
       for (const [index, outcome] of settled.entries()) {
         const call = chunk[index];
         if (outcome.status !== 'rejected' || call === undefined) continue;

@@ -28,12 +28,15 @@ export async function takeModelTurn(
   const { model, emitter, context, control } = runtime;
   const { usage } = progress;
   const step = progress.steps;
-  const prepared = await context?.prepare({
-    messages: progress.conversation,
-    tools: tools.specs,
-    ...(runtime.pinned === undefined ? {} : { pinned: runtime.pinned }),
-    signal: control.signal,
-  });
+  const prepared =
+    context === undefined
+      ? undefined
+      : await context.prepare({
+          messages: progress.conversation,
+          tools: tools.specs,
+          ...(runtime.pinned === undefined ? {} : { pinned: runtime.pinned }),
+          signal: control.signal,
+        });
   // A summary made to fit the window is a model call of this run: it counts in the budget.
   usage.inputTokens += prepared?.usage?.inputTokens ?? 0;
   usage.outputTokens += prepared?.usage?.outputTokens ?? 0;
@@ -69,7 +72,8 @@ export async function takeModelTurn(
     ...(isRoutedToolSet(tools) ? { routing: tools.routing } : {}),
   });
   const message = withUniqueCallIds(response.message, progress.callIds);
-  await commitStep(runtime, progress, [message]);
+  const committing = commitStep(runtime, progress, [message]);
+  if (committing !== undefined) await committing;
   if (message.content !== null && message.content !== '') progress.lastText = message.content;
-  return { ...response, message };
+  return message === response.message ? response : { ...response, message };
 }
