@@ -4,6 +4,7 @@ import { RetryableToolError } from '../errors/retryable-tool-error.js';
 import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
 import type { GatedCall } from '../gate/gated-call.js';
 import type { ToolContext } from '../tools/tool-types.js';
+import { isThenable } from '../util/is-thenable.js';
 import type { RunRuntime } from './run-runtime.js';
 
 /** How an execution ended: the tool's data, or its failure classified. */
@@ -34,11 +35,10 @@ export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Pro
   runtime.emitter.emit({ type: 'tool:start', step: call.step, toolCallId: call.toolCallId, tool: toolName });
   const timeoutMs = tool.definition.timeoutMs ?? runtime.toolTimeoutMs;
   try {
-    const data =
-      timeoutMs === undefined
-        ? await tool.definition.execute(call.args, call.context)
-        : await executeWithin(call, timeoutMs);
-    return { ok: true, data };
+    if (timeoutMs !== undefined) return { ok: true, data: await executeWithin(call, timeoutMs) };
+    const result = tool.definition.execute(call.args, call.context);
+    // A tool that answers synchronously is not made to wait a microtask for its own answer.
+    return { ok: true, data: isThenable(result) ? await result : result };
   } catch (error) {
     const texts = runtime.texts;
     if (RetryableToolError.isInstance(error)) {

@@ -174,7 +174,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       let tools: ToolSet;
       let calls: readonly ToolCall[];
       try {
-        tools = await routeStepTools(runtime, progress, mountTools(options, progress.steps));
+        const mounted = mountTools(options, progress.steps);
+        tools = options.routing === undefined ? mounted : await routeStepTools(runtime, progress, mounted);
         calls = (await takeModelTurn(runtime, progress, tools)).message.tool_calls ?? [];
       } catch (error) {
         if (control.reason !== undefined) return await finishRun(runtime, progress, control.reason);

@@ -27,8 +27,10 @@ export async function settleToolCall(
   const claimed = key?.status === 'claimed' ? key : undefined;
   const { toolCallId, toolName } = call;
   if (execution.ok) {
-    await claimed?.complete(execution);
-    await auditToolCall(runtime, call, 'ok');
+    if (claimed !== undefined) await claimed.complete(execution);
+    const auditing = auditToolCall(runtime, call, 'ok');
+    // Awaited only when the log answers with a promise: a synchronous log (SQLite, memory) costs no microtask.
+    if (auditing !== undefined) await auditing;
     runtime.brakes.noteOutcome(toolName, true);
     runtime.emitter.emit({
       type: 'tool:end',
