@@ -527,3 +527,19 @@ describe('SubscriberQueue with a lane', () => {
     expect(describeEvent(merged as AgentEvent)).toBe('r1:4:model:delta:1:abc');
   });
 });
+
+describe('RunLane.record', () => {
+  it('records a progress event only when every parked queue would drop it, and never a kept event or a delta of another step', () => {
+    for (const dropsProgress of [true, false]) {
+      const lane = new RunLane('r1');
+      lane.activate([{}], [], 1, dropsProgress);
+      expect(lane.record(toolStart, 2, 2)).toBe(dropsProgress);
+      expect(lane.record(heartbeat, 3, 3)).toBe(true);
+      expect(lane.record(delta('a'), 4, 4)).toBe(true);
+      expect(lane.record(delta('b', 2), 5, 5)).toBe(false);
+      expect(lane.record(approval, 5, 5)).toBe(false);
+      expect(lane.record(runEnd, 5, 5)).toBe(false);
+      expect(lane.record({ type: 'run:start', sessionId: undefined, model: 'm' }, 5, 5)).toBe(false);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import type { AgentEventBody } from './agent-event.js';
 import { FragmentBuffer } from './fragment-buffer.js';
-import { deliveryClass } from './subscriber-queue.js';
+import { deliveryClassOf } from './subscriber-queue.js';
 
 /** What a queue parked on a lane takes back when the lane is flushed. */
 export interface LaneRecord {
@@ -52,8 +52,8 @@ export class RunLane {
   #queues: readonly LaneQueue[] = [];
   #step = 0;
   #dropsProgress = false;
+  /** The recorded deltas' texts, one fragment a delta: its size is also how many deltas were recorded. */
   #texts = new FragmentBuffer();
-  #deltas = 0;
   #lastSeq = 0;
   #lastAt = 0;
   #dropped = 0;
@@ -90,12 +90,11 @@ export class RunLane {
     if (type === 'model:delta') {
       if (body.step !== this.#step) return false;
       this.#texts.append(body.text);
-      this.#deltas += 1;
       this.#lastSeq = seq;
       this.#lastAt = at;
       return true;
     }
-    if (type === 'heartbeat' || (this.#dropsProgress && deliveryClass(body) === 'progress')) {
+    if (type === 'heartbeat' || (this.#dropsProgress && deliveryClassOf(type) === 'progress')) {
       this.#dropped += 1;
       return true;
     }
@@ -108,7 +107,7 @@ export class RunLane {
     const queues = this.#queues;
     const record: LaneRecord = {
       texts: this.#texts,
-      deltas: this.#deltas,
+      deltas: this.#texts.size,
       lastSeq: this.#lastSeq,
       lastAt: this.#lastAt,
       dropped: this.#dropped,
@@ -117,7 +116,6 @@ export class RunLane {
     this.activeFor = undefined;
     this.#queues = [];
     this.#texts = new FragmentBuffer();
-    this.#deltas = 0;
     this.#dropped = 0;
     for (const queue of queues) queue.absorb(record);
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
-import { deliveryClass, SubscriberQueue } from './subscriber-queue.js';
+import { deliveryClass, deliveryClassOf, SubscriberQueue } from './subscriber-queue.js';
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
@@ -36,6 +36,50 @@ describe('deliveryClass', () => {
     expect(deliveryClass(event(bodies.toolStart()))).toBe('progress');
     expect(deliveryClass(event(bodies.runEnd()))).toBe('keep');
     expect(deliveryClass(event(bodies.runStart()))).toBe('keep');
+  });
+});
+
+describe('deliveryClassOf', () => {
+  it('gives every event type the class deliveryClass gives its events', () => {
+    // Every type once: the compiler rejects a type missing from this list.
+    const every: Record<AgentEvent['type'], true> = {
+      'run:start': true,
+      'run:end': true,
+      'run:error': true,
+      'model:delta': true,
+      'model:decision': true,
+      'model:end': true,
+      'tool:proposed': true,
+      'tool:start': true,
+      'tool:progress': true,
+      'tool:end': true,
+      'tool:error': true,
+      'approval:required': true,
+      'approval:resolved': true,
+      heartbeat: true,
+      gap: true,
+    };
+    const types = Object.keys(every) as AgentEvent['type'][];
+    expect(Object.fromEntries(types.map((type) => [type, deliveryClassOf(type)]))).toMatchInlineSnapshot(`
+      {
+        "approval:required": "keep",
+        "approval:resolved": "keep",
+        "gap": "keep",
+        "heartbeat": "heartbeat",
+        "model:decision": "keep",
+        "model:delta": "coalesce",
+        "model:end": "progress",
+        "run:end": "keep",
+        "run:error": "keep",
+        "run:start": "keep",
+        "tool:end": "progress",
+        "tool:error": "keep",
+        "tool:progress": "progress",
+        "tool:proposed": "progress",
+        "tool:start": "progress",
+      }
+    `);
+    for (const type of types) expect(deliveryClassOf(type)).toBe(deliveryClass({ type }));
   });
 });
 

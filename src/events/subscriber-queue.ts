@@ -18,7 +18,19 @@ export type DeliveryClass = 'coalesce' | 'heartbeat' | 'progress' | 'keep';
  * deliveryClass({ type: 'heartbeat', runId: 'r1', seq: 4, at: 0 }); // 'heartbeat'
  */
 export function deliveryClass(event: Pick<AgentEvent, 'type'>): DeliveryClass {
-  switch (event.type) {
+  return deliveryClassOf(event.type);
+}
+
+/**
+ * The delivery class of events of type `type`; for a caller that has read
+ * the type already (the run lane, on the emitter's path), where passing the
+ * event would read it again, from one of many shapes.
+ *
+ * @example
+ * deliveryClassOf('tool:start'); // 'progress'
+ */
+export function deliveryClassOf(type: AgentEvent['type']): DeliveryClass {
+  switch (type) {
     case 'model:delta':
       return 'coalesce';
     case 'heartbeat':
