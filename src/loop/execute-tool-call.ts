@@ -20,7 +20,8 @@ const aborted: ToolExecution = { ok: false, failure: 'aborted' };
 
 /**
  * Executes an allowed call (after `tool:start`) under its time limit (the
- * tool's own `timeoutMs`, else the run's) and classifies how it ended.
+ * tool's own `timeoutMs`, kept by the tool itself when it `enforcesTimeout`,
+ * else the run's) and classifies how it ended.
  * Precedence: `RetryableToolError`, then `FatalToolError`, then a timeout
  * (for the model only when the tool is `retrySafe`), then the run's abort,
  * then anything else as an infrastructure failure. Never throws.
@@ -34,8 +35,9 @@ export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Pro
   runtime.emitter.emit({ type: 'tool:start', step: call.step, toolCallId: call.toolCallId, tool: toolName });
   const timeoutMs = tool.definition.timeoutMs ?? runtime.toolTimeoutMs;
   try {
+    // A tool that keeps its own limit (`enforcesTimeout`) gets the run's signal and no timer from here.
     const data =
-      timeoutMs === undefined
+      timeoutMs === undefined || (tool.definition.enforcesTimeout === true && tool.definition.timeoutMs !== undefined)
         ? await tool.definition.execute(call.args, call.context)
         : await executeWithin(call, timeoutMs);
     return { ok: true, data };
