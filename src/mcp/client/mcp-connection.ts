@@ -1,7 +1,7 @@
 import {
   type CallToolResult,
   Client,
-  type ProgressCallback,
+  type RequestOptions,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -107,28 +107,28 @@ export class McpConnection {
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const { signal, timeoutMs, onProgress } = options;
     const deadline: Deadline = { at: performance.now() + timeoutMs, timeoutMs };
-    const onprogress: ProgressCallback | undefined =
-      onProgress === undefined
-        ? undefined
-        : (progress) =>
-            onProgress({
-              progress: progress.progress,
-              ...(progress.total === undefined ? {} : { total: progress.total }),
-              ...(progress.message === undefined ? {} : { message: progress.message }),
-            });
-    return this.#withRetry(
+    const requestOptions: RequestOptions = { signal, timeout: timeoutMs };
+    if (onProgress !== undefined) {
+      requestOptions.onprogress = (progress) =>
+        onProgress({
+          progress: progress.progress,
+          ...(progress.total === undefined ? {} : { total: progress.total }),
+          ...(progress.message === undefined ? {} : { message: progress.message }),
+        });
+    }
+    // Connected, the request goes out at once with the whole limit; sent later (after waiting for a
+    // connection, or again on a fresh one) it gets the time left.
+    let atOnce = true;
+    const calling = this.#withRetry(
       options.retryInFlight,
-      (client) =>
-        client.callTool(
-          { name, arguments: args },
-          {
-            signal,
-            timeout: Math.max(0, deadline.at - performance.now()),
-            ...(onprogress === undefined ? {} : { onprogress }),
-          },
-        ),
+      (client) => {
+        if (!atOnce) requestOptions.timeout = Math.max(0, deadline.at - performance.now());
+        return client.callTool({ name, arguments: args }, requestOptions);
+      },
       deadline,
     );
+    atOnce = false;
+    return calling;
   }
 
   /**
