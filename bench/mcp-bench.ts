@@ -6,14 +6,28 @@
  * limit, the mount's MCP client and its transport, the result turned into
  * a tool message, the audit row in SQLite, events to a subscriber) against
  * the official SDK client calling the same tool of the same server process
- * over the same pipe directly, interleaved in the same process. Target:
- * arbiter adds at most 10% to the call.
+ * over the same pipe directly. Target: arbiter adds at most 10% to the call.
  *
- * Two figures per path: wall-clock time per call (the target), and the
- * bench process's own CPU time per call (`process.cpuUsage`), which a busy
- * machine disturbs far less. A one-call `runAgent` run (two model turns,
- * run setup and finish around the same call) is reported beside them, not
- * as the target.
+ * Paired blocks (`measurePaired`): 20 calls through arbiter and 20 direct
+ * calls back to back, the order swapped pair by pair, 300 pairs; the
+ * target is the median over the pairs of arbiter's block time over the
+ * direct block's, minus one, printed with its quartiles, a 95% interval
+ * and the ratio of the totals. A burst of load from another process (the
+ * machine is shared) slows both blocks of a pair alike, and the median
+ * drops the pairs it hit one block of. Nothing of arbiter's is charged to
+ * the direct calls: its audit rows commit inside its own block (`settle`),
+ * both sides send the same message to the same process, and every call
+ * through arbiter must leave its audit row. Arbiter's requests carry a
+ * progress token (its progress notifications need one); the direct ones
+ * do not.
+ *
+ * Beside wall time: this process's CPU time per call (`process.cpuUsage`),
+ * the server process's (`/proc/<pid>/task/<tid>/schedstat`), the
+ * collector's pauses that began in each side's blocks, and how long either
+ * main thread was ready to run but had no CPU (other processes' load). The
+ * breakdown rows (the in-memory audit log, the mounted tool's execute
+ * alone, a one-call `runAgent` run) are each paired with the direct call
+ * the same way.
  *
  * `node dist-bench/bench/mcp-bench.js` runs it alone.
  */
@@ -31,23 +45,27 @@ import { SqliteAuditLog } from '../src/store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
 import type { ToolContext } from '../src/tools/tool-types.js';
+import { recordGarbageCollections } from './garbage-collections.js';
+import { type BenchResult, formatVerdict, isMainModule, target } from './measure.js';
 import {
-  type BenchResult,
-  formatMicroseconds,
-  formatVerdict,
-  isMainModule,
-  measureInterleaved,
-  median,
-  target,
-} from './measure.js';
+  type AddedFraction,
+  type Block,
+  measurePaired,
+  type PairedMeasurement,
+  type PairedSide,
+  type SideFigures,
+} from './measure-paired.js';
+import { readThreadSchedule } from './thread-schedule.js';
 
 const everythingBin = resolve('node_modules/.bin/mcp-server-everything');
 const message = 'bench message';
 const principal = { tenantId: 'bench', userId: 'u1', roles: [] };
 /** Calls per run runtime in the per-call measurement: the run's own setup is not a call's cost. */
 const callsPerRuntime = 100;
-const iterations = 40;
-const rounds = 21;
+/** Calls per block: enough to share the audit commit at its end, few enough that the load changes little within a pair. */
+const callsPerBlock = 20;
+const pairs = 300;
+const breakdownPairs = 100;
 
 /** A model that calls `everything_echo` once, then answers: its own cost is a few object allocations. */
 function oneCallModel(): Model {
@@ -80,29 +98,53 @@ function oneCallModel(): Model {
   };
 }
 
-/**
- * Each operation `iterations` times per round, rotating order, and the
- * median over rounds of the bench process's CPU microseconds (user +
- * system) per operation.
- */
-async function measureCpuInterleaved(operations: readonly (() => Promise<void>)[]): Promise<number[]> {
-  const perOperation: number[][] = operations.map(() => []);
-  for (let round = 0; round <= rounds; round += 1) {
-    for (let offset = 0; offset < operations.length; offset += 1) {
-      const index = (round + offset) % operations.length;
-      const operation = operations[index] as () => Promise<void>;
-      const before = process.cpuUsage();
-      for (let iteration = 0; iteration < iterations; iteration += 1) await operation();
-      const used = process.cpuUsage(before);
-      if (round > 0) perOperation[index]?.push((used.user + used.system) / iterations);
-    }
-  }
-  return perOperation.map((values) => median(values));
+const columns = [52, 8, 8, 9, 8, 8, 9, 8, 10] as const;
+
+/** `label`, then the cells right-aligned in their columns. */
+function tableLine(label: string, cells: readonly string[]): string {
+  return `  ${label.padEnd(columns[0])}${cells.map((cell, index) => cell.padStart(columns[index + 1] ?? 8)).join('')}`;
 }
 
-/** One line of the table: label, wall time per call, the bench process's CPU per call. */
-function row(label: string, wallNanoseconds: number, cpuMicroseconds: number): string {
-  return `  ${label.padEnd(56)}${formatMicroseconds(wallNanoseconds).padStart(11)}${`${cpuMicroseconds.toFixed(2)} µs`.padStart(17)}`;
+const header = tableLine('µs per call (medians of blocks)', [
+  'wall',
+  'added',
+  'CPU',
+  'added',
+  'GC',
+  'server',
+  'wait',
+  'srv wait',
+]);
+
+/** `+0.083` or `−0.012`. */
+function signed(value: number): string {
+  return `${value >= 0 ? '+' : '\u2212'}${Math.abs(value).toFixed(3)}`;
+}
+
+/** One line of the table: a side's figures per call, and what it adds to the direct call. */
+function row(
+  label: string,
+  side: SideFigures,
+  collectedMicroseconds: number,
+  added?: { wall: AddedFraction; cpu: AddedFraction },
+): string {
+  const microseconds = (value: number | undefined) =>
+    value === undefined || Number.isNaN(value) ? '-' : value.toFixed(1);
+  return tableLine(label, [
+    microseconds(side.wallNanoseconds / 1000),
+    added === undefined ? '' : signed(added.wall.median),
+    microseconds(side.cpuMicroseconds),
+    added === undefined ? '' : signed(added.cpu.median),
+    microseconds(collectedMicroseconds),
+    microseconds((side.counters.serverCpu ?? Number.NaN) / 1000),
+    microseconds((side.counters.benchWait ?? Number.NaN) / 1000),
+    microseconds((side.counters.serverWait ?? Number.NaN) / 1000),
+  ]);
+}
+
+/** `quartiles +0.031 … +0.142, 95% interval of the median +0.070 … +0.095, of the totals +0.091` */
+function spread(added: AddedFraction): string {
+  return `quartiles ${signed(added.lowerQuartile)} … ${signed(added.upperQuartile)}, 95% interval of the median ${signed(added.confidenceLow)} … ${signed(added.confidenceHigh)}, of the totals ${signed(added.ofTotals)}`;
 }
 
 /** Event-loop iterations and I/O events per operation (libuv's own counters), over `calls` operations. */
@@ -232,23 +274,33 @@ export async function runMcpBench(): Promise<BenchResult> {
       await mcpClientOnly();
       await perCallMemoryAudit();
     }
-    const operations = [perCallThroughArbiter, perCallDirect, oneCallRun, mcpClientOnly, perCallMemoryAudit];
-    const [arbiter, sdk, run, client, memoryAudit] = await measureInterleaved({ operations, iterations, rounds });
-    const [arbiterCpu, sdkCpu, runCpu, clientCpu, memoryAuditCpu] = await measureCpuInterleaved(operations);
-    if (
-      arbiter === undefined ||
-      sdk === undefined ||
-      run === undefined ||
-      client === undefined ||
-      memoryAudit === undefined ||
-      memoryAuditCpu === undefined ||
-      arbiterCpu === undefined ||
-      sdkCpu === undefined ||
-      runCpu === undefined ||
-      clientCpu === undefined
-    ) {
-      throw new Error('no measurement');
-    }
+    const serverPid = await mount.connection.pid();
+    if (serverPid === undefined) throw new Error('server-everything runs without a process id');
+    const counters = () => {
+      const server = readThreadSchedule(serverPid);
+      const bench = readThreadSchedule(process.pid);
+      return {
+        serverCpu: server?.runNanoseconds ?? Number.NaN,
+        serverWait: server?.mainWaitNanoseconds ?? Number.NaN,
+        benchWait: bench?.mainWaitNanoseconds ?? Number.NaN,
+      };
+    };
+    // Rows waiting for a transaction commit inside the block that wrote them, never in the next one.
+    const commitAudit = () => audit.flush();
+    const baseline = { call: perCallDirect };
+    const paired = (subject: PairedSide, count: number) =>
+      measurePaired({ subject, baseline, pairs: count, callsPerBlock, counters });
+    const collections = recordGarbageCollections();
+    const pipeline = await paired({ call: perCallThroughArbiter, settle: commitAudit }, pairs);
+    const memoryAudit = await paired({ call: perCallMemoryAudit }, breakdownPairs);
+    const clientAlone = await paired({ call: mcpClientOnly }, breakdownPairs);
+    const run = await paired({ call: oneCallRun, settle: commitAudit }, breakdownPairs);
+    // Let the last entries arrive.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    collections.stop();
+    const collectedPerCall = (blocks: readonly Block[]) =>
+      (collections.within(blocks) * 1000) / (blocks.length * callsPerBlock);
+
     const loopCalls = 400;
     const arbiterLoop = await loopTurnsPer(perCallThroughArbiter, loopCalls);
     const sdkLoop = await loopTurnsPer(perCallDirect, loopCalls);
@@ -258,54 +310,78 @@ export async function runMcpBench(): Promise<BenchResult> {
     const { rows } = store.database.prepare('SELECT count(*) AS rows FROM audit_log').get() as { rows: number };
     if (rows < arbiterCalls) throw new Error(`${arbiterCalls} calls through arbiter left only ${rows} audit rows`);
 
-    const sdkMicroseconds = sdk.nanosecondsPerOperation / 1000;
-    const arbiterMicroseconds = arbiter.nanosecondsPerOperation / 1000;
-    const runMicroseconds = run.nanosecondsPerOperation / 1000;
-    const added = (arbiterMicroseconds - sdkMicroseconds) / sdkMicroseconds;
-    const addedCpu = (arbiterCpu - sdkCpu) / sdkCpu;
-    const addedRun = (runMicroseconds - sdkMicroseconds) / sdkMicroseconds;
     const overhead = target({
       id: 'mcp_call_overhead_vs_sdk',
       description:
-        'wall time arbiter adds to one MCP tool call (tool-call pipeline with validation, gate, SQLite audit, MCP client and stdio) over a direct SDK call, as a fraction',
-      value: added,
+        'wall time arbiter adds to one MCP tool call (tool-call pipeline with validation, gate, SQLite audit, MCP client and stdio) over a direct SDK call, as a fraction: the median over pairs of back-to-back blocks',
+      value: pipeline.wall.median,
       comparison: '<=',
       limit: 0.1,
     });
+    const figures = (measurement: PairedMeasurement) => ({
+      wallMicroseconds: measurement.subject.wallNanoseconds / 1000,
+      cpuMicroseconds: measurement.subject.cpuMicroseconds,
+      serverCpuMicroseconds: (measurement.subject.counters.serverCpu ?? Number.NaN) / 1000,
+      directWallMicroseconds: measurement.baseline.wallNanoseconds / 1000,
+      directCpuMicroseconds: measurement.baseline.cpuMicroseconds,
+      addedWall: measurement.wall,
+      addedCpu: measurement.cpu,
+      collectionMicrosecondsPerCall: collectedPerCall(measurement.blocks.subject),
+      directCollectionMicrosecondsPerCall: collectedPerCall(measurement.blocks.baseline),
+    });
     return {
       lines: [
-        `mcp: an MCP tool call (server-everything echo, stdio, same server process), interleaved, median of ${rounds} rounds × ${iterations} calls`,
-        `  ${''.padEnd(56)}${'wall/call'.padStart(11)}${'bench CPU/call'.padStart(17)}`,
-        row('direct SDK client callTool', sdk.nanosecondsPerOperation, sdkCpu),
-        row("through arbiter's tool-call pipeline (runToolCall)", arbiter.nanosecondsPerOperation, arbiterCpu),
-        `    parse, validation, brake, bind, tier gate, time limit, MCP client and stdio, result, SQLite audit (${rows} rows), events (${delivered} delivered)`,
+        `mcp: an MCP tool call (server-everything echo, stdio, same server process and pipe); ${pairs} pairs of ${callsPerBlock}-call blocks, one through arbiter and one direct, back to back, the order swapped pair by pair`,
+        header,
+        row('direct SDK client callTool', pipeline.baseline, collectedPerCall(pipeline.blocks.baseline)),
         row(
-          '  same, in-memory audit log instead (breakdown only)',
-          memoryAudit.nanosecondsPerOperation,
-          memoryAuditCpu,
+          "through arbiter's tool-call pipeline (runToolCall)",
+          pipeline.subject,
+          collectedPerCall(pipeline.blocks.subject),
+          pipeline,
         ),
-        row("the mounted tool's execute alone (the MCP client)", client.nanosecondsPerOperation, clientCpu),
-        row('one-call runAgent run (2 model turns + the call)', run.nanosecondsPerOperation, runCpu),
+        `    parse, validation, brake, bind, tier gate, time limit, MCP client and stdio, result, SQLite audit (${rows} rows, committed inside each block), events (${delivered} delivered)`,
+        `  breakdown, each against the direct call the same way (${breakdownPairs} pairs):`,
+        row(
+          '  same, in-memory audit log instead',
+          memoryAudit.subject,
+          collectedPerCall(memoryAudit.blocks.subject),
+          memoryAudit,
+        ),
+        row(
+          "  the mounted tool's execute alone (the MCP client)",
+          clientAlone.subject,
+          collectedPerCall(clientAlone.blocks.subject),
+          clientAlone,
+        ),
+        row(
+          '  one-call runAgent run (2 model turns + the call)',
+          run.subject,
+          collectedPerCall(run.blocks.subject),
+          run,
+        ),
+        '  added: median over the pairs of (its block / the direct block) - 1; CPU: this process, every thread; server: its CPU, every thread;',
+        "  GC: the collector's pauses that began in the side's blocks; wait, server wait: time the main threads were ready to run but had no CPU (load)",
         `  event-loop iterations per call: direct ${sdkLoop.turns.toFixed(2)} (${sdkLoop.events.toFixed(2)} I/O events), through arbiter ${arbiterLoop.turns.toFixed(2)} (${arbiterLoop.events.toFixed(2)} I/O events), one-call run ${runLoop.turns.toFixed(2)}`,
-        `  arbiter adds per call (wall): ${formatVerdict(overhead)}`,
-        `  arbiter adds per call (bench CPU): ${addedCpu.toFixed(3)}; a whole one-call run adds (wall): ${addedRun.toFixed(3)}`,
+        `  arbiter adds per call (wall): ${formatVerdict(overhead)}; ${spread(pipeline.wall)}`,
+        `  arbiter adds per call (bench CPU): ${pipeline.cpu.median.toFixed(3)}; ${spread(pipeline.cpu)}`,
       ],
       ratios: {
-        mcpCallOverheadVersusSdk: added,
-        mcpCallCpuOverheadVersusSdk: addedCpu,
-        mcpOneCallRunOverheadVersusSdk: addedRun,
+        mcpCallOverheadVersusSdk: pipeline.wall.median,
+        mcpCallCpuOverheadVersusSdk: pipeline.cpu.median,
+        mcpOneCallRunOverheadVersusSdk: run.wall.median,
       },
       figures: {
-        directMicroseconds: sdkMicroseconds,
-        arbiterMicroseconds,
-        oneCallRunMicroseconds: runMicroseconds,
-        directCpuMicroseconds: sdkCpu,
-        arbiterCpuMicroseconds: arbiterCpu,
-        oneCallRunCpuMicroseconds: runCpu,
-        mcpClientOnlyMicroseconds: client.nanosecondsPerOperation / 1000,
-        mcpClientOnlyCpuMicroseconds: clientCpu,
-        memoryAuditMicroseconds: memoryAudit.nanosecondsPerOperation / 1000,
-        memoryAuditCpuMicroseconds: memoryAuditCpu,
+        pairs,
+        breakdownPairs,
+        callsPerBlock,
+        directMicroseconds: pipeline.baseline.wallNanoseconds / 1000,
+        directCpuMicroseconds: pipeline.baseline.cpuMicroseconds,
+        directServerCpuMicroseconds: (pipeline.baseline.counters.serverCpu ?? Number.NaN) / 1000,
+        arbiter: figures(pipeline),
+        memoryAudit: figures(memoryAudit),
+        mcpClientOnly: figures(clientAlone),
+        oneCallRun: figures(run),
         auditRows: rows,
         directLoopTurnsPerCall: sdkLoop.turns,
         arbiterLoopTurnsPerCall: arbiterLoop.turns,

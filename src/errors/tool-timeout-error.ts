@@ -16,8 +16,17 @@ export class ToolTimeoutError extends ArbiterError {
   readonly toolName: string;
   readonly timeoutMs: number;
 
-  constructor({ toolName, timeoutMs }: { toolName: string; timeoutMs: number }) {
-    super(`tool "${toolName}" did not finish within ${timeoutMs} ms`);
+  constructor({
+    toolName,
+    timeoutMs,
+    cause,
+  }: {
+    toolName: string;
+    timeoutMs: number;
+    /** What the tool's own client reported, when the tool keeps its time limit itself. */
+    cause?: unknown;
+  }) {
+    super(`tool "${toolName}" did not finish within ${timeoutMs} ms`, { cause });
     this.toolName = toolName;
     this.timeoutMs = timeoutMs;
   }

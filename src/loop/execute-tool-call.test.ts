@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FatalToolError } from '../errors/fatal-tool-error.js';
 import { RetryableToolError } from '../errors/retryable-tool-error.js';
+import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
 import type { GatedCall } from '../gate/gated-call.js';
 import { gatedCallFixture } from '../gate/test-support/gated-call-fixture.js';
 import type { ToolDefinition } from '../tools/tool-types.js';
@@ -50,6 +51,49 @@ describe('executeToolCall', () => {
     expect(await executeToolCall(runtime, callOf({ execute: hang }))).toMatchObject({
       failure: 'infrastructure',
       code: 'tool_timeout',
+    });
+  });
+
+  it('leaves the time limit of a tool that enforces its timeoutMs to the tool: no timer, the signal unchanged', async () => {
+    const { runtime } = testRuntime({ toolTimeoutMs: 5 });
+    const signals: AbortSignal[] = [];
+    const slow = callOf({
+      timeoutMs: 10,
+      enforcesTimeout: true,
+      execute: async (_args, context) => {
+        signals.push(context.signal);
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return 'late but kept';
+      },
+    });
+    expect(await executeToolCall(runtime, slow)).toEqual({ ok: true, data: 'late but kept' });
+    expect(signals).toEqual([slow.context.signal]);
+    const timedOut = callOf({
+      timeoutMs: 10,
+      enforcesTimeout: true,
+      retrySafe: true,
+      execute: () => {
+        throw new ToolTimeoutError({ toolName: 'apply_refund', timeoutMs: 10 });
+      },
+    });
+    expect(await executeToolCall(runtime, timedOut)).toMatchObject({
+      failure: 'model',
+      error: {
+        code: 'tool_timeout',
+        retryable: true,
+        message: 'apply_refund did not answer within 0.01 seconds. You can call it again.',
+      },
+    });
+  });
+
+  it("keeps the run's time limit itself for a tool that enforces one but sets no timeoutMs", async () => {
+    const { runtime } = testRuntime({ toolTimeoutMs: 10 });
+    const hang = () => new Promise<never>(() => {});
+    expect(
+      await executeToolCall(runtime, callOf({ execute: hang, enforcesTimeout: true, retrySafe: true })),
+    ).toMatchObject({
+      failure: 'model',
+      error: { code: 'tool_timeout', retryable: true },
     });
   });
 

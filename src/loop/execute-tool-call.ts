@@ -21,7 +21,8 @@ const aborted: ToolExecution = { ok: false, failure: 'aborted' };
 
 /**
  * Executes an allowed call (after `tool:start`) under its time limit (the
- * tool's own `timeoutMs`, else the run's) and classifies how it ended.
+ * tool's own `timeoutMs`, kept by the tool itself when it `enforcesTimeout`,
+ * else the run's) and classifies how it ended.
  * Precedence: `RetryableToolError`, then `FatalToolError`, then a timeout
  * (for the model only when the tool is `retrySafe`), then the run's abort,
  * then anything else as an infrastructure failure. Never throws.
@@ -35,7 +36,9 @@ export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Pro
   runtime.emitter.emit({ type: 'tool:start', step: call.step, toolCallId: call.toolCallId, tool: toolName });
   const timeoutMs = tool.definition.timeoutMs ?? runtime.toolTimeoutMs;
   try {
-    if (timeoutMs !== undefined) return { ok: true, data: await executeWithin(call, timeoutMs) };
+    // A tool that keeps its own limit (`enforcesTimeout`) gets the run's signal and no timer from here.
+    const ownLimit = tool.definition.enforcesTimeout === true && tool.definition.timeoutMs !== undefined;
+    if (timeoutMs !== undefined && !ownLimit) return { ok: true, data: await executeWithin(call, timeoutMs) };
     const result = tool.definition.execute(call.args, call.context);
     // A tool that answers synchronously is not made to wait a microtask for its own answer.
     return { ok: true, data: isThenable(result) ? await result : result };

@@ -13,12 +13,26 @@ import type { ToolCallReport } from './tool-call-report.js';
  * outcome; released when the tool refused and changed nothing; abandoned,
  * outcome unknown, when it may have acted), its audit entry, the brakes,
  * the closing event, and the report. Throws `InfrastructureError` for an
- * infrastructure failure, after all of that.
+ * infrastructure failure, after all of that. A call that succeeded without
+ * a claim, whose audit entry was taken without waiting, is settled on the
+ * spot (no promise, no turn of the microtask queue).
  *
  * @example
  * return settleToolCall(runtime, call, key, await executeToolCall(runtime, call));
  */
-export async function settleToolCall(
+export function settleToolCall(
+  runtime: RunRuntime,
+  call: GatedCall,
+  key: KeyClaim,
+  execution: ToolExecution,
+): ToolCallReport | Promise<ToolCallReport> {
+  if (!execution.ok || key?.status === 'claimed') return settleAfterClaim(runtime, call, key, execution);
+  const auditing = auditToolCall(runtime, call, 'ok');
+  if (auditing instanceof Promise) return auditing.then(() => settleSuccess(runtime, call, execution));
+  return settleSuccess(runtime, call, execution);
+}
+
+async function settleAfterClaim(
   runtime: RunRuntime,
   call: GatedCall,
   key: KeyClaim,
@@ -27,25 +41,9 @@ export async function settleToolCall(
   const claimed = key?.status === 'claimed' ? key : undefined;
   const { toolCallId, toolName } = call;
   if (execution.ok) {
-    if (claimed !== undefined) await claimed.complete(execution);
-    const auditing = auditToolCall(runtime, call, 'ok');
-    // Awaited only when the log answers with a promise: a synchronous log (SQLite, memory) costs no microtask.
-    if (auditing !== undefined) await auditing;
-    runtime.brakes.noteOutcome(toolName, true);
-    runtime.emitter.emit({
-      type: 'tool:end',
-      step: call.step,
-      toolCallId,
-      tool: toolName,
-      durationMs: performance.now() - call.startedAt,
-    });
-    return {
-      kind: 'done',
-      toolCallId,
-      tool: toolName,
-      outcome: execution,
-      content: serialiseResult(execution.data),
-    };
+    await claimed?.complete(execution);
+    await auditToolCall(runtime, call, 'ok');
+    return settleSuccess(runtime, call, execution);
   }
   if (execution.failure === 'model') {
     // The tool refused and changed nothing: the key is free for a corrected or later call.
@@ -74,6 +72,24 @@ export async function settleToolCall(
     toolName,
     cause: execution.cause,
   });
+}
+
+/** The brakes, `tool:end` and the report of a call that succeeded and was audited. */
+function settleSuccess(
+  runtime: RunRuntime,
+  call: GatedCall,
+  execution: Extract<ToolExecution, { ok: true }>,
+): ToolCallReport {
+  const { toolCallId, toolName } = call;
+  runtime.brakes.noteOutcome(toolName, true);
+  runtime.emitter.emit({
+    type: 'tool:end',
+    step: call.step,
+    toolCallId,
+    tool: toolName,
+    durationMs: performance.now() - call.startedAt,
+  });
+  return { kind: 'done', toolCallId, tool: toolName, outcome: execution, content: serialiseResult(execution.data) };
 }
 
 /**

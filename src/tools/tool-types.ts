@@ -136,6 +136,17 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   undo?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
   /** Per-call time limit in milliseconds. */
   readonly timeoutMs?: number;
+  /**
+   * True when `execute` keeps `timeoutMs` itself: it rejects with
+   * `ToolTimeoutError` once a call has run that long, and stops when
+   * `context.signal` aborts. The runtime then runs it under no timer and
+   * abort signal of its own (a fresh `AbortSignal` costs several
+   * microseconds a call) and passes it the run's signal. For a tool whose
+   * client already keeps a timer per request, as an MCP tool's does.
+   * Without `timeoutMs` it has no effect: the run's default limit is kept
+   * by the runtime.
+   */
+  readonly enforcesTimeout?: boolean;
   /** True when a timed-out call may be retried by the model (it changed nothing). Otherwise a timeout stops the run. */
   readonly retrySafe?: boolean;
   execute(args: Args, context: ToolContext): Promise<Result> | Result;

@@ -1,13 +1,15 @@
 /**
  * JSON with object keys sorted at every depth, so two argument objects that
  * mean the same thing serialise to the same bytes (for repeat detection,
- * hashing and approval binding).
+ * hashing and approval binding). Plain data whose keys are already in
+ * order at every depth (most arguments: one key, or keys sent in order)
+ * is serialised as it is, without a sorted copy: the text is the same.
  *
  * @example
  * canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] }); // '{"a":[{"c":3,"d":2}],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return JSON.stringify(isInOrder(value) ? value : sortKeys(value));
 }
 
 function sortKeys(value: unknown): unknown {
@@ -23,4 +25,27 @@ function sortKeys(value: unknown): unknown {
     });
   }
   return sorted;
+}
+
+/**
+ * True when `JSON.stringify(value)` already is `JSON.stringify(sortKeys(value))`:
+ * arrays, and plain objects whose keys ascend (`JSON.stringify` writes them in
+ * `Object.keys` order), all the way down. Anything else (a `Date`, a class
+ * instance, an own `toJSON`) takes the sorted copy, as it always did.
+ */
+function isInOrder(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isInOrder(item)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  let previous: string | undefined;
+  for (const key of Object.keys(value)) {
+    if (key === 'toJSON' || (previous !== undefined && !(previous < key))) return false;
+    if (!isInOrder((value as Record<string, unknown>)[key])) return false;
+    previous = key;
+  }
+  return true;
 }

@@ -1,6 +1,7 @@
 import {
   type CallToolResult,
   Client,
+  type RequestOptions,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -35,6 +36,12 @@ export interface McpCallOptions {
    * are always sent again once.
    */
   readonly retryInFlight: boolean;
+}
+
+/** When a call must have ended (`performance.now()` time), and the limit it came from. */
+interface Deadline {
+  readonly at: number;
+  readonly timeoutMs: number;
 }
 
 /**
@@ -90,27 +97,38 @@ export class McpConnection {
     });
   }
 
-  /** Calls one tool; the run's signal cancels it on the server too (`notifications/cancelled`). */
+  /**
+   * Calls one tool within `options.timeoutMs` from now, waiting for a
+   * connection included: past that, or when `options.signal` aborts, the
+   * request is cancelled on the server too (`notifications/cancelled`) and
+   * the call rejects with the SDK's `RequestTimeout` error. The SDK keeps
+   * that time limit with the timer it sets for every request.
+   */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-    return this.#withRetry(options.retryInFlight, (client) =>
-      client.callTool(
-        { name, arguments: args },
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs,
-          ...(options.onProgress === undefined
-            ? {}
-            : {
-                onprogress: (progress) =>
-                  options.onProgress?.({
-                    progress: progress.progress,
-                    ...(progress.total === undefined ? {} : { total: progress.total }),
-                    ...(progress.message === undefined ? {} : { message: progress.message }),
-                  }),
-              }),
-        },
-      ),
+    const { signal, timeoutMs, onProgress } = options;
+    const deadline: Deadline = { at: performance.now() + timeoutMs, timeoutMs };
+    const requestOptions: RequestOptions = { signal, timeout: timeoutMs };
+    if (onProgress !== undefined) {
+      requestOptions.onprogress = (progress) =>
+        onProgress({
+          progress: progress.progress,
+          ...(progress.total === undefined ? {} : { total: progress.total }),
+          ...(progress.message === undefined ? {} : { message: progress.message }),
+        });
+    }
+    // Connected, the request goes out at once with the whole limit; sent later (after waiting for a
+    // connection, or again on a fresh one) it gets the time left.
+    let atOnce = true;
+    const calling = this.#withRetry(
+      options.retryInFlight,
+      (client) => {
+        if (!atOnce) requestOptions.timeout = Math.max(0, deadline.at - performance.now());
+        return client.callTool({ name, arguments: args }, requestOptions);
+      },
+      deadline,
     );
+    atOnce = false;
+    return calling;
   }
 
   /**
@@ -146,9 +164,9 @@ export class McpConnection {
     if (client !== undefined) await client.then((open) => open.close()).catch(() => {});
   }
 
-  async #withRetry<T>(retryInFlight: boolean, action: (client: Client) => Promise<T>): Promise<T> {
+  async #withRetry<T>(retryInFlight: boolean, action: (client: Client) => Promise<T>, deadline?: Deadline): Promise<T> {
     // Connected: the client itself, without a turn through the opening promise (every call pays for that turn).
-    const client = (this.#closed ? undefined : this.#current) ?? (await this.#connected());
+    const client = (this.#closed ? undefined : this.#current) ?? (await this.#connectedBefore(deadline));
     try {
       return await action(client);
     } catch (error) {
@@ -162,8 +180,30 @@ export class McpConnection {
           cause: error,
         });
       }
-      return action(await this.#connected());
+      return action(await this.#connectedBefore(deadline));
     }
+  }
+
+  /** The connected client, or the SDK's `RequestTimeout` error once `deadline` has passed while waiting for it. */
+  #connectedBefore(deadline: Deadline | undefined): Promise<Client> {
+    const connecting = this.#connected();
+    if (deadline === undefined) return connecting;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: deadline.timeoutMs })),
+        Math.max(0, deadline.at - performance.now()),
+      );
+      connecting.then(
+        (client) => {
+          clearTimeout(timer);
+          resolve(client);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
   }
 
   #connected(): Promise<Client> {

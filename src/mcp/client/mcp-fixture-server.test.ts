@@ -162,6 +162,27 @@ for (const { protocolVersion, environment } of eras) {
       expect(toolMessages(count.messages)).toEqual(['"1"']);
     });
 
+    it('keeps a call within its time limit while it waits for the connection to reopen', async () => {
+      const { mount, registry } = await open({
+        env: { FIXTURE_START_DELAY_MS: '800' },
+        tools: { count_calls: { timeoutMs: 200 } },
+      });
+      const pid = await mount.connection.pid();
+      if (pid === undefined) throw new Error('no server process');
+      process.kill(pid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = performance.now();
+      const result = await runAgent({
+        model: scriptedCalls({ name: 'fx_count_calls', arguments: {} }),
+        tools: registry,
+        messages: [{ role: 'user', content: 'go' }],
+      });
+      expect(toolMessages(result.messages)).toEqual([
+        'fx_count_calls did not answer within 0.2 seconds. You can call it again.',
+      ]);
+      expect(performance.now() - started).toBeLessThan(700);
+    });
+
     it('reconnects transparently when the server process dies between calls', async () => {
       const { mount, registry } = await open();
       const first = await runAgent({

@@ -1,9 +1,10 @@
-import type { Tool } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../../core/json-schema.js';
 import type { Principal } from '../../core/principal.js';
 import { FatalToolError } from '../../errors/fatal-tool-error.js';
 import { ToolDefinitionError } from '../../errors/tool-definition-error.js';
+import { ToolTimeoutError } from '../../errors/tool-timeout-error.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { SideEffect, ToolContext, ToolDefinition } from '../../tools/tool-types.js';
 import { canonicalJson } from '../../util/canonical-json.js';
@@ -319,6 +320,8 @@ export class McpServerMount {
       parameters,
       sideEffect,
       timeoutMs,
+      // The SDK keeps a timer per request anyway: the runtime adds no timer or abort signal of its own.
+      enforcesTimeout: true,
       // A read changed nothing: a timed-out or cut-off one may be asked again.
       retrySafe: sideEffect === 'read',
       ...(sideEffect === 'read'
@@ -351,6 +354,12 @@ export class McpServerMount {
             });
           }
           return mcpToolResult({ result, server: server.name, locale: context.locale });
+        } catch (error) {
+          // The SDK reports a time limit and an abort alike; only a call the run did not stop ran out of time.
+          if (isRequestTimeout(error) && !context.signal.aborted) {
+            throw new ToolTimeoutError({ toolName: name, timeoutMs, cause: error });
+          }
+          throw error;
         } finally {
           if (counted) {
             const count = (this.#inFlight.get(connection) ?? 1) - 1;
@@ -451,6 +460,10 @@ function fingerprint(tool: MountedMcpTool): string {
     definition.timeoutMs,
     tool.outputSchema,
   ]);
+}
+
+function isRequestTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

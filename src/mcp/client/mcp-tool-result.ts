@@ -36,10 +36,16 @@ export function mcpToolResult({
   server: string;
   locale: Locale;
 }): string | McpToolData {
+  const content = result.content;
+  // The common answer, one text block and nothing else: that text, as the loop below would join it.
+  if (result.isError !== true && result.structuredContent === undefined && content?.length === 1) {
+    const [only] = content;
+    if (only?.type === 'text') return only.text;
+  }
   const texts = mcpTexts(locale);
   const lines: string[] = [];
   const attachments: string[] = [];
-  for (const block of result.content ?? []) {
+  for (const block of content ?? []) {
     switch (block.type) {
       case 'text':
         lines.push(block.text);
