@@ -29,6 +29,12 @@
  * alone, a one-call `runAgent` run) are each paired with the direct call
  * the same way.
  *
+ * On the shared 2-core virtual machine the figures depend on its state,
+ * which a pair cancels but a run does not: with nothing else running, both
+ * calls took about twice as long, CPU included (the virtual CPUs idle
+ * between request and answer), and arbiter's share was lower. The wait
+ * columns show which state a run saw.
+ *
  * `node dist-bench/bench/mcp-bench.js` runs it alone.
  */
 import { resolve } from 'node:path';
@@ -361,7 +367,7 @@ export async function runMcpBench(): Promise<BenchResult> {
           run,
         ),
         '  added: median over the pairs of (its block / the direct block) - 1; CPU: this process, every thread; server: its CPU, every thread;',
-        "  GC: the collector's pauses that began in the side's blocks; wait, server wait: time the main threads were ready to run but had no CPU (load)",
+        "  GC: the collector's pauses that began in the side's blocks, summed, per call; wait, srv wait: time the bench's and the server's main thread were ready to run but had no CPU (other load)",
         `  event-loop iterations per call: direct ${sdkLoop.turns.toFixed(2)} (${sdkLoop.events.toFixed(2)} I/O events), through arbiter ${arbiterLoop.turns.toFixed(2)} (${arbiterLoop.events.toFixed(2)} I/O events), one-call run ${runLoop.turns.toFixed(2)}`,
         `  arbiter adds per call (wall): ${formatVerdict(overhead)}; ${spread(pipeline.wall)}`,
         `  arbiter adds per call (bench CPU): ${pipeline.cpu.median.toFixed(3)}; ${spread(pipeline.cpu)}`,
