@@ -1,3 +1,4 @@
+import { isThenable } from '../util/is-thenable.js';
 import type { AgentEvent, AgentEventBody } from './agent-event.js';
 import { RunLane } from './run-lane.js';
 import { type DeliveryClass, deliveryClass, SubscriberQueue, type SubscriberStats } from './subscriber-queue.js';
@@ -178,10 +179,6 @@ function guard(call: () => void): void {
   } catch {
     // The error reporter itself failed; there is nobody left to tell.
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 /** One listener and its queue; delivers in order, one event at a time. */
