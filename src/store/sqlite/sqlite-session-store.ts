@@ -43,6 +43,49 @@ const touchStep = 'version = version + 1, expires_at = CASE WHEN ttl_ms IS NULL 
 const touchStepWithoutTtl = 'version = version + 1';
 
 /**
+ * A step commit's update of the session row, fenced on the run still being
+ * its active run and its messages being where the journal expects them.
+ * Anonymous parameters, bound from an array (`commitStepValues`):
+ * better-sqlite3 binds those in order, without looking each name up in an
+ * object as it does for `@name` ones. The TTL's `?` (a session with one)
+ * comes last in the SET list.
+ */
+const commitStepUpdate = (ttl: boolean) =>
+  `UPDATE sessions SET message_count = message_count + ?,
+     step_count = step_count + MAX(0, ? - run_steps),
+     input_tokens = input_tokens + MAX(0, ? - run_input_tokens),
+     output_tokens = output_tokens + MAX(0, ? - run_output_tokens),
+     cost = cost + MAX(0, COALESCE(?, run_cost) - run_cost),
+     run_steps = MAX(run_steps, ?),
+     run_input_tokens = MAX(run_input_tokens, ?), run_output_tokens = MAX(run_output_tokens, ?),
+     run_cached_tokens = MAX(run_cached_tokens, ?), run_cost = MAX(run_cost, COALESCE(?, run_cost)),
+     run_last_seq = MAX(run_last_seq, COALESCE(?, run_last_seq)), ${ttl ? touchStep.replace('@now', '?') : touchStepWithoutTtl}
+   WHERE session_id = ? AND active_run_id = ? AND (? IS NULL OR message_count = ?)`;
+/**
+ * By whether the session has a TTL, and whether the commit is fenced on a
+ * message count: a fenced commit knows the count it leaves (the fence plus
+ * its messages) and only needs to know that the row changed, so it goes
+ * without `RETURNING` (which costs SQLite a temporary table per statement);
+ * an unfenced one reads the count back.
+ */
+const commitStepSql = {
+  ttl: { fenced: commitStepUpdate(true), unfenced: `${commitStepUpdate(true)} RETURNING message_count` },
+  noTtl: { fenced: commitStepUpdate(false), unfenced: `${commitStepUpdate(false)} RETURNING message_count` },
+} as const;
+
+/** Messages one INSERT writes at most; a longer list takes several. */
+const messagesPerInsert = 8;
+/** `INSERT INTO session_messages … VALUES (…), (…)` for 1 to `messagesPerInsert` messages, by count - 1. */
+const insertMessagesSql = Array.from(
+  { length: messagesPerInsert },
+  (_, index) =>
+    `INSERT INTO session_messages (session_id, position, run_id, message, created_at) VALUES ${Array.from(
+      { length: index + 1 },
+      () => '(?, ?, ?, ?, ?)',
+    ).join(', ')}`,
+);
+
+/**
  * Sessions in arbiter's SQLite store. Writes run in `BEGIN IMMEDIATE`
  * transactions and check the version they read inside them, so several
  * processes can share one file (WAL) without losing, duplicating or
@@ -304,10 +347,9 @@ export class SqliteSessionStore implements SessionStore {
         const now = this.#now();
         const resumed = row.active_run_id === runId;
         if (resumed) {
-          this.#statement(`UPDATE sessions SET status = 'running', ${touch} WHERE session_id = @id`).run({
-            now,
-            id: sessionId,
-          });
+          this.#statement(
+            `UPDATE sessions SET status = 'running', message_count = message_count + @count, ${touch} WHERE session_id = @id`,
+          ).run({ now, id: sessionId, count: messages.length });
         } else if (row.active_run_id !== null) {
           throw new SessionConflictError({
             sessionId,
@@ -317,15 +359,11 @@ export class SqliteSessionStore implements SessionStore {
           this.#statement(
             `UPDATE sessions SET status = 'running', active_run_id = @runId, run_steps = 0, run_input_tokens = 0,
                run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0,
-               run_locale = @locale, run_model = @model, ${touch}
+               run_locale = @locale, run_model = @model, message_count = message_count + @count, ${touch}
              WHERE session_id = @id`,
-          ).run({ runId, now, id: sessionId, locale: locale ?? null, model: model ?? null });
+          ).run({ runId, now, id: sessionId, locale: locale ?? null, model: model ?? null, count: messages.length });
         }
         this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
-        this.#statement('UPDATE sessions SET message_count = message_count + ? WHERE session_id = ?').run(
-          messages.length,
-          sessionId,
-        );
         inTransaction?.({ sessionId, runId, resumed, messageOffset: row.message_count });
       }),
     );
@@ -513,38 +551,42 @@ export class SqliteSessionStore implements SessionStore {
     // The loop's cost and last event number so far, once its step commits carry them.
     const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : null;
     const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : null;
-    const updated = this.#statement(
-      `UPDATE sessions SET message_count = message_count + @count,
-         step_count = step_count + MAX(0, @steps - run_steps),
-         input_tokens = input_tokens + MAX(0, @input - run_input_tokens),
-         output_tokens = output_tokens + MAX(0, @output - run_output_tokens),
-         cost = cost + MAX(0, COALESCE(@cost, run_cost) - run_cost),
-         run_steps = MAX(run_steps, @steps),
-         run_input_tokens = MAX(run_input_tokens, @input), run_output_tokens = MAX(run_output_tokens, @output),
-         run_cached_tokens = MAX(run_cached_tokens, @cached), run_cost = MAX(run_cost, COALESCE(@cost, run_cost)),
-         run_last_seq = MAX(run_last_seq, COALESCE(@lastSeq, run_last_seq)), ${hasTtl ? touchStep : touchStepWithoutTtl}
-       WHERE session_id = @id AND active_run_id = @runId AND (@expected IS NULL OR message_count = @expected)
-       RETURNING message_count`,
-    ).get({
-      count: commit.appended.length,
-      steps: commit.steps,
-      input: commit.usage.inputTokens,
-      output: commit.usage.outputTokens,
-      cached: commit.usage.cachedInputTokens ?? 0,
+    const { steps, usage, runId } = commit;
+    const inputTokens = usage.inputTokens;
+    const outputTokens = usage.outputTokens;
+    const fence = expected ?? null;
+    const values: (number | string | null)[] = [
+      commit.appended.length,
+      steps,
+      inputTokens,
+      outputTokens,
+      cost,
+      steps,
+      inputTokens,
+      outputTokens,
+      usage.cachedInputTokens ?? 0,
       cost,
       lastSeq,
-      now: this.#now(),
-      id: sessionId,
-      runId: commit.runId,
-      expected: expected ?? null,
-    }) as { message_count: number } | undefined;
-    if (updated === undefined) throw this.#commitConflict(sessionId, commit.runId, expected);
-    const after = updated.message_count;
+    ];
+    if (hasTtl) values.push(this.#now());
+    values.push(sessionId, runId, fence, fence);
+    const shapes = hasTtl ? commitStepSql.ttl : commitStepSql.noTtl;
+    let after: number;
+    if (expected === undefined) {
+      const updated = this.#statement(shapes.unfenced).get(values) as { message_count: number } | undefined;
+      if (updated === undefined) throw this.#commitConflict(sessionId, runId, expected);
+      after = updated.message_count;
+    } else {
+      if (this.#statement(shapes.fenced).run(values).changes === 0) {
+        throw this.#commitConflict(sessionId, runId, expected);
+      }
+      after = expected + commit.appended.length;
+    }
     this.#insertMessages({
       sessionId,
       messages: commit.appended,
       from: after - commit.appended.length,
-      runId: commit.runId,
+      runId,
     });
     return after;
   }
@@ -633,13 +675,17 @@ export class SqliteSessionStore implements SessionStore {
     runId: string | undefined;
   }): void {
     if (messages.length === 0) return;
-    const insert = this.#statement(
-      'INSERT INTO session_messages (session_id, position, run_id, message, created_at) VALUES (?, ?, ?, ?, ?)',
-    );
     const now = this.#now();
-    messages.forEach((message, index) => {
-      insert.run(sessionId, from + index, runId ?? null, JSON.stringify(message), now);
-    });
+    const run = runId ?? null;
+    // One statement for up to `messagesPerInsert` messages (a step appends two: the answer and a tool's result).
+    for (let start = 0; start < messages.length; start += messagesPerInsert) {
+      const count = Math.min(messagesPerInsert, messages.length - start);
+      const values: (string | number | null)[] = [];
+      for (let index = start; index < start + count; index += 1) {
+        values.push(sessionId, from + index, run, JSON.stringify(messages[index]), now);
+      }
+      this.#statement(insertMessagesSql[count - 1] as string).run(values);
+    }
   }
 
   #row(sessionId: string): SessionRow | undefined {
