@@ -5,6 +5,7 @@ import { type RunRecord, type RunRow, type RuntimeStore, toRunRecord } from '../
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 import { pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
+import { WalCheckpointer, type WalCheckpointOptions } from './wal-checkpointer.js';
 
 type Sqlite = Database.Database;
 
@@ -21,6 +22,11 @@ const openingBusyTimeoutMs = 5000;
  * retries busy writes asynchronously (`retryWhileBusy`). Opening and
  * migrating always wait up to 5 s.
  *
+ * The WAL of a file is copied back into it by a thread of the store's own
+ * (`WalCheckpointer`, from a second after opening), so a commit never waits
+ * for a checkpoint's `fsync`s; `checkpoints: 'inline'` keeps SQLite's
+ * default, where the commit that fills the WAL past 1,000 pages does it.
+ *
  * @example
  * const store = openSqliteStore({ path: '.arbiter/arbiter.db', busyTimeoutMs: 25 });
  */
@@ -28,11 +34,18 @@ export function openSqliteStore({
   path,
   migrations = defaultMigrations,
   busyTimeoutMs = 5000,
+  checkpoints = {},
 }: {
   path: string;
   migrations?: readonly Migration[];
   /** Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Where the WAL is copied back into the database file: on a thread of
+   * its own (default, for a file; see `WalCheckpointer`), or `'inline'` by
+   * the connection that commits, as SQLite does by default.
+   */
+  checkpoints?: WalCheckpointOptions | 'inline';
 }): SqliteStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new Database(path);
@@ -42,7 +55,11 @@ export function openSqliteStore({
   database.pragma(`busy_timeout = ${openingBusyTimeoutMs}`);
   const schemaVersion = migrate(database, migrations);
   database.pragma(`busy_timeout = ${Math.max(0, Math.round(busyTimeoutMs))}`);
-  return new SqliteStore(database, schemaVersion);
+  const checkpointer =
+    path === ':memory:' || path === '' || checkpoints === 'inline'
+      ? undefined
+      : new WalCheckpointer({ database, path, options: checkpoints });
+  return new SqliteStore(database, schemaVersion, checkpointer);
 }
 
 /**
@@ -73,11 +90,14 @@ export class SqliteStore implements RuntimeStore {
   readonly schemaVersion: number;
   /** The underlying connection, for the areas that add their own tables. */
   readonly database: Sqlite;
+  /** The thread that checkpoints the file's WAL, when the store has one (see `WalCheckpointer`). */
+  readonly checkpointer: WalCheckpointer | undefined;
   readonly #statement: PreparedStatements;
 
-  constructor(database: Sqlite, schemaVersion: number) {
+  constructor(database: Sqlite, schemaVersion: number, checkpointer?: WalCheckpointer) {
     this.database = database;
     this.schemaVersion = schemaVersion;
+    this.checkpointer = checkpointer;
     this.#statement = preparedStatements(database);
   }
 
@@ -100,12 +120,13 @@ export class SqliteStore implements RuntimeStore {
     return rows.map(toRunRecord);
   }
 
-  /** Commits the writes still waiting for a transaction (`PendingWrites`), then closes the connection. */
+  /** Commits the writes still waiting for a transaction (`PendingWrites`), stops the checkpoint thread, then closes the connection. */
   close(): void {
     if (!this.database.open) return;
     try {
       pendingWrites(this.database).flush();
     } finally {
+      this.checkpointer?.close();
       this.database.close();
     }
   }
