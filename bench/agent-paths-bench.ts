@@ -73,6 +73,10 @@ interface Figures {
   readonly perStepMicroseconds: number;
   /** Median of the times of the last steps of every run (a median: a disk stall in one step does not move it). */
   readonly stepAtLengthMicroseconds: number;
+  /** Mean over runs of the run's time / steps: what the slow runs (a checkpoint, a collection) add. */
+  readonly meanPerStepMicroseconds: number;
+  /** The 90th percentile over runs of the run's time / steps. */
+  readonly p90PerStepMicroseconds: number;
   readonly runs: number;
 }
 
@@ -159,8 +163,11 @@ async function measureLengths(paths: readonly PathWorker[]): Promise<Measured> {
     const figures = new Map<PathName, Figures>();
     for (const path of paths) {
       const list = (samples.get(key(path.name, steps)) ?? []).flat();
+      const perStep = list.map((entry) => entry.totalNanoseconds / steps / 1000).sort((left, right) => left - right);
       figures.set(path.name, {
-        perStepMicroseconds: median(list.map((entry) => entry.totalNanoseconds / steps)) / 1000,
+        perStepMicroseconds: median(perStep),
+        meanPerStepMicroseconds: perStep.reduce((sum, value) => sum + value, 0) / Math.max(1, perStep.length),
+        p90PerStepMicroseconds: perStep[Math.min(perStep.length - 1, Math.floor(perStep.length * 0.9))] ?? Number.NaN,
         stepAtLengthMicroseconds: median(list.flatMap((entry) => entry.tailStepNanoseconds)) / 1000,
         runs: list.length,
       });
@@ -257,6 +264,7 @@ export async function runAgentPathsBench(): Promise<BenchResult> {
       `     (the same from the step medians, without the runs' fixed costs and scheduler gaps: ${atLength('arbiter_memory')})`,
       `  2. durable, file + commit per step + audit / AI SDK in memory (20 steps): ${formatVerdict(durableRatio as Target)}`,
       `     (from the step medians: ${atLength('arbiter_durable')})`,
+      `     (over all ${figure('arbiter_durable', 20).runs} runs, µs per step: mean ${fixed(figure('arbiter_durable', 20).meanPerStepMicroseconds)}, p90 ${fixed(figure('arbiter_durable', 20).p90PerStepMicroseconds)}; AI SDK mean ${fixed(figure('ai_sdk', 20).meanPerStepMicroseconds)}, p90 ${fixed(figure('ai_sdk', 20).p90PerStepMicroseconds)})`,
       '  3. flat with length, step at 500 steps / step at 20 steps:',
       ...flat.map((entry, index) => {
         const name = arbiterPaths[index] as PathName;

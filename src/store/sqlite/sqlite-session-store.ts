@@ -109,6 +109,7 @@ export class SqliteSessionStore implements SessionStore {
   readonly #runBusyWaitMs: number;
   readonly #statement: PreparedStatements;
   readonly #pending: PendingWrites;
+  #readSessionTransaction: Database.Transaction<(sessionId: string) => Session | undefined> | undefined;
   #conflictRetries = 0;
 
   constructor({
@@ -440,8 +441,10 @@ export class SqliteSessionStore implements SessionStore {
     let expected = expectedMessageCount;
     let staged: number | undefined;
     // A session's TTL is set when it is created or forked, never by a run.
-    const row = this.#row(sessionId);
-    const hasTtl = row === undefined || row.ttl_ms !== null;
+    const ttl = this.#statement('SELECT ttl_ms IS NOT NULL FROM sessions WHERE session_id = ?')
+      .pluck()
+      .get(sessionId) as number | undefined;
+    const hasTtl = ttl !== 0;
     const commitNow = (commit: StepCommit) => {
       staged = this.#commitStep({ sessionId, commit, expected: staged ?? expected, hasTtl });
       return staged;
@@ -708,17 +711,24 @@ export class SqliteSessionStore implements SessionStore {
 
   #loadNow(sessionId: string): Session | undefined {
     this.#pending.flush();
-    return this.#database.transaction(() => {
-      const row = this.#row(sessionId);
+    return this.#readSession(sessionId);
+  }
+
+  /** The row and its messages read in one transaction (one snapshot). */
+  #readSession(sessionId: string): Session | undefined {
+    // Wrapped once: better-sqlite3 builds a transaction's function and its variants each time `transaction()` is called.
+    this.#readSessionTransaction ??= this.#database.transaction((id: string): Session | undefined => {
+      const row = this.#row(id);
       if (row === undefined) return undefined;
       const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
       return {
         ...summary,
         activeRun: toActiveRun(row),
-        messages: this.#messages(sessionId),
+        messages: this.#messages(id),
         slots: JSON.parse(row.slots) as Record<string, unknown>,
       };
-    })();
+    });
+    return this.#readSessionTransaction(sessionId);
   }
 }
 
