@@ -1,7 +1,7 @@
 import {
+  type CallToolRequestOptions,
   type CallToolResult,
   Client,
-  type RequestOptions,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -36,6 +36,13 @@ export interface McpCallOptions {
    * are always sent again once.
    */
   readonly retryInFlight: boolean;
+  /**
+   * The tool as the server listed it, for the SDK: it then reads the tool's
+   * `inputSchema` from here (`Mcp-Param-*` headers on a 2026-07-28 HTTP
+   * connection) instead of probing its response cache on every call, and
+   * checks `structuredContent` only against an `outputSchema` given here.
+   */
+  readonly toolDefinition?: Tool;
 }
 
 /** When a call must have ended (`performance.now()` time), and the limit it came from. */
@@ -105,9 +112,10 @@ export class McpConnection {
    * that time limit with the timer it sets for every request.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-    const { signal, timeoutMs, onProgress } = options;
+    const { signal, timeoutMs, onProgress, toolDefinition } = options;
     const deadline: Deadline = { at: performance.now() + timeoutMs, timeoutMs };
-    const requestOptions: RequestOptions = { signal, timeout: timeoutMs };
+    const requestOptions: CallToolRequestOptions =
+      toolDefinition === undefined ? { signal, timeout: timeoutMs } : { signal, timeout: timeoutMs, toolDefinition };
     if (onProgress !== undefined) {
       requestOptions.onprogress = (progress) =>
         onProgress({

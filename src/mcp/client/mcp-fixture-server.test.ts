@@ -93,6 +93,19 @@ for (const { protocolVersion, environment } of eras) {
       expect(toolMessages(result.messages)[0]).toContain('does not match its own output schema');
     });
 
+    it('checks structuredContent itself, never with the SDK’s validator, even when the SDK holds the tool list', async () => {
+      const { mount, registry } = await open({ env: { FIXTURE_HOSTILE: '1' } });
+      // A plain listing through the SDK fills its response cache, from which it would check results itself.
+      await (await mount.connection.sdkClient()).listTools();
+      const result = await runAgent({
+        model: scriptedCalls({ name: 'fx_structured_lie', arguments: {} }),
+        tools: registry,
+        messages: [{ role: 'user', content: 'go' }],
+      });
+      expect(result.stopReason).toBe('completed');
+      expect(toolMessages(result.messages)[0]).toContain('does not match its own output schema');
+    });
+
     it('follows tools/list_changed: a tool the server adds is mounted and callable in the same run', async () => {
       const { mount, registry } = await open();
       const applied = new Promise<void>((resolve) => {
