@@ -28,7 +28,8 @@ export interface McpProgress {
 export interface McpCallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
-  readonly onProgress?: (progress: McpProgress) => void;
+  /** Without it the request asks for no progress (no progress token). */
+  readonly onProgress?: ((progress: McpProgress) => void) | undefined;
   /**
    * The call may be sent again on a fresh connection when the connection
    * dropped while it was in flight (a `read` tool: it changed nothing).

@@ -347,7 +347,8 @@ export class McpServerMount {
             timeoutMs,
             retryInFlight: sideEffect === 'read',
             toolDefinition,
-            onProgress: (progress) => context.reportProgress?.(progress),
+            // A context that takes no progress gets a request without a progress token.
+            onProgress: context.reportProgress,
           });
           if (
             validateOutput !== undefined &&
