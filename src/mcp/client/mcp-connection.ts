@@ -1,7 +1,7 @@
 import {
+  type CallToolRequestOptions,
   type CallToolResult,
   Client,
-  type RequestOptions,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -28,7 +28,8 @@ export interface McpProgress {
 export interface McpCallOptions {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
-  readonly onProgress?: (progress: McpProgress) => void;
+  /** Without it the request asks for no progress (no progress token). */
+  readonly onProgress?: ((progress: McpProgress) => void) | undefined;
   /**
    * The call may be sent again on a fresh connection when the connection
    * dropped while it was in flight (a `read` tool: it changed nothing).
@@ -36,6 +37,13 @@ export interface McpCallOptions {
    * are always sent again once.
    */
   readonly retryInFlight: boolean;
+  /**
+   * The tool as the server listed it, for the SDK: it then reads the tool's
+   * `inputSchema` from here (`Mcp-Param-*` headers on a 2026-07-28 HTTP
+   * connection) instead of probing its response cache on every call, and
+   * checks `structuredContent` only against an `outputSchema` given here.
+   */
+  readonly toolDefinition?: Tool;
 }
 
 /** When a call must have ended (`performance.now()` time), and the limit it came from. */
@@ -105,9 +113,10 @@ export class McpConnection {
    * that time limit with the timer it sets for every request.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-    const { signal, timeoutMs, onProgress } = options;
-    const deadline: Deadline = { at: performance.now() + timeoutMs, timeoutMs };
-    const requestOptions: RequestOptions = { signal, timeout: timeoutMs };
+    const { signal, timeoutMs, onProgress, toolDefinition, retryInFlight } = options;
+    const startedAt = performance.now();
+    const requestOptions: CallToolRequestOptions =
+      toolDefinition === undefined ? { signal, timeout: timeoutMs } : { signal, timeout: timeoutMs, toolDefinition };
     if (onProgress !== undefined) {
       requestOptions.onprogress = (progress) =>
         onProgress({
@@ -116,19 +125,20 @@ export class McpConnection {
           ...(progress.message === undefined ? {} : { message: progress.message }),
         });
     }
-    // Connected, the request goes out at once with the whole limit; sent later (after waiting for a
-    // connection, or again on a fresh one) it gets the time left.
-    let atOnce = true;
-    const calling = this.#withRetry(
-      options.retryInFlight,
-      (client) => {
-        if (!atOnce) requestOptions.timeout = Math.max(0, deadline.at - performance.now());
-        return client.callTool({ name, arguments: args }, requestOptions);
-      },
-      deadline,
-    );
-    atOnce = false;
-    return calling;
+    const params = { name, arguments: args };
+    // Sent later (after waiting for a connection, or again on a fresh one), the request gets the time left.
+    const sendLate = (client: Client) => {
+      requestOptions.timeout = Math.max(0, startedAt + timeoutMs - performance.now());
+      return client.callTool(params, requestOptions);
+    };
+    const deadline = (): Deadline => ({ at: startedAt + timeoutMs, timeoutMs });
+    const client = this.#closed ? undefined : this.#current;
+    if (client === undefined) return this.#withRetry(retryInFlight, sendLate, deadline());
+    // Connected (every call but a first or one after a drop): out at once with the whole limit, and no
+    // async frame of arbiter's between the SDK's answer and the caller; only a failure costs more.
+    return client
+      .callTool(params, requestOptions)
+      .catch((error: unknown) => this.#afterFailure(error, client, retryInFlight, sendLate, deadline()));
   }
 
   /**
@@ -170,18 +180,34 @@ export class McpConnection {
     try {
       return await action(client);
     } catch (error) {
-      const kind = failureKind(error);
-      if (kind === 'other') throw error;
-      this.#drop(client);
-      if (kind === 'in_flight' && !retryInFlight) {
-        throw new McpConnectionError({
-          server: this.#server.name,
-          message: `the connection to MCP server "${this.#server.name}" dropped during a call that may have acted; it was not repeated`,
-          cause: error,
-        });
-      }
-      return action(await this.#connectedBefore(deadline));
+      return this.#afterFailure(error, client, retryInFlight, action, deadline);
     }
+  }
+
+  /**
+   * After a request on `client` failed: sends it again once on a fresh
+   * connection when it never reached the server, or was cut off in flight
+   * and `retryInFlight`; otherwise rejects with the failure (a call that may
+   * have acted with `McpConnectionError`).
+   */
+  async #afterFailure<T>(
+    error: unknown,
+    client: Client,
+    retryInFlight: boolean,
+    action: (client: Client) => Promise<T>,
+    deadline: Deadline | undefined,
+  ): Promise<T> {
+    const kind = failureKind(error);
+    if (kind === 'other') throw error;
+    this.#drop(client);
+    if (kind === 'in_flight' && !retryInFlight) {
+      throw new McpConnectionError({
+        server: this.#server.name,
+        message: `the connection to MCP server "${this.#server.name}" dropped during a call that may have acted; it was not repeated`,
+        cause: error,
+      });
+    }
+    return action(await this.#connectedBefore(deadline));
   }
 
   /** The connected client, or the SDK's `RequestTimeout` error once `deadline` has passed while waiting for it. */

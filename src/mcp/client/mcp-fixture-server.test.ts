@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { emptyCallHistory } from '../../core/call-history.js';
 import type { Principal } from '../../core/principal.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
+import type { ToolContext } from '../../tools/tool-types.js';
 import { McpConnectionError } from './mcp-connection-error.js';
 import type { McpServerConfig } from './mcp-server-config.js';
 import { McpServerMount } from './mcp-server-mount.js';
@@ -60,6 +62,7 @@ for (const { protocolVersion, environment } of eras) {
         'cancelled_count',
         'exit_now',
         'count_calls',
+        'progress_token',
       ]);
     });
 
@@ -90,6 +93,36 @@ for (const { protocolVersion, environment } of eras) {
         tools: registry,
         messages: [{ role: 'user', content: 'go' }],
       });
+      expect(toolMessages(result.messages)[0]).toContain('does not match its own output schema');
+    });
+
+    it('asks for progress only for a context that takes it', async () => {
+      const { registry } = await open();
+      const tool = registry.get('fx_progress_token')?.definition;
+      const context: ToolContext = {
+        runId: 'run_progress',
+        sessionId: undefined,
+        step: 1,
+        toolCallId: 'call_1',
+        principal: alice,
+        signal: new AbortController().signal,
+        locale: 'en',
+        history: emptyCallHistory,
+      };
+      expect(await tool?.execute({}, context)).toBe('no token');
+      expect(await tool?.execute({}, { ...context, reportProgress: () => {} })).toBe('token');
+    });
+
+    it('checks structuredContent itself, never with the SDK’s validator, even when the SDK holds the tool list', async () => {
+      const { mount, registry } = await open({ env: { FIXTURE_HOSTILE: '1' } });
+      // A plain listing through the SDK fills its response cache, from which it would check results itself.
+      await (await mount.connection.sdkClient()).listTools();
+      const result = await runAgent({
+        model: scriptedCalls({ name: 'fx_structured_lie', arguments: {} }),
+        tools: registry,
+        messages: [{ role: 'user', content: 'go' }],
+      });
+      expect(result.stopReason).toBe('completed');
       expect(toolMessages(result.messages)[0]).toContain('does not match its own output schema');
     });
 

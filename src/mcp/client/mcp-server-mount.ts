@@ -274,6 +274,7 @@ export class McpServerMount {
         sideEffect: tier.sideEffect,
         timeoutMs: override?.timeoutMs ?? server.timeoutMs ?? defaultTimeoutMs,
         validateOutput: output.validate,
+        listed: tool,
       });
       try {
         scratch.register(definition);
@@ -304,6 +305,7 @@ export class McpServerMount {
     sideEffect,
     timeoutMs,
     validateOutput,
+    listed,
   }: {
     name: string;
     mcpName: string;
@@ -312,8 +314,12 @@ export class McpServerMount {
     sideEffect: SideEffect;
     timeoutMs: number;
     validateOutput: ValidateFunction | undefined;
+    /** The tool as the server listed it. */
+    listed: Tool;
   }): ToolDefinition {
     const server = this.server;
+    // Arbiter checks `structuredContent` itself (linear-time patterns): the SDK gets the tool without its outputSchema.
+    const { outputSchema: _checkedHere, ...toolDefinition } = listed;
     return {
       name,
       description,
@@ -340,7 +346,9 @@ export class McpServerMount {
             signal: context.signal,
             timeoutMs,
             retryInFlight: sideEffect === 'read',
-            onProgress: (progress) => context.reportProgress?.(progress),
+            toolDefinition,
+            // A context that takes no progress gets a request without a progress token.
+            onProgress: context.reportProgress,
           });
           if (
             validateOutput !== undefined &&
