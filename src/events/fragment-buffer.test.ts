@@ -6,8 +6,8 @@ const fragments = (count: number, prefix = '') =>
 
 describe('FragmentBuffer', () => {
   it('joins what was appended in order when the count ends on, just before or just after a block boundary', () => {
-    // Blocks hold 64, then 128, then 256 fragments.
-    for (const count of [0, 1, 63, 64, 65, 191, 192, 193, 448, 449]) {
+    // Blocks hold 64, then 128, then 256 fragments, … up to 4,096 (after 8,128 in all), then 4,096 each.
+    for (const count of [0, 1, 63, 64, 65, 191, 192, 193, 448, 449, 8127, 8128, 8129, 12_224, 12_225]) {
       const buffer = new FragmentBuffer();
       const appended = fragments(count);
       for (const fragment of appended) buffer.append(fragment);

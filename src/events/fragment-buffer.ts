@@ -1,13 +1,17 @@
 /** The first block's size; each next block doubles, up to `largestBlock`. */
 const firstBlock = 64;
 /**
- * 65,536 references (512 KiB). A block of 16,384 or more lands in V8's
- * large-object space, which a scavenge never copies: a long stall's text
- * then costs the young-generation collector nothing per fragment (held in
- * blocks that stay regular objects, each scavenge copied them again, and
- * the stalled subscriber's cost to the producer was mostly that).
+ * 4,096 references (32 KiB), a regular young object. Blocks of 65,536 (in
+ * V8's large-object space, which a scavenge never copies) cost the stalled
+ * path more: with the events bench's stalled subscriber, the producer's
+ * extra CPU time per event fell from 0.08-0.11 of an emit (medians of
+ * runs) to 0.05-0.07, alike with 1,024, 4,096 or 8,192, though the
+ * collector now copies each block up to twice before it is old. Likely why: V8 writes a
+ * whole new block (the holes) when it makes it, and a 512 KiB block has
+ * left the cache long before the emitter's stores reach its end; a 32 KiB
+ * one has not. Measure again before changing it.
  */
-const largestBlock = 65_536;
+const largestBlock = 4096;
 /**
  * The block of a buffer that holds none: empty, never written (`append`
  * replaces it first), and of the same kind as a real block, an array of
@@ -100,7 +104,7 @@ export class FragmentBuffer {
     if (size > 0) this.#pushFull(this.#block);
     const block = new Array<string>(Math.min(Math.max(firstBlock, size * 2), largestBlock));
     // Stored before the field holds the block, so every block the field holds is already an array of strings.
-    // Not `fill`: a pass over a block V8 has just initialised cost 2.5 ns a slot (0.17 ms for 65,536), paid by the emitter.
+    // Not `fill`: a pass over a block V8 has just initialised cost 2.5 ns a slot, paid by the emitter.
     block[0] = first;
     this.#block = block;
     this.#used = 1;
