@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { gateMigrations } from './migrations/gate-migrations.js';
 import { migrations } from './migrations/index.js';
 import { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';
 import { migrate, openSqliteStore } from './sqlite-store.js';
+import { startChildUntil } from './test-support/child-process.js';
 import {
   callsWithIds,
   type GateHarness,
@@ -108,25 +108,11 @@ describe('SqliteIdempotencyStore', () => {
     const directory = mkdtempSync(join(tmpdir(), 'arbiter-idempotency-'));
     directories.push(directory);
     const path = join(directory, 'arbiter.db');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/store/sqlite/test-support/idempotency-child.ts', path],
-      {
-        cwd: process.cwd(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    const { child, exited } = await startChildUntil(
+      'src/store/sqlite/test-support/idempotency-child.ts',
+      [path],
+      'executing',
     );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('executing')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`child exited (${code}) before executing: ${stderr}`)));
-    });
     child.kill('SIGKILL');
     await exited;
 

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from './sqlite-store.js';
+import { startChildUntil } from './test-support/child-process.js';
 import { backstopFrames, WalCheckpointer, type WalCheckpointPass } from './wal-checkpointer.js';
 
 const directories: string[] = [];
@@ -119,22 +119,11 @@ describe('WalCheckpointer', () => {
 
   it('keeps every committed row when the process is killed while the thread checkpoints', async () => {
     const path = databaseFile();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/store/sqlite/test-support/checkpoint-child.ts', path],
-      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
+    const { child, exited } = await startChildUntil(
+      'src/store/sqlite/test-support/checkpoint-child.ts',
+      [path],
+      'writing',
     );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('writing')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`child exited (${code}) before writing: ${stderr}`)));
-    });
     // Let it commit and checkpoint side by side for a moment, then kill it wherever it is.
     await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150));
     child.kill('SIGKILL');
