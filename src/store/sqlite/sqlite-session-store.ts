@@ -45,7 +45,7 @@ const touchStepWithoutTtl = 'version = version + 1';
 /**
  * A step commit's update of the session row, fenced on the run still being
  * its active run and its messages being where the journal expects them.
- * Anonymous parameters, bound from an array (`commitStepValues`):
+ * Anonymous parameters, bound from an array (built in `#commitStep`):
  * better-sqlite3 binds those in order, without looking each name up in an
  * object as it does for `@name` ones. The TTL's `?` (a session with one)
  * comes last in the SET list.
@@ -103,13 +103,17 @@ const insertMessagesSql = Array.from(
  * const sessions = new SqliteSessionStore({ database: store.database });
  */
 export class SqliteSessionStore implements SessionStore {
-  readonly #database: Database.Database;
   readonly #now: () => number;
   readonly #busyWaitMs: number;
   readonly #runBusyWaitMs: number;
   readonly #statement: PreparedStatements;
   readonly #pending: PendingWrites;
-  #readSessionTransaction: Database.Transaction<(sessionId: string) => Session | undefined> | undefined;
+  /**
+   * The row and its messages read in one transaction (one snapshot). Wrapped
+   * once: better-sqlite3 builds a transaction's function and its variants
+   * each time `transaction()` is called.
+   */
+  readonly #readSession: Database.Transaction<(sessionId: string) => Session | undefined>;
   #conflictRetries = 0;
 
   constructor({
@@ -125,12 +129,22 @@ export class SqliteSessionStore implements SessionStore {
     /** The same for a run's journal and `endRun`. Default 60 000. */
     runBusyWaitMs?: number;
   }) {
-    this.#database = database;
     this.#statement = preparedStatements(database);
     this.#pending = pendingWrites(database);
     this.#now = now;
     this.#busyWaitMs = busyWaitMs;
     this.#runBusyWaitMs = runBusyWaitMs;
+    this.#readSession = database.transaction((sessionId: string): Session | undefined => {
+      const row = this.#row(sessionId);
+      if (row === undefined) return undefined;
+      const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
+      return {
+        ...summary,
+        activeRun: toActiveRun(row),
+        messages: this.#messages(sessionId),
+        slots: JSON.parse(row.slots) as Record<string, unknown>,
+      };
+    });
   }
 
   /** How many writes found their session moved on and retried, since this store was opened. */
@@ -712,23 +726,6 @@ export class SqliteSessionStore implements SessionStore {
   #loadNow(sessionId: string): Session | undefined {
     this.#pending.flush();
     return this.#readSession(sessionId);
-  }
-
-  /** The row and its messages read in one transaction (one snapshot). */
-  #readSession(sessionId: string): Session | undefined {
-    // Wrapped once: better-sqlite3 builds a transaction's function and its variants each time `transaction()` is called.
-    this.#readSessionTransaction ??= this.#database.transaction((id: string): Session | undefined => {
-      const row = this.#row(id);
-      if (row === undefined) return undefined;
-      const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
-      return {
-        ...summary,
-        activeRun: toActiveRun(row),
-        messages: this.#messages(id),
-        slots: JSON.parse(row.slots) as Record<string, unknown>,
-      };
-    });
-    return this.#readSessionTransaction(sessionId);
   }
 }
 
