@@ -122,7 +122,7 @@ describe("arbiter's MCP client against arbiter's MCP server", () => {
           { order_id: 'SO20260901' },
           { signal: new AbortController().signal, timeoutMs: 30_000, retryInFlight: true },
         );
-        expect(result.structuredContent).toMatchObject({ order_id: 'SO20260901' });
+        expect(result).toMatchObject({ structuredContent: { order_id: 'SO20260901' } });
       } finally {
         await mount.close();
       }

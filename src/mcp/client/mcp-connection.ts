@@ -1,7 +1,7 @@
 import {
   type CallToolRequestOptions,
-  type CallToolResult,
   Client,
+  type RequestOptions,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -9,6 +9,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { uncheckedCallToolResult } from './check-call-tool-result.js';
 import { McpConnectionError } from './mcp-connection-error.js';
 import type { McpCredentials, McpServerConfig } from './mcp-server-config.js';
 
@@ -38,10 +39,14 @@ export interface McpCallOptions {
    */
   readonly retryInFlight: boolean;
   /**
-   * The tool as the server listed it, for the SDK: it then reads the tool's
-   * `inputSchema` from here (`Mcp-Param-*` headers on a 2026-07-28 HTTP
-   * connection) instead of probing its response cache on every call, and
-   * checks `structuredContent` only against an `outputSchema` given here.
+   * The tool as the server listed it. Given, and declaring no `x-mcp-header`
+   * parameter, the call goes out as a plain `tools/call` request (the SDK's
+   * `request()`), its result unchecked: the caller checks it
+   * (`checkCallToolResult`). Otherwise the SDK's `callTool` sends it: it
+   * mirrors declared parameters into `Mcp-Param-*` headers on a 2026-07-28
+   * HTTP connection (reading the schema from here, or without it from its
+   * response cache, probed on every call) and checks the result against the
+   * protocol's schema and an `outputSchema` given here.
    */
   readonly toolDefinition?: Tool;
 }
@@ -110,13 +115,18 @@ export class McpConnection {
    * connection included: past that, or when `options.signal` aborts, the
    * request is cancelled on the server too (`notifications/cancelled`) and
    * the call rejects with the SDK's `RequestTimeout` error. The SDK keeps
-   * that time limit with the timer it sets for every request.
+   * that time limit with the timer it sets for every request. Resolves to
+   * the server's result as the SDK decoded it; see
+   * `McpCallOptions.toolDefinition` for when it is checked.
    */
-  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<unknown> {
     const { signal, timeoutMs, onProgress, toolDefinition, retryInFlight } = options;
     const startedAt = performance.now();
-    const requestOptions: CallToolRequestOptions =
-      toolDefinition === undefined ? { signal, timeout: timeoutMs } : { signal, timeout: timeoutMs, toolDefinition };
+    const plain = toolDefinition !== undefined && !declaresHeaderParameters(toolDefinition);
+    const requestOptions: RequestOptions & CallToolRequestOptions =
+      toolDefinition === undefined || plain
+        ? { signal, timeout: timeoutMs }
+        : { signal, timeout: timeoutMs, toolDefinition };
     if (onProgress !== undefined) {
       requestOptions.onprogress = (progress) =>
         onProgress({
@@ -126,19 +136,24 @@ export class McpConnection {
         });
     }
     const params = { name, arguments: args };
+    // The SDK's callTool costs about 45 µs more a call than its request() (its result schema, its wrappers).
+    const send = plain
+      ? (client: Client): Promise<unknown> =>
+          client.request({ method: 'tools/call', params }, uncheckedCallToolResult, requestOptions)
+      : (client: Client): Promise<unknown> => client.callTool(params, requestOptions);
     // Sent later (after waiting for a connection, or again on a fresh one), the request gets the time left.
     const sendLate = (client: Client) => {
       requestOptions.timeout = Math.max(0, startedAt + timeoutMs - performance.now());
-      return client.callTool(params, requestOptions);
+      return send(client);
     };
     const deadline = (): Deadline => ({ at: startedAt + timeoutMs, timeoutMs });
     const client = this.#closed ? undefined : this.#current;
     if (client === undefined) return this.#withRetry(retryInFlight, sendLate, deadline());
     // Connected (every call but a first or one after a drop): out at once with the whole limit, and no
     // async frame of arbiter's between the SDK's answer and the caller; only a failure costs more.
-    return client
-      .callTool(params, requestOptions)
-      .catch((error: unknown) => this.#afterFailure(error, client, retryInFlight, sendLate, deadline()));
+    return send(client).catch((error: unknown) =>
+      this.#afterFailure(error, client, retryInFlight, sendLate, deadline()),
+    );
   }
 
   /**
@@ -319,6 +334,26 @@ export class McpConnection {
     });
     return transport;
   }
+}
+
+/** Per listed tool: whether its `inputSchema` declares an `x-mcp-header` parameter anywhere. */
+const headerDeclarations = new WeakMap<Tool, boolean>();
+
+function declaresHeaderParameters(tool: Tool): boolean {
+  let declares = headerDeclarations.get(tool);
+  if (declares === undefined) {
+    declares = hasKey(tool.inputSchema, 'x-mcp-header', 0);
+    headerDeclarations.set(tool, declares);
+  }
+  return declares;
+}
+
+/** Whether `key` is a property name anywhere in `value` (depth-limited: a deeper schema counts as declaring it). */
+function hasKey(value: unknown, key: string, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth > 64) return true;
+  if (Array.isArray(value)) return value.some((item) => hasKey(item, key, depth + 1));
+  return Object.hasOwn(value, key) || Object.values(value).some((item) => hasKey(item, key, depth + 1));
 }
 
 /**

@@ -96,6 +96,21 @@ for (const { protocolVersion, environment } of eras) {
       expect(toolMessages(result.messages)[0]).toContain('does not match its own output schema');
     });
 
+    it('tells the model of a malformed result, naming the server and the field, and the run goes on', async () => {
+      const { registry } = await open({ env: { FIXTURE_HOSTILE: '1' } });
+      const result = await runAgent({
+        model: scriptedCalls({ name: 'fx_malformed_result', arguments: {} }),
+        tools: registry,
+        messages: [{ role: 'user', content: 'go' }],
+      });
+      expect(result.stopReason).toBe('completed');
+      // A 2026-07-28 result is checked by the SDK's wire codec first, in its own words.
+      const problem =
+        protocolVersion === '2025-11-25' ? 'content[0].text is not a string' : 'Invalid result for tools/call';
+      expect(toolMessages(result.messages)[0]).toContain(`The MCP server "fx" sent a malformed result (${problem}`);
+      expect(toolMessages(result.messages)[0]).toContain('the result was not used.');
+    });
+
     it('asks for progress only for a context that takes it', async () => {
       const { registry } = await open();
       const tool = registry.get('fx_progress_token')?.definition;

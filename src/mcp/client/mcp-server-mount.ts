@@ -10,6 +10,7 @@ import type { SideEffect, ToolContext, ToolDefinition } from '../../tools/tool-t
 import { canonicalJson } from '../../util/canonical-json.js';
 import { sha256Hex } from '../../util/sha256.js';
 import { createAjv } from '../../validation/compile-tool-validator.js';
+import { checkCallToolResult } from './check-call-tool-result.js';
 import { checkMcpSchema, maxSchemaChars } from './check-mcp-schema.js';
 import { McpConnection } from './mcp-connection.js';
 import type { McpCredentials, McpServerConfig } from './mcp-server-config.js';
@@ -342,7 +343,7 @@ export class McpServerMount {
         const counted = connection !== this.#shared;
         if (counted) this.#inFlight.set(connection, (this.#inFlight.get(connection) ?? 0) + 1);
         try {
-          const result = await connection.callTool(mcpName, args, {
+          const answer = await connection.callTool(mcpName, args, {
             signal: context.signal,
             timeoutMs,
             retryInFlight: sideEffect === 'read',
@@ -350,6 +351,9 @@ export class McpServerMount {
             // A context that takes no progress gets a request without a progress token.
             onProgress: context.reportProgress,
           });
+          const checked = checkCallToolResult(answer);
+          if (!checked.ok) throw invalidResult(server.name, checked.problem, context.locale);
+          const result = checked.result;
           if (
             validateOutput !== undefined &&
             result.isError !== true &&
@@ -366,6 +370,10 @@ export class McpServerMount {
           // The SDK reports a time limit and an abort alike; only a call the run did not stop ran out of time.
           if (isRequestTimeout(error) && !context.signal.aborted) {
             throw new ToolTimeoutError({ toolName: name, timeoutMs, cause: error });
+          }
+          // The SDK's own check of a result (a tool it sends through callTool) is told like arbiter's.
+          if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+            throw invalidResult(server.name, error.message, context.locale);
           }
           throw error;
         } finally {
@@ -468,6 +476,14 @@ function fingerprint(tool: MountedMcpTool): string {
     definition.timeoutMs,
     tool.outputSchema,
   ]);
+}
+
+/** A result the server should never have sent: the model is told, and the call counts as refused. */
+function invalidResult(server: string, problem: string, locale: ToolContext['locale']): FatalToolError {
+  return new FatalToolError({
+    code: 'mcp_invalid_result',
+    message: mcpTexts(locale).invalidResult({ server, problem }),
+  });
 }
 
 function isRequestTimeout(error: unknown): boolean {

@@ -16,6 +16,8 @@ export interface McpTexts {
   noCredentials(request: { server: string }): string;
   /** `structuredContent` that breaks the tool's own `outputSchema`. */
   invalidOutput(request: { server: string }): string;
+  /** A result that is not a `tools/call` result (`problem` says where, in English). */
+  invalidResult(request: { server: string; problem: string }): string;
 }
 
 const english: McpTexts = {
@@ -29,6 +31,8 @@ const english: McpTexts = {
     `This tool of "${server}" needs the user's own credentials, and none are configured for this user. Tell the user it is not available to them.`,
   invalidOutput: ({ server }) =>
     `The MCP server "${server}" answered with a result that does not match its own output schema; the result was not used.`,
+  invalidResult: ({ server, problem }) =>
+    `The MCP server "${server}" sent a malformed result (${cut(problem)}); the result was not used.`,
 };
 
 const chinese: McpTexts = {
@@ -41,6 +45,8 @@ const chinese: McpTexts = {
   noCredentials: ({ server }) =>
     `「${server}」的这个工具需要用户本人的凭据，而当前用户没有配置凭据。请告诉用户此功能对其不可用。`,
   invalidOutput: ({ server }) => `MCP 服务器「${server}」返回的结果不符合其自身的输出结构，结果未被采用。`,
+  invalidResult: ({ server, problem }) =>
+    `MCP 服务器「${server}」返回的结果格式错误（${cut(problem)}），结果未被采用。`,
 };
 
 /**
@@ -51,6 +57,11 @@ const chinese: McpTexts = {
  */
 export function mcpTexts(locale: Locale): McpTexts {
   return locale === 'zh-CN' ? chinese : english;
+}
+
+/** A problem's description as passed on: the SDK's can quote a whole result. */
+function cut(problem: string): string {
+  return problem.length > 200 ? `${problem.slice(0, 200)}…` : problem;
 }
 
 function size(bytes: number): string {
