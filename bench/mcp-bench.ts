@@ -18,11 +18,18 @@
  * the direct calls: its audit rows commit inside its own block (`settle`),
  * both sides send the same message to the same process, and every call
  * through arbiter must leave its audit row. Arbiter's requests carry a
- * progress token (its progress notifications need one); the direct ones
- * do not. Arbiter hands the SDK the tool as the server listed it (without
- * its outputSchema: arbiter checks structuredContent itself), so the SDK
- * skips the response-cache lookup a plain `callTool`, the direct side,
- * makes on every call (about 11 µs of it here).
+ * progress token (its progress notifications need one) and the run's abort
+ * signal; the direct ones carry neither.
+ *
+ * The two sides reach the server through the same SDK client, in different
+ * ways. The direct side makes the plain `callTool` the SDK's documentation
+ * shows. Arbiter sends `tools/call` through the SDK's `request()` and
+ * checks the result itself (`checkCallToolResult`, then the tool's
+ * `outputSchema` on its linear-time patterns): it must check a third
+ * party's answer anyway, and `callTool` adds a zod parse of the result and
+ * a response-cache lookup, about 45 µs a call here. The row "the mounted
+ * tool's execute alone" shows what arbiter's client costs against
+ * `callTool` on its own, so the pipeline's share can be read apart from it.
  *
  * Beside wall time: this process's CPU time per call (`process.cpuUsage`),
  * the server process's (`/proc/<pid>/task/<tid>/schedstat`), the

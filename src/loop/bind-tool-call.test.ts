@@ -45,4 +45,19 @@ describe('bindToolCall', () => {
     expect(call.argumentsHash).toBe(argumentsHash(validated));
     call.releaseHistory();
   });
+
+  it('hashes the arguments as they were bound, whatever the tool does to its arguments object later', () => {
+    const { runtime, registry } = testRuntime();
+    const tool = registry.get('query_order');
+    if (tool === undefined) throw new Error('no tool');
+    const head = { step: 1, toolCallId: 'c1', toolName: 'query_order', startedAt: 0 };
+    const call = bindToolCall(runtime, head, tool, { order_id: 'SO20260901', note: 'secret' });
+    const bound = argumentsHash(call.args);
+    // The hash is taken when first read (after the tool ran, for a call nothing needed it for before).
+    call.args['order_id'] = 'SO99999999';
+    call.args['tenant_id'] = 'another_tenant';
+    expect(call.argumentsHash).toBe(bound);
+    expect(call.shownArguments).toMatchObject({ order_id: 'SO20260901', tenant_id: 'shop' });
+    call.releaseHistory();
+  });
 });

@@ -5,6 +5,7 @@ import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
 import type { GatedCall } from '../gate/gated-call.js';
 import type { ToolContext } from '../tools/tool-types.js';
 import { isThenable } from '../util/is-thenable.js';
+import { prepareWhileWaiting } from './prepare-while-waiting.js';
 import type { RunRuntime } from './run-runtime.js';
 
 /** How an execution ended: the tool's data, or its failure classified. */
@@ -41,7 +42,9 @@ export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Pro
     if (timeoutMs !== undefined && !ownLimit) return { ok: true, data: await executeWithin(call, timeoutMs) };
     const result = tool.definition.execute(call.args, call.context);
     // A tool that answers synchronously is not made to wait a microtask for its own answer.
-    return { ok: true, data: isThenable(result) ? await result : result };
+    if (!isThenable(result)) return { ok: true, data: result };
+    prepareWhileWaiting(call);
+    return { ok: true, data: await result };
   } catch (error) {
     const texts = runtime.texts;
     if (RetryableToolError.isInstance(error)) {
@@ -86,7 +89,9 @@ async function executeWithin(call: GatedCall, timeoutMs: number): Promise<unknow
   });
   const limited: ToolContext = { ...context, signal: controller.signal };
   try {
-    return await Promise.race([tool.definition.execute(call.args, limited), timeout]);
+    const answer = tool.definition.execute(call.args, limited);
+    prepareWhileWaiting(call);
+    return await Promise.race([answer, timeout]);
   } finally {
     clearTimeout(timer);
     context.signal.removeEventListener('abort', onAbort);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyCallHistory } from '../../core/call-history.js';
 import type { Principal } from '../../core/principal.js';
 import { runAgent } from '../../loop/run-agent.js';
@@ -109,6 +109,28 @@ for (const { protocolVersion, environment } of eras) {
         protocolVersion === '2025-11-25' ? 'content[0].text is not a string' : 'Invalid result for tools/call';
       expect(toolMessages(result.messages)[0]).toContain(`The MCP server "fx" sent a malformed result (${problem}`);
       expect(toolMessages(result.messages)[0]).toContain('the result was not used.');
+    });
+
+    it('sends a call through the SDK’s callTool only for a tool that declares an x-mcp-header parameter', async () => {
+      const { mount, registry } = await open({ env: { FIXTURE_HOSTILE: '1' } });
+      const client = await mount.connection.sdkClient();
+      const viaCallTool = vi.spyOn(client, 'callTool');
+      const viaRequest = vi.spyOn(client, 'request');
+      const result = await runAgent({
+        model: scriptedCalls(
+          { name: 'fx_header_param', arguments: { region: 'eu' } },
+          { name: 'fx_echo_text', arguments: { text: 'plain' } },
+        ),
+        tools: registry,
+        messages: [{ role: 'user', content: 'go' }],
+      });
+      expect(toolMessages(result.messages)).toEqual(['"region eu"', '"plain"']);
+      // callTool sends through request() itself: one call of it, two requests in all.
+      expect(viaCallTool.mock.calls.map(([params]) => params.name)).toEqual(['header_param']);
+      expect(viaRequest.mock.calls.map(([request]) => (request.params as { name?: string }).name)).toEqual([
+        'header_param',
+        'echo_text',
+      ]);
     });
 
     it('asks for progress only for a context that takes it', async () => {
