@@ -23,6 +23,8 @@
  * await mcp.close();
  */
 export {
+  type CheckedCallToolResult,
+  checkCallToolResult,
   checkMcpSchema,
   type McpCallOptions,
   McpConnection,
@@ -31,6 +33,7 @@ export {
   type McpMounts,
   type McpProgress,
   type McpProtocolVersion,
+  McpResultError,
   type McpSchemaCheck,
   type McpServerConfig,
   McpServerMount,

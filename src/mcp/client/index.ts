@@ -1,6 +1,8 @@
+export { type CheckedCallToolResult, checkCallToolResult } from './check-call-tool-result.js';
 export { checkMcpSchema, type McpSchemaCheck, maxSchemaChars, maxSchemaDepth } from './check-mcp-schema.js';
 export { type McpCallOptions, McpConnection, type McpProgress } from './mcp-connection.js';
 export { McpConnectionError } from './mcp-connection-error.js';
+export { McpResultError } from './mcp-result-error.js';
 export {
   type McpCredentials,
   type McpProtocolVersion,

@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyCallHistory } from '../../core/call-history.js';
 import type { Principal } from '../../core/principal.js';
 import { runAgent } from '../../loop/run-agent.js';
+import { SqliteIdempotencyStore } from '../../store/sqlite/sqlite-idempotency-store.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { ToolContext } from '../../tools/tool-types.js';
 import { McpConnectionError } from './mcp-connection-error.js';
+import { McpResultError } from './mcp-result-error.js';
 import type { McpServerConfig } from './mcp-server-config.js';
 import { McpServerMount } from './mcp-server-mount.js';
 import { fixtureServer, recordingBus, scriptedCalls, toolMessages } from './test-support/mcp-harness.js';
@@ -109,6 +112,50 @@ for (const { protocolVersion, environment } of eras) {
         protocolVersion === '2025-11-25' ? 'content[0].text is not a string' : 'Invalid result for tools/call';
       expect(toolMessages(result.messages)[0]).toContain(`The MCP server "fx" sent a malformed result (${problem}`);
       expect(toolMessages(result.messages)[0]).toContain('the result was not used.');
+    });
+
+    it('ends the run on a malformed answer to a call that may have acted, and never sends that call again', async () => {
+      const { registry } = await open({ env: { FIXTURE_HOSTILE: '1' } });
+      const store = openSqliteStore({ path: ':memory:' });
+      try {
+        const idempotency = new SqliteIdempotencyStore({ database: store.database });
+        const run = () =>
+          runAgent({
+            model: scriptedCalls({ name: 'fx_malformed_write', arguments: {} }),
+            tools: registry,
+            messages: [{ role: 'user', content: 'go' }],
+            principal: alice,
+            idempotency,
+            // irreversible by default: let it through the gate
+            gate: { check: () => ({ decision: 'allow', rule: 'test' }) },
+          });
+        const first = await run();
+        expect(first.stopReason).toBe('error');
+        const cause = (first.error?.cause as { cause?: unknown } | undefined)?.cause;
+        expect(McpResultError.isInstance(cause)).toBe(true);
+        expect((cause as Error).message).toContain(
+          'MCP server "fx" answered a call of "malformed_write", which may have acted, with a result that cannot be used',
+        );
+        // The key stayed claimed, its outcome unknown: the same call is refused, not sent.
+        const second = await run();
+        expect(second.stopReason).toBe('completed');
+        expect(toolMessages(second.messages)[0]).toContain('its outcome is unknown. It will not be repeated');
+        // count_calls shares the server's counter with malformed_write: one write, then this call.
+        const counter = registry.get('fx_count_calls')?.definition;
+        const context: ToolContext = {
+          runId: 'run_count',
+          sessionId: undefined,
+          step: 1,
+          toolCallId: 'call_count',
+          principal: alice,
+          signal: new AbortController().signal,
+          locale: 'en',
+          history: emptyCallHistory,
+        };
+        expect(await counter?.execute({}, context)).toBe('2');
+      } finally {
+        store.close();
+      }
     });
 
     it('sends a call through the SDK’s callTool only for a tool that declares an x-mcp-header parameter', async () => {

@@ -13,6 +13,7 @@ import { createAjv } from '../../validation/compile-tool-validator.js';
 import { checkCallToolResult } from './check-call-tool-result.js';
 import { checkMcpSchema, maxSchemaChars } from './check-mcp-schema.js';
 import { McpConnection } from './mcp-connection.js';
+import { McpResultError } from './mcp-result-error.js';
 import type { McpCredentials, McpServerConfig } from './mcp-server-config.js';
 import { mcpTexts } from './mcp-texts.js';
 import { type McpTier, mcpTier } from './mcp-tier.js';
@@ -338,6 +339,22 @@ export class McpServerMount {
               `mcp:${server.name}:${mcpName}:${sha256Hex(canonicalJson(args))}`,
           }),
       execute: async (args: Record<string, unknown>, context: ToolContext) => {
+        // A result that cannot be used: the model is told of a read's (it changed nothing); a call that may have
+        // acted ends the run, its idempotency key still claimed, so that it is never sent twice.
+        const unusable = (
+          code: 'mcp_invalid_result' | 'mcp_invalid_output',
+          problem: string,
+          locale: ToolContext['locale'],
+          cause?: unknown,
+        ): Error => {
+          if (sideEffect !== 'read') return new McpResultError({ server: server.name, tool: mcpName, problem, cause });
+          const texts = mcpTexts(locale);
+          const message =
+            code === 'mcp_invalid_output'
+              ? texts.invalidOutput({ server: server.name })
+              : texts.invalidResult({ server: server.name, problem });
+          return new FatalToolError({ code, message, cause });
+        };
         const connection = this.#connectionFor(context.principal, context.locale);
         // Only per-principal connections are evicted, so only theirs are counted.
         const counted = connection !== this.#shared;
@@ -352,7 +369,7 @@ export class McpServerMount {
             onProgress: context.reportProgress,
           });
           const checked = checkCallToolResult(answer);
-          if (!checked.ok) throw invalidResult(server.name, checked.problem, context.locale);
+          if (!checked.ok) throw unusable('mcp_invalid_result', checked.problem, context.locale);
           const result = checked.result;
           if (
             validateOutput !== undefined &&
@@ -360,10 +377,7 @@ export class McpServerMount {
             result.structuredContent !== undefined &&
             !validateOutput(result.structuredContent)
           ) {
-            throw new FatalToolError({
-              code: 'mcp_invalid_output',
-              message: mcpTexts(context.locale).invalidOutput({ server: server.name }),
-            });
+            throw unusable('mcp_invalid_output', 'structuredContent does not match the outputSchema', context.locale);
           }
           return mcpToolResult({ result, server: server.name, locale: context.locale });
         } catch (error) {
@@ -371,9 +385,9 @@ export class McpServerMount {
           if (isRequestTimeout(error) && !context.signal.aborted) {
             throw new ToolTimeoutError({ toolName: name, timeoutMs, cause: error });
           }
-          // The SDK's own check of a result (a tool it sends through callTool) is told like arbiter's.
+          // The SDK's own check of a result (a tool it sends through callTool) is treated like arbiter's.
           if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-            throw invalidResult(server.name, error.message, context.locale);
+            throw unusable('mcp_invalid_result', error.message, context.locale, error);
           }
           throw error;
         } finally {
@@ -476,14 +490,6 @@ function fingerprint(tool: MountedMcpTool): string {
     definition.timeoutMs,
     tool.outputSchema,
   ]);
-}
-
-/** A result the server should never have sent: the model is told, and the call counts as refused. */
-function invalidResult(server: string, problem: string, locale: ToolContext['locale']): FatalToolError {
-  return new FatalToolError({
-    code: 'mcp_invalid_result',
-    message: mcpTexts(locale).invalidResult({ server, problem }),
-  });
 }
 
 function isRequestTimeout(error: unknown): boolean {
