@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { InputFileError } from '../errors/input-file-error.js';
 import type { OpenAiFunctionTool } from '../tools/from-openai-tool.js';
+import { isRecord } from '../util/is-record.js';
 
 /**
  * The most bytes arbiter reads from one input file: 16 MiB. A tools or
@@ -183,10 +184,6 @@ function lineOfJsonError(text: string, error: unknown): number | undefined {
   const position = /at position (\d+)/.exec(errorText(error))?.[1];
   if (position === undefined) return undefined;
   return text.slice(0, Number(position)).split('\n').length;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -1,6 +1,7 @@
 import type { AssistantMessage, ReasoningItem, ToolCall } from '../core/chat-message.js';
 import type { TokenUsage } from '../core/run-usage.js';
 import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
+import { isRecord } from '../util/is-record.js';
 import type { FinishReason, ModelResponse } from './model.js';
 
 /** Collects the semantic events of one streamed Responses API call into a whole response. Pure. */
@@ -257,10 +258,6 @@ function stringField(event: Record<string, unknown>, key: string): string {
 
 function toCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function malformed(detail: string): ModelError {

@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolCall } from '../core/chat-message.js';
 import type { TokenUsage } from '../core/run-usage.js';
 import { ModelError } from '../errors/model-error.js';
+import { isRecord } from '../util/is-record.js';
 import type { FinishReason, ModelResponse } from './model.js';
 
 /**
@@ -174,10 +175,6 @@ function readUsage(raw: Record<string, unknown>): TokenUsage {
 
 function toCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -1,6 +1,7 @@
 import { toStrictJsonSchema } from 'openai/lib/transform';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { ToolSpec } from '../core/tool-spec.js';
+import { isRecord } from '../util/is-record.js';
 
 /** A function definition as sent in strict mode: `strict` says whether the provider enforces its schema. */
 export interface StrictToolSpec {
@@ -186,8 +187,4 @@ function acceptsNullShallow(schema: Record<string, unknown>): boolean {
 function hasType(schema: Record<string, unknown>, name: string): boolean {
   const { type } = schema;
   return type === name || (Array.isArray(type) && type.includes(name));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

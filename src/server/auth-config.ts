@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Principal } from '../core/principal.js';
 import { InputFileError } from '../errors/input-file-error.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
+import { isRecord } from '../util/is-record.js';
 import { sha256Hex } from '../util/sha256.js';
 
 /**
@@ -199,8 +200,4 @@ function tokenWeakness(token: string): string | undefined {
 function entryOwner(entry: Record<string, unknown> | AuthEntry): string {
   const { tenantId, userId } = entry;
   return typeof tenantId === 'string' && typeof userId === 'string' ? ` (tenant ${tenantId}, user ${userId})` : '';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

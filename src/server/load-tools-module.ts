@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { GateRule } from '../gate/tier-gate.js';
 import type { ToolDefinition } from '../tools/tool-types.js';
+import { isRecord } from '../util/is-record.js';
 
 /** What a tools module's `createTools` is given. */
 export interface ToolsModuleContext {
@@ -81,8 +82,4 @@ export async function loadToolsModule({
   }
   const close = typeof returned.close === 'function' ? (returned.close as ToolsModule['close']) : () => {};
   return { tools: tools as readonly ToolDefinition[], gateRules: gateRules as unknown as readonly GateRule[], close };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { resolveLocalRef } from 'openai/lib/transform';
 import type { JsonSchema } from '../core/json-schema.js';
+import { isRecord } from '../util/is-record.js';
 
 /** Schema hops (`$ref`, union branches) followed without descending into the value; guards cyclic schemas. */
 const maxHops = 32;
@@ -95,8 +96,4 @@ function acceptsNull(schema: unknown, root: JsonSchema, hops: number): boolean {
   const allOf = schema['allOf'];
   if (Array.isArray(allOf) && !allOf.every((branch) => acceptsNull(branch, root, hops + 1))) return false;
   return true;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { isRecord } from '../../util/is-record.js';
 
 /** Keys of another result family: a body carrying one is no `tools/call` answer without its `content`. */
 const foreignFamilyKeys = ['task', 'inputRequests', 'requestState'] as const;
@@ -84,8 +85,4 @@ function blockProblem(block: unknown): string | undefined {
 
 function stringProblem(record: Record<string, unknown>, key: string): string | undefined {
   return typeof record[key] === 'string' ? undefined : `.${key} is not a string`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

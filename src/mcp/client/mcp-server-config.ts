@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Principal } from '../../core/principal.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import type { SideEffect } from '../../tools/tool-types.js';
+import { isRecord } from '../../util/is-record.js';
 
 /** Credentials added to one connection: HTTP headers (Streamable HTTP) or environment variables (stdio). */
 export interface McpCredentials {
@@ -285,8 +286,4 @@ function positive(value: unknown, setting: string, fail: (problem: string) => ne
     return fail(`${setting} must be a whole number from 1`);
   }
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -8,6 +8,7 @@ import { ToolTimeoutError } from '../../errors/tool-timeout-error.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { SideEffect, ToolContext, ToolDefinition } from '../../tools/tool-types.js';
 import { canonicalJson } from '../../util/canonical-json.js';
+import { isRecord } from '../../util/is-record.js';
 import { sha256Hex } from '../../util/sha256.js';
 import { createAjv } from '../../validation/compile-tool-validator.js';
 import { checkCallToolResult } from './check-call-tool-result.js';
@@ -494,8 +495,4 @@ function fingerprint(tool: MountedMcpTool): string {
 
 function isRequestTimeout(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

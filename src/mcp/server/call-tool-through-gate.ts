@@ -18,6 +18,7 @@ import type { ToolCallReport } from '../../loop/tool-call-report.js';
 import type { Model } from '../../models/model.js';
 import type { ApprovalRecord } from '../../store/approval-rows.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
+import { isRecord } from '../../util/is-record.js';
 import { argumentsHash } from '../../util/sha256.js';
 import { timeOrderedId } from '../../util/time-ordered-id.js';
 import { type McpRunRecords, recordMcpRun } from './mcp-run.js';
@@ -193,8 +194,4 @@ async function toCallToolResult(
       // Only a turn of several calls holds one behind another; an MCP call is alone.
       return { isError: true, content: [{ type: 'text', text: texts.aborted({ tool: report.tool, started: false }) }] };
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { HttpError } from '../../../errors/http-error.js';
+import { isRecord } from '../../../util/is-record.js';
 
 /** Chat ids the endpoint accepts: what `useChat` generates, and nothing that could be a path. */
 const chatIdPattern = /^[A-Za-z0-9_-]{1,128}$/;
@@ -110,8 +111,4 @@ export function readChatId(value: unknown): string {
 
 function invalid(field: string, message: string): HttpError {
   return new HttpError({ status: 400, reason: 'invalid_body', message, details: { field } });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
