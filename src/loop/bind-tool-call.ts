@@ -12,16 +12,16 @@ import type { RunRuntime } from './run-runtime.js';
 
 /**
  * Makes a validated call ready for the gate: the principal's parameters
- * bound, and the context the tool runs in, with the call history its rules
- * read, the arguments redacted (once, for people to read) and serialised.
- * Their hash (for approvals, idempotency and the audit) is taken of that
- * serialisation when first read: before the call goes out when an approval
- * or an idempotency key needs it, otherwise while the tool works
- * (`prepareWhileWaiting`) or, at the latest, for the audit; a tool that
- * changes its arguments object cannot change it. Call `releaseHistory`
- * once the call is decided and audited. Pass `canonicalArguments` (`canonicalJson(validated)`)
- * when already computed: a tool that binds no parameter hashes it instead
- * of serialising again.
+ * bound, the context the tool runs in (with the call history its rules
+ * read), and the arguments redacted (once, for people to read) and
+ * serialised. Their hash (for approvals, idempotency and the audit) is
+ * taken of that serialisation when first read: before the call goes out
+ * when an approval or an idempotency key needs it, otherwise while the tool
+ * works (`prepareWhileWaiting`) or, at the latest, for the audit; a tool
+ * that changes its arguments object cannot change it. Call
+ * `releaseHistory` once the call is decided and audited. Pass
+ * `canonicalArguments` (`canonicalJson(validated)`) when already computed:
+ * a tool that binds no parameter uses it instead of serialising again.
  *
  * @example
  * const gated = bindToolCall(runtime, head, checked.tool, checked.args);

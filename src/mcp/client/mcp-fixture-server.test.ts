@@ -27,6 +27,20 @@ const alice: Principal = { tenantId: 'acme', userId: 'alice', roles: [] };
 const bob: Principal = { tenantId: 'acme', userId: 'bob', roles: [] };
 const mallory: Principal = { tenantId: 'other', userId: 'alice', roles: [] };
 
+/** The context of a mounted tool's `execute` called directly (outside a run), for alice, without progress. */
+function directContext(runId: string): ToolContext {
+  return {
+    runId,
+    sessionId: undefined,
+    step: 1,
+    toolCallId: 'call_1',
+    principal: alice,
+    signal: new AbortController().signal,
+    locale: 'en',
+    history: emptyCallHistory,
+  };
+}
+
 for (const { protocolVersion, environment } of eras) {
   describe(`MCP client against an SDK-built server speaking ${protocolVersion}`, () => {
     async function open(server: Partial<McpServerConfig> & { env?: Record<string, string> } = {}) {
@@ -142,17 +156,7 @@ for (const { protocolVersion, environment } of eras) {
         expect(toolMessages(second.messages)[0]).toContain('its outcome is unknown. It will not be repeated');
         // count_calls shares the server's counter with malformed_write: one write, then this call.
         const counter = registry.get('fx_count_calls')?.definition;
-        const context: ToolContext = {
-          runId: 'run_count',
-          sessionId: undefined,
-          step: 1,
-          toolCallId: 'call_count',
-          principal: alice,
-          signal: new AbortController().signal,
-          locale: 'en',
-          history: emptyCallHistory,
-        };
-        expect(await counter?.execute({}, context)).toBe('2');
+        expect(await counter?.execute({}, directContext('run_count'))).toBe('2');
       } finally {
         store.close();
       }
@@ -183,16 +187,7 @@ for (const { protocolVersion, environment } of eras) {
     it('asks for progress only for a context that takes it', async () => {
       const { registry } = await open();
       const tool = registry.get('fx_progress_token')?.definition;
-      const context: ToolContext = {
-        runId: 'run_progress',
-        sessionId: undefined,
-        step: 1,
-        toolCallId: 'call_1',
-        principal: alice,
-        signal: new AbortController().signal,
-        locale: 'en',
-        history: emptyCallHistory,
-      };
+      const context = directContext('run_progress');
       expect(await tool?.execute({}, context)).toBe('no token');
       expect(await tool?.execute({}, { ...context, reportProgress: () => {} })).toBe('token');
     });

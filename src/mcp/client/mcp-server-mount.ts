@@ -323,6 +323,22 @@ export class McpServerMount {
     const server = this.server;
     // Arbiter checks `structuredContent` itself (linear-time patterns): the SDK gets the tool without its outputSchema.
     const { outputSchema: _checkedHere, ...toolDefinition } = listed;
+    // A result that cannot be used: the model is told of a read's (it changed nothing); a call that may have
+    // acted ends the run, its idempotency key still claimed, so that it is never sent twice.
+    const unusable = (
+      code: 'mcp_invalid_result' | 'mcp_invalid_output',
+      problem: string,
+      locale: ToolContext['locale'],
+      cause?: unknown,
+    ): Error => {
+      if (sideEffect !== 'read') return new McpResultError({ server: server.name, tool: mcpName, problem, cause });
+      const texts = mcpTexts(locale);
+      const message =
+        code === 'mcp_invalid_output'
+          ? texts.invalidOutput({ server: server.name })
+          : texts.invalidResult({ server: server.name, problem });
+      return new FatalToolError({ code, message, cause });
+    };
     return {
       name,
       description,
@@ -340,22 +356,6 @@ export class McpServerMount {
               `mcp:${server.name}:${mcpName}:${sha256Hex(canonicalJson(args))}`,
           }),
       execute: async (args: Record<string, unknown>, context: ToolContext) => {
-        // A result that cannot be used: the model is told of a read's (it changed nothing); a call that may have
-        // acted ends the run, its idempotency key still claimed, so that it is never sent twice.
-        const unusable = (
-          code: 'mcp_invalid_result' | 'mcp_invalid_output',
-          problem: string,
-          locale: ToolContext['locale'],
-          cause?: unknown,
-        ): Error => {
-          if (sideEffect !== 'read') return new McpResultError({ server: server.name, tool: mcpName, problem, cause });
-          const texts = mcpTexts(locale);
-          const message =
-            code === 'mcp_invalid_output'
-              ? texts.invalidOutput({ server: server.name })
-              : texts.invalidResult({ server: server.name, problem });
-          return new FatalToolError({ code, message, cause });
-        };
         const connection = this.#connectionFor(context.principal, context.locale);
         // Only per-principal connections are evicted, so only theirs are counted.
         const counted = connection !== this.#shared;
