@@ -15,6 +15,7 @@ export { InvalidForkPointError } from './invalid-fork-point-error.js';
 export { MemoryFactError } from './memory-fact-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';
 export { RetryableToolError } from './retryable-tool-error.js';
+export { RunHandedOverError } from './run-handed-over-error.js';
 export { ServerConfigError } from './server-config-error.js';
 export { type SessionConflict, SessionConflictError } from './session-conflict-error.js';
 export { SessionNotFoundError } from './session-not-found-error.js';

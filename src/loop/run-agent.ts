@@ -6,6 +6,7 @@ import type { Principal } from '../core/principal.js';
 import type { RunJournal } from '../core/run-journal.js';
 import type { RunUsage } from '../core/run-usage.js';
 import type { StopReason } from '../core/stop-reason.js';
+import { RunHandedOverError } from '../errors/run-handed-over-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { startHeartbeat } from '../events/start-heartbeat.js';
 import type { ApprovalBroker } from '../gate/approval-broker.js';
@@ -80,6 +81,14 @@ export interface RunAgentOptions {
   /** Prices per model, to put a cost on the run and enforce `limits.costBudget`. */
   readonly prices?: PriceTable;
   readonly signal?: AbortSignal;
+  /**
+   * When it fires, the run stops at its next committed step without ending
+   * (it throws `RunHandedOverError`: no `run:end`, nothing aborted), so a
+   * resume in another process continues it: a node handing its runs over as
+   * it shuts down. Work under way (a model call, a batch of tool calls)
+   * finishes and is committed first.
+   */
+  readonly handover?: AbortSignal;
   readonly events?: EventBus;
   readonly gate?: ToolGate;
   /** Decides calls the gate holds for a person. Default: deny them all. */
@@ -164,12 +173,14 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     if (options.resume !== undefined) await replayBrakes(runtime, options.tools, progress.conversation);
     const unanswered = unansweredCalls(progress.conversation);
     if (unanswered.length > 0) {
+      handOverIfAsked(options, runtime.runId, progress.steps);
       const stop = await settleBatch(runtime, progress, unanswered, mountTools(options, Math.max(progress.steps, 1)));
       if (stop !== undefined) return await finishRun(runtime, progress, stop);
     }
     for (;;) {
       const before = control.reason ?? budgetStop(runtime, progress);
       if (before !== undefined) return await finishRun(runtime, progress, before);
+      handOverIfAsked(options, runtime.runId, progress.steps);
       progress.steps += 1;
       let tools: ToolSet;
       let calls: readonly ToolCall[];
@@ -196,11 +207,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       if (stop !== undefined) return await finishRun(runtime, progress, stop);
     }
   } catch (error) {
+    if (RunHandedOverError.isInstance(error)) throw error;
     return failRun(runtime, progress, error);
   } finally {
     stopHeartbeat();
     control.dispose();
   }
+}
+
+/** Every step before this one is committed: the run may stop here and continue elsewhere. */
+function handOverIfAsked(options: RunAgentOptions, runId: string, steps: number): void {
+  if (options.handover?.aborted === true) throw new RunHandedOverError({ runId, steps });
 }
 
 /** True when the conversation ends with an assistant message that calls no tool: the run's answer. */

@@ -1,4 +1,5 @@
 import type { Awaitable } from '../core/awaitable.js';
+import { RunHandedOverError } from '../errors/run-handed-over-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -85,6 +86,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   });
   const messages = [...session.messages, ...request];
   let result: RunResult | undefined;
+  let handedOver = false;
   try {
     const resumed = resume === true && active !== undefined;
     const loggedSeq = resumed ? ((await eventLog?.lastSeq(runId)) ?? 0) : 0;
@@ -101,9 +103,13 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
         : {}),
     });
     return result;
+  } catch (error) {
+    handedOver = RunHandedOverError.isInstance(error);
+    throw error;
   } finally {
-    // A process whose writes were refused as stale has lost the run to a newer one: it must not end that run.
-    if (!SessionConflictError.isInstance(result?.error?.cause)) {
+    // A process whose writes were refused as stale has lost the run to a newer one: it must not end that run;
+    // a run handed over stays the session's active run, for whoever resumes it.
+    if (!handedOver && !SessionConflictError.isInstance(result?.error?.cause)) {
       await sessions.endRun({
         sessionId,
         runId,

@@ -235,6 +235,12 @@ export interface ServerStorage {
   start?(manager: RunManager): void;
   /** Called as the server begins to close, before its runs are waited for: take on no more work. */
   stopping?(): void;
+  /**
+   * Where a run can continue on another node: the server hands its runs over
+   * as it closes (each stops at a committed step, then this releases their
+   * leases) instead of aborting them. Default: runs are waited for, then aborted.
+   */
+  handOver?(runIds: readonly string[]): Promise<void>;
   /** Called after the manager has closed: stops what `start` began, closes the databases. */
   close(): Promise<void>;
 }
@@ -445,7 +451,10 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     close: async () => {
       storage.stopping?.();
       await mcp.close();
-      await manager.close({ graceMs: options.shutdownGraceMs ?? 10_000 });
+      await manager.close({
+        graceMs: options.shutdownGraceMs ?? 10_000,
+        ...(storage.handOver === undefined ? {} : { handOver: storage.handOver.bind(storage) }),
+      });
       recentRuns.stop();
       await storage.close();
     },

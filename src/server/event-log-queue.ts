@@ -1,10 +1,14 @@
 import type { EventLog } from '../events/event-log.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import { isStoreBusy } from '../util/retry-while-busy.js';
+import { isStoreUnavailable } from '../util/store-unavailable.js';
 
 /** Pauses between tries of an event-log write that found the database locked. */
 const firstRetryMs = 20;
 const longestRetryMs = 1000;
+/** Pauses between tries of a write to a database that could not be reached (restarting), growing to 2 s. */
+const firstUnavailableRetryMs = 100;
+const longestUnavailableRetryMs = 2000;
 
 /** When the queue writes next. */
 type FlushState =
@@ -23,7 +27,12 @@ type FlushState =
  * lacks. While another connection holds the database locked the events
  * stay queued (`lastSeq` still counts them) and the write is tried again
  * after a growing pause (20 ms doubling to 1 s), never blocking the
- * process; once `stopping()` the queue no longer retries, it reports.
+ * process. An asynchronous log's write that failed because the database
+ * could not be reached (a PostgreSQL restart) goes back to the head of the
+ * queue and is tried again (100 ms doubling to 2 s) with what was pushed
+ * meanwhile, in order: the run goes on, its events wait, and none is
+ * delivered before it is written or dropped with a hole in the log. Once
+ * `stopping()` the queue no longer retries, it reports.
  *
  * @example
  * const queue = new EventLogQueue({ log, deliver: (events) => followers.deliver(events), onError, stopping: () => signal.aborted });
@@ -85,6 +94,19 @@ export class EventLogQueue {
     return [...this.#writing, ...this.#unlogged].filter((event) => event.runId === runId);
   }
 
+  /**
+   * Resolves once no write is under way or waiting to be tried again, or
+   * after `waitMs`: at shutdown, what is still queued is then written by the
+   * caller, after what was already being written.
+   */
+  async drained(waitMs: number): Promise<void> {
+    const deadline = performance.now() + waitMs;
+    while (this.#state.kind === 'writing' || this.#state.kind === 'waiting') {
+      if (performance.now() >= deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** Takes every queued event out, for a caller that writes them itself (shutdown). */
   takeAll(): ExternalEvent[] {
     const events = this.#unlogged;
@@ -105,6 +127,10 @@ export class EventLogQueue {
         written.then(
           () => this.#written(events),
           (error: unknown) => {
+            if (isStoreUnavailable(error) && !this.#stopping()) {
+              this.#retryLater(events, error);
+              return;
+            }
             this.#onError(error);
             this.#written(events);
           },
@@ -126,9 +152,20 @@ export class EventLogQueue {
     this.#deliver(events);
   }
 
+  /** The database could not be reached: the batch goes back to the head of the queue and is tried again later. */
+  #retryLater(events: readonly ExternalEvent[], error: unknown): void {
+    if (this.#pauseMs === 0) this.#onError(error);
+    this.#writing = [];
+    this.#unlogged = [...events, ...this.#unlogged];
+    this.#pauseMs = Math.min(longestUnavailableRetryMs, Math.max(firstUnavailableRetryMs, this.#pauseMs * 2));
+    this.#state = { kind: 'waiting', pauseMs: this.#pauseMs };
+    setTimeout(() => this.#flush(), this.#pauseMs).unref();
+  }
+
   /** An asynchronous write ended: its events go to followers, and what was pushed meanwhile is written next. */
   #written(events: readonly ExternalEvent[]): void {
     this.#writing = [];
+    this.#pauseMs = 0;
     this.#state = { kind: 'idle' };
     this.#deliver(events);
     if (this.#unlogged.length > 0) {

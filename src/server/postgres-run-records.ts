@@ -89,6 +89,19 @@ export class PostgresRunRecords implements ServerRunRecords {
     return ending;
   }
 
+  /** Gives back an ending taken by `takeEnding` whose transaction failed: the retried write takes it again. */
+  restoreEnding({
+    runId,
+    status,
+    failure,
+  }: {
+    runId: string;
+    status: ServerRunStatus;
+    failure: RunFailure | undefined;
+  }): void {
+    if (!this.#endings.has(runId)) this.#endings.set(runId, { status, failure });
+  }
+
   /** Writes an ending taken by `takeEnding` on the terminal event's transaction. */
   async finishIn(
     query: PostgresQuery,

@@ -3,6 +3,7 @@ import type { ExternalEvent } from '../events/external-event.js';
 import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
 import { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresRunEventFeed } from '../store/postgres/postgres-run-event-feed.js';
+import { isStoreUnavailable } from '../util/store-unavailable.js';
 import { type AssembledServer, assembleServer, type CreateServerOptions, type ServerStorage } from './create-server.js';
 import { PostgresPrincipalLimits } from './postgres-principal-limits.js';
 import { PostgresRunRecords } from './postgres-run-records.js';
@@ -75,6 +76,11 @@ export async function createPostgresServer(
           },
         });
       } catch (error) {
+        // The database could not be reached: the event queue writes the batch again, with its endings.
+        if (isStoreUnavailable(error)) {
+          for (const ending of endings) records.restoreEnding(ending);
+          throw error;
+        }
         // The events are lost to the table; the statuses still are written.
         for (const ending of endings) records.setStatus(ending.runId, ending.status, ending.failure);
         await records.flush();
@@ -122,6 +128,8 @@ export async function createPostgresServer(
         return { unfollow, active: manager.isActive(runId) };
       },
     resumeRun: () => (runId) => keeper.requeue(runId),
+    // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
+    handOver: (runIds) => keeper.handOver(runIds),
     resumeInterrupted: false,
     healthCheck: async () => {
       await database.query('SELECT 1');

@@ -1,9 +1,11 @@
-import type pg from 'pg';
+import type { StopReason } from '../core/stop-reason.js';
 import type { EventLog } from '../events/event-log.js';
+import type { ExternalEvent } from '../events/external-event.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
+import { PostgresListener } from '../store/postgres/postgres-listener.js';
 import { type PostgresServerRuns, runQueueChannel } from '../store/postgres/postgres-server-runs.js';
 import type { ServerRun } from '../store/server-run.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { Session, SessionStore } from '../store/session-store.js';
 import type { PostgresRunRecords } from './postgres-run-records.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerLogger } from './server-log.js';
@@ -48,7 +50,7 @@ export class RunLeaseKeeper {
   };
   #manager: RunManager | undefined;
   #timers: ReturnType<typeof setInterval>[] = [];
-  #listener: pg.PoolClient | undefined;
+  #listener: PostgresListener | undefined;
   #claiming = false;
   /** Claims so far: every `adoptEveryClaims`-th also adopts orphaned runs. */
   #claims = 0;
@@ -106,11 +108,14 @@ export class RunLeaseKeeper {
   async start(manager: RunManager): Promise<void> {
     this.#manager = manager;
     const { database, renewMs, claimMs } = this.#options;
-    const listener = await database.pool.connect();
-    listener.on('notification', () => this.claimNow());
-    listener.on('error', (error) => this.#options.onError(error));
-    await listener.query(`LISTEN ${runQueueChannel}`);
-    this.#listener = listener;
+    this.#listener = await PostgresListener.open({
+      database,
+      channel: runQueueChannel,
+      onNotification: () => this.claimNow(),
+      // A run requeued while the connection was down notified nobody.
+      onReconnected: () => this.claimNow(),
+      onError: this.#options.onError,
+    });
     this.#timers = [setInterval(() => void this.#renew(), renewMs), setInterval(() => this.claimNow(), claimMs)];
     for (const timer of this.#timers) timer.unref();
     this.claimNow();
@@ -121,6 +126,22 @@ export class RunLeaseKeeper {
     // A run still stopping is requeued by its own end (`finish`), which notifies then.
     if ((await this.#options.runs.requeue(runId)) !== 'requeued') return;
     await this.#options.database.query('SELECT pg_notify($1, $2)', [runQueueChannel, runId]);
+  }
+
+  /**
+   * Lets go of the leases of runs this node stopped at a committed step
+   * (shutting down), and wakes every node to claim them at once.
+   */
+  async handOver(runIds: readonly string[]): Promise<void> {
+    const { runs, records, nodeId, logger, database } = this.#options;
+    for (const runId of runIds) {
+      const run = records.held().find((held) => held.runId === runId);
+      records.drop(runId);
+      await records.written(runId);
+      if (!(await runs.release({ runId, owner: nodeId }))) continue;
+      logger({ level: 'info', event: 'run_handed_over', runId, sessionId: run?.sessionId });
+    }
+    await database.query('SELECT pg_notify($1, $2)', [runQueueChannel, 'handover']);
   }
 
   /** Looks for runs to claim now (once more after the claim under way, if one is). */
@@ -149,16 +170,8 @@ export class RunLeaseKeeper {
   async stop(): Promise<void> {
     this.#stopped = true;
     for (const timer of this.#timers) clearInterval(timer);
-    const listener = this.#listener;
+    await this.#listener?.close();
     this.#listener = undefined;
-    if (listener !== undefined) {
-      try {
-        await listener.query(`UNLISTEN ${runQueueChannel}`);
-        listener.release();
-      } catch {
-        listener.release(true);
-      }
-    }
   }
 
   async #claim(): Promise<void> {
@@ -206,13 +219,20 @@ export class RunLeaseKeeper {
     if (last?.type === 'run:end') records.setStatus(run.runId, last.stopReason);
     else if (last?.type === 'run:error') {
       records.setStatus(run.runId, 'error', { code: last.code, message: undefined, at: last.at, modelCall: undefined });
-    } else records.setStatus(run.runId, 'aborted');
+    } else {
+      // The node died after the session left the run and before the run's end was written: the session
+      // says how it ended, and the missing `run:end` is written with the status, so every stream ends.
+      const ending = settledEnding(session, run, lastSeq);
+      records.setStatus(run.runId, ending.stopReason);
+      await log.append([ending]);
+    }
     logger({
       level: 'warn',
       event: 'run_claimed',
       action: 'settled',
       runId: run.runId,
       sessionId: run.sessionId,
+      stopReason: last?.type === 'run:end' ? last.stopReason : last?.type === 'run:error' ? 'error' : undefined,
     });
   }
 
@@ -233,4 +253,36 @@ export class RunLeaseKeeper {
       this.#options.onError(error);
     }
   }
+}
+
+/**
+ * The `run:end` of a run whose session left it but whose end was never
+ * logged: `awaiting_approval` when the session waits for a decision (so the
+ * decision requeues it), `completed` when the conversation ends with an
+ * answer, otherwise `aborted`. Its steps are the assistant turns since the
+ * run's request; the tokens it spent are not known after the crash (0).
+ */
+function settledEnding(
+  session: Session | undefined,
+  run: ServerRun,
+  lastSeq: number,
+): ExternalEvent & { type: 'run:end' } {
+  const messages = session?.messages ?? [];
+  const request = messages.findLastIndex((message) => message.role === 'user');
+  const turns = messages.slice(request + 1).filter((message) => message.role === 'assistant');
+  const last = messages.at(-1);
+  const answered = last?.role === 'assistant' && (last.tool_calls?.length ?? 0) === 0;
+  const stopReason: StopReason =
+    session?.status === 'awaiting_approval' ? 'awaiting_approval' : answered ? 'completed' : 'aborted';
+  const at = Date.now();
+  return {
+    type: 'run:end',
+    runId: run.runId,
+    seq: lastSeq + 1,
+    at,
+    stopReason,
+    steps: turns.length,
+    durationMs: Math.max(0, at - run.startedAt),
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  };
 }

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
+import { RunHandedOverError } from '../errors/run-handed-over-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { AgentEvent } from '../events/agent-event.js';
@@ -110,6 +111,10 @@ export class RunManager {
   readonly #tasks = new SessionTasks();
   readonly #stop: () => void;
   readonly #shutdown = new AbortController();
+  /** Fired when the server hands its runs over instead of aborting them (`close({ handOver })`). */
+  readonly #handover = new AbortController();
+  /** The runs that stopped at a committed step to be continued by another process. */
+  readonly #handedOver = new Set<string>();
   /** Published events not yet in the log. */
   readonly #unlogged: EventLogQueue;
 
@@ -118,6 +123,7 @@ export class RunManager {
     const onError = options.onError ?? (() => {});
     // Every run listens to this signal; hundreds at once are expected, not a leak.
     setMaxListeners(0, this.#shutdown.signal);
+    setMaxListeners(0, this.#handover.signal);
     this.#bus = options.bus ?? new EventBus({ onListenerError: (error) => onError(error) });
     this.#runs = new RunRegistry({ projector: (locale) => createEventProjector({ tools: options.tools, locale }) });
     this.#unlogged = new EventLogQueue({
@@ -410,18 +416,38 @@ export class RunManager {
    * Waits up to `graceMs` for running runs, aborts those still running
    * (they stop with `aborted`), then stops listening.
    */
-  async close({ graceMs = 10_000 }: { graceMs?: number } = {}): Promise<void> {
+  async close({
+    graceMs = 10_000,
+    handOver,
+  }: {
+    graceMs?: number;
+    /**
+     * Instead of aborting its runs, the manager asks each to stop at its next
+     * committed step without ending (`RunAgentOptions.handover`), waits up to
+     * `graceMs` for them, then calls `handOver` with the runs that stopped so
+     * (their leases are released for another node). A run still busy after
+     * `graceMs` is left as a crash would leave it. Default: wait, then abort.
+     */
+    handOver?: (runIds: readonly string[]) => Promise<void>;
+  } = {}): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    if (handOver !== undefined) this.#handover.abort(new Error('the server hands its runs over'));
     await Promise.race([this.idle(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
-    this.#shutdown.abort(new Error('the server is shutting down'));
-    await this.idle();
+    if (handOver === undefined) {
+      this.#shutdown.abort(new Error('the server is shutting down'));
+      await this.idle();
+    }
     this.#stop();
     // The last events and statuses, waiting a little for a database another process holds locked.
+    await this.#unlogged.drained(5000);
     const events = this.#unlogged.takeAll();
     await retryWhileBusy({ operation: 'event log', waitMs: 2000, write: () => this.#options.log.append(events) }).catch(
       (error: unknown) => this.#options.onError?.(error),
     );
+    if (handOver !== undefined && this.#handedOver.size > 0) {
+      await handOver([...this.#handedOver]).catch((error: unknown) => this.#options.onError?.(error));
+    }
     this.#followers.deliver(events);
     await retryWhileBusy({ operation: 'run status', waitMs: 2000, write: () => this.#options.runs.flush() }).catch(
       (error: unknown) => this.#options.onError?.(error),
@@ -472,6 +498,7 @@ export class RunManager {
       locale,
       events: this.#bus,
       signal: this.#shutdown.signal,
+      handover: this.#handover.signal,
       gate,
       approvals,
       ...(limits === undefined ? {} : { limits }),
@@ -495,6 +522,11 @@ export class RunManager {
       runId,
       run,
       onFailure: async (task, error) => {
+        if (RunHandedOverError.isInstance(error)) {
+          // Not ended: another process resumes it from its last committed step.
+          this.#handedOver.add(error.runId);
+          return;
+        }
         if (task.phase === 'starting' || task.runId === undefined) {
           onEarlyFailure(error);
           return;

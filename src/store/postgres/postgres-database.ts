@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ConfigurationError } from '../../errors/configuration-error.js';
+import { isStoreUnavailable } from '../../util/store-unavailable.js';
 import type { NamedStatement } from './named-statement.js';
 
 /**
@@ -47,6 +49,28 @@ const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
 /** The search path each pooled connection was last given, for pools arbiter did not create. */
 const searchPaths = new WeakMap<pg.PoolClient, string>();
 
+/** Connections that already carry arbiter's `'error'` listener. */
+const guarded = new WeakSet<pg.PoolClient>();
+
+/**
+ * A checked-out `pg` client has no `'error'` listener of the pool's: a
+ * connection the server drops while it is checked out (a restart's 57P01)
+ * would emit an unhandled `'error'` and end the process. The failure still
+ * reaches the query under way (and the pool destroys the client on release,
+ * since it is no longer queryable); this listener only keeps it from being
+ * thrown.
+ */
+function guard(client: pg.PoolClient): void {
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.on('error', () => {});
+}
+
+/** How long a checkout waits, in all, for a database that refuses connections (restarting). */
+const defaultConnectWaitMs = 30_000;
+const firstConnectPauseMs = 50;
+const longestConnectPauseMs = 1000;
+
 /**
  * arbiter's connections to PostgreSQL: a `pg.Pool` (its own, or the
  * application's), each connection's `search_path` set to the backend's
@@ -74,12 +98,24 @@ export class PostgresDatabase {
   readonly #ownsPool: boolean;
   /** True when connections come from an application's pool, whose `search_path` must be set on checkout. */
   readonly #setSearchPath: boolean;
+  readonly #connectWaitMs: number;
 
-  private constructor({ pool, schema, ownsPool }: { pool: pg.Pool; schema: string | undefined; ownsPool: boolean }) {
+  private constructor({
+    pool,
+    schema,
+    ownsPool,
+    connectWaitMs,
+  }: {
+    pool: pg.Pool;
+    schema: string | undefined;
+    ownsPool: boolean;
+    connectWaitMs: number;
+  }) {
     this.pool = pool;
     this.schema = schema;
     this.#ownsPool = ownsPool;
     this.#setSearchPath = !ownsPool && schema !== undefined;
+    this.#connectWaitMs = connectWaitMs;
   }
 
   /**
@@ -97,12 +133,19 @@ export class PostgresDatabase {
     pool,
     schema,
     poolSize = 10,
+    connectWaitMs = defaultConnectWaitMs,
   }: {
     connectionString?: string;
     pool?: pg.Pool;
     schema?: string;
     /** Connections of arbiter's own pool. Default 10. */
     poolSize?: number;
+    /**
+     * How long a checkout keeps trying while the database refuses connections
+     * (a restart or failover: nothing was sent yet, so trying again is safe).
+     * Default 30 s; 0: one try.
+     */
+    connectWaitMs?: number;
   }): PostgresDatabase {
     if (schema !== undefined && !schemaPattern.test(schema)) {
       throw new ConfigurationError({
@@ -110,7 +153,7 @@ export class PostgresDatabase {
         message: `schema "${schema}" is not a plain lower-case PostgreSQL name (a-z, 0-9, _, at most 63 characters)`,
       });
     }
-    if (pool !== undefined) return new PostgresDatabase({ pool, schema, ownsPool: false });
+    if (pool !== undefined) return new PostgresDatabase({ pool, schema, ownsPool: false, connectWaitMs });
     if (connectionString === undefined) {
       throw new ConfigurationError({
         setting: 'connectionString',
@@ -121,7 +164,7 @@ export class PostgresDatabase {
     const ownPool = new pg.Pool({ connectionString, max: poolSize, ...options });
     // An idle connection the server dropped must not take the process down; the next checkout reconnects.
     ownPool.on('error', () => {});
-    return new PostgresDatabase({ pool: ownPool, schema, ownsPool: true });
+    return new PostgresDatabase({ pool: ownPool, schema, ownsPool: true, connectWaitMs });
   }
 
   /** Runs one statement on a connection checked out for it. */
@@ -137,26 +180,44 @@ export class PostgresDatabase {
   /**
    * Runs `work` in one transaction on one connection (READ COMMITTED, with
    * the row locks `work` takes): committed when it resolves, rolled back
-   * when it throws, and the error rethrown.
+   * when it throws, and the error rethrown. When the connection is lost
+   * before `COMMIT` is sent (a restart), the server has rolled the
+   * transaction back and `work` runs again on a new connection, for up to
+   * `connectWaitMs`: `work` must do nothing but run its statements. A
+   * connection lost during `COMMIT` is thrown: whether it committed is unknown.
    */
   async transaction<Result>(work: (query: PostgresQuery) => Promise<Result>): Promise<Result> {
+    const startedAt = performance.now();
+    for (;;) {
+      const attempt = await this.#attempt(work);
+      if (attempt.ok) return attempt.result;
+      // Lost before COMMIT was sent: the server rolled it back, so running it again applies it once.
+      const retry = attempt.beforeCommit && isStoreUnavailable(attempt.error) && !this.pool.ended;
+      if (!retry || performance.now() - startedAt > this.#connectWaitMs) throw attempt.error;
+      await sleep(firstConnectPauseMs);
+    }
+  }
+
+  async #attempt<Result>(
+    work: (query: PostgresQuery) => Promise<Result>,
+  ): Promise<{ ok: true; result: Result } | { ok: false; error: unknown; beforeCommit: boolean }> {
     const client = await this.#checkout();
     let broken = false;
+    let beforeCommit = true;
     try {
       await client.query('BEGIN');
+      const result = await work((statement, values = []) => run(client, statement, values));
+      beforeCommit = false;
+      await client.query('COMMIT');
+      return { ok: true, result };
+    } catch (error) {
       try {
-        const result = await work((statement, values = []) => run(client, statement, values));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          // The connection is unusable: it goes back to the pool to be destroyed.
-          broken = true;
-        }
-        throw error;
+        await client.query('ROLLBACK');
+      } catch {
+        // The connection is unusable: it goes back to the pool to be destroyed.
+        broken = true;
       }
+      return { ok: false, error, beforeCommit };
     } finally {
       client.release(broken);
     }
@@ -177,8 +238,24 @@ export class PostgresDatabase {
     if (this.#ownsPool && !this.pool.ended) await this.pool.end();
   }
 
+  /** A connection for one operation; while the database refuses connections (restarting), tried again. */
+  async connect(): Promise<pg.PoolClient> {
+    const startedAt = performance.now();
+    for (let pause = firstConnectPauseMs; ; pause = Math.min(longestConnectPauseMs, pause * 2)) {
+      try {
+        const client = await this.pool.connect();
+        guard(client);
+        return client;
+      } catch (error) {
+        if (!isStoreUnavailable(error) || this.pool.ended) throw error;
+        if (performance.now() - startedAt + pause > this.#connectWaitMs) throw error;
+        await sleep(pause);
+      }
+    }
+  }
+
   async #checkout(): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
+    const client = await this.connect();
     if (!this.#setSearchPath || this.schema === undefined || searchPaths.get(client) === this.schema) return client;
     try {
       await client.query(`SET search_path TO ${pg.escapeIdentifier(this.schema)}`);

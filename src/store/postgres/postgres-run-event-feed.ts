@@ -1,13 +1,12 @@
-import type pg from 'pg';
 import type { ExternalEvent } from '../../events/external-event.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 import type { PostgresEventLog } from './postgres-event-log.js';
+import { PostgresListener } from './postgres-listener.js';
 
 /** The channel every node listens on; a notification's payload is one run id, nothing more. */
 const channel = 'arbiter_run_events';
 /** Reads a follower's run this often even without a notification: one lost while reconnecting costs this much delay. */
 const defaultPollMs = 2000;
-const reconnectMs = 500;
 
 /** One connection following one run from `afterSeq` on. */
 interface Follower {
@@ -46,9 +45,8 @@ export class PostgresRunEventFeed {
   readonly #log: PostgresEventLog;
   readonly #onError: (error: unknown) => void;
   readonly #followers = new Map<string, Set<Follower>>();
-  #listener: pg.PoolClient | undefined;
+  #listener: PostgresListener | undefined;
   #poll: ReturnType<typeof setInterval> | undefined;
-  #closed = false;
 
   private constructor(options: {
     database: PostgresDatabase;
@@ -75,7 +73,16 @@ export class PostgresRunEventFeed {
     onError?: (error: unknown) => void;
   }): Promise<PostgresRunEventFeed> {
     const feed = new PostgresRunEventFeed({ database, log, onError });
-    await feed.#listen();
+    feed.#listener = await PostgresListener.open({
+      database,
+      channel,
+      onNotification: (runId) => {
+        if (runId !== undefined) feed.wake(runId);
+      },
+      // Whatever was written while nobody listened is read now.
+      onReconnected: () => feed.#wakeAll(),
+      onError,
+    });
     feed.#poll = setInterval(() => feed.#wakeAll(), pollMs);
     feed.#poll.unref();
     return feed;
@@ -152,19 +159,10 @@ export class PostgresRunEventFeed {
 
   /** Stops listening and polling; followers get nothing more. */
   async close(): Promise<void> {
-    this.#closed = true;
     clearInterval(this.#poll);
     this.#followers.clear();
-    const listener = this.#listener;
+    await this.#listener?.close();
     this.#listener = undefined;
-    if (listener !== undefined) {
-      try {
-        await listener.query(`UNLISTEN ${channel}`);
-        listener.release();
-      } catch {
-        listener.release(true);
-      }
-    }
   }
 
   async #read(follower: Follower): Promise<void> {
@@ -195,37 +193,6 @@ export class PostgresRunEventFeed {
 
   #wakeAll(): void {
     for (const runId of this.#followers.keys()) this.wake(runId);
-  }
-
-  async #listen(): Promise<void> {
-    const client = await this.#database.pool.connect();
-    client.on('notification', (message) => {
-      if (message.channel === channel && message.payload !== undefined) this.wake(message.payload);
-    });
-    client.on('error', (error) => {
-      this.#onError(error);
-      if (this.#listener === client) this.#listener = undefined;
-      client.release(true);
-      this.#reconnect();
-    });
-    await client.query(`LISTEN ${channel}`);
-    this.#listener = client;
-  }
-
-  #reconnect(): void {
-    if (this.#closed) return;
-    const timer = setTimeout(() => {
-      if (this.#closed) return;
-      this.#listen().then(
-        // Whatever was written while nobody listened is read now.
-        () => this.#wakeAll(),
-        (error: unknown) => {
-          this.#onError(error);
-          this.#reconnect();
-        },
-      );
-    }, reconnectMs);
-    timer.unref();
   }
 }
 

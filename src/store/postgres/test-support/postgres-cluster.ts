@@ -18,6 +18,8 @@ export interface PostgresClusterHandle {
   readonly connectionString: string;
   /** A schema name no other test of this run uses. */
   freshSchema(): string;
+  /** `pg_ctl restart -m fast` of the running cluster (see `PostgresCluster.restart`). */
+  restart(): Promise<void>;
 }
 
 /**
@@ -62,6 +64,10 @@ export function setUpPostgresCluster(): PostgresClusterHandle {
     get connectionString(): string {
       if (cluster === undefined) throw new Error('the PostgreSQL cluster is not running (outside beforeAll/afterAll?)');
       return cluster.connectionString;
+    },
+    restart: async () => {
+      if (cluster === undefined) throw new Error('the PostgreSQL cluster is not running (outside beforeAll/afterAll?)');
+      await cluster.restart();
     },
     freshSchema: () => {
       schemas += 1;

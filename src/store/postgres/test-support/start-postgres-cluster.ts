@@ -30,6 +30,12 @@ export interface PostgresCluster {
   readonly port: number;
   /** The temporary directory holding the data directory, the socket and the server log. */
   readonly directory: string;
+  /**
+   * Restarts the server as an operator would (`pg_ctl restart -m fast`):
+   * every connection is terminated (57P01), new ones are refused until it is
+   * back; resolves once it accepts connections again on the same port.
+   */
+  restart(): Promise<void>;
   /** Stops the server (`pg_ctl stop -m immediate`) and removes the directory. */
   stop(): Promise<void>;
 }
@@ -150,6 +156,22 @@ export async function startPostgresCluster({ binaries }: { binaries: PostgresBin
       connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres`,
       port,
       directory,
+      restart: async () => {
+        await asOwner(binaries.pgCtl, [
+          '-D',
+          data,
+          '-l',
+          log,
+          '-o',
+          `-p ${port}`,
+          '-m',
+          'fast',
+          '-w',
+          '-t',
+          '60',
+          'restart',
+        ]);
+      },
       stop: async () => {
         process.removeListener('exit', stopNow);
         stopNow();
