@@ -559,6 +559,20 @@ export class RunManager {
       stream = this.#begin(event.runId, event.sessionId);
     }
     if (stream === undefined) return;
+    if (event.type === 'run:error' && event.code === 'session_conflict') {
+      // Another process took the run over (this one stalled past its lease): it writes the run's events and
+      // its end from here, so this process publishes nothing more for it and records no status.
+      this.#runs.close(event.runId);
+      const task = this.#tasks.get(stream.sessionId);
+      if (task !== undefined && task.runId === event.runId) task.markFinished();
+      this.#options.logger?.({
+        level: 'warn',
+        event: 'run_taken_over',
+        runId: event.runId,
+        sessionId: stream.sessionId,
+      });
+      return;
+    }
     if (event.type === 'run:start') {
       const task = this.#tasks.get(stream.sessionId);
       task?.markRunning();

@@ -109,8 +109,11 @@ describe.skipIf(cluster.skip)('a cluster through a database restart, a kill at t
   it('keeps every node alive through three PostgreSQL restarts with runs and readers in flight; no event is lost', async () => {
     storeUrl = await createDatabase(cluster.connectionString, 'cluster_faults');
     nodes = [];
-    for (const name of ['fault-a', 'fault-b', 'fault-c'])
-      nodes.push(await pool.start(name, storeUrl, flags, slowModel));
+    // A restart takes about a second; leases of 5 s (production's default is 10 s) outlast it on a loaded machine.
+    const restartFlags = [...flags, '--lease-ms', '5000'];
+    for (const name of ['fault-a', 'fault-b', 'fault-c']) {
+      nodes.push(await pool.start(name, storeUrl, restartFlags, slowModel));
+    }
     const followed: Promise<ExternalEvent[]>[] = [];
     const runIds: string[] = [];
     for (let round = 0; round < 3; round += 1) {
