@@ -149,6 +149,14 @@ const schema = `
     FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, order_id)
   );
   CREATE INDEX IF NOT EXISTS refunds_by_tenant_order ON refunds (tenant_id, order_id);
+  CREATE TABLE IF NOT EXISTS sent_mails (
+    tenant_id TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    body TEXT NOT NULL,
+    sent_at TEXT NOT NULL
+  );
   CREATE TABLE IF NOT EXISTS order_notes (
     tenant_id TEXT NOT NULL,
     order_id TEXT NOT NULL,
@@ -219,6 +227,33 @@ export class ShopDatabase {
   }
 
   /** The order if it exists in the tenant and belongs to the customer, otherwise undefined. */
+  /** The customer's e-mail address on file, if the customer exists in the tenant. */
+  customerEmail({ tenantId, customerId }: { tenantId: string; customerId: string }): string | undefined {
+    return this.#prepare<[string, string], { email: string }>(
+      'SELECT email FROM customers WHERE tenant_id = ? AND customer_id = ?',
+    ).get(tenantId, customerId)?.email;
+  }
+
+  /** Records a mail as sent (the demo's outbox) and returns how many the customer has been sent. */
+  recordMail(mail: {
+    tenantId: string;
+    customerId: string;
+    orderId: string;
+    recipient: string;
+    body: string;
+    sentAt: string;
+  }): number {
+    this.#prepare(
+      `INSERT INTO sent_mails (tenant_id, customer_id, order_id, recipient, body, sent_at)
+         VALUES (@tenantId, @customerId, @orderId, @recipient, @body, @sentAt)`,
+    ).run(mail);
+    return (
+      this.#prepare<[string, string], { count: number }>(
+        'SELECT COUNT(*) AS count FROM sent_mails WHERE tenant_id = ? AND customer_id = ?',
+      ).get(mail.tenantId, mail.customerId)?.count ?? 0
+    );
+  }
+
   findOrder({
     tenantId,
     customerId,
