@@ -1,6 +1,7 @@
 import type { ToolCall, ToolMessage } from '../core/chat-message.js';
 import type { RecordedToolResult } from '../core/run-journal.js';
 import type { StopReason } from '../core/stop-reason.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
 import type { RunRuntime } from './run-runtime.js';
@@ -45,9 +46,10 @@ export async function runBatch(
   const contents = new Map<string, string>();
   /** The untrusted source of each call that brought third-party content into the conversation. */
   const untrusted = new Map<string, string>();
-  const noteUntrusted = (call: ToolCall, ok: boolean) => {
-    const definition = ok ? tools.get(call.function.name)?.definition : undefined;
-    const source = definition === undefined ? undefined : untrustedSource(definition);
+  const noteUntrusted = (call: ToolCall, outcome: ToolOutcome) => {
+    const definition = outcome.ok ? tools.get(call.function.name)?.definition : undefined;
+    const source =
+      definition === undefined || !outcome.ok ? undefined : untrustedSource({ definition, result: outcome.data });
     if (source === undefined) return;
     untrusted.set(call.id, source);
     runtime.untrustedSources.add(source);
@@ -70,7 +72,7 @@ export async function runBatch(
     const recorded = finding instanceof Promise ? await finding : finding;
     if (recorded !== undefined) {
       contents.set(call.id, recorded.content);
-      noteUntrusted(call, recorded.outcome.ok);
+      noteUntrusted(call, recorded.outcome);
       return;
     }
     const report = await runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
@@ -94,7 +96,7 @@ export async function runBatch(
       return;
     }
     await answer({ toolCallId: call.id, tool: report.tool, content: report.content, outcome: report.outcome });
-    noteUntrusted(call, report.outcome.ok);
+    noteUntrusted(call, report.outcome);
     if (report.brake !== undefined) stop ??= report.brake;
   };
 

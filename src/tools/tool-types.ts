@@ -156,9 +156,11 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    * customer's message, another server's data): the conversation counts as
    * holding untrusted content from then on, and egress calls need a person.
    * `true` names the source after the tool; a string names it as people
-   * should read it in the approval card (`the order messages`).
+   * should read it in the approval card (`the order messages`); a function
+   * decides per result (a name, or undefined for a result that carries none,
+   * e.g. recalled facts that all came from the user).
    */
-  readonly untrustedOutput?: boolean | string;
+  readonly untrustedOutput?: boolean | string | ((result: unknown) => string | undefined);
   /** Rolls back a `reversible` call. */
   undo?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
   /** Per-call time limit in milliseconds. */

@@ -15,7 +15,7 @@ describe('MCP tools as sources of untrusted content', () => {
         server: { name: 'fx', command: process.execPath, args: [fixtureServer], ...(trusted ? { trusted } : {}) },
       });
       mounts.push(mount);
-      const sources = mount.definitions.map((definition) => untrustedSource(definition));
+      const sources = mount.definitions.map((definition) => untrustedSource({ definition, result: {} }));
       expect(sources.length).toBeGreaterThan(0);
       expect(new Set(sources)).toEqual(new Set([trusted ? undefined : 'MCP server fx']));
     }
