@@ -54,6 +54,8 @@ export interface NewRefund {
   readonly reasonCategory: string;
   readonly reason: string;
   readonly requestedAt: string;
+  /** The refund tool's idempotency key, recorded with the refund so an interrupted call can be reconciled. */
+  readonly idempotencyKey?: string;
 }
 
 /** One tenant's order, as the lookups take it: the tenant, then the order number within it. */
@@ -142,10 +144,19 @@ const schema = `
     status TEXT NOT NULL CHECK (status IN ('processing', 'completed', 'rejected')),
     requested_at TEXT NOT NULL,
     completed_at TEXT,
+    idempotency_key TEXT,
     PRIMARY KEY (tenant_id, refund_no),
     FOREIGN KEY (tenant_id, order_id) REFERENCES orders (tenant_id, order_id)
   );
   CREATE INDEX IF NOT EXISTS refunds_by_tenant_order ON refunds (tenant_id, order_id);
+  CREATE TABLE IF NOT EXISTS sent_mails (
+    tenant_id TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
+    recipient TEXT NOT NULL,
+    body TEXT NOT NULL,
+    sent_at TEXT NOT NULL
+  );
   CREATE TABLE IF NOT EXISTS order_notes (
     tenant_id TEXT NOT NULL,
     order_id TEXT NOT NULL,
@@ -216,6 +227,33 @@ export class ShopDatabase {
   }
 
   /** The order if it exists in the tenant and belongs to the customer, otherwise undefined. */
+  /** The customer's e-mail address on file, if the customer exists in the tenant. */
+  customerEmail({ tenantId, customerId }: { tenantId: string; customerId: string }): string | undefined {
+    return this.#prepare<[string, string], { email: string }>(
+      'SELECT email FROM customers WHERE tenant_id = ? AND customer_id = ?',
+    ).get(tenantId, customerId)?.email;
+  }
+
+  /** Records a mail as sent (the demo's outbox) and returns how many the customer has been sent. */
+  recordMail(mail: {
+    tenantId: string;
+    customerId: string;
+    orderId: string;
+    recipient: string;
+    body: string;
+    sentAt: string;
+  }): number {
+    this.#prepare(
+      `INSERT INTO sent_mails (tenant_id, customer_id, order_id, recipient, body, sent_at)
+         VALUES (@tenantId, @customerId, @orderId, @recipient, @body, @sentAt)`,
+    ).run(mail);
+    return (
+      this.#prepare<[string, string], { count: number }>(
+        'SELECT COUNT(*) AS count FROM sent_mails WHERE tenant_id = ? AND customer_id = ?',
+      ).get(mail.tenantId, mail.customerId)?.count ?? 0
+    );
+  }
+
   findOrder({
     tenantId,
     customerId,
@@ -259,6 +297,13 @@ export class ShopDatabase {
     ).all(tenantId, orderId);
   }
 
+  /** The refund recorded with this idempotency key in the tenant, if any: did an interrupted refund happen? */
+  findRefundByKey({ tenantId, idempotencyKey }: { tenantId: string; idempotencyKey: string }): RefundRow | undefined {
+    return this.#prepare<[string, string], RefundRow>(
+      `SELECT ${refundColumns} FROM refunds WHERE tenant_id = ? AND idempotency_key = ? ORDER BY refund_no LIMIT 1`,
+    ).get(tenantId, idempotencyKey);
+  }
+
   /** The refund if it exists in the tenant and its order belongs to the customer, otherwise undefined. */
   findRefund({
     tenantId,
@@ -289,7 +334,15 @@ export class ShopDatabase {
    * Records a refund with the tenant's next refund number. Runs inside the
    * caller's transaction when there is one, so a check-then-insert stays atomic.
    */
-  insertRefund({ tenantId, orderId, amountCents, reasonCategory, reason, requestedAt }: NewRefund): RefundRow {
+  insertRefund({
+    tenantId,
+    orderId,
+    amountCents,
+    reasonCategory,
+    reason,
+    requestedAt,
+    idempotencyKey,
+  }: NewRefund): RefundRow {
     const last = this.#prepare<[string], { refund_no: string }>(
       'SELECT refund_no FROM refunds WHERE tenant_id = ? ORDER BY refund_no DESC LIMIT 1',
     ).get(tenantId);
@@ -305,10 +358,10 @@ export class ShopDatabase {
       completed_at: null,
     };
     this.#prepare(
-      `INSERT INTO refunds (tenant_id, ${refundColumns})
+      `INSERT INTO refunds (tenant_id, ${refundColumns}, idempotency_key)
          VALUES (@tenant_id, @refund_no, @order_id, @amount_cents, @reason_category, @reason, @status, @requested_at,
-           @completed_at)`,
-    ).run({ tenant_id: tenantId, ...refund });
+           @completed_at, @idempotency_key)`,
+    ).run({ tenant_id: tenantId, ...refund, idempotency_key: idempotencyKey ?? null });
     return refund;
   }
 
@@ -390,6 +443,7 @@ export function openShopDatabase({ path }: { path: string }): ShopDatabase {
   moveIntoTenants(connection);
   connection.pragma('foreign_keys = ON');
   connection.exec(schema);
+  addRefundKeys(connection);
   const database = new ShopDatabase(connection);
   database.seedTenant({ tenantId: shopTenantId, data: shopSeed });
   return database;
@@ -413,4 +467,16 @@ function moveIntoTenants(connection: Database.Database): void {
     }
     for (const table of [...tables].reverse()) connection.exec(`DROP TABLE ${table}_before_tenants`);
   })();
+}
+
+/** Gives a refunds table from before reconciliation its idempotency key column, indexed per tenant. */
+function addRefundKeys(connection: Database.Database): void {
+  const columns = connection.prepare('PRAGMA table_info(refunds)').all() as { name: string }[];
+  if (!columns.some((column) => column.name === 'idempotency_key')) {
+    connection.exec('ALTER TABLE refunds ADD COLUMN idempotency_key TEXT');
+  }
+  connection.exec(
+    `CREATE INDEX IF NOT EXISTS refunds_by_tenant_key ON refunds (tenant_id, idempotency_key)
+       WHERE idempotency_key IS NOT NULL`,
+  );
 }

@@ -362,7 +362,23 @@ export function createShopTools({
     // reword the free-text reason (or pick another category), so neither is part of the key, and no
     // model-generated id ever is. A second refund of the very same amount on the same order replays the first.
     // The runtime scopes the key by the caller's tenant and user: another customer's identical call is another key.
-    idempotencyKey: ({ order_id, amount_cents }) => `refund:${order_id}:${amount_cents}`,
+    idempotencyKey: refundKey,
+    // An interrupted refund is looked up by its key, which is recorded with the refund in the same transaction:
+    // found, it happened (its result is rebuilt from the row); not found, the transaction never committed.
+    reconcile: (args, key, context) => {
+      const caller = callerOf(args, context);
+      const refund = database.findRefundByKey({ tenantId: caller.tenantId, idempotencyKey: key });
+      if (refund === undefined) return { status: 'not_happened' };
+      const order = ownedOrder(caller, refund.order_id);
+      return {
+        status: 'happened',
+        result: {
+          ...describeRefund(refund),
+          remaining_refundable_cents: refundableCents(order, database.refundedCents(of(order))),
+          expected: 'Back on the original payment method within 1-3 business days.',
+        },
+      };
+    },
     execute: (args, context) => {
       const caller = callerOf(args, context);
       return database.transaction(() => {
@@ -390,6 +406,7 @@ export function createShopTools({
           reasonCategory: args.reason_category,
           reason: args.reason,
           requestedAt: now().toISOString(),
+          idempotencyKey: refundKey(args),
         });
         return {
           ...describeRefund(refund),
@@ -401,6 +418,11 @@ export function createShopTools({
   });
 
   return [queryOrder, trackShipment, queryRefund, addOrderNote, applyRefund];
+}
+
+/** The business identity of a refund: its order and amount (see `apply_refund`'s `idempotencyKey`). */
+function refundKey({ order_id, amount_cents }: { order_id: string; amount_cents: number }): string {
+  return `refund:${order_id}:${amount_cents}`;
 }
 
 /** Who is asking: the tenant and the customer id within it. */

@@ -41,6 +41,13 @@ export interface ToolMessage {
   readonly role: 'tool';
   readonly tool_call_id: string;
   readonly content: string;
+  /**
+   * Set when the content came from a source the tool declared untrusted
+   * (`untrustedOutput`): names that source. Stored with the session, so a
+   * conversation that took in third-party content stays marked across runs
+   * and restarts; never sent to the model.
+   */
+  readonly untrusted?: string;
 }
 
 /** The OpenAI chat-completions message protocol, which arbiter speaks internally. */

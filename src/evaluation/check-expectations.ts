@@ -71,10 +71,17 @@ export function checkExpectations({
     }
   }
 
-  for (const { tool, decision } of expect.gate ?? []) {
-    if (!calls.some((call) => call.tool === tool && call.gate === decision)) {
-      const got = calls.filter((call) => call.tool === tool).map((call) => call.gate);
-      failures.push(`gate: no call of ${tool} was ${decision} (got ${got.length === 0 ? 'no call' : got.join(', ')})`);
+  for (const { tool, decision, reasonContains = [] } of expect.gate ?? []) {
+    const held = (call: (typeof calls)[number]) =>
+      reasonContains.every((part) => call.approvalReason?.includes(part) === true);
+    if (!calls.some((call) => call.tool === tool && call.gate === decision && held(call))) {
+      const got = calls
+        .filter((call) => call.tool === tool)
+        .map((call) => (call.approvalReason === undefined ? call.gate : `${call.gate} (${call.approvalReason})`));
+      const why = reasonContains.length === 0 ? '' : ` with a reason containing ${JSON.stringify(reasonContains)}`;
+      failures.push(
+        `gate: no call of ${tool} was ${decision}${why} (got ${got.length === 0 ? 'no call' : got.join(', ')})`,
+      );
     }
   }
 

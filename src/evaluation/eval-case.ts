@@ -66,8 +66,16 @@ export interface CaseExpectations {
   /** For each entry, some call of the tool was proposed with at least these argument values. */
   readonly arguments?: readonly { readonly tool: string; readonly includes: Readonly<Record<string, unknown>> }[];
   readonly errors?: readonly ErrorExpectation[];
-  /** For each entry, some call of the tool got this gate decision. */
-  readonly gate?: readonly { readonly tool: string; readonly decision: GateOutcome }[];
+  /**
+   * For each entry, some call of the tool got this gate decision (and, with
+   * `reasonContains`, waited for a person with an approval reason holding
+   * each of these substrings).
+   */
+  readonly gate?: readonly {
+    readonly tool: string;
+    readonly decision: GateOutcome;
+    readonly reasonContains?: readonly string[];
+  }[];
   /** Checks on the final answer (the last assistant text). */
   readonly answer?: TextChecks;
   /** Model calls over all turns. */

@@ -134,6 +134,7 @@ const expectations = {
         properties: {
           tool: { type: 'string' },
           decision: { enum: ['allowed', 'approval_required', 'approved', 'rejected', 'denied', 'not_checked'] },
+          reasonContains: strings,
         },
         required: ['tool', 'decision'],
         additionalProperties: false,
@@ -257,6 +258,8 @@ export const fixtureFileSchema: JsonSchema = {
           },
           sideEffect: { enum: ['read', 'reversible', 'irreversible'] },
           groups: strings,
+          egress: { type: 'boolean' },
+          untrustedOutput: { type: ['boolean', 'string'] },
           returns: {},
           fails: {
             type: 'object',

@@ -15,6 +15,10 @@ export interface FixtureToolSpec extends OpenAiFunctionTool {
   readonly groups?: readonly string[];
   /** What the tool returns. */
   readonly returns?: unknown;
+  /** Sends data outside (`ToolDefinition.egress`). */
+  readonly egress?: boolean;
+  /** Its results carry third-party content (`ToolDefinition.untrustedOutput`). */
+  readonly untrustedOutput?: boolean | string;
   /** Instead of returning, the tool fails with this error. */
   readonly fails?: { readonly code: string; readonly retryable: boolean; readonly message: string };
 }
@@ -40,6 +44,8 @@ export function createFixtureTools(specs: readonly FixtureToolSpec[]): ToolDefin
       },
     }),
     ...(spec.groups === undefined ? {} : { groups: spec.groups }),
+    ...(spec.egress === undefined ? {} : { egress: spec.egress }),
+    ...(spec.untrustedOutput === undefined ? {} : { untrustedOutput: spec.untrustedOutput }),
   }));
 }
 

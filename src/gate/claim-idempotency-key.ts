@@ -1,7 +1,8 @@
 import type { ToolErrorPayload } from '../core/tool-outcome.js';
 import { auditToolCall } from './audit-tool-call.js';
 import type { GatedCall, GateRuntime } from './gated-call.js';
-import type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from './idempotency-store.js';
+import { reconcileUnknownOutcome } from './reconcile-unknown-outcome.js';
 
 /** What claiming a call's idempotency key allows. `undefined`: the call has no key (or the run no store). */
 export type KeyClaim =
@@ -18,8 +19,11 @@ export type KeyClaim =
  * store, scoped by the principal's tenant and user (or the tenant, for a
  * tool whose key is tenant-wide). A key claimed before is never executed
  * again: its first outcome is replayed, or the call is refused when that
- * outcome is unknown or belongs to another user. Replays and refusals are
- * audited here. A call without a key is answered synchronously (`undefined`),
+ * outcome is unknown or belongs to another user. An unknown outcome is
+ * first reconciled when the tool can ask the outside system
+ * (`reconcileUnknownOutcome`): a call that took effect replays the
+ * reconciled result (audited `reconciled:ok`), one that did not runs once.
+ * Replays, reconciliations and refusals are audited here. A call without a key is answered synchronously (`undefined`),
  * so it waits for nothing and starts in the same turn of the event loop.
  *
  * @example
@@ -43,16 +47,30 @@ async function claimKey(
 ): Promise<KeyClaim> {
   const { definition } = call.tool;
   const { principal, gateTexts: texts } = runtime;
-  const claim = await store.claim({
+  const request: IdempotencyClaimRequest = {
     key,
     claimant: { tenantId: principal?.tenantId ?? '', userId: principal?.userId ?? '' },
     scope: definition.idempotencyScope ?? 'principal',
     runId: runtime.runId,
     toolCallId: call.toolCallId,
     tool: call.toolName,
-  });
+  };
+  let claim = await store.claim(request);
+  // Interrupted before: the outside system may know whether it took effect (once; a lost race stays as it reads).
+  const reconciled = claim.status === 'outcome_unknown' && call.tool.definition.reconcile !== undefined;
+  if (claim.status === 'outcome_unknown')
+    claim = await reconcileUnknownOutcome({ call, store, request, unknown: claim });
   if (claim.status === 'claimed') return claim;
   if (claim.status === 'completed') {
+    if (reconciled) {
+      await auditToolCall(
+        runtime,
+        call,
+        `reconciled:${claim.outcome.ok ? 'ok' : claim.outcome.error.code}`,
+        claim.original,
+      );
+      return claim;
+    }
     await auditToolCall(
       runtime,
       call,

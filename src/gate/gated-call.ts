@@ -35,6 +35,12 @@ export interface GateRuntime {
    * are announced when they are created.
    */
   readonly wasAnnounced?: (approvalId: string) => boolean;
+  /**
+   * The untrusted sources whose content the conversation holds (see
+   * `ToolDefinition.untrustedOutput`); while any, egress calls wait for a
+   * person (`guardEgress`). Absent: none.
+   */
+  readonly untrustedSources?: ReadonlySet<string>;
 }
 
 /**

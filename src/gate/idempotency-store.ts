@@ -47,6 +47,19 @@ export interface IdempotencyClaimRequest {
 }
 
 /**
+ * Settles a key left `outcome_unknown` once the tool's `reconcile` found
+ * out: `completed` records the reconciled outcome, `retake` claims the key
+ * afresh for this call. Either happens only if the key is still exactly as
+ * `unknown` read it (the same earlier call, still without an outcome), so of
+ * two racing reconcilers one wins; the other gets the key's new state.
+ */
+export interface ResolveUnknownRequest extends IdempotencyClaimRequest {
+  /** The `outcome_unknown` answer this resolution is about. */
+  readonly unknown: Extract<IdempotencyClaim, { status: 'outcome_unknown' }>;
+  readonly resolution: { readonly kind: 'completed'; readonly outcome: ToolOutcome } | { readonly kind: 'retake' };
+}
+
+/**
  * Claims idempotency keys with a unique constraint before execution, so a
  * side effect happens at most once per key, across retries, concurrent
  * calls and restarts. A key never crosses a tenant, and by default never
@@ -61,4 +74,11 @@ export interface IdempotencyClaimRequest {
  */
 export interface IdempotencyStore {
   claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
+  /**
+   * Settles an `outcome_unknown` key after reconciliation (see
+   * `ResolveUnknownRequest`). Returns `completed` with the recorded outcome
+   * or `claimed` when this caller won; otherwise the key's state as `claim`
+   * reads it now. A store without it leaves unknown outcomes unknown.
+   */
+  resolveUnknown?(request: ResolveUnknownRequest): Promise<IdempotencyClaim>;
 }

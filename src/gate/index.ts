@@ -36,11 +36,13 @@ export {
 export { bindPrincipalParameters } from './bind-principal-parameters.js';
 export { createInlineApprover, type InlineAnswer } from './create-inline-approver.js';
 export { type GateTexts, gateTexts } from './gate-texts.js';
+export { egressAfterUntrustedRule, guardEgress } from './guard-egress.js';
 export type {
   IdempotencyClaim,
   IdempotencyClaimant,
   IdempotencyClaimRequest,
   IdempotencyStore,
+  ResolveUnknownRequest,
 } from './idempotency-store.js';
 export { MemoryAuditLog } from './memory-audit-log.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';

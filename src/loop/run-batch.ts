@@ -1,7 +1,9 @@
 import type { ToolCall, ToolMessage } from '../core/chat-message.js';
 import type { RecordedToolResult } from '../core/run-journal.js';
 import type { StopReason } from '../core/stop-reason.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { ToolSet } from '../tools/tool-registry.js';
+import { untrustedSource } from '../tools/untrusted-source.js';
 import type { RunRuntime } from './run-runtime.js';
 import { runToolCall } from './run-tool-call.js';
 
@@ -42,6 +44,16 @@ export async function runBatch(
 ): Promise<BatchResult> {
   const { journal, runId, control, texts } = runtime;
   const contents = new Map<string, string>();
+  /** The untrusted source of each call that brought third-party content into the conversation. */
+  const untrusted = new Map<string, string>();
+  const noteUntrusted = (call: ToolCall, outcome: ToolOutcome) => {
+    const definition = outcome.ok ? tools.get(call.function.name)?.definition : undefined;
+    const source =
+      definition === undefined || !outcome.ok ? undefined : untrustedSource({ definition, result: outcome.data });
+    if (source === undefined) return;
+    untrusted.set(call.id, source);
+    runtime.untrustedSources.add(source);
+  };
   const pending = new Set<string>();
   let stop: StopReason | undefined;
   let failure: unknown;
@@ -60,6 +72,7 @@ export async function runBatch(
     const recorded = finding instanceof Promise ? await finding : finding;
     if (recorded !== undefined) {
       contents.set(call.id, recorded.content);
+      noteUntrusted(call, recorded.outcome);
       return;
     }
     const report = await runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
@@ -83,6 +96,7 @@ export async function runBatch(
       return;
     }
     await answer({ toolCallId: call.id, tool: report.tool, content: report.content, outcome: report.outcome });
+    noteUntrusted(call, report.outcome);
     if (report.brake !== undefined) stop ??= report.brake;
   };
 
@@ -135,7 +149,13 @@ export async function runBatch(
         });
       }
     }
-    messages.push({ role: 'tool', tool_call_id: call.id, content });
+    const source = untrusted.get(call.id);
+    messages.push({
+      role: 'tool',
+      tool_call_id: call.id,
+      content,
+      ...(source === undefined ? {} : { untrusted: source }),
+    });
   }
   return failure === undefined ? { messages, stop, rerunnable } : { messages, stop: 'error', failure, rerunnable };
 }

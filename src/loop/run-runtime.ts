@@ -1,6 +1,7 @@
 import type { PinnedState } from '../context/compress-context.js';
 import type { ContextManager } from '../context/context-manager.js';
 import { isCallHistorySource } from '../core/call-history.js';
+import type { ChatMessage } from '../core/chat-message.js';
 import type { Locale } from '../core/locale.js';
 import { createMemoryJournal, type RunJournal } from '../core/run-journal.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
@@ -51,6 +52,8 @@ export interface RunRuntime extends GateRuntime {
   readonly prices: PriceTable | undefined;
   readonly context: ContextManager | undefined;
   readonly pinned: PinnedState | undefined;
+  /** Grows as untrusted results come in (tools declaring `untrustedOutput`), so later egress calls of the run wait for a person. */
+  readonly untrustedSources: Set<string>;
 }
 
 /**
@@ -107,5 +110,14 @@ export function createRunRuntime(options: RunAgentOptions, runId: string): RunRu
     prices: options.prices,
     context: options.context,
     pinned: options.pinned,
+    untrustedSources: untrustedSourcesOf(options.messages),
   };
+}
+
+/** The untrusted sources a conversation already holds content from: its tool messages marked `untrusted`. */
+function untrustedSourcesOf(messages: readonly ChatMessage[]): Set<string> {
+  const sources = new Set<string>();
+  for (const message of messages)
+    if (message.role === 'tool' && message.untrusted !== undefined) sources.add(message.untrusted);
+  return sources;
 }

@@ -224,6 +224,8 @@ export function createMemoryTools({
     dataScope: 'tenant_user',
     groups: ['memory'],
     progress: { en: 'Checking what I remember…', 'zh-CN': '正在查找记忆…' },
+    // A fact a tool result said is third-party content still: recalled, it marks the conversation (egress waits).
+    untrustedOutput: (result) => (recalledToolResults(result) ? texts.rememberedToolResults : undefined),
     execute: async (args, context) => {
       const recalled = await recallMemory({
         memory,
@@ -248,6 +250,13 @@ export function createMemoryTools({
   });
 
   return [saveFact, recallFacts];
+}
+
+/** Whether a `recall_facts` result holds a fact that came from a tool result. */
+function recalledToolResults(result: unknown): boolean {
+  if (typeof result !== 'object' || result === null) return false;
+  const facts: unknown = (result as { facts?: unknown }).facts;
+  return Array.isArray(facts) && facts.some((fact: { source?: unknown }) => fact?.source === 'tool_result');
 }
 
 function describeSaved(

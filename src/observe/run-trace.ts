@@ -25,6 +25,8 @@ export interface CallTrace {
   /** sha256 of the canonical JSON of the model's arguments (of the raw text when it is not JSON). */
   readonly argumentsDigest: string;
   readonly gate: GateOutcome;
+  /** Why the call waited for a person (the approval card's reason). In memory for evaluation; not in trace lines. */
+  readonly approvalReason?: string;
   readonly status: CallStatus;
   /** True once the tool's `execute` started. */
   readonly executed: boolean;

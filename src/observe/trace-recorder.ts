@@ -129,7 +129,11 @@ export class TraceRecorder {
         return;
       }
       case 'approval:required':
-        this.#update(run, event.toolCallId, event.at, { gate: 'approval_required', status: 'pending' });
+        this.#update(run, event.toolCallId, event.at, {
+          gate: 'approval_required',
+          status: 'pending',
+          approvalReason: event.reason,
+        });
         return;
       case 'approval:resolved':
         this.#update(run, event.toolCallId, event.at, { gate: event.decision, status: 'unanswered' });

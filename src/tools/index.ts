@@ -10,8 +10,10 @@ export type {
   DataScope,
   IdempotencyScope,
   PrincipalField,
+  ReconcileAnswer,
   SideEffect,
   ToolContext,
   ToolDefinition,
   ToolProgress,
 } from './tool-types.js';
+export { untrustedSource } from './untrusted-source.js';

@@ -171,6 +171,12 @@ function checkDefinitionShape(tool: ToolDefinition): string {
   if (typeof tool.execute !== 'function') {
     throw new ToolDefinitionError({ toolName: name, message: `tool "${name}" has no execute function` });
   }
+  if (tool.reconcile !== undefined && tool.idempotencyKey === undefined) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      message: `tool "${name}" has reconcile but no idempotencyKey: reconcile asks about a call by its key`,
+    });
+  }
   const parameters: unknown = tool.parameters;
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     throw new ToolDefinitionError({

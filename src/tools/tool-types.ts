@@ -132,6 +132,35 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   idempotencyKey?(args: Args, context: ToolContext): string;
   /** Whose the idempotency key is. Default `principal`. */
   readonly idempotencyScope?: IdempotencyScope;
+  /**
+   * Asks the outside system whether a call with this idempotency key took
+   * effect, for a call whose earlier attempt was interrupted with no
+   * recorded result (its process died, it timed out, the run was stopped).
+   * The runtime calls it before deciding anything about such a call: a
+   * resumed run, a retried identical call, a new run presenting the same
+   * key. `happened` completes the recorded result from `result` (replayed,
+   * audited as `reconciled:ok`); `not_happened` lets the call run once (the
+   * key is re-taken atomically, so two racing reconcilers cannot both run
+   * it); `unknown`, or a throw, leaves it refused as `outcome_unknown`.
+   * `key` is the tool's own key (`idempotencyKey`), not the scoped one.
+   */
+  reconcile?(args: Args, key: string, context: ToolContext): ReconcileAnswer<Result> | Promise<ReconcileAnswer<Result>>;
+  /**
+   * True when the tool sends data outside (e-mail, HTTP, posting). Once a
+   * conversation holds untrusted content (see `untrustedOutput`), every
+   * egress call waits for a person, whatever its tier says.
+   */
+  readonly egress?: boolean;
+  /**
+   * The tool's results carry third-party content (a fetched page, a
+   * customer's message, another server's data): the conversation counts as
+   * holding untrusted content from then on, and egress calls need a person.
+   * `true` names the source after the tool; a string names it as people
+   * should read it in the approval card (`the order messages`); a function
+   * decides per result (a name, or undefined for a result that carries none,
+   * e.g. recalled facts that all came from the user).
+   */
+  readonly untrustedOutput?: boolean | string | ((result: unknown) => string | undefined);
   /** Rolls back a `reversible` call. */
   undo?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
   /** Per-call time limit in milliseconds. */
@@ -151,6 +180,15 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   readonly retrySafe?: boolean;
   execute(args: Args, context: ToolContext): Promise<Result> | Result;
 }
+
+/** What a tool's `reconcile` found out about an interrupted call. */
+export type ReconcileAnswer<Result = unknown> =
+  /** The effect took place: `result` is what `execute` would have returned. */
+  | { readonly status: 'happened'; readonly result: Result }
+  /** The outside system has no trace of it: the call may run once. */
+  | { readonly status: 'not_happened' }
+  /** Nobody can tell: a person must check. */
+  | { readonly status: 'unknown' };
 
 /** What an argument-level approval rule says about one call. */
 export type ApprovalVerdict =

@@ -53,7 +53,11 @@ export interface McpServerConfig {
    * the server-level credentials only.
    */
   readonly perPrincipal?: (principal: Principal) => McpCredentials | undefined;
-  /** Trust the server's annotations enough to let config make a tool less strict than they say. */
+  /**
+   * Trust the server: its annotations enough to let config make a tool less
+   * strict than they say, and its results as content (an untrusted server's
+   * results mark the conversation, after which egress calls wait for a person).
+   */
   readonly trusted?: boolean;
   /** Default per-call time limit in milliseconds. Default 60 000. */
   readonly timeoutMs?: number;

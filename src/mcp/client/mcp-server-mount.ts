@@ -349,6 +349,8 @@ export class McpServerMount {
       enforcesTimeout: true,
       // A read changed nothing: a timed-out or cut-off one may be asked again.
       retrySafe: sideEffect === 'read',
+      // Another party's content: after it, egress calls wait for a person (unless the server is trusted).
+      ...(server.trusted === true ? {} : { untrustedOutput: `MCP server ${server.name}` }),
       ...(sideEffect === 'read'
         ? {}
         : {

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { ToolOutcome } from '../../core/tool-outcome.js';
-import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../../gate/idempotency-store.js';
+import type {
+  IdempotencyClaim,
+  IdempotencyClaimRequest,
+  IdempotencyStore,
+  ResolveUnknownRequest,
+} from '../../gate/idempotency-store.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
@@ -48,6 +53,16 @@ const completeClaim = namedStatement(
 const releaseClaim = namedStatement(
   `DELETE FROM idempotency_claims
    WHERE tenant_id = $1 AND scope_user_id = $2 AND key = $3 AND owner = $4 AND status = 'claimed'`,
+);
+
+const unknownClaimGuard = `WHERE tenant_id = $1 AND scope_user_id = $2 AND key = $3 AND claimant_user_id = $4
+   AND status = 'claimed' AND run_id = $5 AND tool_call_id = $6 AND claimed_at = $7`;
+const completeUnknownClaim = namedStatement(
+  `UPDATE idempotency_claims SET status = 'completed', outcome = $8, completed_at = $9 ${unknownClaimGuard}`,
+);
+const retakeUnknownClaim = namedStatement(
+  `UPDATE idempotency_claims SET run_id = $8, tool_call_id = $9, tool = $10, owner = $11, claimed_at = $12
+   ${unknownClaimGuard}`,
 );
 
 /**
@@ -148,6 +163,53 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
       if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
     }
+  }
+
+  /**
+   * Completes or re-takes an `outcome_unknown` key, only while it is still
+   * the claim `unknown` read (see `ResolveUnknownRequest`); a re-take moves
+   * `claimed_at` strictly forward, so the loser of a race no longer matches.
+   */
+  async resolveUnknown(request: ResolveUnknownRequest): Promise<IdempotencyClaim> {
+    const { claimant, scope = 'principal', unknown, resolution } = request;
+    const scoped: ScopedKey = {
+      tenantId: claimant.tenantId,
+      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
+      key: request.key,
+    };
+    const guard = [
+      scoped.tenantId,
+      scoped.scopeUserId,
+      scoped.key,
+      claimant.userId,
+      unknown.original.runId,
+      unknown.original.toolCallId,
+      unknown.claimedAt,
+    ];
+    if (resolution.kind === 'completed') {
+      const changed = await this.#database.query(completeUnknownClaim, [
+        ...guard,
+        JSON.stringify(resolution.outcome),
+        this.#now(),
+      ]);
+      if (changed.rowCount === 1) {
+        return { status: 'completed', outcome: resolution.outcome, original: unknown.original };
+      }
+      return this.claim(request);
+    }
+    const changed = await this.#database.query(retakeUnknownClaim, [
+      ...guard,
+      request.runId,
+      request.toolCallId,
+      request.tool,
+      processOwner,
+      Math.max(this.#now(), Number(unknown.claimedAt) + 1),
+    ]);
+    if (changed.rowCount === 1) {
+      const inFlightKey = `${this.#database.schema ?? ''}\u0000${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${scoped.key}`;
+      return this.#claimed(scoped, inFlightKey);
+    }
+    return this.claim(request);
   }
 
   #claimed({ tenantId, scopeUserId, key }: ScopedKey, inFlightKey: string): IdempotencyClaim {

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { ToolOutcome } from '../../core/tool-outcome.js';
-import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../../gate/idempotency-store.js';
+import type {
+  IdempotencyClaim,
+  IdempotencyClaimRequest,
+  IdempotencyStore,
+  ResolveUnknownRequest,
+} from '../../gate/idempotency-store.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
@@ -158,6 +163,50 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
       if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
     }
+  }
+
+  /**
+   * Completes or re-takes an `outcome_unknown` key, only while it is still
+   * the claim `unknown` read (see `ResolveUnknownRequest`); a re-take moves
+   * `claimed_at` strictly forward, so the loser of a race no longer matches.
+   */
+  async resolveUnknown(request: ResolveUnknownRequest): Promise<IdempotencyClaim> {
+    const { claimant, scope = 'principal', unknown, resolution } = request;
+    const scoped: ScopedKey = {
+      tenantId: claimant.tenantId,
+      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
+      key: request.key,
+    };
+    const guard = [
+      scoped.tenantId,
+      scoped.scopeUserId,
+      scoped.key,
+      claimant.userId,
+      unknown.original.runId,
+      unknown.original.toolCallId,
+      unknown.claimedAt,
+    ];
+    const where = `WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND claimant_user_id = ? AND status = 'claimed'
+        AND run_id = ? AND tool_call_id = ? AND claimed_at = ?`;
+    if (resolution.kind === 'completed') {
+      const changed = this.#statement(
+        `UPDATE idempotency_claims SET status = 'completed', outcome = ?, completed_at = ? ${where}`,
+      ).run(JSON.stringify(resolution.outcome), this.#now(), ...guard).changes;
+      if (changed === 1) return { status: 'completed', outcome: resolution.outcome, original: unknown.original };
+      return this.claim(request);
+    }
+    const changed = this.#statement(
+      `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ? ${where}`,
+    ).run(
+      request.runId,
+      request.toolCallId,
+      request.tool,
+      processOwner,
+      Math.max(this.#now(), Number(unknown.claimedAt) + 1),
+      ...guard,
+    ).changes;
+    if (changed === 1) return this.#claimed(scoped, `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${scoped.key}`);
+    return this.claim(request);
   }
 
   #claimed({ tenantId, scopeUserId, key }: ScopedKey, inFlightKey: string): IdempotencyClaim {

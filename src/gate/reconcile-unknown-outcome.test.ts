@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
+import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
+import { openSqliteBackend } from '../store/sqlite/open-sqlite-backend.js';
+import type { ReconcileAnswer } from '../tools/tool-types.js';
+import { claimIdempotencyKey } from './claim-idempotency-key.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+import { gatedCallFixture } from './test-support/gated-call-fixture.js';
+
+// Two "nodes" on one database: two connections (SQLite) or two pools (PostgreSQL), each with its own store.
+interface Nodes {
+  readonly first: IdempotencyStore;
+  readonly second: IdempotencyStore;
+  readonly close: () => Promise<void>;
+}
+
+const cluster = setUpPostgresCluster();
+const directory = mkdtempSync(join(tmpdir(), 'arbiter-reconcile-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+let files = 0;
+
+const backends: { name: string; skip: boolean; open: () => Promise<Nodes> }[] = [
+  {
+    name: 'SQLite',
+    skip: false,
+    open: async () => {
+      files += 1;
+      const path = join(directory, `arbiter-${files}.db`);
+      const [first, second] = [openSqliteBackend({ path }), openSqliteBackend({ path })];
+      return {
+        first: first.idempotency,
+        second: second.idempotency,
+        close: async () => {
+          await first.close();
+          await second.close();
+        },
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: cluster.skip,
+    open: async () => {
+      const schema = cluster.freshSchema();
+      const [first, second] = await Promise.all(
+        [1, 2].map(() => openPostgresBackend({ connectionString: cluster.connectionString, schema })),
+      );
+      if (first === undefined || second === undefined) throw new Error('no backend');
+      return {
+        first: first.idempotency,
+        second: second.idempotency,
+        close: async () => {
+          await first.close();
+          await second.close();
+        },
+      };
+    },
+  },
+];
+
+const refund = { refund_no: 'RF2026090003', amount_cents: 2000 };
+
+/** A call of the fixture refund tool whose `reconcile` answers `answer` (and counts how often it was asked). */
+function refundCall(store: IdempotencyStore, answer: () => ReconcileAnswer | Promise<ReconcileAnswer>) {
+  const asked: string[] = [];
+  const fixture = gatedCallFixture({
+    runtime: { idempotency: store },
+    tool: {
+      idempotencyKey: (args) => `refund:${String(args.order_id)}:${String(args.amount_cents)}`,
+      reconcile: (_args, key) => {
+        asked.push(key);
+        return answer();
+      },
+    },
+  });
+  return { ...fixture, asked };
+}
+
+/** Leaves the refund's key claimed with no outcome, as a process that died mid-call does. */
+async function interrupt(store: IdempotencyStore): Promise<void> {
+  const claim = await claimIdempotencyKey(refundCall(store, () => ({ status: 'unknown' })).runtime, {
+    ...refundCall(store, () => ({ status: 'unknown' })).call,
+    toolCallId: 'call_0',
+  });
+  if (claim?.status !== 'claimed') throw new Error(`expected a fresh claim, got ${claim?.status}`);
+  await claim.abandon();
+}
+
+describe.each(backends)('reconciling an unknown outcome on $name', ({ skip, open }) => {
+  let nodes: Nodes | undefined;
+  afterEach(async () => {
+    await nodes?.close();
+    nodes = undefined;
+  });
+
+  it.skipIf(skip)('completes the claim from the outside system when the effect happened', async () => {
+    nodes = await open();
+    await interrupt(nodes.first);
+    const retry = refundCall(nodes.second, () => ({ status: 'happened', result: refund }));
+    const claim = await claimIdempotencyKey(retry.runtime, retry.call);
+    expect(claim).toMatchObject({ status: 'completed', outcome: { ok: true, data: refund } });
+    expect(retry.asked).toEqual(['refund:SO20260901:2000']);
+    expect(retry.audited).toMatchObject([{ outcome: 'reconciled:ok', replayOf: { toolCallId: 'call_0' } }]);
+    // Recorded: the next claim replays it without asking the outside system again.
+    const later = refundCall(nodes.first, () => ({ status: 'not_happened' }));
+    expect(await claimIdempotencyKey(later.runtime, later.call)).toMatchObject({
+      status: 'completed',
+      outcome: { ok: true, data: refund },
+    });
+    expect(later.asked).toEqual([]);
+    expect(later.audited).toMatchObject([{ outcome: 'replayed:ok' }]);
+  });
+
+  it.skipIf(skip)('lets the call run once when the effect did not happen', async () => {
+    nodes = await open();
+    await interrupt(nodes.first);
+    const retry = refundCall(nodes.second, () => ({ status: 'not_happened' }));
+    const claim = await claimIdempotencyKey(retry.runtime, retry.call);
+    if (claim?.status !== 'claimed') throw new Error(`expected the key re-taken, got ${claim?.status}`);
+    await claim.complete({ ok: true, data: refund });
+    const later = refundCall(nodes.first, () => ({ status: 'not_happened' }));
+    expect(await claimIdempotencyKey(later.runtime, later.call)).toMatchObject({
+      status: 'completed',
+      outcome: { data: refund },
+    });
+    expect(later.asked).toEqual([]);
+  });
+
+  it.skipIf(skip)('lets only one of two racing reconcilers run the call', async () => {
+    nodes = await open();
+    for (let round = 0; round < 5; round += 1) {
+      await nodes.close();
+      nodes = await open();
+      await interrupt(nodes.first);
+      const { first, second } = nodes;
+      const racers = [first, second, first, second].map((store) =>
+        refundCall(store, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          return { status: 'not_happened' };
+        }),
+      );
+      // The winner runs the call and records its result as soon as it holds the key.
+      const claims = await Promise.all(
+        racers.map(async ({ runtime, call }) => {
+          const claim = await claimIdempotencyKey(runtime, call);
+          if (claim?.status === 'claimed') await claim.complete({ ok: true, data: refund });
+          return claim;
+        }),
+      );
+      expect(claims.filter((claim) => claim?.status === 'claimed')).toHaveLength(1);
+      // The losers read the winner's live claim (another node: unknown, refused) or wait for its result (same node).
+      for (const claim of claims) expect(['claimed', 'refused', 'completed']).toContain(claim?.status);
+    }
+  });
+
+  it.skipIf(skip)('refuses as before when the outside system cannot tell, or reconcile throws', async () => {
+    nodes = await open();
+    await interrupt(nodes.first);
+    for (const answer of [
+      (): ReconcileAnswer => ({ status: 'unknown' }),
+      (): ReconcileAnswer => {
+        throw new Error('refund service down');
+      },
+    ]) {
+      const retry = refundCall(nodes.second, answer);
+      expect(await claimIdempotencyKey(retry.runtime, retry.call)).toMatchObject({
+        status: 'refused',
+        error: { code: 'outcome_unknown' },
+      });
+      expect(retry.asked).toHaveLength(1);
+      expect(retry.audited).toMatchObject([{ outcome: 'outcome_unknown' }]);
+    }
+    // Still unknown: a later answer can settle it.
+    const later = refundCall(nodes.first, () => ({ status: 'happened', result: refund }));
+    expect(await claimIdempotencyKey(later.runtime, later.call)).toMatchObject({ status: 'completed' });
+  });
+});
