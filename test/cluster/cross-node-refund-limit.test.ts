@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
-import { createDatabase, type Node, NodePool, request, tokens } from './cluster-nodes.js';
+import { createDatabase, followRunsToEnd, type Node, NodePool, refundStep, request } from './cluster-nodes.js';
 
 const cluster = setUpPostgresCluster();
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-cross-node-limit-'));
@@ -47,17 +47,7 @@ describe.skipIf(cluster.skip)('the daily automatic refund limit over two nodes',
         turns: amounts.map((amount) => ({
           when: `refund ${amount} cents`,
           steps: [
-            {
-              call: {
-                name: 'apply_refund',
-                arguments: {
-                  order_id: orderId,
-                  amount_cents: amount,
-                  reason_category: 'damaged',
-                  reason: 'The mug arrived chipped.',
-                },
-              },
-            },
+            refundStep(orderId, amount),
             { say: 'Refund {{apply_refund.refund_no}} is {{apply_refund.status}}.' },
           ],
         })),
@@ -103,14 +93,7 @@ describe.skipIf(cluster.skip)('the daily automatic refund limit over two nodes',
     const refundsWhileBlocked = pool.countRefunds(orderId) - refundsBefore;
     await blocker.query('COMMIT');
     await blocker.end();
-    const ends = await Promise.all(
-      runs.map(async ({ node, runId }) => (await pool.followToEnd(node, runId, 0, () => {}, tokens.alice)).at(-1)),
-    );
-    const stopReasons: Record<string, number> = {};
-    for (const end of ends) {
-      const reason = end?.type === 'run:end' ? (end as { stopReason: string }).stopReason : String(end?.type);
-      stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
-    }
+    const stopReasons = await followRunsToEnd(pool, runs);
 
     const database = new pg.Client({ connectionString: storeUrl });
     await database.connect();
