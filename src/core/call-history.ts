@@ -78,7 +78,25 @@ export interface CallHistoryFilter {
  */
 export interface CallHistorySource {
   findCalls(filter: CallHistoryFilter): Promise<readonly PastCall[]> | readonly PastCall[];
+  /**
+   * Waits until no other holder, in any process on the same store, has
+   * `principalKey`'s history reserved, and reserves it; resolves with the
+   * function that gives it back. A store shared by several nodes has it, so
+   * a cumulative limit holds across nodes as it does in one process. A
+   * reservation whose holder died (no renewal) lapses after the store's
+   * lease, so a killed node cannot block the principal for good.
+   */
+  reserveHistory?(principalKey: string): Promise<HistoryRelease>;
 }
+
+/**
+ * Gives a history reservation back; calling it again does nothing.
+ *
+ * @example
+ * const release = await audit.reserveHistory?.('shop\u0000C1001');
+ * await release?.();
+ */
+export type HistoryRelease = () => Promise<void>;
 
 /**
  * A history with nothing in it, for code that runs a tool outside a run

@@ -12,6 +12,7 @@ export type {
   CallHistoryQuery,
   CallHistorySource,
   ExecutedDecision,
+  HistoryRelease,
   HistoryWindow,
   PastCall,
 } from './call-history.js';

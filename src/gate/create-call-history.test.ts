@@ -125,3 +125,42 @@ describe('createCallHistory', () => {
     none.release();
   });
 });
+
+describe('createCallHistory with a store that reserves history', () => {
+  it('holds the store reservation from the first read until release, and a failed reservation blocks nobody', async () => {
+    const log: string[] = [];
+    let failNext = true;
+    const source: CallHistorySource = {
+      findCalls: () => [],
+      reserveHistory: async (key) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('store unreachable');
+        }
+        log.push(`take ${key}`);
+        return async () => void log.push(`drop ${key}`);
+      },
+    };
+    const scoped = () =>
+      createCallHistory({ source, runId: 'run-1', sessionId: undefined, principal: alice, tool: 'apply_refund' });
+    // The store could not be reached: the rule's read fails (the call is refused), and the principal's queue moves on.
+    const failed = scoped();
+    await expect(failed.history.calls({ within: 'day' })).rejects.toThrow('store unreachable');
+    failed.release();
+    const first = scoped();
+    await first.history.calls({ within: 'day' });
+    await first.history.calls({ within: 'run' });
+    expect(log).toEqual(['take shop\u0000C1001']);
+    const second = scoped();
+    const reading = second.history.calls({ within: 'day' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log).toEqual(['take shop\u0000C1001']);
+    first.release();
+    first.release();
+    await reading;
+    expect(log).toEqual(['take shop\u0000C1001', 'drop shop\u0000C1001', 'take shop\u0000C1001']);
+    second.release();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(log.at(-1)).toBe('drop shop\u0000C1001');
+  });
+});

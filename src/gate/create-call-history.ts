@@ -1,4 +1,4 @@
-import type { CallHistory, CallHistoryFilter, CallHistorySource } from '../core/call-history.js';
+import type { CallHistory, CallHistoryFilter, CallHistorySource, HistoryRelease } from '../core/call-history.js';
 import type { Principal } from '../core/principal.js';
 
 /** The history of one call's checks, and the principal's lock it may hold. */
@@ -17,7 +17,8 @@ const queues = new Map<string, Promise<void>>();
 /**
  * The `context.history` of one tool call: every query scoped to the call's
  * run, session or principal, read from `source`. The first read takes the
- * principal's lock (in this process), so a concurrent call of the same
+ * principal's lock (in this process, and in the store when the source
+ * is shared by several processes: `reserveHistory`), so a concurrent call of the same
  * principal whose rule reads the history waits until `release`: two runs
  * cannot both spend the same headroom of a cumulative limit. Calls whose
  * rules never read the history pay nothing.
@@ -54,7 +55,7 @@ export function createCallHistory({
     history: {
       calls: async ({ tool: asked = tool, within, decisions, timeZone = 'UTC' }) => {
         if (source === undefined) return [];
-        if (!released) locking ??= lockPrincipal(lockKey);
+        if (!released) locking ??= lockPrincipal(lockKey, source);
         await locking;
         const filter: CallHistoryFilter =
           within === 'run' || (within === 'session' && sessionId === undefined)
@@ -73,12 +74,22 @@ export function createCallHistory({
     release: () => {
       if (released) return;
       released = true;
-      void locking?.then((unlock) => unlock());
+      // A reservation that failed was never held: nothing to give back (the read that took it threw).
+      void locking?.then(
+        (unlock) => unlock(),
+        () => {},
+      );
     },
   };
 }
 
-async function lockPrincipal(key: string): Promise<() => void> {
+/**
+ * Takes the principal's lock in this process, then, where the source is a
+ * store shared by several processes, its reservation in the store: this
+ * process's callers queue here without polling the store, and one caller
+ * per process competes for the store's reservation.
+ */
+async function lockPrincipal(key: string, source: CallHistorySource): Promise<() => void> {
   const previous = queues.get(key) ?? Promise.resolve();
   let unlock = () => {};
   const current = new Promise<void>((resolve) => {
@@ -87,9 +98,21 @@ async function lockPrincipal(key: string): Promise<() => void> {
   const tail = previous.then(() => current);
   queues.set(key, tail);
   await previous;
-  return () => {
+  const unlockHere = () => {
     unlock();
     if (queues.get(key) === tail) queues.delete(key);
+  };
+  if (source.reserveHistory === undefined) return unlockHere;
+  let releaseStored: HistoryRelease;
+  try {
+    releaseStored = await source.reserveHistory(key);
+  } catch (error) {
+    unlockHere();
+    throw error;
+  }
+  return () => {
+    // The next caller here starts once the store has the reservation back (or gave up trying: it lapses then).
+    releaseStored().then(unlockHere, unlockHere);
   };
 }
 

@@ -213,3 +213,34 @@ export async function readEvents(
     clearTimeout(timer);
   }
 }
+
+/** The scripted model's step that asks for a damaged-goods refund of `amountCents` on `orderId`. */
+export function refundStep(orderId: string, amountCents: number): Record<string, unknown> {
+  return {
+    call: {
+      name: 'apply_refund',
+      arguments: {
+        order_id: orderId,
+        amount_cents: amountCents,
+        reason_category: 'damaged',
+        reason: 'The mug arrived chipped.',
+      },
+    },
+  };
+}
+
+/** Follows every run to its end (as alice) and counts how they ended: `{ completed: 3, awaiting_approval: 1 }`. */
+export async function followRunsToEnd(
+  pool: NodePool,
+  runs: readonly { readonly node: Node; readonly runId: string }[],
+): Promise<Record<string, number>> {
+  const ends = await Promise.all(
+    runs.map(async ({ node, runId }) => (await pool.followToEnd(node, runId, 0, () => {}, tokens.alice)).at(-1)),
+  );
+  const stopReasons: Record<string, number> = {};
+  for (const end of ends) {
+    const reason = end?.type === 'run:end' ? (end as { stopReason: string }).stopReason : String(end?.type);
+    stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
+  }
+  return stopReasons;
+}

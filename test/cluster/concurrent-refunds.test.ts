@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
-import { createDatabase, type Node, NodePool, request, tokens } from './cluster-nodes.js';
+import { createDatabase, followRunsToEnd, type Node, NodePool, refundStep, request } from './cluster-nodes.js';
 
 const cluster = setUpPostgresCluster();
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-concurrent-refunds-'));
@@ -51,17 +51,7 @@ describe.skipIf(cluster.skip)('50 concurrent identical refunds over three nodes'
         turns: [
           {
             steps: [
-              {
-                call: {
-                  name: 'apply_refund',
-                  arguments: {
-                    order_id: orderId,
-                    amount_cents: amountCents,
-                    reason_category: 'damaged',
-                    reason: 'The mug arrived chipped.',
-                  },
-                },
-              },
+              refundStep(orderId, amountCents),
               { say: 'Refund {{apply_refund.refund_no}} of 10.00 yuan is {{apply_refund.status}}.' },
             ],
           },
@@ -98,14 +88,7 @@ describe.skipIf(cluster.skip)('50 concurrent identical refunds over three nodes'
         return { node, runId: sent.body.runId as string };
       }),
     );
-    const ends = await Promise.all(
-      runs.map(async ({ node, runId }) => (await pool.followToEnd(node, runId, 0, () => {}, tokens.alice)).at(-1)),
-    );
-    const stopReasons: Record<string, number> = {};
-    for (const end of ends) {
-      const reason = end?.type === 'run:end' ? (end as { stopReason: string }).stopReason : String(end?.type);
-      stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
-    }
+    const stopReasons = await followRunsToEnd(pool, runs);
 
     const database = new pg.Client({ connectionString: storeUrl });
     await database.connect();

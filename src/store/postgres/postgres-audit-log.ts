@@ -1,4 +1,10 @@
-import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
+import type {
+  CallHistoryFilter,
+  CallHistorySource,
+  ExecutedDecision,
+  HistoryRelease,
+  PastCall,
+} from '../../core/call-history.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -10,6 +16,12 @@ import {
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
 import { type AuditRecord, type AuditRow, toAuditRecord, toAuditRowValues } from '../audit-rows.js';
+import {
+  type HistoryReservationStatements,
+  historyReservationSql,
+  postgresParameter,
+  reserveHistoryInStore,
+} from '../history-reservations.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
@@ -29,6 +41,11 @@ const purgeCutoff = namedStatement(
 const purgeable = namedStatement(`SELECT ${columns} FROM audit_log WHERE at < $1 ORDER BY audit_id`);
 const authorisePurge = namedStatement("SELECT set_config('arbiter.audit_purge_before', $1::text, true)");
 const purge = namedStatement('DELETE FROM audit_log WHERE at < $1');
+const reservation = {
+  take: namedStatement(historyReservationSql.take(postgresParameter)),
+  renew: namedStatement(historyReservationSql.renew(postgresParameter)),
+  drop: namedStatement(historyReservationSql.drop(postgresParameter)),
+};
 
 /**
  * The append-only audit log in PostgreSQL, with the same columns and
@@ -50,6 +67,7 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
   readonly #database: PostgresDatabase;
   readonly #now: () => number;
   readonly #minimumRetentionDays: number;
+  readonly #reservations: HistoryReservationStatements;
 
   constructor({
     database,
@@ -65,6 +83,20 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     this.#database = database;
     this.#now = now;
     this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
+    this.#reservations = {
+      take: async ({ key, holder, expiresAt, now }) =>
+        (await database.query(reservation.take, [key, holder, expiresAt, now])).rowCount === 1,
+      renew: ({ key, holder, expiresAt }) => database.query(reservation.renew, [key, holder, expiresAt]),
+      drop: ({ key, holder }) => database.query(reservation.drop, [key, holder]),
+    };
+  }
+
+  /**
+   * Reserves `principalKey`'s history for one call across every node on
+   * this database (`history_reservations`, see `reserveHistoryInStore`).
+   */
+  reserveHistory(principalKey: string): Promise<HistoryRelease> {
+    return reserveHistoryInStore({ statements: this.#reservations, key: principalKey, now: this.#now });
   }
 
   /**

@@ -3,6 +3,7 @@ import { describeApprovalBrokerContract } from '../test-support/approval-broker-
 import { describeAuditLogContract } from '../test-support/audit-log-contract.js';
 import type { ContractOptions } from '../test-support/contract-backend.js';
 import { describeEventLogContract } from '../test-support/event-log-contract.js';
+import { describeHistoryReservationContract } from '../test-support/history-reservation-contract.js';
 import { describeIdempotencyStoreContract } from '../test-support/idempotency-store-contract.js';
 import { describeRetentionContract } from '../test-support/retention-contract.js';
 import { describeRunJournalContract } from '../test-support/run-journal-contract.js';
@@ -32,6 +33,7 @@ describe.skipIf(cluster.skip)('PostgreSQL backend', () => {
   describeApprovalBrokerContract('PostgresApprovalBroker', postgres);
   describeIdempotencyStoreContract('PostgresIdempotencyStore', postgres);
   describeAuditLogContract('PostgresAuditLog', postgres);
+  describeHistoryReservationContract('PostgresAuditLog', postgres);
   describeEventLogContract('PostgresEventLog', postgres);
   describeRuntimeStoreContract('PostgresRuntimeStore', postgres);
   describeRetentionContract('PostgreSQL backend', async (options) => {

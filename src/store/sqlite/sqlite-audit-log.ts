@@ -1,5 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../../core/call-history.js';
+import type {
+  CallHistoryFilter,
+  CallHistorySource,
+  ExecutedDecision,
+  HistoryRelease,
+  PastCall,
+} from '../../core/call-history.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -10,7 +16,7 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
-import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { isStoreBusy, retryWhileBusy } from '../../util/retry-while-busy.js';
 import {
   type AuditRecord,
   type AuditRow,
@@ -18,9 +24,21 @@ import {
   toAuditRecord,
   toAuditRowValues,
 } from '../audit-rows.js';
+import {
+  type HistoryReservationStatements,
+  historyReservationSql,
+  reserveHistoryInStore,
+} from '../history-reservations.js';
 import { type AuditRowInsert, createAuditRowInsert } from './audit-row-insert.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
+
+const named = (name: string) => `@${name}`;
+const reservationSql = {
+  take: historyReservationSql.take(named),
+  renew: historyReservationSql.renew(named),
+  drop: historyReservationSql.drop(named),
+};
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
@@ -56,6 +74,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #pending: PendingWrites;
   readonly #busyWaitMs: number;
   readonly #now: () => number;
+  readonly #reservations: HistoryReservationStatements;
   readonly #minimumRetentionDays: number;
   /** Rows of calls that changed nothing, waiting for the connection's next transaction, oldest first. */
   readonly #waiting: AuditRowValues[] = [];
@@ -87,6 +106,20 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     this.#pending = pendingWrites(database);
     this.#busyWaitMs = busyWaitMs;
     this.#now = now;
+    const statement = this.#statement;
+    this.#reservations = {
+      take: ({ key, holder, expiresAt, now: at }) => {
+        try {
+          return statement(reservationSql.take).run({ key, holder, expiresAt, now: at }).changes === 1;
+        } catch (error) {
+          // Another process holds the file's write lock: not taken this time, tried again.
+          if (isStoreBusy(error)) return false;
+          throw error;
+        }
+      },
+      renew: ({ key, holder, expiresAt }) => statement(reservationSql.renew).run({ key, holder, expiresAt }),
+      drop: ({ key, holder }) => statement(reservationSql.drop).run({ key, holder }),
+    };
     this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
   }
 
@@ -187,6 +220,14 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
    * Calls of one tool that executed and succeeded (outcome `ok`), oldest
    * first, narrowed by run, session, principal, time and decision.
    */
+  /**
+   * Reserves `principalKey`'s history for one call across every process on
+   * this database file (`history_reservations`, see `reserveHistoryInStore`).
+   */
+  reserveHistory(principalKey: string): Promise<HistoryRelease> {
+    return reserveHistoryInStore({ statements: this.#reservations, key: principalKey, now: this.#now });
+  }
+
   findCalls({ tool, runId, sessionId, tenantId, userId, since, decisions = executed }: CallHistoryFilter): PastCall[] {
     this.#pending.flush();
     const clauses = ['tool = ?', "outcome = 'ok'", `decision IN (${decisions.map(() => '?').join(', ')})`];

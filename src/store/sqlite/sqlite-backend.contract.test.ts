@@ -2,6 +2,7 @@ import { describeApprovalBrokerContract } from '../test-support/approval-broker-
 import { describeAuditLogContract } from '../test-support/audit-log-contract.js';
 import type { ContractOptions } from '../test-support/contract-backend.js';
 import { describeEventLogContract } from '../test-support/event-log-contract.js';
+import { describeHistoryReservationContract } from '../test-support/history-reservation-contract.js';
 import { describeIdempotencyStoreContract } from '../test-support/idempotency-store-contract.js';
 import { describeRetentionContract } from '../test-support/retention-contract.js';
 import { describeRunJournalContract } from '../test-support/run-journal-contract.js';
@@ -26,6 +27,7 @@ describeRunJournalContract('SqliteSessionStore.journal', async (options) => {
 describeApprovalBrokerContract('SqliteApprovalBroker', sqlite);
 describeIdempotencyStoreContract('SqliteIdempotencyStore', sqlite);
 describeAuditLogContract('SqliteAuditLog', sqlite);
+describeHistoryReservationContract('SqliteAuditLog', sqlite);
 describeEventLogContract('SqliteEventLog', sqlite);
 describeRuntimeStoreContract('SqliteStore', sqlite);
 describeRetentionContract('SQLite backend', (options) => {

@@ -281,4 +281,18 @@ export const gateMigrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 19,
+    name: 'history_reservations',
+    // One row per principal (tenant + user) whose history a cumulative rule is reading: the holder (one call in one
+    // process) until it is decided and audited, so two nodes cannot both spend the same headroom. A holder renews
+    // expires_at while it works; a killed holder stops renewing and its row lapses (HistoryReservations).
+    sql: `
+      CREATE TABLE history_reservations (
+        principal_key TEXT PRIMARY KEY,
+        holder        TEXT NOT NULL,
+        expires_at    INTEGER NOT NULL
+      );
+    `,
+  },
 ];
