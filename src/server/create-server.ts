@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { a2aRoutes, agentCardPath, agentCardRoute } from '../a2a/server/index.js';
 import type { Awaitable } from '../core/awaitable.js';
 import type { Locale } from '../core/locale.js';
 import type { MemoryStore } from '../core/memory-store.js';
@@ -411,6 +412,9 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.all('/mcp', (c) => mcp.fetch(c.req.raw));
   if (storage.memory !== undefined) app.route('/v1/memory', memoryRoutes({ memory: storage.memory }));
   app.route('/v1/ag-ui', agUiRoutes(dependencies));
+  // arbiter as an A2A agent: the public Agent Card, and JSON-RPC behind the bearer auth (see a2aRoutes).
+  app.get(agentCardPath, agentCardRoute(dependencies.tools));
+  app.route('/v1/a2a', a2aRoutes(dependencies));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {

@@ -110,6 +110,8 @@ export class RunManager {
   readonly #tasks = new SessionTasks();
   readonly #stop: () => void;
   readonly #shutdown = new AbortController();
+  /** Per session whose run executes here: what `abort` signals (beside the shutdown). */
+  readonly #aborts = new Map<string, AbortController>();
   /** Published events not yet in the log. */
   readonly #unlogged: EventLogQueue;
 
@@ -396,6 +398,20 @@ export class RunManager {
     return this.#followers.follow(runId, follower);
   }
 
+  /**
+   * Aborts the session's run executing in this process (it stops with
+   * `aborted`, as at shutdown); false when none executes here.
+   *
+   * @example
+   * manager.abort({ sessionId: run.sessionId });
+   */
+  abort({ sessionId }: { sessionId: string }): boolean {
+    const controller = this.#aborts.get(sessionId);
+    if (controller === undefined) return false;
+    controller.abort(new Error('the run was canceled'));
+    return true;
+  }
+
   /** True while the run executes in this process. */
   isActive(runId: string): boolean {
     return this.#runs.has(runId);
@@ -461,6 +477,8 @@ export class RunManager {
     sessions?: SessionStore;
   }) {
     const { tools, gate, approvals, limits, idempotency, audit } = this.#options;
+    const controller = new AbortController();
+    this.#aborts.set(sessionId, controller);
     return {
       sessions,
       tools,
@@ -471,7 +489,7 @@ export class RunManager {
       principal,
       locale,
       events: this.#bus,
-      signal: this.#shutdown.signal,
+      signal: AbortSignal.any([this.#shutdown.signal, controller.signal]),
       gate,
       approvals,
       ...(limits === undefined ? {} : { limits }),
@@ -511,6 +529,7 @@ export class RunManager {
     });
     this.#tasks.add(sessionId, task, {
       afterSettled: () => {
+        this.#aborts.delete(sessionId);
         if (task.resumeQueued && task.runId !== undefined) this.resume({ runId: task.runId });
       },
     });
