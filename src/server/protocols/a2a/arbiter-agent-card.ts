@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { ToolSet } from '../../tools/tool-registry.js';
+import type { ToolSet } from '../../../tools/tool-registry.js';
 
 /**
  * The Agent Card `arbiter serve` publishes: one skill per tool of the tools

@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import type { ServerRunStatus } from '../../store/server-run.js';
+import type { ServerRunStatus } from '../../../store/server-run.js';
 
 /**
  * The A2A state of a task whose arbiter run stands at `status`: running is

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../util/sha256.js';
+import { sha256Hex } from '../../../util/sha256.js';
 
 /** Every A2A task's session id starts so; nothing else arbiter makes does. */
 const a2aSessionPrefix = 'a2a_';

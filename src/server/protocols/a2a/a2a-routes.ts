@@ -2,8 +2,8 @@ import { A2A_VERSION_HEADER, AGENT_CARD_PATH, formatSSEErrorEvent, formatSSEEven
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import { type Context, Hono } from 'hono';
 import { stream as streamBody } from 'hono/streaming';
-import { readJsonBody } from '../../server/read-json-body.js';
-import type { ServerDependencies, ServerEnv } from '../../server/server-env.js';
+import { readJsonBody } from '../../read-json-body.js';
+import type { ServerDependencies, ServerEnv } from '../../server-env.js';
 import { arbiterAgentCard } from './arbiter-agent-card.js';
 import { ArbiterAgentExecutor } from './arbiter-agent-executor.js';
 import { ArbiterTaskStore } from './arbiter-task-store.js';

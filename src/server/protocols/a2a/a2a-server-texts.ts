@@ -1,4 +1,4 @@
-import type { Locale } from '../../core/locale.js';
+import type { Locale } from '../../../core/locale.js';
 
 /** What arbiter tells an A2A caller about its task, in the run's language. */
 export interface A2aServerTexts {

@@ -1,8 +1,8 @@
 import { type Artifact, type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
-import type { Principal } from '../../core/principal.js';
-import { canSee, type ServerDependencies } from '../../server/server-env.js';
-import type { ServerRun } from '../../store/server-run.js';
-import type { Session } from '../../store/session-store.js';
+import type { Principal } from '../../../core/principal.js';
+import type { ServerRun } from '../../../store/server-run.js';
+import type { Session } from '../../../store/session-store.js';
+import { canSee, type ServerDependencies } from '../../server-env.js';
 import { agentMessage, textPart } from './a2a-parts.js';
 import { a2aServerTexts } from './a2a-server-texts.js';
 import { a2aContextSlot, a2aTaskSessionId } from './a2a-task-session.js';

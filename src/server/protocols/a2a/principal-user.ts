@@ -1,5 +1,5 @@
 import type { User } from '@a2a-js/sdk/server';
-import type { Principal } from '../../core/principal.js';
+import type { Principal } from '../../../core/principal.js';
 
 /**
  * The A2A SDK's view of the caller: arbiter's principal, authenticated by

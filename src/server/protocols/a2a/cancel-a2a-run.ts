@@ -1,5 +1,5 @@
-import type { Principal } from '../../core/principal.js';
-import type { ServerDependencies } from '../../server/server-env.js';
+import type { Principal } from '../../../core/principal.js';
+import type { ServerDependencies } from '../../server-env.js';
 import type { A2aTaskRecord } from './read-a2a-task.js';
 
 /**

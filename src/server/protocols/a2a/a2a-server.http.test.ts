@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, testTokens } from '../../server/test-support/test-server.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readmeSnippets } from '../../../../test/package/readme-snippets.js';
+import { startTestServer, type TestServer, testTokens } from '../../test-support/test-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -11,7 +15,7 @@ afterEach(async () => {
 });
 
 /** The official SDK client, from the server's Agent Card, sending `token` as its bearer. */
-async function clientFor(token: string): Promise<Client> {
+async function clientFor(token: string, url = (server as TestServer).url): Promise<Client> {
   const fetchImpl: typeof fetch = (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set('authorization', `Bearer ${token}`);
@@ -22,7 +26,7 @@ async function clientFor(token: string): Promise<Client> {
       transports: [new JsonRpcTransportFactory({ fetchImpl })],
     }),
   );
-  return factory.createFromUrl((server as TestServer).url);
+  return factory.createFromUrl(url);
 }
 
 function userMessage(text: string, fields: Partial<Message> = {}): Message {
@@ -199,5 +203,53 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
     await expect(bob.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found/i);
     const staff = await clientFor(testTokens.staff);
     expect((await staff.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('keeps a task across a restart: a new server on the same data reads it, and an approval there completes it', async () => {
+    const first = await startTestServer();
+    const client = await clientFor(testTokens.alice, first.url);
+    const task = asTask(await send(client, 'My teapot arrived cracked, I want a refund.'));
+    const approvalId = approvalsOf(task)[0]?.approvalId;
+    await first.close();
+    server = await startTestServer({ dataDir: first.dataDir });
+    const again = await clientFor(testTokens.alice);
+    const read = await again.getTask({ tenant: '', id: task.id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(approvalsOf(read)[0]?.approvalId).toBe(approvalId);
+    const decided = await server.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(202);
+    const done = await waitForState(again, task.id, TaskState.TASK_STATE_COMPLETED);
+    expect(partText(done)).toContain('RF');
+  });
+
+  it("runs the README's A2A snippet against a server: the order's answer", async () => {
+    server = await startTestServer();
+    const [snippet] = readmeSnippets({ file: 'README.md' }).filter(
+      (block) => block.section === 'A2A' && block.language === 'js',
+    );
+    expect(snippet).toBeDefined();
+    const directory = join('node_modules', '.cache', 'arbiter-readme');
+    mkdirSync(directory, { recursive: true });
+    const file = join(directory, `a2a-snippet-${randomUUID()}.mjs`);
+    writeFileSync(file, snippet?.code ?? '');
+    vi.stubEnv('ARBITER_URL', server.url);
+    vi.stubEnv('ARBITER_TOKEN', testTokens.alice);
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
+      printed.push(values.map(String).join(' '));
+    });
+    try {
+      await import(pathToFileURL(join(process.cwd(), file)).href);
+    } finally {
+      log.mockRestore();
+      vi.unstubAllEnvs();
+      rmSync(file, { force: true });
+    }
+    expect(printed[0]).toBe('TASK_STATE_COMPLETED');
+    expect(printed.at(-1)).toContain('SO20260901 is shipped');
   });
 });

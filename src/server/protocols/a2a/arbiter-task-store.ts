@@ -1,6 +1,6 @@
 import { type ListTasksResponse, type Task, TaskState } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import type { RunManager } from '../../server/run-manager.js';
+import type { RunManager } from '../../run-manager.js';
 import { cancelA2aRun } from './cancel-a2a-run.js';
 import { principalOf } from './principal-user.js';
 import { type A2aTaskSources, readA2aTask } from './read-a2a-task.js';
