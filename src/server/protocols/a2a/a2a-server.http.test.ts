@@ -252,4 +252,27 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
     expect(printed[0]).toBe('TASK_STATE_COMPLETED');
     expect(printed.at(-1)).toContain('SO20260901 is shipped');
   });
+
+  it('cancels a running task: the run is aborted and the task ends canceled', async () => {
+    server = await startTestServer({ streamingDelay: { firstTokenMs: 5000 } });
+    const client = await clientFor(testTokens.alice);
+    const stream = client.sendMessageStream({
+      tenant: '',
+      message: userMessage('Where is my order SO20260901?'),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    const first = await stream.next();
+    const id = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    expect(id).not.toBe('');
+    const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await collect(stream);
+    const last = rest.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_CANCELED);
+    await server.server.idle();
+    const read = await client.getTask({ tenant: '', id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(read.metadata?.runId).toBeDefined();
+  });
 });
