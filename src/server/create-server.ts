@@ -41,6 +41,7 @@ import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute } from './metrics-route.js';
 import { loadPageAssets } from './page-assets.js';
 import { type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
+import { a2aRoutes, agentCardPath, agentCardRoute } from './protocols/a2a/index.js';
 import { agUiRoutes } from './protocols/ag-ui/index.js';
 import { chatRoutes } from './protocols/ai-sdk-ui/chat-routes.js';
 import { RunManager } from './run-manager.js';
@@ -417,6 +418,9 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.all('/mcp', (c) => mcp.fetch(c.req.raw));
   if (storage.memory !== undefined) app.route('/v1/memory', memoryRoutes({ memory: storage.memory }));
   app.route('/v1/ag-ui', agUiRoutes(dependencies));
+  // arbiter as an A2A agent: the public Agent Card, and JSON-RPC behind the bearer auth (see a2aRoutes).
+  app.get(agentCardPath, agentCardRoute(dependencies.tools));
+  app.route('/v1/a2a', a2aRoutes(dependencies));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {

@@ -115,6 +115,8 @@ export class RunManager {
   readonly #handover = new AbortController();
   /** The runs that stopped at a committed step to be continued by another process. */
   readonly #handedOver = new Set<string>();
+  /** Per session whose run executes here: what `abort` signals (beside the shutdown). */
+  readonly #aborts = new Map<string, AbortController>();
   /** Published events not yet in the log. */
   readonly #unlogged: EventLogQueue;
 
@@ -402,6 +404,20 @@ export class RunManager {
     return this.#followers.follow(runId, follower);
   }
 
+  /**
+   * Aborts the session's run executing in this process (it stops with
+   * `aborted`, as at shutdown); false when none executes here.
+   *
+   * @example
+   * manager.abort({ sessionId: run.sessionId });
+   */
+  abort({ sessionId }: { sessionId: string }): boolean {
+    const controller = this.#aborts.get(sessionId);
+    if (controller === undefined) return false;
+    controller.abort(new Error('the run was canceled'));
+    return true;
+  }
+
   /** True while the run executes in this process. */
   isActive(runId: string): boolean {
     return this.#runs.has(runId);
@@ -487,6 +503,8 @@ export class RunManager {
     sessions?: SessionStore;
   }) {
     const { tools, gate, approvals, limits, idempotency, audit } = this.#options;
+    const controller = new AbortController();
+    this.#aborts.set(sessionId, controller);
     return {
       sessions,
       tools,
@@ -497,7 +515,7 @@ export class RunManager {
       principal,
       locale,
       events: this.#bus,
-      signal: this.#shutdown.signal,
+      signal: AbortSignal.any([this.#shutdown.signal, controller.signal]),
       handover: this.#handover.signal,
       gate,
       approvals,
@@ -543,6 +561,7 @@ export class RunManager {
     });
     this.#tasks.add(sessionId, task, {
       afterSettled: () => {
+        this.#aborts.delete(sessionId);
         if (task.resumeQueued && task.runId !== undefined) this.resume({ runId: task.runId });
       },
     });

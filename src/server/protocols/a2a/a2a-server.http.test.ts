@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
+import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readmeSnippets } from '../../../../test/package/readme-snippets.js';
+import { startTestServer, type TestServer, testTokens } from '../../test-support/test-server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+/** The official SDK client, from the server's Agent Card, sending `token` as its bearer. */
+async function clientFor(token: string, url = (server as TestServer).url): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    }),
+  );
+  return factory.createFromUrl(url);
+}
+
+function userMessage(text: string, fields: Partial<Message> = {}): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+    ...fields,
+  };
+}
+
+const send = (client: Client, text: string) =>
+  client.sendMessage({ tenant: '', message: userMessage(text), configuration: undefined, metadata: undefined });
+
+function asTask(result: unknown): Task {
+  expect(result).toHaveProperty('status');
+  return result as Task;
+}
+
+const partText = (task: Task | undefined) => JSON.stringify([task?.artifacts, task?.status?.message?.parts]);
+
+/** The approvals an input-required task names in its status message's metadata. */
+function approvalsOf(task: Task): { approvalId: string; tool: string; reason: string }[] {
+  return (task.status?.message?.metadata?.approvals ?? []) as { approvalId: string; tool: string; reason: string }[];
+}
+
+async function collect(stream: AsyncGenerator<StreamResponse>): Promise<StreamResponse[]> {
+  const out: StreamResponse[] = [];
+  for await (const event of stream) out.push(event);
+  return out;
+}
+
+async function waitForState(client: Client, id: string, state: TaskState): Promise<Task> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const task = await client.getTask({ tenant: '', id });
+    if (task.status?.state === state) return task;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`task ${id} never reached ${state}`);
+}
+
+describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk client', () => {
+  it('publishes an Agent Card with the tools as skills and the bearer scheme; the JSON-RPC endpoint wants a token', async () => {
+    server = await startTestServer();
+    const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    expect(JSON.stringify(card.skills)).toContain('apply_refund');
+    expect(JSON.stringify(card.securitySchemes)).toContain('Bearer');
+    const anonymous = await fetch(`${server.url}/v1/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
+    });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('runs a full task: message/send answers completed with the answer as an artifact; tasks/get reads it back', async () => {
+    server = await startTestServer();
+    const client = await clientFor(testTokens.alice);
+    const task = asTask(await send(client, 'Where is my order SO20260901?'));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(partText(task)).toContain('SO20260901 is shipped');
+    const again = await client.getTask({ tenant: '', id: task.id });
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(partText(again)).toContain('SO20260901 is shipped');
+    expect(again.history.map((message) => message.role)).toContain(Role.ROLE_USER);
+  });
+
+  it('streams a task with message/stream: the task, then working statuses, the answer artifact, completed', async () => {
+    server = await startTestServer();
+    const client = await clientFor(testTokens.alice);
+    const events = await collect(
+      client.sendMessageStream({
+        tenant: '',
+        message: userMessage('Where is my order SO20260901?'),
+        configuration: undefined,
+        metadata: undefined,
+      }),
+    );
+    const cases = events.map((event) => event.payload?.$case);
+    expect(cases[0]).toBe('task');
+    expect(cases).toContain('artifactUpdate');
+    const last = events.at(-1)?.payload;
+    expect(last?.$case).toBe('statusUpdate');
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('makes a refund over the limit input-required with the approval id and reason; an approver decides; the task completes', async () => {
+    server = await startTestServer();
+    const client = await clientFor(testTokens.alice);
+    const task = asTask(await send(client, 'My teapot arrived cracked, I want a refund.'));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const approvals = task.status?.message?.metadata?.approvals as {
+      approvalId: string;
+      tool: string;
+      reason: string;
+    }[];
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]?.tool).toBe('apply_refund');
+    expect(approvals[0]?.reason).not.toBe('');
+    expect(partText(task)).toContain(approvals[0]?.approvalId);
+    // tasks/get says the same, from the records.
+    const read = await client.getTask({ tenant: '', id: task.id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(read.status?.message?.metadata?.approvals).toEqual(approvals);
+
+    // The requester cannot approve his own refund; the tenant's approver can, through the ordinary route.
+    const own = await server.request(`/v1/approvals/${approvals[0]?.approvalId}`, {
+      token: testTokens.alice,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(own.status).toBe(403);
+    const decided = await server.request(`/v1/approvals/${approvals[0]?.approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(202);
+    const done = await waitForState(client, task.id, TaskState.TASK_STATE_COMPLETED);
+    expect(partText(done)).toContain('RF');
+  });
+
+  it('follows an input-required task to its end with tasks/resubscribe once a person decides', async () => {
+    server = await startTestServer();
+    const client = await clientFor(testTokens.alice);
+    const task = asTask(await send(client, 'My teapot arrived cracked, I want a refund.'));
+    const approvalId = approvalsOf(task)[0]?.approvalId;
+    const stream = client.resubscribeTask({ tenant: '', id: task.id });
+    // The first event (the task as it stands) says the subscription is live; then a person decides.
+    const first = await stream.next();
+    expect(first.value?.payload?.$case).toBe('task');
+    const following = collect(stream);
+    await server.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    const events = await following;
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('cancels a task waiting for approval: canceled, and a later approval does not run the refund', async () => {
+    server = await startTestServer();
+    const client = await clientFor(testTokens.alice);
+    const task = asTask(await send(client, 'My teapot arrived cracked, I want a refund.'));
+    const approvalId = approvalsOf(task)[0]?.approvalId;
+    const canceled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const late = await server.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(late.status).toBe(409);
+    await server.server.idle();
+    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it("does not find another tenant's task, nor another customer's; the tenant's approver sees it", async () => {
+    server = await startTestServer();
+    const alice = await clientFor(testTokens.alice);
+    const task = asTask(await send(alice, 'Where is my order SO20260901?'));
+    const mallory = await clientFor(testTokens.mallory);
+    await expect(mallory.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found/i);
+    await expect(mallory.cancelTask({ tenant: '', id: task.id, metadata: undefined })).rejects.toThrow(/not found/i);
+    const bob = await clientFor(testTokens.bob);
+    await expect(bob.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found/i);
+    const staff = await clientFor(testTokens.staff);
+    expect((await staff.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('keeps a task across a restart: a new server on the same data reads it, and an approval there completes it', async () => {
+    const first = await startTestServer();
+    const client = await clientFor(testTokens.alice, first.url);
+    const task = asTask(await send(client, 'My teapot arrived cracked, I want a refund.'));
+    const approvalId = approvalsOf(task)[0]?.approvalId;
+    await first.close();
+    server = await startTestServer({ dataDir: first.dataDir });
+    const again = await clientFor(testTokens.alice);
+    const read = await again.getTask({ tenant: '', id: task.id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(approvalsOf(read)[0]?.approvalId).toBe(approvalId);
+    const decided = await server.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(202);
+    const done = await waitForState(again, task.id, TaskState.TASK_STATE_COMPLETED);
+    expect(partText(done)).toContain('RF');
+  });
+
+  it("runs the README's A2A snippet against a server: the order's answer", async () => {
+    server = await startTestServer();
+    const [snippet] = readmeSnippets({ file: 'README.md' }).filter(
+      (block) => block.section === 'A2A' && block.language === 'js',
+    );
+    expect(snippet).toBeDefined();
+    const directory = join('node_modules', '.cache', 'arbiter-readme');
+    mkdirSync(directory, { recursive: true });
+    const file = join(directory, `a2a-snippet-${randomUUID()}.mjs`);
+    writeFileSync(file, snippet?.code ?? '');
+    vi.stubEnv('ARBITER_URL', server.url);
+    vi.stubEnv('ARBITER_TOKEN', testTokens.alice);
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
+      printed.push(values.map(String).join(' '));
+    });
+    try {
+      await import(pathToFileURL(join(process.cwd(), file)).href);
+    } finally {
+      log.mockRestore();
+      vi.unstubAllEnvs();
+      rmSync(file, { force: true });
+    }
+    expect(printed[0]).toBe('TASK_STATE_COMPLETED');
+    expect(printed.at(-1)).toContain('SO20260901 is shipped');
+  });
+
+  it('cancels a running task: the run is aborted and the task ends canceled', async () => {
+    server = await startTestServer({ streamingDelay: { firstTokenMs: 5000 } });
+    const client = await clientFor(testTokens.alice);
+    const stream = client.sendMessageStream({
+      tenant: '',
+      message: userMessage('Where is my order SO20260901?'),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    const first = await stream.next();
+    const id = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    expect(id).not.toBe('');
+    const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await collect(stream);
+    const last = rest.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_CANCELED);
+    await server.server.idle();
+    const read = await client.getTask({ tenant: '', id });
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(read.metadata?.runId).toBeDefined();
+  });
+});
