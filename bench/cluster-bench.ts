@@ -17,6 +17,10 @@
  * the measured window (from /proc) is printed with the figures, and the
  * database's connections (pg_stat_activity, sampled) with their top waits.
  * Three rounds of each, alternated; the median round of each is compared.
+ * Each node serves 20 runs before the window (warm). Also printed: the
+ * nodes' CPU per run, 3 nodes / 1 node (target <= 1.15: what coordinating
+ * costs, the figure that tells whether more cores would scale), and the CPU
+ * of three idle nodes over 30 s (target <= 0.5% of a core per node).
  *
  * Skipped, with a line, when PostgreSQL's server binaries are not found
  * (`ARBITER_POSTGRES_BINDIR`, `pg_config`, /usr/lib/postgresql).
@@ -38,6 +42,8 @@ import { type BenchResult, isMainModule, type Target, target } from './measure.j
 const sessions = 300;
 const modelLatencyMs = 50;
 const rounds = 3;
+/** Runs each node serves before the measured window. */
+const warmUpRuns = 20;
 /** How long the three idle nodes are measured. */
 const idleSeconds = 30;
 /** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
@@ -311,6 +317,20 @@ async function round(cluster: PostgresCluster, nodeCount: number, index: number)
     for (let index = 0; index < nodeCount; index += 1) {
       nodes.push(await startNode(directory, storeUrl, `bench-node-${index + 1}`));
     }
+    // Each node serves a few runs before the window, so it is measured warm (compiled code, filled pools):
+    // three nodes would otherwise pay three warm-ups inside the window against one node's one.
+    await Promise.all(
+      nodes.flatMap((node) =>
+        Array.from({ length: warmUpRuns }, async (_, index) => {
+          const token = tokenOf(index);
+          const session = await call(node, token, '/v1/sessions', 'POST');
+          const sent = await call(node, token, `/v1/sessions/${session.id as string}/messages`, 'POST', {
+            content: 'Where is my order?',
+          });
+          return followToEnd(node, token, sent.runId as string);
+        }),
+      ),
+    );
     const created = await Promise.all(
       Array.from({ length: sessions }, async (_, index) => {
         const node = nodes[index % nodes.length] as BenchNode;
