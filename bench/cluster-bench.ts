@@ -17,6 +17,10 @@
  * the measured window (from /proc) is printed with the figures, and the
  * database's connections (pg_stat_activity, sampled) with their top waits.
  * Three rounds of each, alternated; the median round of each is compared.
+ * Each node serves 20 runs before the window (warm). Also printed: the
+ * nodes' CPU per run, 3 nodes / 1 node (target <= 1.15: what coordinating
+ * costs, the figure that tells whether more cores would scale), and the CPU
+ * of three idle nodes over 30 s (target <= 0.5% of a core per node).
  *
  * Skipped, with a line, when PostgreSQL's server binaries are not found
  * (`ARBITER_POSTGRES_BINDIR`, `pg_config`, /usr/lib/postgresql).
@@ -38,6 +42,10 @@ import { type BenchResult, isMainModule, type Target, target } from './measure.j
 const sessions = 300;
 const modelLatencyMs = 50;
 const rounds = 3;
+/** Runs each node serves before the measured window. */
+const warmUpRuns = 20;
+/** How long the three idle nodes are measured. */
+const idleSeconds = 30;
 /** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
 const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
@@ -126,6 +134,24 @@ export async function runClusterBench(): Promise<BenchResult> {
     const one = medianRound(ones);
     const three = medianRound(threes);
     const ratio = three.runsPerSecond / one.runsPerSecond;
+    const cpuPerRunOne = median(ones.map(nodeCpuPerRun));
+    const cpuPerRunThree = median(threes.map(nodeCpuPerRun));
+    const cpuRatio = cpuPerRunThree / cpuPerRunOne;
+    const cpuVerdict: Target = target({
+      id: 'cluster_node_cpu_per_run_three_vs_one',
+      description: 'node CPU per run, 3 nodes / 1 node (the cost of coordination)',
+      value: cpuRatio,
+      comparison: '<=',
+      limit: 1.15,
+    });
+    const idle = await idleRound(cluster);
+    const idleVerdict: Target = target({
+      id: 'cluster_idle_cpu_per_node',
+      description: `CPU of each of 3 idle nodes over ${idleSeconds} s, % of a core`,
+      value: idle.percentPerNode,
+      comparison: '<=',
+      limit: 0.5,
+    });
     const verdict: Target = target({
       id: 'cluster_three_nodes_vs_one',
       description: `runs/s of 3 nodes / 1 node on one PostgreSQL (${sessions} sessions, model ${modelLatencyMs} ms a call)`,
@@ -147,16 +173,82 @@ export async function runClusterBench(): Promise<BenchResult> {
       describe('1 node ', one),
       describe('3 nodes', three),
       `  3 nodes / 1 node: ${ratio.toFixed(2)} (target >= 2.50) ${verdict.met ? 'MET' : 'MISSED'}`,
+      `  node CPU per run: 1 node ${(cpuPerRunOne * 1000).toFixed(1)} ms, 3 nodes ${(cpuPerRunThree * 1000).toFixed(1)} ms ` +
+        `(medians; rounds ${ones.map((entry) => (nodeCpuPerRun(entry) * 1000).toFixed(1)).join(', ')} / ` +
+        `${threes.map((entry) => (nodeCpuPerRun(entry) * 1000).toFixed(1)).join(', ')}): 3 nodes / 1 node ` +
+        `${cpuRatio.toFixed(2)} (target <= 1.15) ${cpuVerdict.met ? 'MET' : 'MISSED'}`,
+      `  idle: 3 nodes over ${idleSeconds} s used ${idle.nodes.map((value) => value.toFixed(2)).join(' + ')} CPU s, ` +
+        `${idle.percentPerNode.toFixed(2)}% of a core per node (target <= 0.50%) ${idleVerdict.met ? 'MET' : 'MISSED'}; ` +
+        `PostgreSQL ${idle.postgres.toFixed(2)} CPU s, ${idle.transactions} transactions from the nodes`,
       ...[...one.failures, ...three.failures].slice(0, 3).map((failure) => `    failure: ${failure}`),
     ];
     return {
       lines,
-      ratios: { 'cluster.three_vs_one': ratio },
-      targets: [verdict],
-      figures: { ones, threes },
+      ratios: {
+        'cluster.three_vs_one': ratio,
+        'cluster.node_cpu_per_run_three_vs_one': cpuRatio,
+        'cluster.idle_cpu_percent_per_node': idle.percentPerNode,
+      },
+      targets: [verdict, cpuVerdict, idleVerdict],
+      figures: { ones, threes, idle },
     };
   } finally {
     await cluster.stop();
+  }
+}
+
+/** The nodes' CPU seconds per completed run of a round. */
+function nodeCpuPerRun(result: Round): number {
+  return result.cpu.nodes.reduce((sum, value) => sum + value, 0) / Math.max(1, result.completed);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/**
+ * Three nodes that serve nothing for `idleSeconds` after a settling pause:
+ * the CPU each uses then is the cost of coordination alone (lease renewals,
+ * claims, listening), and the transactions they commit (pg_stat_database
+ * `xact_commit`: a statement outside a transaction counts as one).
+ */
+async function idleRound(
+  cluster: PostgresCluster,
+): Promise<{ nodes: number[]; percentPerNode: number; postgres: number; transactions: number }> {
+  const { storeUrl, directory } = await prepareRound(cluster, 'bench_idle');
+  const nodes: BenchNode[] = [];
+  try {
+    for (let index = 0; index < 3; index += 1)
+      nodes.push(await startNode(directory, storeUrl, `idle-node-${index + 1}`));
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const postmaster = Number(readFileSync(join(cluster.directory, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const commits = async () => {
+      const client = new pg.Client({ connectionString: storeUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ commits: string }>(
+          "SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = 'bench_idle'",
+        );
+        return Number(rows[0]?.commits ?? 0);
+      } finally {
+        await client.end();
+      }
+    };
+    const commitsBefore = await commits();
+    const before = cpuSnapshot(nodes, postmaster);
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+    const after = cpuSnapshot(nodes, postmaster);
+    // pg_stat_database is updated by each backend at most every 500 ms (and when it goes idle).
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const transactions = (await commits()) - commitsBefore - 1;
+    const used = after.nodes.map((value, index) => value - (before.nodes[index] ?? 0));
+    const percentPerNode = (used.reduce((sum, value) => sum + value, 0) / nodes.length / idleSeconds) * 100;
+    return { nodes: used, percentPerNode, postgres: after.postgres - before.postgres, transactions };
+  } finally {
+    for (const node of nodes) node.child.kill('SIGTERM');
+    await Promise.all(nodes.map((node) => node.exited));
+    rmSync(directory, { recursive: true, force: true });
   }
 }
 
@@ -165,8 +257,8 @@ function medianRound(results: readonly Round[]): Round {
   return sorted[Math.floor(sorted.length / 2)] as Round;
 }
 
-async function round(cluster: PostgresCluster, nodeCount: number, index: number): Promise<Round> {
-  const name = `bench_nodes_${nodeCount}_${index}`;
+/** A fresh database `name` on the cluster, and a directory with the nodes' tokens, tools and script. */
+async function prepareRound(cluster: PostgresCluster, name: string): Promise<{ storeUrl: string; directory: string }> {
   const admin = new pg.Client({ connectionString: cluster.connectionString });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
@@ -213,12 +305,32 @@ async function round(cluster: PostgresCluster, nodeCount: number, index: number)
       ],
     }),
   );
+  return { storeUrl, directory };
+}
+
+async function round(cluster: PostgresCluster, nodeCount: number, index: number): Promise<Round> {
+  const name = `bench_nodes_${nodeCount}_${index}`;
+  const { storeUrl, directory } = await prepareRound(cluster, name);
   const nodes: BenchNode[] = [];
   try {
     // Started one after another: the first creates the schema and the shop's database.
     for (let index = 0; index < nodeCount; index += 1) {
       nodes.push(await startNode(directory, storeUrl, `bench-node-${index + 1}`));
     }
+    // Each node serves a few runs before the window, so it is measured warm (compiled code, filled pools):
+    // three nodes would otherwise pay three warm-ups inside the window against one node's one.
+    await Promise.all(
+      nodes.flatMap((node) =>
+        Array.from({ length: warmUpRuns }, async (_, index) => {
+          const token = tokenOf(index);
+          const session = await call(node, token, '/v1/sessions', 'POST');
+          const sent = await call(node, token, `/v1/sessions/${session.id as string}/messages`, 'POST', {
+            content: 'Where is my order?',
+          });
+          return followToEnd(node, token, sent.runId as string);
+        }),
+      ),
+    );
     const created = await Promise.all(
       Array.from({ length: sessions }, async (_, index) => {
         const node = nodes[index % nodes.length] as BenchNode;

@@ -26,6 +26,10 @@ export class PostgresPrincipalLimits implements ServerLimits {
   readonly #database: PostgresDatabase;
   readonly #nodeId: string;
   readonly #streamTtlMs: number;
+  /** Streams opened on this node and not yet released. */
+  #openStreams = 0;
+  /** When `renewStreams` last wrote (ms since the epoch). */
+  #renewedAt = 0;
   readonly #maxStreams: number;
   readonly #sessionsPerMinute: number;
   readonly #messagesPerMinute: number;
@@ -73,10 +77,12 @@ export class PostgresPrincipalLimits implements ServerLimits {
         [streamId, key, this.#nodeId, this.#streamTtlMs],
       );
     });
+    this.#openStreams += 1;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.#openStreams -= 1;
       // A delete that fails leaves a row that stops counting once this node no longer renews it.
       this.#database.query('DELETE FROM server_streams WHERE stream_id = $1', [streamId]).catch(() => {});
     };
@@ -102,8 +108,16 @@ export class PostgresPrincipalLimits implements ServerLimits {
     });
   }
 
-  /** Keeps this node's open streams counted for another `streamTtlMs`; call well within it. */
+  /**
+   * Keeps this node's open streams counted for another `streamTtlMs`; call
+   * well within it. Writes only when the node has streams open and a third
+   * of the time to live has passed since the last renewal: an idle node
+   * sends nothing.
+   */
   async renewStreams(): Promise<void> {
+    const now = Date.now();
+    if (this.#openStreams === 0 || now - this.#renewedAt < this.#streamTtlMs / 3) return;
+    this.#renewedAt = now;
     await this.#database.query(`UPDATE server_streams SET expires_at = ${databaseNow} + $2 WHERE node_id = $1`, [
       this.#nodeId,
       this.#streamTtlMs,

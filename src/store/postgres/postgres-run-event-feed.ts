@@ -5,8 +5,14 @@ import { PostgresListener } from './postgres-listener.js';
 
 /** The channel every node listens on; a notification's payload is one run id, nothing more. */
 const channel = 'arbiter_run_events';
-/** Reads a follower's run this often even without a notification: one lost while reconnecting costs this much delay. */
-const defaultPollMs = 2000;
+/**
+ * Reads every follower's run this often even without a notification. Only a
+ * fallback: notifications are not lost while the `LISTEN` connection holds,
+ * and after it was lost every follower reads again as soon as it listens.
+ */
+const defaultPollMs = 30_000;
+/** A read that failed (the database restarting) is tried again after this pause, not at the next poll. */
+const readRetryMs = 500;
 
 /** One connection following one run from `afterSeq` on. */
 interface Follower {
@@ -24,8 +30,9 @@ interface Follower {
  * A run's events across nodes: each node writes them to `run_events` with
  * their seq (`publish`), and in the same transaction `NOTIFY`s the run id;
  * a node following the run (`follow`) reads the table after the last seq
- * it handed on whenever a notification for the run arrives, and every
- * `pollMs` in case one was lost. The table is the truth: a notification
+ * it handed on whenever a notification for the run arrives, again 0.5 s
+ * after a read failed, once the `LISTEN` connection is back after it was
+ * lost, and every `pollMs` (30 s) as a last resort. The table is the truth: a notification
  * only wakes a reader, is never replayed, and carries nothing but the run
  * id (PostgreSQL caps payloads at 8000 bytes). Each follower reads from its
  * own cursor, one read at a time, and hands on only events that continue
@@ -67,7 +74,7 @@ export class PostgresRunEventFeed {
   }: {
     database: PostgresDatabase;
     log: PostgresEventLog;
-    /** Followed runs are read this often without a notification too. Default 2 s. */
+    /** Followed runs are read this often without a notification too. Default 30 s. */
     pollMs?: number;
     /** Told of a failed read or a lost `LISTEN` connection (both are retried). */
     onError?: (error: unknown) => void;
@@ -184,8 +191,9 @@ export class PostgresRunEventFeed {
         }
       } while (follower.again && !follower.stopped);
     } catch (error) {
-      // The next notification or poll reads again from the same cursor.
       this.#onError(error);
+      // Read again from the same cursor: whatever wakes it first, this or a notification.
+      if (!follower.stopped) setTimeout(() => void this.#read(follower), readRetryMs).unref();
     } finally {
       follower.reading = false;
     }
