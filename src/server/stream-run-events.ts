@@ -81,6 +81,8 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
 
   async function sendEvents(stream: SSEStreamingApi): Promise<void> {
     let ended = false;
+    /** The run has settled with no terminal event in the table: the replay is all there is. */
+    let endAfterReplay = false;
     await pumpRunEvents(stream, {
       runId,
       afterSeq,
@@ -90,9 +92,10 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
       maxQueued,
       open: async ({ active, queued }) => {
         const settled = options.status !== 'running' && options.status !== 'awaiting_approval';
-        const nothingMore = settled && !active && !queued.some(isTerminalEvent);
+        endAfterReplay = settled && !active && !queued.some(isTerminalEvent);
         await stream.write(`retry: 1000\n: ping interval=${heartbeatMs}\n\n`);
-        return !nothingMore;
+        // What the table holds is sent whatever this process knows of the run; only an empty replay ends here.
+        return !endAfterReplay || queued.length > 0;
       },
       deliver: async (batch) => {
         const terminal = batch.findIndex(isTerminalEvent);
@@ -103,6 +106,7 @@ export function streamRunEvents(c: Context, options: StreamRunEventsOptions): Re
         let text = '';
         for (const event of batch) text += runEventFrame(event);
         await stream.write(text);
+        if (endAfterReplay) ended = true;
         return batch;
       },
       finished: () => ended,
