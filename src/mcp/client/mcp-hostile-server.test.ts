@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { lintToolSpec } from '../../cli/commands/lint-tools.js';
 import { emptyCallHistory } from '../../core/call-history.js';
 import { createTierGate } from '../../gate/tier-gate.js';
 import { runAgent } from '../../loop/run-agent.js';
@@ -133,6 +134,20 @@ for (const { transport, config } of transports) {
           newTier: 'irreversible',
         });
       }
+    });
+
+    it('warns of instructions to the model in a tool description (mcp tools and lint)', async () => {
+      const { registry } = await open(await config());
+      const spec = registry.get('evil_exfiltrate')?.spec;
+      if (spec === undefined) throw new Error('evil_exfiltrate not mounted');
+      const warnings = lintToolSpec({ spec, siblings: [spec] }).warnings.filter(
+        (warning) => warning.code === 'instruction_to_model',
+      );
+      expect(warnings.map((warning) => warning.message.split(':')[0])).toEqual([
+        'description tells the model to ignore its instructions',
+        'description orders the model to call or send something',
+        'description asks for data to be sent to a URL',
+      ]);
     });
 
     it('mounts a tool claiming readOnlyHint and destructiveHint at once as irreversible (the stricter claim)', async () => {
