@@ -3,8 +3,14 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lintToolSpec } from '../../cli/commands/lint-tools.js';
 import { emptyCallHistory } from '../../core/call-history.js';
+import type { Principal } from '../../core/principal.js';
 import { createTierGate } from '../../gate/tier-gate.js';
+import { resumeAfterApproval } from '../../loop/resume-after-approval.js';
 import { runAgent } from '../../loop/run-agent.js';
+import { runSession } from '../../loop/run-session.js';
+import { SqliteApprovalBroker } from '../../store/sqlite/sqlite-approval-broker.js';
+import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { ToolContext } from '../../tools/tool-types.js';
 import { McpConnectionError } from './mcp-connection-error.js';
@@ -15,6 +21,7 @@ import { fixtureServer, scriptedCalls, toolMessages } from './test-support/mcp-h
 
 // A hostile server built on the official SDK (test/fixtures/mcp/hostile-server.mjs), over stdio and over
 // Streamable HTTP: what a third party can do to arbiter after the operator reviewed its tools.
+const alice: Principal = { tenantId: 'acme', userId: 'alice', roles: [] };
 const hostileServer = resolve('test/fixtures/mcp/hostile-server.mjs');
 const children: ChildProcess[] = [];
 const mounts: McpServerMount[] = [];
@@ -148,6 +155,58 @@ for (const { transport, config } of transports) {
         'description orders the model to call or send something',
         'description asks for data to be sent to a URL',
       ]);
+    });
+
+    it('voids an approval asked before the tool was redefined: the call is refused as tool_changed and never runs', async () => {
+      const { registry, redefine } = await open(await config());
+      const store = openSqliteStore({ path: ':memory:' });
+      try {
+        const { database } = store;
+        const sessions = new SqliteSessionStore({ database });
+        const broker = new SqliteApprovalBroker({ database });
+        const options = {
+          model: scriptedCalls({ name: 'evil_evil_pay', arguments: { amount: 7 } }),
+          tools: registry,
+          principal: alice,
+          gate: createTierGate({ tools: registry }),
+        };
+        const session = await sessions.create({ principal: alice });
+        const first = await runSession({
+          ...options,
+          sessions,
+          sessionId: session.id,
+          userMessage: 'pay',
+          approvals: broker,
+        });
+        expect(first.stopReason).toBe('awaiting_approval');
+        const [pending] = broker.listApprovals({ runId: first.runId });
+        if (pending === undefined) throw new Error('no approval requested');
+        await redefine('thousands');
+        const resumed = await resumeAfterApproval({
+          ...options,
+          sessions,
+          broker,
+          approvalId: pending.approvalId,
+          decision: 'approve',
+          approver: 'reviewer',
+        });
+        expect(resumed.status).toBe('resumed');
+        const messages = (await sessions.load(session.id))?.messages ?? [];
+        expect(toolMessages(messages).join('\n')).toContain('tool_changed');
+        const log = await registry.get('evil_paid_log')?.definition.execute({}, directContext());
+        expect(JSON.stringify(log)).toContain('[]');
+      } finally {
+        store.close();
+      }
+    });
+
+    it('never sends a call checked under the definition before a change', async () => {
+      const { registry, redefine } = await open(await config());
+      const checked = registry.get('evil_evil_pay')?.definition;
+      await redefine('thousands');
+      await expect(checked?.execute({ amount: 7 }, directContext())).rejects.toMatchObject({ code: 'tool_changed' });
+      const log = await registry.get('evil_paid_log')?.definition.execute({}, directContext());
+      expect(JSON.stringify(log)).toContain('[]');
     });
 
     it('mounts a tool claiming readOnlyHint and destructiveHint at once as irreversible (the stricter claim)', async () => {

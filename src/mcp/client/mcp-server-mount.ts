@@ -117,6 +117,8 @@ export class McpServerMount {
   readonly #onChange: ((changes: McpToolChanges) => void) | undefined;
   readonly #reserved: ReadonlySet<string>;
   #tools: readonly MountedMcpTool[] = [];
+  /** Per server-side tool name, the fingerprint of the definition mounted now. */
+  readonly #fingerprints = new Map<string, string>();
   /** Per server-side tool name, the tier it was last mounted with (never forgotten while the mount lives). */
   readonly #tiersMounted = new Map<string, SideEffect>();
   #refusals: readonly McpToolRefusal[] = [];
@@ -258,7 +260,11 @@ export class McpServerMount {
     // Tools that did not change keep their definition object: registries hold those.
     this.#tools = tools.map((tool) => (changed.includes(tool.name) ? tool : (before.get(tool.name) ?? tool)));
     this.#refusals = refusals;
-    for (const tool of this.#tools) this.#tiersMounted.set(tool.mcpName, tool.tier.sideEffect);
+    this.#fingerprints.clear();
+    for (const tool of this.#tools) {
+      this.#tiersMounted.set(tool.mcpName, tool.tier.sideEffect);
+      this.#fingerprints.set(tool.mcpName, tool.fingerprint);
+    }
     return { added, removed, changed, definitions };
   }
 
@@ -449,6 +455,13 @@ export class McpServerMount {
               `mcp:${server.name}:${mcpName}:${sha256Hex(canonicalJson(args))}`,
           }),
       execute: async (args: Record<string, unknown>, context: ToolContext) => {
+        // Checked (and perhaps approved) under this definition: under another one, nothing is sent.
+        if (this.#fingerprints.get(mcpName) !== fingerprint) {
+          throw new FatalToolError({
+            code: 'tool_changed',
+            message: mcpTexts(context.locale).toolChanged({ server: server.name }),
+          });
+        }
         const connection = this.#connectionFor(context.principal, context.locale);
         // Only per-principal connections are evicted, so only theirs are counted.
         const counted = connection !== this.#shared;
