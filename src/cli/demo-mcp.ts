@@ -21,6 +21,7 @@ export async function openDemoMcp({
   for (const server of mounts.servers) {
     warn(`arbiter demo: MCP server "${server.server.name}": ${server.tools.length} tools mounted`);
   }
+  for (const failure of mounts.failures) warn(`arbiter demo: warning: not mounted: ${failure.message}`);
   for (const refusal of mounts.refusals) warn(`arbiter demo: warning: not mounted: ${refusal.message}`);
   return mounts;
 }

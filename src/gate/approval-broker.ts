@@ -7,8 +7,15 @@ export interface ApprovalRequest {
   readonly tool: string;
   /** The validated arguments (bound parameters filled, sensitive fields redacted), as a person should read them. */
   readonly arguments: Readonly<Record<string, unknown>>;
-  /** sha256 of the canonical JSON of the full arguments: an approval is bound to exactly these. */
+  /**
+   * sha256 of the canonical JSON of the full arguments: an approval is
+   * bound to exactly these. For a tool with a definition fingerprint (a
+   * third party's, see `ToolDefinition.fingerprint`) it is bound to the
+   * definition too (see `approvalBinding`): another definition is another hash.
+   */
   readonly argumentsHash: string;
+  /** The tool definition's fingerprint when it has one, for the approver to see what was asked about. */
+  readonly toolFingerprint?: string;
   /** The rule that asked for approval, e.g. `refund_50_yuan_or_more`. */
   readonly rule: string;
   /** Why, in a sentence for the approver. */
@@ -32,6 +39,8 @@ export type ApprovalDeniedCode =
   | 'approval_used'
   /** The call's arguments differ from the ones the person saw. */
   | 'arguments_changed'
+  /** The tool was redefined (its fingerprint changed) since the person was asked: the approval is void. */
+  | 'tool_changed'
   /** The run was cancelled while waiting. */
   | 'approval_aborted';
 

@@ -31,6 +31,8 @@ const english: GateTexts = {
       approver_failed: 'This call needed a person’s approval and the approval could not be obtained.',
       approval_used: 'The approval for this call was already used once; an approval is good for one execution.',
       arguments_changed: 'The approval given does not cover these arguments; an approval is bound to the exact call.',
+      tool_changed:
+        'The tool was changed by its provider after a person was asked to approve this call, so the approval no longer applies and the call was not run; a person must look at the changed tool again.',
       approval_aborted: 'The conversation was cancelled while this call waited for approval.',
     })[code],
   rejected: ({ reason }) =>
@@ -58,6 +60,8 @@ const chinese: GateTexts = {
       approver_failed: '这次调用需要人工确认，但未能取得确认结果。',
       approval_used: '这次调用的确认已经用过一次；一次确认只对应一次执行。',
       arguments_changed: '已有的确认不覆盖这组参数；确认只对应完全相同的调用。',
+      tool_changed:
+        '在请人确认这次调用之后，该工具已被其提供方修改，原有确认不再有效，调用未执行；需要有人重新审查修改后的工具。',
       approval_aborted: '等待确认期间本轮对话已被取消。',
     })[code],
   rejected: ({ reason }) =>

@@ -1,5 +1,6 @@
 import type { ToolErrorPayload } from '../core/tool-outcome.js';
 import type { ToolErrorStage } from '../events/agent-event.js';
+import { approvalBinding } from './approval-binding.js';
 import { auditToolCall } from './audit-tool-call.js';
 import type { GatedCall, GateRuntime } from './gated-call.js';
 import type { GateDecision } from './tool-gate.js';
@@ -51,6 +52,7 @@ export async function requestApproval(
       reason: verdict.reason,
     });
   };
+  const fingerprint = call.tool.definition.fingerprint;
   const state = await runtime.approvals.decide(
     {
       runId: runtime.runId,
@@ -59,7 +61,8 @@ export async function requestApproval(
       toolCallId,
       tool: toolName,
       arguments: call.shownArguments,
-      argumentsHash: call.argumentsHash,
+      argumentsHash: approvalBinding(call),
+      ...(fingerprint === undefined ? {} : { toolFingerprint: fingerprint }),
       rule: verdict.rule,
       reason: verdict.reason,
     },
@@ -116,7 +119,11 @@ export async function requestApproval(
     const message = texts.outcomeUnknown({ tool: toolName });
     return { status: 'refused', stage: 'execution', error: { code: 'outcome_unknown', retryable: false, message } };
   }
-  const code = state.code ?? 'approval_denied';
+  // Asked about under another definition of a pinned tool: the approval is void, whoever gave it.
+  const code =
+    state.code === 'arguments_changed' && fingerprint !== undefined
+      ? 'tool_changed'
+      : (state.code ?? 'approval_denied');
   await auditToolCall(runtime, call, 'not_run');
   const message = texts.refused({ tool: toolName, code, message: texts.approvalDenied({ code }) });
   return { status: 'refused', stage: 'gate', error: { code, retryable: false, message } };

@@ -100,6 +100,12 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   readonly description: string;
   readonly parameters: JsonSchema;
   readonly sideEffect: SideEffect;
+  /**
+   * A fingerprint of the definition as mounted (a third party's tool: see
+   * `mcpToolFingerprint`); a different fingerprint is a different tool to
+   * the gate. Unset for a tool defined in code.
+   */
+  readonly fingerprint?: string;
   /** Groups this tool belongs to (e.g. `lookup`, `act`); mounted per phase. */
   readonly groups?: readonly string[];
   /**

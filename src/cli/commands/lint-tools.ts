@@ -8,6 +8,7 @@ import { ToolRegistry } from '../../tools/tool-registry.js';
 import { declaredTypes, hasJsonType } from '../../validation/declared-types.js';
 import type { CommandResult } from '../cli-output.js';
 import { readToolsFile } from '../read-input-file.js';
+import { findInstructionsToModel } from './find-instructions-to-model.js';
 
 export type LintWarningCode =
   | 'missing_description'
@@ -15,7 +16,8 @@ export type LintWarningCode =
   | 'name_not_verb_object'
   | 'no_when_not_to_use'
   | 'enum_unsatisfiable'
-  | 'identity_from_model';
+  | 'identity_from_model'
+  | 'instruction_to_model';
 
 export interface LintWarning {
   readonly code: LintWarningCode;
@@ -145,6 +147,12 @@ export function lintToolSpec({ spec, siblings }: { spec: ToolSpec; siblings: rea
       message:
         `description never says when not to use ${name}: name the sibling tool to use instead ` +
         `(${closest.join(', ')}), e.g. "Not for …: use ${closest[0]}."`,
+    });
+  }
+  for (const what of findInstructionsToModel(description)) {
+    warnings.push({
+      code: 'instruction_to_model',
+      message: `description ${what}: a description says what the tool does, never what the model must do (a prompt injection?)`,
     });
   }
   for (const parameter of walkParameters(parameters, '')) warnings.push(...lintParameter(parameter));

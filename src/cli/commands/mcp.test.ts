@@ -6,6 +6,7 @@ import { mcpCommand, mcpToolsCommand } from './mcp.js';
 
 const filesystemBin = resolve('node_modules/.bin/mcp-server-filesystem');
 const fixtureServer = resolve('test/fixtures/mcp/fixture-server.mjs');
+const hostileServer = resolve('test/fixtures/mcp/hostile-server.mjs');
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-mcp-cli-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
@@ -49,6 +50,22 @@ describe('arbiter mcp tools', () => {
       expect(report.refused[0]).toMatch(/^MCP server "fx", tool "lookahead_code", field "properties\.code\.pattern": /);
       expect(report.tools.map((tool) => tool.name)).toContain('fx_whoami');
     }
+  });
+
+  it('names a hostile server’s 700-level-deep tool as refused, with no stack, and lists the others', async () => {
+    const result = await mcpToolsCommand({ args: ['--name', 'evil', '--', process.execPath, hostileServer, 'deep'] });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('refused: MCP server "evil", tool "deep_schema": nests more than 64 levels deep');
+    expect(result.stdout).toContainEqual(expect.stringMatching(/^evil_evil_pay {2}irreversible/));
+  });
+
+  it('exits 2 with one line naming a server whose tool listing fails', async () => {
+    const result = await mcpToolsCommand({ args: ['--name', 'evil', '--', process.execPath, hostileServer, 'fail'] });
+    expect(result).toEqual({
+      exitCode: 2,
+      stdout: [],
+      stderr: [expect.stringMatching(/^MCP server "evil" could not list its tools: [^\n]*$/)],
+    });
   });
 
   it('exits 2 with one line when the server cannot be started', async () => {

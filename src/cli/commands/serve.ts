@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Locale } from '../../core/locale.js';
 import { InputFileError } from '../../errors/input-file-error.js';
 import { UsageError } from '../../errors/usage-error.js';
+import { describeMcpChanges } from '../../mcp/client/describe-mcp-changes.js';
 import { readMcpConfig } from '../../mcp/client/mcp-server-config.js';
 import { type McpMounts, openMcpMounts } from '../../mcp/client/mount-mcp-servers.js';
 import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
@@ -185,7 +186,13 @@ export async function serveOptions(
       domain = await (await loadDefaultDomain()).open({ dataDir: flags.dataDir });
     }
     try {
-      mcp = await openMcpMounts({ servers: mcpServers, reserved: domain.tools.map((tool) => tool.name) });
+      mcp = await openMcpMounts({
+        servers: mcpServers,
+        reserved: domain.tools.map((tool) => tool.name),
+        onChange: (server, changes) => {
+          for (const line of describeMcpChanges({ server, changes })) process.stderr.write(`arbiter serve: ${line}\n`);
+        },
+      });
     } catch (error) {
       await domain.close();
       throw error;
@@ -227,6 +234,8 @@ export async function serveOptions(
     `arbiter serve: MCP server "${server.server.name}": ${server.tools.length} tools mounted (${server.tools.map((tool) => tool.name).join(', ')})`,
     ...server.refusals.map((refusal) => `arbiter serve: warning: not mounted: ${refusal.message}`),
   ]);
+  // A server that could not be mounted costs only its own tools: said here, everything else is served.
+  for (const failure of mcp?.failures ?? []) notices.push(`arbiter serve: warning: not mounted: ${failure.message}`);
   return {
     options,
     notices,

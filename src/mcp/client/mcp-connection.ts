@@ -10,11 +10,14 @@ import {
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { uncheckedCallToolResult } from './check-call-tool-result.js';
+import { checkToolListing } from './check-tool-listing.js';
 import { McpConnectionError } from './mcp-connection-error.js';
 import type { McpCredentials, McpServerConfig } from './mcp-server-config.js';
 
 /** arbiter as the MCP client it presents itself as. */
 const clientInfo = { name: 'arbiter', version: '0.1.0' } as const;
+/** The most pages of a tool listing read: a server that never stops paging is refused. */
+const maxListingPages = 1000;
 /** How much of a stdio server's stderr is kept for an error message. */
 const stderrTailChars = 2000;
 
@@ -51,6 +54,12 @@ export interface McpCallOptions {
   readonly toolDefinition?: Tool;
 }
 
+/** A server's tool listing as checked: the tools to build, and the ones refused before they were read. */
+export interface McpToolListing {
+  readonly tools: readonly Tool[];
+  readonly refused: readonly { readonly tool: string; readonly problem: string }[];
+}
+
 /** When a call must have ended (`performance.now()` time), and the limit it came from. */
 interface Deadline {
   readonly at: number;
@@ -65,7 +74,7 @@ interface Deadline {
  *
  * @example
  * const connection = new McpConnection({ server: { name: 'everything', command: 'mcp-server-everything' } });
- * const tools = await connection.listTools();
+ * const { tools } = await connection.listTools();
  * const result = await connection.callTool('echo', { message: 'hi' }, { signal, timeoutMs: 10_000, retryInFlight: true });
  */
 export class McpConnection {
@@ -96,17 +105,48 @@ export class McpConnection {
     this.#onToolsChanged = onToolsChanged;
   }
 
-  /** Every tool the server offers, all pages. */
-  async listTools({ signal }: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+  /**
+   * Every tool the server offers, all pages, each checked before anything
+   * recursive reads it (see `checkToolListing`): a tool nested too deep is
+   * in `refused`, the others in `tools`. A listing that is no listing or is
+   * too large rejects with `McpConnectionError`, naming the server.
+   */
+  async listTools({ signal }: { signal?: AbortSignal } = {}): Promise<McpToolListing> {
     return this.#withRetry(true, async (client) => {
-      // Bypassing the SDK's cache keeps it from validating results against the server's outputSchema
-      // on its own (backtracking) regex engine; arbiter validates them (see McpServerMount).
-      const result = await client.listTools(undefined, {
-        cacheMode: 'bypass',
-        timeout: this.#server.timeoutMs ?? 60_000,
-        ...(signal === undefined ? {} : { signal }),
-      });
-      return result.tools;
+      const tools: Tool[] = [];
+      const refused: { tool: string; problem: string }[] = [];
+      let chars = 0;
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        pages += 1;
+        if (pages > maxListingPages) {
+          throw new McpConnectionError({
+            server: this.#server.name,
+            message: `MCP server "${this.#server.name}" could not be mounted: its tool listing has more than ${maxListingPages} pages`,
+          });
+        }
+        // A plain request with an unchecked result: the SDK's schema of tools/list validates recursively, and a
+        // deep enough schema overflows the stack there. Its cache is bypassed too (its outputSchema checks run on a
+        // backtracking regex engine); arbiter checks the listing and each tool itself (see McpServerMount).
+        const result = await client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          uncheckedCallToolResult,
+          { timeout: this.#server.timeoutMs ?? 60_000, ...(signal === undefined ? {} : { signal }) },
+        );
+        const page = checkToolListing({ result, charsSoFar: chars });
+        if ('problem' in page) {
+          throw new McpConnectionError({
+            server: this.#server.name,
+            message: `MCP server "${this.#server.name}" could not be mounted: ${page.problem}`,
+          });
+        }
+        tools.push(...page.tools);
+        refused.push(...page.refused);
+        chars += page.chars;
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return { tools, refused };
     });
   }
 

@@ -13,11 +13,13 @@ import { sha256Hex } from '../../util/sha256.js';
 import { createAjv } from '../../validation/compile-tool-validator.js';
 import { checkCallToolResult } from './check-call-tool-result.js';
 import { checkMcpSchema, maxSchemaChars } from './check-mcp-schema.js';
-import { McpConnection } from './mcp-connection.js';
+import { McpConnection, type McpToolListing } from './mcp-connection.js';
+import { McpConnectionError } from './mcp-connection-error.js';
 import { McpResultError } from './mcp-result-error.js';
 import type { McpCredentials, McpServerConfig } from './mcp-server-config.js';
 import { mcpTexts } from './mcp-texts.js';
-import { type McpTier, mcpTier } from './mcp-tier.js';
+import { type McpTier, mcpTier, stricterTier } from './mcp-tier.js';
+import { mcpToolFingerprint } from './mcp-tool-fingerprint.js';
 import { mcpToolName } from './mcp-tool-name.js';
 import { mcpToolResult } from './mcp-tool-result.js';
 
@@ -32,12 +34,24 @@ export interface MountedMcpTool {
   readonly server: string;
   /** The name the server knows it by. */
   readonly mcpName: string;
-  readonly tier: McpTier;
+  readonly tier: MountedTier;
   readonly definition: ToolDefinition;
+  /**
+   * sha256 of the canonical JSON of what the model and the gate see of it:
+   * name, description, input and output schema, annotations, the tier
+   * decided. Any change to one of them is a different tool.
+   */
+  readonly fingerprint: string;
   /** The server's `outputSchema`, kept as sent; `structuredContent` is checked against it. */
   readonly outputSchema: JsonSchema | undefined;
   /** What was changed or ignored to mount it (a dropped `$schema`, a cut description, an ignored tier). */
   readonly notes: readonly string[];
+}
+
+/** A mounted tool's tier: `mcpTier`'s, or a stricter one kept from before a re-listing. */
+export interface MountedTier extends McpTier {
+  /** Set when an untrusted server re-listed the tool less strict after mount: the tier it asked for, not applied. */
+  readonly loosenedTierIgnored?: SideEffect;
 }
 
 /** A tool of the server that was not mounted, and why. */
@@ -55,6 +69,20 @@ export interface McpToolChanges {
   readonly added: readonly string[];
   readonly removed: readonly string[];
   readonly changed: readonly string[];
+  /** Each changed tool's fingerprints and tiers, before and after (for the log and the audit). */
+  readonly definitions: readonly McpDefinitionChange[];
+}
+
+/** One tool whose definition changed on the server after it was mounted. */
+export interface McpDefinitionChange {
+  /** The arbiter tool name. */
+  readonly name: string;
+  readonly oldFingerprint: string;
+  readonly newFingerprint: string;
+  readonly oldTier: SideEffect;
+  readonly newTier: SideEffect;
+  /** Set when the server re-listed it less strict and is not trusted: the tier it asked for, not applied. */
+  readonly loosenedTierIgnored?: SideEffect;
 }
 
 /**
@@ -89,6 +117,10 @@ export class McpServerMount {
   readonly #onChange: ((changes: McpToolChanges) => void) | undefined;
   readonly #reserved: ReadonlySet<string>;
   #tools: readonly MountedMcpTool[] = [];
+  /** Per server-side tool name, the fingerprint of the definition mounted now. */
+  readonly #fingerprints = new Map<string, string>();
+  /** Per server-side tool name, the tier it was last mounted with (never forgotten while the mount lives). */
+  readonly #tiersMounted = new Map<string, SideEffect>();
   #refusals: readonly McpToolRefusal[] = [];
   #refreshing: Promise<McpToolChanges> | undefined;
   #refreshAgain = false;
@@ -191,15 +223,35 @@ export class McpServerMount {
   }
 
   async #refreshOnce(): Promise<McpToolChanges> {
-    const listed = await this.#shared.listTools();
+    const listed = await this.#list();
     const before = new Map(this.#tools.map((tool) => [tool.name, tool]));
-    const { tools, refusals } = this.#build(listed);
+    const { tools, refusals } = this.#build(listed.tools);
+    for (const refused of listed.refused) {
+      refusals.unshift({
+        server: this.server.name,
+        tool: refused.tool,
+        field: 'inputSchema',
+        message: `MCP server "${this.server.name}", tool "${refused.tool}": ${refused.problem}`,
+      });
+    }
     const after = new Map(tools.map((tool) => [tool.name, tool]));
     const added = [...after.keys()].filter((name) => !before.has(name));
     const removed = [...before.keys()].filter((name) => !after.has(name));
     const changed = [...after.keys()].filter((name) => {
       const previous = before.get(name);
-      return previous !== undefined && fingerprint(previous) !== fingerprint(after.get(name) as MountedMcpTool);
+      return previous !== undefined && previous.fingerprint !== (after.get(name) as MountedMcpTool).fingerprint;
+    });
+    const definitions = changed.map((name): McpDefinitionChange => {
+      const previous = before.get(name) as MountedMcpTool;
+      const next = after.get(name) as MountedMcpTool;
+      return {
+        name,
+        oldFingerprint: previous.fingerprint,
+        newFingerprint: next.fingerprint,
+        oldTier: previous.tier.sideEffect,
+        newTier: next.tier.sideEffect,
+        ...(next.tier.loosenedTierIgnored === undefined ? {} : { loosenedTierIgnored: next.tier.loosenedTierIgnored }),
+      };
     });
     for (const registry of this.#registries) {
       for (const name of [...removed, ...changed]) registry.unregister(name);
@@ -208,7 +260,26 @@ export class McpServerMount {
     // Tools that did not change keep their definition object: registries hold those.
     this.#tools = tools.map((tool) => (changed.includes(tool.name) ? tool : (before.get(tool.name) ?? tool)));
     this.#refusals = refusals;
-    return { added, removed, changed };
+    this.#fingerprints.clear();
+    for (const tool of this.#tools) {
+      this.#tiersMounted.set(tool.mcpName, tool.tier.sideEffect);
+      this.#fingerprints.set(tool.mcpName, tool.fingerprint);
+    }
+    return { added, removed, changed, definitions };
+  }
+
+  /** The server's checked listing; a listing that fails for any reason says so naming the server. */
+  async #list(): Promise<McpToolListing> {
+    try {
+      return await this.#shared.listTools();
+    } catch (error) {
+      if (McpConnectionError.isInstance(error)) throw error;
+      throw new McpConnectionError({
+        server: this.server.name,
+        message: `MCP server "${this.server.name}" could not list its tools: ${error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300)}`,
+        cause: error,
+      });
+    }
   }
 
   #changedOnServer(): void {
@@ -254,11 +325,27 @@ export class McpServerMount {
         continue;
       }
       const notes = [...schema.notes];
-      const tier = mcpTier({
+      const decided = mcpTier({
         annotations: tool.annotations,
         override: override?.sideEffect,
         trusted: server.trusted === true,
       });
+      // After mount, an untrusted server's tool keeps the stricter of its tier before and the one re-listed.
+      // Removed and listed again later counts too: the tier it had when last mounted.
+      const previous = this.#tiersMounted.get(mcpName);
+      const kept =
+        previous === undefined || server.trusted === true
+          ? decided.sideEffect
+          : stricterTier(previous, decided.sideEffect);
+      const tier: MountedTier =
+        kept === decided.sideEffect
+          ? decided
+          : { ...decided, sideEffect: kept, loosenedTierIgnored: decided.sideEffect };
+      if (tier.loosenedTierIgnored !== undefined) {
+        notes.push(
+          `tier "${kept}" kept: the server re-listed it as "${tier.loosenedTierIgnored}" after it was mounted, and the server is not trusted`,
+        );
+      }
       if (tier.ignoredOverride !== undefined) {
         notes.push(
           `configured tier "${tier.ignoredOverride}" ignored: less strict than the annotations' "${tier.fromAnnotations}" and the server is not trusted`,
@@ -278,6 +365,14 @@ export class McpServerMount {
         timeoutMs: override?.timeoutMs ?? server.timeoutMs ?? defaultTimeoutMs,
         validateOutput: output.validate,
         listed: tool,
+        fingerprint: mcpToolFingerprint({
+          name,
+          description: description.text,
+          inputSchema: schema.schema,
+          outputSchema: tool.outputSchema,
+          annotations: tool.annotations,
+          sideEffect: tier.sideEffect,
+        }),
       });
       try {
         scratch.register(definition);
@@ -293,6 +388,7 @@ export class McpServerMount {
         mcpName,
         tier,
         definition,
+        fingerprint: definition.fingerprint as string,
         outputSchema: isRecord(tool.outputSchema) ? (tool.outputSchema as JsonSchema) : undefined,
         notes,
       });
@@ -309,6 +405,7 @@ export class McpServerMount {
     timeoutMs,
     validateOutput,
     listed,
+    fingerprint,
   }: {
     name: string;
     mcpName: string;
@@ -319,6 +416,7 @@ export class McpServerMount {
     validateOutput: ValidateFunction | undefined;
     /** The tool as the server listed it. */
     listed: Tool;
+    fingerprint: string;
   }): ToolDefinition {
     const server = this.server;
     // Arbiter checks `structuredContent` itself (linear-time patterns): the SDK gets the tool without its outputSchema.
@@ -344,6 +442,7 @@ export class McpServerMount {
       description,
       parameters,
       sideEffect,
+      fingerprint,
       timeoutMs,
       // The SDK keeps a timer per request anyway: the runtime adds no timer or abort signal of its own.
       enforcesTimeout: true,
@@ -358,6 +457,13 @@ export class McpServerMount {
               `mcp:${server.name}:${mcpName}:${sha256Hex(canonicalJson(args))}`,
           }),
       execute: async (args: Record<string, unknown>, context: ToolContext) => {
+        // Checked (and perhaps approved) under this definition: under another one, nothing is sent.
+        if (this.#fingerprints.get(mcpName) !== fingerprint) {
+          throw new FatalToolError({
+            code: 'tool_changed',
+            message: mcpTexts(context.locale).toolChanged({ server: server.name }),
+          });
+        }
         const connection = this.#connectionFor(context.principal, context.locale);
         // Only per-principal connections are evicted, so only theirs are counted.
         const counted = connection !== this.#shared;
@@ -482,17 +588,6 @@ function outputAjv(): ReturnType<typeof createAjv> {
 function fieldFromMessage(message: string): string {
   const match = /at parameters(\/\S+)/.exec(message);
   return match?.[1] === undefined ? 'inputSchema' : match[1].slice(1).replaceAll('/', '.');
-}
-
-function fingerprint(tool: MountedMcpTool): string {
-  const { definition } = tool;
-  return JSON.stringify([
-    definition.description,
-    definition.parameters,
-    definition.sideEffect,
-    definition.timeoutMs,
-    tool.outputSchema,
-  ]);
 }
 
 function isRequestTimeout(error: unknown): boolean {

@@ -18,6 +18,8 @@ export interface McpTexts {
   invalidOutput(request: { server: string }): string;
   /** A result that is not a `tools/call` result (`problem` says where, in English). */
   invalidResult(request: { server: string; problem: string }): string;
+  /** A call reaching a tool the server redefined since the call was checked (and perhaps approved). */
+  toolChanged(request: { server: string }): string;
 }
 
 const english: McpTexts = {
@@ -33,6 +35,8 @@ const english: McpTexts = {
     `The MCP server "${server}" answered with a result that does not match its own output schema; the result was not used.`,
   invalidResult: ({ server, problem }) =>
     `The MCP server "${server}" sent a malformed result (${cut(problem)}); the result was not used.`,
+  toolChanged: ({ server }) =>
+    `The MCP server "${server}" changed this tool after the call was checked, so the call was not sent; a person must look at the changed tool again. Tell the user.`,
 };
 
 const chinese: McpTexts = {
@@ -47,6 +51,8 @@ const chinese: McpTexts = {
   invalidOutput: ({ server }) => `MCP 服务器「${server}」返回的结果不符合其自身的输出结构，结果未被采用。`,
   invalidResult: ({ server, problem }) =>
     `MCP 服务器「${server}」返回的结果格式错误（${cut(problem)}），结果未被采用。`,
+  toolChanged: ({ server }) =>
+    `MCP 服务器“${server}”在这次调用通过检查之后修改了该工具，调用未发送；需要有人重新审查修改后的工具。请告诉用户。`,
 };
 
 /**

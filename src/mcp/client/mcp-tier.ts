@@ -13,7 +13,8 @@ export interface McpTier {
 }
 
 /**
- * The side-effect tier of an MCP tool: `readOnlyHint: true` → `read`,
+ * The side-effect tier of an MCP tool: `readOnlyHint: true` → `read`
+ * (unless `destructiveHint: true` contradicts it: the stricter claim wins),
  * `destructiveHint: false` → `reversible`, anything else (no annotations
  * included) → `irreversible`. A configured tier applies when it is at least
  * as strict, or when the server is trusted; otherwise it is ignored and
@@ -33,8 +34,9 @@ export function mcpTier({
   override?: SideEffect | undefined;
   trusted?: boolean;
 }): McpTier {
+  // A tool that claims to be read-only and destructive at once gets the stricter claim.
   const fromAnnotations: SideEffect =
-    annotations?.readOnlyHint === true
+    annotations?.readOnlyHint === true && annotations.destructiveHint !== true
       ? 'read'
       : annotations?.destructiveHint === false
         ? 'reversible'
@@ -44,4 +46,15 @@ export function mcpTier({
     return { sideEffect: override, fromAnnotations };
   }
   return { sideEffect: fromAnnotations, fromAnnotations, ignoredOverride: override };
+}
+
+/**
+ * The stricter of two tiers: what an untrusted server's re-listed tool
+ * keeps, so that a tier only ever tightens after it was first mounted.
+ *
+ * @example
+ * stricterTier('irreversible', 'read'); // 'irreversible'
+ */
+export function stricterTier(first: SideEffect, second: SideEffect): SideEffect {
+  return strictness[first] >= strictness[second] ? first : second;
 }

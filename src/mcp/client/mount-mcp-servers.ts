@@ -1,7 +1,15 @@
 import type { ToolRegistry } from '../../tools/tool-registry.js';
 import type { ToolDefinition } from '../../tools/tool-types.js';
+import { McpConnectionError } from './mcp-connection-error.js';
 import type { McpServerConfig } from './mcp-server-config.js';
-import { McpServerMount, type McpToolRefusal } from './mcp-server-mount.js';
+import { McpServerMount, type McpToolChanges, type McpToolRefusal } from './mcp-server-mount.js';
+
+/** A server none of whose tools could be mounted, and why. */
+export interface McpServerFailure {
+  readonly server: string;
+  /** One line, naming the server; no stack. */
+  readonly message: string;
+}
 
 /** Several MCP servers, connected and their tools built. */
 export interface McpMounts {
@@ -10,6 +18,8 @@ export interface McpMounts {
   readonly definitions: readonly ToolDefinition[];
   /** Every tool refused at mount time, all servers together. */
   readonly refusals: readonly McpToolRefusal[];
+  /** Servers that could not be mounted at all (unreachable, a listing that failed, too large …), one line each. */
+  readonly failures: readonly McpServerFailure[];
   /** Registers every server's tools in `registry`, which then follows the servers' list changes. */
   attach(registry: ToolRegistry): void;
   /** Closes every connection (stdio servers exit). */
@@ -19,9 +29,10 @@ export interface McpMounts {
 /**
  * Connects to each server and builds its tools; no two get the same name,
  * nor one of `reserved` (a name already taken gets a hashed suffix, see
- * `mcpToolName`). One unreachable server fails the whole mount (and closes
- * the others): a configuration that cannot work is said at start, not found
- * mid-run.
+ * `mcpToolName`). A server that cannot be mounted (unreachable, its
+ * listing failed, too large, not a listing) costs only its own tools: it is
+ * named in `failures` and every other server is mounted. Anything else
+ * thrown (a fault of arbiter's) closes what was opened and rejects.
  *
  * @example
  * const mcp = await openMcpMounts({ servers: await readMcpConfig({ file: 'mcp.json' }), reserved: registry.names });
@@ -31,18 +42,33 @@ export interface McpMounts {
 export async function openMcpMounts({
   servers,
   reserved = [],
+  onChange,
 }: {
   servers: readonly McpServerConfig[];
   reserved?: readonly string[];
+  /** Called after a server's `tools/list_changed` was applied, with what changed (fingerprints, tiers). */
+  onChange?: (server: string, changes: McpToolChanges) => void;
 }): Promise<McpMounts> {
   const mounts: McpServerMount[] = [];
   const close = async () => {
     await Promise.all(mounts.map((mount) => mount.close()));
   };
   const taken = new Set(reserved);
+  const failures: McpServerFailure[] = [];
   try {
     for (const server of servers) {
-      const mount = await McpServerMount.open({ server, reserved: new Set(taken) });
+      let mount: McpServerMount;
+      try {
+        mount = await McpServerMount.open({
+          server,
+          reserved: new Set(taken),
+          ...(onChange === undefined ? {} : { onChange: (changes: McpToolChanges) => onChange(server.name, changes) }),
+        });
+      } catch (error) {
+        if (!McpConnectionError.isInstance(error)) throw error;
+        failures.push({ server: server.name, message: error.message });
+        continue;
+      }
       mounts.push(mount);
       for (const tool of mount.tools) taken.add(tool.name);
     }
@@ -58,6 +84,7 @@ export async function openMcpMounts({
     get refusals() {
       return mounts.flatMap((mount) => mount.refusals);
     },
+    failures,
     attach: (registry) => {
       for (const mount of mounts) mount.attach(registry);
     },
