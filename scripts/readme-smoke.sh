@@ -258,7 +258,7 @@ awk -v dir="$project" '
 for file in tools.ts agent.ts server.ts; do [ -f "$project/$file" ] || fail "README's \"Use it in your project\" has no $file"; done
 (
   cd "$project"
-  expect 0 -- npx tsc
+  expect 0 -- node node_modules/typescript/bin/tsc
   # The installed binary, not the checkout's.
   expect 0 -- npx arbiter --version
   grep -qx "$(node -p 'require("./node_modules/@arbiter-runtime/core/package.json").version')" "$work/out" || fail 'arbiter --version does not print the package version'
