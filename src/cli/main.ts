@@ -4,61 +4,11 @@ import type { Locale } from '../core/locale.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { CommandResult } from './cli-output.js';
+import { commandUsage, fullUsage, packageVersion } from './command-usage.js';
 import { demoApprovalMode } from './demo-approval-mode.js';
 import { loadDemoModule } from './demo-module.js';
 
-const usage = `arbiter: the model proposes, code decides.
-
-Usage:
-  arbiter demo [--vague-errors] [--approve | --reject] [--lang en|zh-CN] [--events progress|ndjson|none]
-               [--session ID | --new] [--data-dir DIR] [--mcp FILE]
-      The shop demo, offline, on the scripted model. APPROVE=1 works like --approve;
-      on a terminal without either flag it asks y/n at the approval. A decision goes
-      to the approval an earlier demo left pending (its session continues) unless --new;
-      --session ID continues a stored session.
-  arbiter validate --tools FILE --calls FILE [--lang en|zh-CN]
-      Check tool calls (JSONL) against tools (OpenAI function-calling JSON).
-      One JSON line per call. Exit 0 all valid, 1 any invalid, 2 bad input file.
-  arbiter route --tools FILE --queries FILE [--top K]
-      Which tools routing sends for each request (JSONL {"id", "query"}), top K (default 6).
-      One JSON line per request. Exit 0 all matched, 1 any matched no tool, 2 bad input file.
-  arbiter lint --tools FILE [--json]
-      Warn about tool definitions models misuse; print tokens per turn.
-      Exit 0 no warnings, 1 warnings, 2 bad input file.
-  arbiter approvals [--all] [--json] [--data-dir DIR]
-  arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--data-dir DIR]
-      List pending approvals; decide one (the demo's suspended run then continues).
-  arbiter audit [--session ID] [--json] [--data-dir DIR]
-      The append-only audit log.
-  arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
-      Delete (after archiving to FILE as JSON lines) audit rows older than DAYS; the purge is audited.
-      DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).
-  arbiter events prune --older-than DAYS [--data-dir DIR]
-      Delete the logged events of runs that finished more than DAYS ago.
-  arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]
-      Roll back one executed reversible call (e.g. add_order_note).
-  arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
-      Stored sessions (--data-dir DIR, default .arbiter).
-  arbiter memory list | show FACT_ID | forget (--key K | --fact ID | --all) | export  --user ID [--tenant T]
-  arbiter memory purge --expired
-      Long-term memory about one person: see it, export it (sensitive values redacted), forget it.
-  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE] [--mcp FILE]
-               [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
-               [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
-      The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").
-  arbiter eval [--suite DIR] [--baseline FILE] [--write-baseline FILE] [--json] [--model scripted|configured]
-  arbiter eval --experiment error-messages [--json]
-  arbiter eval --experiment routing [--suite DIR] [--top K] [--json]
-      The evaluation suite (default evals/shop), the message-quality experiment,
-      and tool routing on a labelled set (default evals/routing).
-  arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
-      Metrics over the runs in a data directory.
-  arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
-      The tools as an MCP server over stdio, every call validated, gated and audited (README, "MCP").
-  arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--bearer TOKEN] [--header 'N: v']…)
-      An MCP server's tools as arbiter would mount them: tier, tokens per turn, lint warnings, refusals.
-  arbiter help
-`;
+const usage = fullUsage();
 
 type Command = (args: readonly string[]) => Promise<number>;
 
@@ -312,8 +262,19 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(usage);
     return command === undefined ? 2 : 0;
   }
+  if (command === '--version' || command === '-V') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (run === undefined) return fail(`unknown command "${command}"`);
+  // Before `--`, whatever follows: there the arguments are another program's (`mcp tools -- server --help`).
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (own.includes('--help') || own.includes('-h')) {
+    const subcommand = own[0] !== undefined && !own[0].startsWith('-') ? own[0] : undefined;
+    process.stdout.write(commandUsage({ command, ...(subcommand === undefined ? {} : { subcommand }) }) ?? usage);
+    return 0;
+  }
   return run(rest);
 }
 
@@ -328,16 +289,26 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    // Our own errors and parseArgs' errors are meant for people; anything else is a bug worth its stack.
-    const forPeople =
-      ArbiterError.isInstance(error) ||
-      (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
-    const message = forPeople
-      ? (error as Error).message
-      : error instanceof Error
-        ? (error.stack ?? error.message)
-        : String(error);
-    process.stderr.write(`arbiter: ${message}\n`);
+    process.stderr.write(`arbiter: ${describeFailure(error)}\n`);
     process.exitCode = 2;
   },
 );
+
+/**
+ * One line for what a person caused (our errors, parseArgs', the system's: a port in use, a file where a
+ * directory should be); anything else is a bug worth its stack. ARBITER_DEBUG=1 shows every stack.
+ */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (process.env['ARBITER_DEBUG'] === '1') return error.stack ?? error.message;
+  const code = 'code' in error ? String(error.code) : '';
+  const system = 'syscall' in error || /^E[A-Z]+$/.test(code);
+  const forPeople = ArbiterError.isInstance(error) || code.startsWith('ERR_PARSE_ARGS') || system;
+  if (!forPeople) return error.stack ?? error.message;
+  const line = (error.message.split('\n')[0] ?? '').replace(/^arbiter: /, '');
+  if (code === 'EADDRINUSE')
+    return `${line.replace(/^listen EADDRINUSE: /, '')}: another process listens there (choose --port)`;
+  if (code === 'EEXIST' || code === 'ENOTDIR') return `${line} (--data-dir must be a directory or not exist yet)`;
+  if (code.startsWith('ERR_PARSE_ARGS')) return `${line} (see arbiter ${process.argv[2] ?? ''} --help)`;
+  return line;
+}

@@ -52,10 +52,21 @@ export async function loadToolsModule({
   context: ToolsModuleContext;
 }): Promise<ToolsModule> {
   let loaded: Record<string, unknown>;
+  const absolute = resolve(path);
   try {
-    loaded = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+    loaded = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new ToolDefinitionError({ message: `tools module ${path} cannot be loaded`, cause: error });
+    const missing =
+      error instanceof Error &&
+      'code' in error &&
+      error.code === 'ERR_MODULE_NOT_FOUND' &&
+      error.message.includes(absolute);
+    const reason = missing
+      ? `there is no file ${absolute}`
+      : error instanceof Error
+        ? (error.message.split('\n')[0] ?? error.name)
+        : String(error);
+    throw new ToolDefinitionError({ message: `tools module ${path} cannot be loaded: ${reason}`, cause: error });
   }
   const candidate = loaded.createTools ?? loaded.tools ?? loaded.default;
   const created =

@@ -7,13 +7,9 @@ import { UsageError } from '../../errors/usage-error.js';
 import type { AuditArchive } from '../../gate/audit-retention.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import type { CommandResult } from '../cli-output.js';
+import { auditPurgeUsage } from '../command-usage.js';
 import { withDataStore } from './open-data-store.js';
 import { parseDays } from './parse-days.js';
-
-/** The usage text of `arbiter audit purge`, for the CLI's help. */
-export const auditPurgeUsage = `Usage:
-  arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
-      DAYS is at least the retention (ARBITER_AUDIT_RETENTION_DAYS, default 400, never below 30).`;
 
 /**
  * `arbiter audit purge --older-than DAYS [--archive FILE]`: deletes the

@@ -3,14 +3,11 @@ import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { SqliteEventLog } from '../../store/sqlite/sqlite-event-log.js';
 import type { CommandResult } from '../cli-output.js';
+import { eventsUsage } from '../command-usage.js';
 import { withDataStore } from './open-data-store.js';
 import { parseDays } from './parse-days.js';
 
 const dayMs = 86_400_000;
-
-/** The usage text of `arbiter events`, for the CLI's help. */
-export const eventsUsage = `Usage:
-  arbiter events prune --older-than DAYS [--data-dir DIR]`;
 
 /**
  * `arbiter events prune --older-than DAYS`: deletes the logged events of

@@ -19,19 +19,6 @@ import { ServerRuns } from '../../store/sqlite/sqlite-server-runs.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 
-/** The usage lines of `arbiter mcp serve`, for the CLI's help text. */
-export const mcpServeUsage = `  arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
-                    [--approve-in-client]
-      Serve the tools over MCP on stdin/stdout (for an MCP client that starts it as a command).
-      Every call acts for the principal given by --tenant/--user/--roles (or ARBITER_MCP_TENANT,
-      ARBITER_MCP_USER, ARBITER_MCP_ROLES) and goes through validation, the gate, idempotency and
-      the audit log in --data-dir (default .arbiter). A call that needs a person is not run: decide it
-      with \`arbiter approve ID --data-dir DIR\` (or POST /v1/approvals/ID on arbiter serve on the same
-      data dir), then the client repeats the call. --tools: as arbiter serve's; default the shop example.
-      --approve-in-client  the person at the MCP client decides held calls there (form elicitation,
-                      where the client supports it), recorded as approved by --user: four eyes off
-`;
-
 /** `arbiter mcp serve`'s flags, checked. */
 export interface McpServeFlags {
   readonly principal: Principal;

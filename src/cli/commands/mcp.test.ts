@@ -88,7 +88,7 @@ describe('arbiter mcp tools', () => {
   });
 
   it('dispatches subcommands and says when serve is not in this build', async () => {
-    expect((await mcpCommand({ args: ['bogus'] })).stderr[0]).toBe('arbiter mcp: unknown subcommand "bogus"');
+    expect((await mcpCommand({ args: ['bogus'] })).stderr[0]).toBe('arbiter: unknown mcp subcommand "bogus"');
     expect((await mcpCommand({ args: ['toString'] })).exitCode).toBe(2);
   });
 });

@@ -6,18 +6,8 @@ import type { McpServerConfig } from '../../mcp/client/mcp-server-config.js';
 import { McpServerMount, type MountedMcpTool } from '../../mcp/client/mcp-server-mount.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { CommandResult } from '../cli-output.js';
+import { mcpUsage } from '../command-usage.js';
 import { lintToolSpec } from './lint-tools.js';
-
-/** The usage lines of `arbiter mcp`, for the CLI's help text. */
-export const mcpUsage = `  arbiter mcp tools [--name NAME] [--json] [--timeout-ms N] -- COMMAND [ARGS…]
-  arbiter mcp tools [--name NAME] [--json] --url URL [--bearer TOKEN] [--header 'Name: value']…
-      An MCP server's tools as arbiter mounts them (stdio COMMAND, or Streamable HTTP URL): the protocol
-      revision agreed, then name, tier from the annotations, tokens per turn, lint warnings, tools
-      refused and why.
-      Exit 0 all clean, 1 warnings or refused tools, 2 server unreachable or bad usage.
-  arbiter mcp serve …
-      arbiter's tools as an MCP server (see its own help).
-`;
 
 /** One `arbiter mcp` subcommand: its arguments in, its result out. */
 export type McpSubcommand = (args: readonly string[]) => Promise<CommandResult>;
@@ -45,7 +35,7 @@ export async function mcpCommand({ args }: { args: readonly string[] }): Promise
     exitCode: 2,
     stdout: [],
     stderr: [
-      `arbiter mcp: ${name === undefined ? 'say which subcommand' : `unknown subcommand "${name}"`}`,
+      `arbiter: ${name === undefined ? 'mcp needs a subcommand' : `unknown mcp subcommand "${name}"`}`,
       '',
       mcpUsage,
     ],

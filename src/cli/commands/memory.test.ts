@@ -70,7 +70,7 @@ describe('arbiter memory', () => {
     expect(await run('show', city.factId, '--user', 'C1002', '--tenant', 'shop')).toEqual({
       exitCode: 1,
       stdout: [],
-      stderr: [`arbiter: no fact ${city.factId} for that user`],
+      stderr: [`arbiter: no such fact ${city.factId} for that user`],
     });
   });
 
@@ -96,10 +96,10 @@ describe('arbiter memory', () => {
     ]);
     expect((await run('forget', '--fact', phone.factId, '--user', 'C1002', '--tenant', 'shop')).exitCode).toBe(1);
     expect((await run('forget', '--fact', phone.factId, '--user', 'C1001')).stdout).toEqual([
-      'forgot 1 fact versions of C1001 in tenant shop',
+      'forgot 1 fact version of C1001 in tenant shop',
     ]);
     expect((await run('forget', '--all', '--user', 'C1001')).stdout).toEqual([
-      'forgot 1 fact versions of C1001 in tenant shop',
+      'forgot 1 fact version of C1001 in tenant shop',
     ]);
     expect((await run('list', '--user', 'C1002', '--tenant', 'shop')).stdout.join()).toContain('Shenzhen');
   });

@@ -5,17 +5,9 @@ import { exportFacts, type FactExport } from '../../memory/export-facts.js';
 import { SqliteMemoryStore } from '../../store/sqlite/sqlite-memory-store.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CommandResult } from '../cli-output.js';
+import { memoryUsage } from '../command-usage.js';
 import { withDataStore } from './open-data-store.js';
 import { defaultDataDirectory } from './sessions.js';
-
-/** The usage text of `arbiter memory`, for the CLI's help. */
-export const memoryUsage = `Usage:
-  arbiter memory list --user ID [--tenant T] [--history] [--json] [--data-dir DIR]
-  arbiter memory show FACT_ID --user ID [--tenant T] [--no-redact] [--json] [--data-dir DIR]
-  arbiter memory forget (--key KEY | --fact FACT_ID | --all) --user ID [--tenant T] [--data-dir DIR]
-  arbiter memory export --user ID [--tenant T] [--no-redact] [--data-dir DIR]
-  arbiter memory purge --expired [--data-dir DIR]
-Without --tenant, the user's tenant is used when the user has facts in exactly one.`;
 
 /**
  * `arbiter memory …`: what long-term memory holds about one person, and
@@ -78,6 +70,14 @@ export async function memoryCommand({
       work: (store) => {
         if (store === undefined) return subcommand === 'show' ? noFact(positionals[0] ?? '') : done([]);
         const tenantId = values.tenant ?? tenantOf(store, userId);
+        // Nobody remembered in any tenant: nothing to list, show, export or forget (not a usage error).
+        if (tenantId === undefined) {
+          if (subcommand === 'show') return noFact(positionals[0] ?? '');
+          if (subcommand === 'forget' && values.fact !== undefined) return noFact(values.fact);
+          if (subcommand === 'list' && !values.json) return done([`no facts remembered about ${userId}`]);
+          if (subcommand === 'forget') return done([`forgot 0 fact versions of ${userId}`]);
+          return done([]);
+        }
         const memory = new SqliteMemoryStore({ database: store.database, now });
         const owner = { tenantId, userId };
         switch (subcommand) {
@@ -115,7 +115,9 @@ export async function memoryCommand({
               ...(values.fact === undefined ? {} : { factId: values.fact }),
             });
             if (forgotten === 0 && values.fact !== undefined) return noFact(values.fact);
-            return done([`forgot ${forgotten} fact versions of ${userId} in tenant ${tenantId}`]);
+            return done([
+              `forgot ${forgotten} fact ${forgotten === 1 ? 'version' : 'versions'} of ${userId} in tenant ${tenantId}`,
+            ]);
           }
         }
       },
@@ -133,8 +135,8 @@ export async function memoryCommand({
   }
 }
 
-/** The one tenant the user has facts in; a usage error when none or several (then --tenant decides). */
-function tenantOf(store: SqliteStore, userId: string): string {
+/** The one tenant the user has facts in, undefined when none; a usage error when several (then --tenant decides). */
+function tenantOf(store: SqliteStore, userId: string): string | undefined {
   const tenants = (
     store.database
       .prepare('SELECT DISTINCT tenant_id FROM memory_facts WHERE user_id = ? ORDER BY tenant_id')
@@ -142,12 +144,9 @@ function tenantOf(store: SqliteStore, userId: string): string {
       tenant_id: string;
     }[]
   ).map((row) => row.tenant_id);
-  if (tenants.length === 1) return tenants[0] as string;
+  if (tenants.length <= 1) return tenants[0];
   throw new UsageError({
-    message:
-      tenants.length === 0
-        ? `no facts remembered about ${userId} in any tenant; give --tenant T to be sure`
-        : `user ${userId} has facts in ${tenants.length} tenants (${tenants.join(', ')}): say which with --tenant T`,
+    message: `user ${userId} has facts in ${tenants.length} tenants (${tenants.join(', ')}): say which with --tenant T`,
   });
 }
 
@@ -177,5 +176,5 @@ function done(stdout: readonly string[]): CommandResult {
 }
 
 function noFact(factId: string): CommandResult {
-  return { exitCode: 1, stdout: [], stderr: [`arbiter: no fact ${factId} for that user`] };
+  return { exitCode: 1, stdout: [], stderr: [`arbiter: no such fact ${factId} for that user`] };
 }

@@ -9,6 +9,7 @@ import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import { redact } from '../../util/redact.js';
 import type { CommandResult } from '../cli-output.js';
+import { sessionsUsage } from '../command-usage.js';
 import { readToolsFile } from '../read-input-file.js';
 import { withDataStore } from './open-data-store.js';
 
@@ -16,14 +17,6 @@ import { withDataStore } from './open-data-store.js';
 export const defaultDataDirectory = '.arbiter';
 /** A message line in `sessions show` keeps this many characters unless `--full`. */
 const shownCharacters = 160;
-
-/** The usage text of `arbiter sessions`, for the CLI's help. */
-export const sessionsUsage = `Usage:
-  arbiter sessions list [--data-dir DIR] [--limit N] [--json]
-  arbiter sessions show ID [--data-dir DIR] [--redact] [--sensitive FIELD,...] [--tools FILE] [--full] [--json]
-  arbiter sessions export ID [--data-dir DIR] [--no-redact] [--sensitive FIELD,...] [--tools FILE]
-  arbiter sessions fork ID --at N [--data-dir DIR]
-  arbiter sessions purge (--older-than DAYS | --expired) [--data-dir DIR]`;
 
 /** What the `sessions` commands may be given besides flags: the application's tools. */
 export interface SessionsEnvironment {

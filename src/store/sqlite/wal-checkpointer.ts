@@ -190,7 +190,6 @@ export class WalCheckpointer {
         report: this.#onPass !== undefined,
       },
     });
-    worker.unref();
     this.#worker = worker;
     worker.on('message', (message: WorkerMessage) => {
       if (message.kind === 'ready') {
@@ -204,6 +203,9 @@ export class WalCheckpointer {
     worker.on('exit', (code) => {
       if (!this.#closed) this.#stop(`the checkpoint thread exited (code ${code})`);
     });
+    // Last: on Node 20 attaching a 'message' listener refs the worker again, and a script that never
+    // closes its store would then never exit.
+    worker.unref();
   }
 
   #stop(reason: string): void {

@@ -1,0 +1,153 @@
+/**
+ * The first hour at the command line: every command and subcommand answers
+ * `--help` (exit 0, its usage on stdout), `--version` prints the package's
+ * version, and every error a person can cause is one `arbiter: ` line on
+ * stderr, without a stack, with a non-zero exit.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandUsages } from '../src/cli/command-usage.js';
+
+function arbiter(args: readonly string[], environment: Record<string, string | undefined> = {}) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...environment },
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'arbiter-cli-help-'));
+
+/** Every command of `arbiter help`, and the subcommands a person types. */
+const invocations = [
+  ...Object.keys(commandUsages).map((command) => [command]),
+  ['audit', 'purge'],
+  ['events', 'prune'],
+  ['sessions', 'list'],
+  ['sessions', 'show'],
+  ['sessions', 'fork'],
+  ['memory', 'list'],
+  ['memory', 'show'],
+  ['memory', 'forget'],
+  ['memory', 'export'],
+  ['memory', 'purge'],
+  ['mcp', 'tools'],
+  ['mcp', 'serve'],
+];
+
+describe('arbiter --help and --version', () => {
+  it('knows every command main.ts dispatches', () => {
+    const main = readFileSync('src/cli/main.ts', 'utf8');
+    const dispatched = [...main.matchAll(/^ {2}'?([a-z-]+)'?: (?:async|run)/gm)].map((match) => match[1]);
+    expect(dispatched.length).toBeGreaterThan(10);
+    expect(Object.keys(commandUsages).sort()).toEqual([...new Set(dispatched)].sort());
+  });
+
+  it.each(invocations.map((words) => [words.join(' '), words] as const))(
+    'prints the usage of arbiter %s for --help and -h, exit 0',
+    (_name, words) => {
+      for (const flag of ['--help', '-h']) {
+        const { code, stdout, stderr } = arbiter([...words, flag]);
+        expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+        expect(stdout).toMatch(/^Usage:\n/);
+        expect(stdout).toContain(`arbiter ${words.join(' ')}`);
+      }
+    },
+    120_000,
+  );
+
+  it('leaves --help after -- to the MCP server command', () => {
+    const { stdout } = arbiter(['mcp', 'tools', '--', join(scratch, 'no-such-server'), '--help']);
+    expect(stdout).not.toMatch(/^Usage:/);
+  });
+
+  it('prints the package version for --version and -V', () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(arbiter(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(arbiter(['-V'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('lists every command in arbiter help', () => {
+    const { code, stdout } = arbiter(['help']);
+    expect(code).toBe(0);
+    for (const command of Object.keys(commandUsages)) expect(stdout).toContain(`arbiter ${command}`);
+    expect(stdout).toContain('--version');
+  });
+});
+
+/** One `arbiter: ` line, no stack, no doubled prefix. */
+function expectOneLine(result: { code: number | null; stderr: string }, pattern: RegExp): void {
+  expect(result.code).not.toBe(0);
+  expect(result.code).not.toBeNull();
+  expect(result.stderr).toMatch(/^arbiter: [^\n]+\n$/);
+  expect(result.stderr).not.toContain('arbiter: arbiter');
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  expect(result.stderr).toMatch(pattern);
+}
+
+describe('errors a person can cause', () => {
+  let busy: Server;
+  let busyPort = 0;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const address = busy.address();
+    busyPort = typeof address === 'object' && address !== null ? address.port : 0;
+  });
+  afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+  it('serve on a port in use: one line naming the address', () => {
+    expectOneLine(
+      arbiter(['serve', '--port', String(busyPort), '--data-dir', join(scratch, 'busy')]),
+      new RegExp(`address already in use 127\\.0\\.0\\.1:${busyPort}.*--port`),
+    );
+  });
+
+  it('demo --data-dir on an existing file: one line', () => {
+    const file = join(scratch, 'a-file');
+    writeFileSync(file, '');
+    expectOneLine(arbiter(['demo', '--events', 'none', '--data-dir', file]), /EEXIST.*--data-dir must be a directory/);
+  });
+
+  it('serve --tools ./nope.js: says why it cannot be loaded', () => {
+    expectOneLine(
+      arbiter(['serve', '--port', '0', '--tools', './nope.js', '--data-dir', join(scratch, 'nope')]),
+      /tools module \.\/nope\.js cannot be loaded: there is no file .*nope\.js/,
+    );
+  });
+
+  it('an unknown option: one line pointing at the command help', () => {
+    expectOneLine(arbiter(['demo', '--bogus']), /Unknown option '--bogus' \(see arbiter demo --help\)/);
+    expectOneLine(arbiter(['route', '--nope']), /Unknown option '--nope'/);
+  });
+
+  it('serve --model openai without the environment variables: one line naming them', () => {
+    expectOneLine(
+      arbiter(['serve', '--model', 'openai', '--port', '0', '--data-dir', join(scratch, 'model')], {
+        ARBITER_BASE_URL: undefined,
+        ARBITER_API_KEY: undefined,
+        ARBITER_MODEL: undefined,
+        OPENAI_API_KEY: undefined,
+        OPENAI_BASE_URL: undefined,
+      }),
+      /ARBITER_BASE_URL.*ARBITER_API_KEY.*ARBITER_MODEL/,
+    );
+  });
+
+  it('memory list and show for someone with no facts: as the README says (0, and 1 "no such fact")', () => {
+    const data = join(scratch, 'memory');
+    const listed = arbiter(['memory', 'list', '--user', 'C1001', '--data-dir', data]);
+    expect(listed).toEqual({ code: 0, stdout: '', stderr: '' });
+    arbiter(['demo', '--events', 'none', '--data-dir', data]);
+    expect(arbiter(['memory', 'forget', '--all', '--user', 'C1001', '--data-dir', data]).code).toBe(0);
+    const after = arbiter(['memory', 'list', '--user', 'C1001', '--data-dir', data]);
+    expect(after).toEqual({ code: 0, stdout: 'no facts remembered about C1001\n', stderr: '' });
+    expectOneLine(arbiter(['memory', 'show', 'nope', '--user', 'C1001', '--data-dir', data]), /no such fact nope/);
+    expect(arbiter(['memory', 'show', 'nope', '--user', 'C1001', '--data-dir', data]).code).toBe(1);
+  });
+});
