@@ -33,6 +33,9 @@ Usage:
   arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
       Delete (after archiving to FILE as JSON lines) audit rows older than DAYS; the purge is audited.
       DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).
+  arbiter audit verify [--json] [--data-dir DIR]
+      Recompute the audit hash chains; one line per row changed, inserted or deleted. Exit 0 intact, 1 tampered.
+      Purge checkpoints are checked against ARBITER_AUDIT_KEY when set.
   arbiter events prune --older-than DAYS [--data-dir DIR]
       Delete the logged events of runs that finished more than DAYS ago.
   arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]
@@ -149,6 +152,10 @@ const commands: Record<string, Command> = {
     );
   },
   audit: async (args) => {
+    if (args[0] === 'verify') {
+      const { auditVerifyCommand } = await import('./commands/audit-verify.js');
+      return print(await auditVerifyCommand({ args: args.slice(1), key: process.env['ARBITER_AUDIT_KEY'] }));
+    }
     if (args[0] === 'purge') {
       const { auditPurgeCommand } = await import('./commands/audit-purge.js');
       const retention = process.env['ARBITER_AUDIT_RETENTION_DAYS'];
