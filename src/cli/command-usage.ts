@@ -81,7 +81,10 @@ export const commandUsages: Readonly<Record<string, string>> = {
     The append-only audit log.
 arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
     Delete (after archiving to FILE as JSON lines) audit rows older than DAYS; the purge is audited.
-    DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).`,
+    DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).
+arbiter audit verify [--json] [--data-dir DIR]
+    Recompute the audit hash chains; one line per row changed, inserted or deleted. Exit 0 intact, 1 tampered.
+    Purge checkpoints are checked against ARBITER_AUDIT_KEY when set.`,
   events: `arbiter events prune --older-than DAYS [--data-dir DIR]
     Delete the logged events of runs that finished more than DAYS ago.`,
   undo: `arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]
@@ -113,6 +116,12 @@ arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--be
 /** The commands and subcommands whose usage says more than their line in `arbiter help`. */
 const detailedUsages: Readonly<Record<string, string>> = {
   'audit purge': auditPurgeUsage,
+  'audit verify': `Usage:
+  arbiter audit verify [--json] [--data-dir DIR]
+      Recompute each tenant's audit hash chain from the stored rows and name every row that was changed,
+      inserted or deleted by hand, and every purge checkpoint whose signature does not hold.
+      Exit 0 intact, 1 tampered, 2 no store or bad usage. Purge checkpoints are signed with
+      ARBITER_AUDIT_KEY (HMAC) when it is set, and checked against it.`,
   events: eventsUsage,
   'events prune': eventsUsage,
   memory: memoryUsage,

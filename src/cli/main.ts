@@ -99,6 +99,10 @@ const commands: Record<string, Command> = {
     );
   },
   audit: async (args) => {
+    if (args[0] === 'verify') {
+      const { auditVerifyCommand } = await import('./commands/audit-verify.js');
+      return print(await auditVerifyCommand({ args: args.slice(1), key: process.env['ARBITER_AUDIT_KEY'] }));
+    }
     if (args[0] === 'purge') {
       const { auditPurgeCommand } = await import('./commands/audit-purge.js');
       const retention = process.env['ARBITER_AUDIT_RETENTION_DAYS'];

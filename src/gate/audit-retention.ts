@@ -1,5 +1,6 @@
 import { AuditRetentionError } from '../errors/audit-retention-error.js';
 import { argumentsHash } from '../util/sha256.js';
+import type { AuditCheckpoint } from './audit-chain.js';
 import type { AuditEntry } from './audit-log.js';
 
 const dayMs = 86_400_000;
@@ -95,6 +96,7 @@ export function auditPurgeEntry({
   olderThanDays,
   deleted,
   archive,
+  checkpoint,
 }: {
   at: number;
   /** Who purged: a person or a job. */
@@ -104,12 +106,15 @@ export function auditPurgeEntry({
   deleted: number;
   /** Where the deleted rows were archived, when they were. */
   archive?: string | undefined;
+  /** Where the chains the purge cut now start (`auditCheckpoint`). */
+  checkpoint?: AuditCheckpoint | undefined;
 }): AuditEntry {
   const purgeArguments = {
     before,
     older_than_days: olderThanDays,
     deleted,
     ...(archive === undefined ? {} : { archive }),
+    ...(checkpoint === undefined ? {} : { checkpoint }),
   };
   const purgeId = `audit_purge_${at}`;
   return {

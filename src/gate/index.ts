@@ -22,6 +22,17 @@ export {
   type DecideOptions,
   denyAllApprovals,
 } from './approval-broker.js';
+export {
+  type AuditChainFinding,
+  type AuditChainReport,
+  type AuditChainRow,
+  type AuditCheckpoint,
+  auditChainKey,
+  auditCheckpoint,
+  auditRowHash,
+  linkAuditRows,
+  verifyAuditChain,
+} from './audit-chain.js';
 export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
 export {
   type AuditArchive,

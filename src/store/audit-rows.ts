@@ -1,4 +1,6 @@
+import { type AuditChainReport, type AuditChainRow, verifyAuditChain } from '../gate/audit-chain.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
+import { auditPurgeTool } from '../gate/audit-retention.js';
 import type { SideEffect } from '../tools/tool-types.js';
 
 /**
@@ -33,6 +35,9 @@ export interface AuditRow {
   user_id: string | null;
   replay_of_run_id: string | null;
   replay_of_tool_call_id: string | null;
+  /** The hash chain (`audit-chain.ts`): null for rows written before it existed. */
+  previous_hash?: string | null;
+  chain_hash?: string | null;
 }
 
 /**
@@ -44,6 +49,36 @@ export interface AuditRow {
 export const auditWrittenColumns =
   'at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision, rule, approver, ' +
   'outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id';
+
+/** The columns of the hash chain, written after `auditWrittenColumns` (see `linkAuditRows`). */
+export const auditChainColumns = 'previous_hash, chain_hash';
+
+const writtenColumnNames = auditWrittenColumns.split(',').map((column) => column.trim()) as (keyof AuditRow)[];
+
+/** Where the chain reads a row's tenant, tool and arguments among its values. */
+export const auditColumnIndex = {
+  tenant: writtenColumnNames.indexOf('tenant_id'),
+  tool: writtenColumnNames.indexOf('tool'),
+  arguments: writtenColumnNames.indexOf('arguments'),
+  /** In a row linked by `linkAuditRows`: its own hash, the last value. */
+  chainHash: writtenColumnNames.length + 1,
+} as const;
+
+/**
+ * A stored row as the hash chain reads it: its values in the order of
+ * `auditWrittenColumns`, exactly as they were written, and its hashes.
+ *
+ * @example
+ * const report = verifyAuditChain({ rows: rows.map(toAuditChainRow), ... });
+ */
+export function toAuditChainRow(row: AuditRow): AuditChainRow {
+  return {
+    auditId: row.audit_id,
+    values: writtenColumnNames.map((column) => (row[column] ?? null) as string | number | null),
+    previousHash: row.previous_hash ?? null,
+    chainHash: row.chain_hash ?? null,
+  };
+}
 
 /** An audit row's values, in the order of `auditWrittenColumns`. */
 export type AuditRowValues = (string | number | null)[];
@@ -106,4 +141,41 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
       ? {}
       : { replayOf: { runId: row.replay_of_run_id, toolCallId: row.replay_of_tool_call_id } }),
   };
+}
+
+/**
+ * Verifies the hash chains of stored rows (all of a log's rows, in
+ * `audit_id` order): see `verifyAuditChain`.
+ *
+ * @example
+ * const report = verifyAuditRows({ rows, key: process.env.ARBITER_AUDIT_KEY });
+ */
+export function verifyAuditRows({
+  rows,
+  key,
+}: {
+  rows: readonly AuditRow[];
+  /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
+  key?: string | undefined;
+}): AuditChainReport {
+  return verifyAuditChain({
+    rows: rows.map(toAuditChainRow),
+    purgeTool: auditPurgeTool,
+    toolColumn: auditColumnIndex.tool,
+    argumentsColumn: auditColumnIndex.arguments,
+    tenantColumn: auditColumnIndex.tenant,
+    key,
+  });
+}
+
+/**
+ * The SQL condition (both dialects) of the rows a purge below `cutoff` deletes: those older than it that come
+ * before the first row that is not, so every chain loses a prefix and never a row in its middle (a row's `at`
+ * can be older than the row before it by a few milliseconds).
+ *
+ * @example
+ * `DELETE FROM audit_log WHERE ${auditPurgePrefix('?')}`;
+ */
+export function auditPurgePrefix(cutoff: string): string {
+  return `at < ${cutoff} AND audit_id < (SELECT coalesce(min(audit_id), 9223372036854775807) FROM audit_log WHERE at >= ${cutoff})`;
 }

@@ -67,7 +67,14 @@ describe('arbiter audit purge', () => {
       ['call_young', 'send_payment', undefined],
       [`audit_purge_${now}`, 'arbiter.audit_purge', 'ops'],
     ]);
-    expect(rows[1]?.arguments).toEqual({ before: now - 400 * day, older_than_days: 400, deleted: 1, archive });
+    expect(rows[1]?.arguments).toEqual({
+      before: now - 400 * day,
+      older_than_days: 400,
+      deleted: 1,
+      archive,
+      // Where the cut chain now starts (issue 33): unsigned unless ARBITER_AUDIT_KEY is set.
+      checkpoint: { chain_starts: { '': expect.stringMatching(/^[0-9a-f]{64}$/) }, signature: null },
+    });
   });
 
   it('refuses, with exit code 2 and nothing deleted, days below the retention, an existing archive, bad usage', async () => {

@@ -70,6 +70,7 @@ export async function openPostgresBackend({
   now,
   approvalTtlMs,
   auditRetentionDays,
+  auditKey,
 }: {
   /** `postgres://user:password@host:port/database`; the backend opens its own pool. */
   connectionString?: string;
@@ -87,6 +88,8 @@ export async function openPostgresBackend({
   approvalTtlMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
+  /** The key audit purge checkpoints are signed with; default `ARBITER_AUDIT_KEY`. */
+  auditKey?: string;
 }): Promise<PostgresBackend> {
   const database = PostgresDatabase.open({
     ...(connectionString === undefined ? {} : { connectionString }),
@@ -115,6 +118,7 @@ export async function openPostgresBackend({
       database,
       ...clock,
       ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
+      ...(auditKey === undefined ? {} : { auditKey }),
     }),
     events: new PostgresEventLog({ database }),
     runtime,

@@ -5,6 +5,7 @@ import type {
   HistoryRelease,
   PastCall,
 } from '../../core/call-history.js';
+import { type AuditChainReport, auditChainKey, auditCheckpoint, linkAuditRows } from '../../gate/audit-chain.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -15,7 +16,16 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
-import { type AuditRecord, type AuditRow, toAuditRecord, toAuditRowValues } from '../audit-rows.js';
+import {
+  type AuditRecord,
+  type AuditRow,
+  type AuditRowValues,
+  auditColumnIndex,
+  auditPurgePrefix,
+  toAuditRecord,
+  toAuditRowValues,
+  verifyAuditRows,
+} from '../audit-rows.js';
 import {
   type HistoryReservationStatements,
   historyReservationSql,
@@ -23,24 +33,36 @@ import {
   reserveHistoryInStore,
 } from '../history-reservations.js';
 import { namedStatement } from './named-statement.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
 const columns = `audit_id, at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-  decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id`;
+  decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id,
+  previous_hash, chain_hash`;
 const append = namedStatement(
   `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-     decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+     decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id,
+     previous_hash, chain_hash)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 );
+/** Held until COMMIT: appends to one tenant's chain take turns, across nodes. */
+const lockChain = namedStatement('SELECT pg_advisory_xact_lock(hashtext($1::text))');
+const chainHead = namedStatement(
+  "SELECT chain_hash FROM audit_log WHERE coalesce(tenant_id, '') = $1 ORDER BY audit_id DESC LIMIT 1",
+);
+const chainCut = namedStatement(
+  `SELECT DISTINCT ON (coalesce(tenant_id, '')) coalesce(tenant_id, '') AS tenant, chain_hash FROM audit_log
+   WHERE ${auditPurgePrefix('$1')} AND chain_hash IS NOT NULL ORDER BY coalesce(tenant_id, ''), audit_id DESC`,
+);
+const everyRow = namedStatement(`SELECT ${columns} FROM audit_log ORDER BY audit_id`);
 const purgeCutoff = namedStatement(
   `SELECT LEAST($1::bigint,
      (extract(epoch FROM clock_timestamp()) * 1000)::bigint - ${auditRetentionFloorDays} * 86400000::bigint) AS before`,
 );
-const purgeable = namedStatement(`SELECT ${columns} FROM audit_log WHERE at < $1 ORDER BY audit_id`);
+const purgeable = namedStatement(`SELECT ${columns} FROM audit_log WHERE ${auditPurgePrefix('$1')} ORDER BY audit_id`);
 const authorisePurge = namedStatement("SELECT set_config('arbiter.audit_purge_before', $1::text, true)");
-const purge = namedStatement('DELETE FROM audit_log WHERE at < $1');
+const purge = namedStatement(`DELETE FROM audit_log WHERE ${auditPurgePrefix('$1')}`);
 const reservation = {
   take: namedStatement(historyReservationSql.take(postgresParameter)),
   renew: namedStatement(historyReservationSql.renew(postgresParameter)),
@@ -68,13 +90,17 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
   readonly #now: () => number;
   readonly #minimumRetentionDays: number;
   readonly #reservations: HistoryReservationStatements;
+  readonly #auditKey: string | undefined;
 
   constructor({
     database,
     now = Date.now,
     minimumRetentionDays = defaultAuditRetentionDays,
+    auditKey = process.env.ARBITER_AUDIT_KEY,
   }: {
     database: PostgresDatabase;
+    /** The key purge checkpoints are signed with (HMAC-SHA256). Default `ARBITER_AUDIT_KEY`; without one they carry no signature. */
+    auditKey?: string | undefined;
     /** The clock `purge` measures ages from. Default `Date.now`. */
     now?: () => number;
     /** `purge` never deletes rows younger than this many days. Default 400; at least 30 (`auditRetentionFloorDays`). */
@@ -83,6 +109,7 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     this.#database = database;
     this.#now = now;
     this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
+    this.#auditKey = auditKey;
     this.#reservations = {
       take: async ({ key, holder, expiresAt, now }) =>
         (await database.query(reservation.take, [key, holder, expiresAt, now])).rowCount === 1,
@@ -125,19 +152,38 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
       const before = (await query<{ before: number }>(purgeCutoff, [cutoff])).rows[0]?.before ?? cutoff;
       if (archive !== undefined)
         await archive.write((await query<AuditRow>(purgeable, [before])).rows.map(toAuditRecord));
+      const cut = (await query<{ tenant: string; chain_hash: string }>(chainCut, [before])).rows;
+      const checkpoint = auditCheckpoint({
+        chainStarts: Object.fromEntries(cut.map((chain) => [chain.tenant, chain.chain_hash])),
+        key: this.#auditKey,
+      });
       await query(authorisePurge, [String(before)]);
       const deleted = (await query(purge, [before])).rowCount;
       await query(authorisePurge, ['']);
-      await query(
-        append,
-        toAuditRowValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
+      await appendLinked(
+        query,
+        toAuditRowValues(
+          auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location, checkpoint }),
+        ),
       );
       return { before, deleted };
     });
   }
 
   async append(entry: AuditEntry): Promise<void> {
-    await this.#database.query(append, toAuditRowValues(entry));
+    const values = toAuditRowValues(entry);
+    await this.#database.transaction((query) => appendLinked(query, values));
+  }
+
+  /**
+   * Recomputes the hash chain of every tenant over the whole log and names
+   * the first row where each break shows: see `verifyAuditChain`.
+   *
+   * @example
+   * const { ok, findings } = await audit.verifyChain();
+   */
+  async verifyChain({ key = this.#auditKey }: { key?: string | undefined } = {}): Promise<AuditChainReport> {
+    return verifyAuditRows({ rows: (await this.#database.query<AuditRow>(everyRow, [])).rows, key });
   }
 
   /**
@@ -214,4 +260,18 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     );
     return rows.map(toAuditRecord);
   }
+}
+
+/** Inserts one row at the head of its tenant's chain, inside the caller's transaction, holding the chain's lock until COMMIT. */
+async function appendLinked(query: PostgresQuery, values: AuditRowValues): Promise<void> {
+  const tenant = auditChainKey(values[auditColumnIndex.tenant] as string | null);
+  await query(lockChain, [tenant]);
+  const previous = (await query<{ chain_hash: string | null }>(chainHead, [tenant])).rows[0]?.chain_hash ?? null;
+  const [linked] = linkAuditRows({
+    rows: [values],
+    tenantColumn: auditColumnIndex.tenant,
+    heads: new Map(),
+    headOf: () => previous,
+  });
+  await query(append, linked as AuditRowValues);
 }

@@ -1,11 +1,14 @@
 import type Database from 'better-sqlite3';
-import { type AuditRowValues, auditWrittenColumns } from '../audit-rows.js';
+import { type AuditRowValues, auditChainColumns, auditWrittenColumns } from '../audit-rows.js';
 
-/** Writes audit rows (values in the order of `auditWrittenColumns`) with as few statements and bound values as it can. */
+/** Writes audit rows (values in the order of `auditWrittenColumns`, then `auditChainColumns`) with as few statements and bound values as it can. */
 export type AuditRowInsert = (rows: readonly AuditRowValues[]) => void;
 
-const columns = auditWrittenColumns.split(',').map((column) => column.trim());
-/** 32 rows of at most 18 values: far below SQLite's limit of bound values per statement. */
+const linkedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
+const columns = linkedColumns.split(',').map((column) => column.trim());
+/** Rows without the chain's two values (a log before migration 28) are written without them. */
+const unlinkedColumnCount = columns.length - 2;
+/** 32 rows of at most 20 values: far below SQLite's limit of bound values per statement. */
 const rowsPerInsert = 32;
 /** Statement shapes kept per connection; the oldest is forgotten beyond this. */
 const cachedShapes = 64;
@@ -33,7 +36,7 @@ const cachedShapes = 64;
 export function createAuditRowInsert(database: Database.Database): AuditRowInsert {
   const statements = new Map<string, Database.Statement>();
   const statementFor = (shape: ChunkShape, rows: number): Database.Statement => {
-    const key = `${rows}:${shape.shared}:${shape.sharedNulls}`;
+    const key = `${rows}:${shape.width}:${shape.shared}:${shape.sharedNulls}`;
     let statement = statements.get(key);
     if (statement === undefined) {
       statement = database.prepare(insertSql(shape, rows));
@@ -53,15 +56,18 @@ export function createAuditRowInsert(database: Database.Database): AuditRowInser
 
 /** Which columns every row of a chunk shares (bit `i` for column `i`), and which of those are null. */
 interface ChunkShape {
+  /** Values per row: every column, or all but the chain's. */
+  readonly width: number;
   readonly shared: number;
   readonly sharedNulls: number;
 }
 
 function chunkShape(rows: readonly AuditRowValues[]): ChunkShape {
   const first = rows[0] as AuditRowValues;
+  const width = first.length === unlinkedColumnCount ? unlinkedColumnCount : columns.length;
   let shared = 0;
   let sharedNulls = 0;
-  for (let column = 0; column < columns.length; column += 1) {
+  for (let column = 0; column < width; column += 1) {
     const value = first[column];
     let same = true;
     for (let row = 1; row < rows.length && same; row += 1) same = (rows[row] as AuditRowValues)[column] === value;
@@ -69,16 +75,16 @@ function chunkShape(rows: readonly AuditRowValues[]): ChunkShape {
     shared |= 1 << column;
     if (value === null) sharedNulls |= 1 << column;
   }
-  return { shared, sharedNulls };
+  return { width, shared, sharedNulls };
 }
 
 const isSet = (mask: number, column: number) => ((mask >> column) & 1) === 1;
 
-function insertSql({ shared, sharedNulls }: ChunkShape, rows: number): string {
+function insertSql({ width, shared, sharedNulls }: ChunkShape, rows: number): string {
   const select: string[] = [];
   const sharedValues: string[] = [];
   let varying = 0;
-  for (let column = 0; column < columns.length; column += 1) {
+  for (let column = 0; column < width; column += 1) {
     if (isSet(sharedNulls, column)) select.push('NULL');
     else if (isSet(shared, column)) {
       select.push(`c.k${column}`);
@@ -94,15 +100,15 @@ function insertSql({ shared, sharedNulls }: ChunkShape, rows: number): string {
     const row = `(${Array.from({ length: varying }, () => '?').join(', ')})`;
     sources.push(`(VALUES ${Array.from({ length: rows }, () => row).join(', ')}) AS v`);
   }
-  return `INSERT INTO audit_log (${auditWrittenColumns}) SELECT ${select.join(', ')} FROM ${sources.join(', ')}`;
+  return `INSERT INTO audit_log (${columns.slice(0, width).join(', ')}) SELECT ${select.join(', ')} FROM ${sources.join(', ')}`;
 }
 
 /** The values to bind, in the order of the statement's placeholders: the shared ones, then each row's own. */
-function boundValues(rows: readonly AuditRowValues[], { shared, sharedNulls }: ChunkShape): AuditRowValues {
+function boundValues(rows: readonly AuditRowValues[], { width, shared, sharedNulls }: ChunkShape): AuditRowValues {
   const first = rows[0] as AuditRowValues;
   const values: AuditRowValues = [];
   const varying: number[] = [];
-  for (let column = 0; column < columns.length; column += 1) {
+  for (let column = 0; column < width; column += 1) {
     if (!isSet(shared, column)) varying.push(column);
     else if (!isSet(sharedNulls, column)) values.push(first[column] as string | number);
   }

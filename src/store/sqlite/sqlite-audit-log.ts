@@ -6,6 +6,7 @@ import type {
   HistoryRelease,
   PastCall,
 } from '../../core/call-history.js';
+import { type AuditChainReport, auditCheckpoint } from '../../gate/audit-chain.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -21,8 +22,10 @@ import {
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
+  auditPurgePrefix,
   toAuditRecord,
   toAuditRowValues,
+  verifyAuditRows,
 } from '../audit-rows.js';
 import {
   type HistoryReservationStatements,
@@ -32,6 +35,7 @@ import {
 import { type AuditRowInsert, createAuditRowInsert } from './audit-row-insert.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
+import { createSqliteAuditChain } from './sqlite-audit-chain.js';
 
 const named = (name: string) => `@${name}`;
 const reservationSql = {
@@ -41,6 +45,7 @@ const reservationSql = {
 };
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
+const purgedRows = auditPurgePrefix('@before');
 
 export type { AuditRecord } from '../audit-rows.js';
 
@@ -76,6 +81,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #now: () => number;
   readonly #reservations: HistoryReservationStatements;
   readonly #minimumRetentionDays: number;
+  readonly #auditKey: string | undefined;
   /** Rows of calls that changed nothing, waiting for the connection's next transaction, oldest first. */
   readonly #waiting: AuditRowValues[] = [];
   /** Whether a queued write will insert `#waiting`. */
@@ -88,8 +94,11 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     busyWaitMs = 0,
     now = Date.now,
     minimumRetentionDays = defaultAuditRetentionDays,
+    auditKey = process.env.ARBITER_AUDIT_KEY,
   }: {
     database: Database.Database;
+    /** The key purge checkpoints are signed with (HMAC-SHA256). Default `ARBITER_AUDIT_KEY`; without one they carry no signature. */
+    auditKey?: string | undefined;
     /** The clock `purge` measures ages from. Default `Date.now`. */
     now?: () => number;
     /** `purge` never deletes rows younger than this many days. Default 400; at least 30 (`auditRetentionFloorDays`). */
@@ -102,7 +111,9 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     busyWaitMs?: number;
   }) {
     this.#statement = preparedStatements(database);
-    this.#insert = createAuditRowInsert(database);
+    const insert = createAuditRowInsert(database);
+    const chain = createSqliteAuditChain(database);
+    this.#insert = (rows) => insert(chain(rows));
     this.#pending = pendingWrites(database);
     this.#busyWaitMs = busyWaitMs;
     this.#now = now;
@@ -121,6 +132,23 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
       drop: ({ key, holder }) => statement(reservationSql.drop).run({ key, holder }),
     };
     this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
+    this.#auditKey = auditKey;
+  }
+
+  /**
+   * Recomputes the hash chain of every tenant over the whole log and names
+   * the first row where each break shows (a row changed, inserted, or
+   * deleted outside a purge): see `verifyAuditChain`.
+   *
+   * @example
+   * const { ok, findings } = audit.verifyChain();
+   */
+  verifyChain({ key = this.#auditKey }: { key?: string | undefined } = {}): AuditChainReport {
+    this.#pending.flush();
+    return verifyAuditRows({
+      rows: this.#statement('SELECT * FROM audit_log ORDER BY audit_id').all() as AuditRow[],
+      key,
+    });
   }
 
   /**
@@ -151,16 +179,25 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
         `SELECT CAST(min(?, (julianday('now') - 2440587.5 - ${auditRetentionFloorDays}) * 86400000) AS INTEGER) AS before`,
       ).get(cutoff) as { before: number };
       if (archive !== undefined) {
-        const rows = this.#statement('SELECT * FROM audit_log WHERE at < ? ORDER BY audit_id').all(
+        const rows = this.#statement(`SELECT * FROM audit_log WHERE ${purgedRows} ORDER BY audit_id`).all({
           before,
-        ) as AuditRow[];
+        }) as AuditRow[];
         archive.write(rows.map(toAuditRecord));
       }
       this.#statement('INSERT INTO audit_retention (singleton, purge_before) VALUES (1, ?)').run(before);
-      const deleted = this.#statement('DELETE FROM audit_log WHERE at < ?').run(before).changes;
+      const cut = this.#statement(
+        `SELECT coalesce(tenant_id, '') AS tenant, chain_hash, max(audit_id) FROM audit_log WHERE ${purgedRows} AND chain_hash IS NOT NULL GROUP BY 1`,
+      ).all({ before }) as { tenant: string; chain_hash: string }[];
+      const checkpoint = auditCheckpoint({
+        chainStarts: Object.fromEntries(cut.map((chain) => [chain.tenant, chain.chain_hash])),
+        key: this.#auditKey,
+      });
+      const deleted = this.#statement(`DELETE FROM audit_log WHERE ${purgedRows}`).run({ before }).changes;
       this.#statement('DELETE FROM audit_retention').run();
       this.#insert([
-        toAuditRowValues(auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location })),
+        toAuditRowValues(
+          auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location, checkpoint }),
+        ),
       ]);
       return { before, deleted };
     });

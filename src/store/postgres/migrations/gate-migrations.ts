@@ -148,6 +148,18 @@ export const gatePostgresMigrations: readonly Migration[] = [
         holder        text NOT NULL,
         expires_at    bigint NOT NULL
       );
+      `,
+  },
+  {
+    version: 28,
+    name: 'audit_hash_chain',
+    // Each row carries the hash of the previous row of its tenant's chain and its own (src/gate/audit-chain.ts).
+    // PostgresAuditLog.append reads the head of the chain under a transaction-level advisory lock on the tenant
+    // and inserts in the same transaction, so two nodes never fork a chain; the index serves that read.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN previous_hash text;
+      ALTER TABLE audit_log ADD COLUMN chain_hash text;
+      CREATE INDEX audit_chain_head ON audit_log ((coalesce(tenant_id, '')), audit_id DESC);
     `,
   },
 ];

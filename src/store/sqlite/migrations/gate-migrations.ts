@@ -293,6 +293,18 @@ export const gateMigrations: readonly Migration[] = [
         holder        TEXT NOT NULL,
         expires_at    INTEGER NOT NULL
       );
+      `,
+  },
+  {
+    version: 28,
+    name: 'audit_hash_chain',
+    // Each row carries the hash of the previous row of its tenant's chain and its own (src/gate/audit-chain.ts),
+    // so a row changed, deleted or inserted by SQL shows in \`arbiter audit verify\`. Rows written before stay
+    // without hashes and are not checked. No index: SqliteAuditLog caches each chain's head per connection and
+    // reads it from the end of the log only after another connection wrote.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN previous_hash TEXT;
+      ALTER TABLE audit_log ADD COLUMN chain_hash TEXT;
     `,
   },
 ];

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../gate/audit-log.js';
+import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { auditPurgeCommand } from './audit-purge.js';
+import { auditVerifyCommand } from './audit-verify.js';
+
+const day = 86_400_000;
+let dataDirectory: string;
+beforeEach(() => {
+  dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-audit-verify-'));
+});
+afterEach(() => rmSync(dataDirectory, { recursive: true, force: true }));
+
+const entry = (toolCallId: string, at: number, tenantId = 'bank'): AuditEntry => ({
+  at,
+  sessionId: 'session-1',
+  runId: 'run-1',
+  step: 1,
+  toolCallId,
+  tool: 'send_payment',
+  sideEffect: 'irreversible',
+  argumentsHash: 'hash',
+  arguments: { amount_cents: 500 },
+  decision: 'approved',
+  rule: 'large_payment',
+  approver: 'li.wei',
+  outcome: 'ok',
+  durationMs: 1,
+  tenantId,
+  userId: 'U1',
+});
+
+function withDatabase(work: (store: ReturnType<typeof openSqliteStore>) => void): void {
+  const store = openSqliteStore({ path: join(dataDirectory, 'arbiter.db') });
+  try {
+    work(store);
+  } finally {
+    store.close();
+  }
+}
+
+const verify = (key?: string) => auditVerifyCommand({ args: ['--data-dir', dataDirectory], key });
+
+describe('arbiter audit verify', () => {
+  it('passes an untouched log and one purged by `arbiter audit purge`, signed with ARBITER_AUDIT_KEY', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      audit.append(entry('call_old', Date.now() - 500 * day));
+      audit.append(entry('call_1', Date.now()));
+      audit.append(entry('call_2', Date.now(), 'other-bank'));
+    });
+    expect((await verify()).stdout[0]).toBe('audit log intact: 3 rows, 2 chains');
+    process.env.ARBITER_AUDIT_KEY = 'secret-1';
+    try {
+      const purged = await auditPurgeCommand({ args: ['--older-than', '400', '--data-dir', dataDirectory] });
+      expect(purged.exitCode).toBe(0);
+    } finally {
+      delete process.env.ARBITER_AUDIT_KEY;
+    }
+    const intact = await verify('secret-1');
+    expect(intact.exitCode).toBe(0);
+    expect(intact.stdout[0]).toBe('audit log intact: 3 rows, 3 chains');
+    expect(intact.stdout.slice(1).every((line) => /^head (-|bank|other-bank) [0-9a-f]{64}$/.test(line))).toBe(true);
+    const unkeyed = await verify();
+    expect(unkeyed.stdout[0]).toBe(
+      'audit log intact: 3 rows, 3 chains; 1 purge checkpoint not signed (plain hash, no ARBITER_AUDIT_KEY)',
+    );
+    const wrongKey = await verify('another');
+    expect(wrongKey.exitCode).toBe(1);
+    expect(wrongKey.stdout).toContain('row 4: purge checkpoint is not signed with the configured ARBITER_AUDIT_KEY');
+    // Without a checkpoint it can trust, the chain the purge cut reads as cut by hand.
+    expect(wrongKey.stdout).toContain(
+      'row 2 (tenant bank) follows rows that were deleted (its previous hash is unknown)',
+    );
+  });
+
+  it('exits 1 and names each row changed, deleted or inserted through SQL', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      for (const id of ['call_1', 'call_2', 'call_3', 'call_4', 'call_5']) audit.append(entry(id, Date.now()));
+      store.database.exec(`
+        DROP TRIGGER audit_log_refuses_update; DROP TRIGGER audit_log_refuses_delete;
+        UPDATE audit_log SET approver = 'mallory' WHERE tool_call_id = 'call_2';
+        DELETE FROM audit_log WHERE tool_call_id = 'call_4';
+        INSERT INTO audit_log (at, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision,
+          outcome, duration_ms, tenant_id) VALUES (1, 'run-1', 9, 'call_x', 'send_payment', 'irreversible', 'h', '{}',
+          'approved', 'ok', 0, 'bank');
+      `);
+    });
+    const result = await verify();
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout.slice(0, 4)).toEqual([
+      'row 2 (tenant bank) was changed after it was written (its content does not match its hash)',
+      'row 5 (tenant bank) follows rows that were deleted (its previous hash is unknown)',
+      'row 6 (tenant bank) has no chain hash: inserted outside the audit log',
+      'audit log tampered: 3 findings in 5 rows',
+    ]);
+  });
+
+  it('exits 2 without a store, and on an unknown option', async () => {
+    expect((await verify()).exitCode).toBe(2);
+    expect((await auditVerifyCommand({ args: ['--nope'] })).exitCode).toBe(2);
+  });
+});

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { describeAuditChainContract } from '../test-support/audit-chain-contract.js';
+import { migrations } from './migrations/index.js';
+import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { migrate } from './sqlite-store.js';
+
+describeAuditChainContract('SqliteAuditLog', ({ auditKey }) => {
+  const database = new Database(':memory:');
+  migrate(database, migrations);
+  return {
+    audit: new SqliteAuditLog({ database, auditKey }),
+    sql: (text) => {
+      database.exec(text);
+    },
+    dropAppendOnlyTriggers: () => {
+      database.exec('DROP TRIGGER audit_log_refuses_update; DROP TRIGGER audit_log_refuses_delete');
+    },
+    close: () => {
+      database.close();
+    },
+  };
+});
+
+describe('SqliteAuditLog hash chain with two connections on one file', () => {
+  it('never forks a chain: each writer re-reads the head after the other wrote', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'arbiter-audit-chain-'));
+    try {
+      const path = join(directory, 'arbiter.db');
+      const first = new Database(path);
+      migrate(first, migrations);
+      const second = new Database(path);
+      const logs = [new SqliteAuditLog({ database: first }), new SqliteAuditLog({ database: second })];
+      for (let index = 0; index < 12; index += 1) {
+        (logs[index % 3 === 0 ? 0 : 1] as SqliteAuditLog).append({
+          at: Date.now(),
+          sessionId: undefined,
+          runId: `run-${index % 2}`,
+          step: index,
+          toolCallId: `call_${index}`,
+          tool: 'send_payment',
+          sideEffect: 'irreversible',
+          argumentsHash: 'hash',
+          arguments: { index },
+          decision: 'allowed',
+          rule: undefined,
+          approver: undefined,
+          outcome: 'ok',
+          durationMs: 1,
+          tenantId: index % 2 === 0 ? 'bank' : 'other-bank',
+        });
+      }
+      expect((logs[0] as SqliteAuditLog).verifyChain()).toMatchObject({ ok: true, rows: 12, findings: [] });
+      first.close();
+      second.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
