@@ -251,15 +251,16 @@ node --import tsx -e "
     checkout: process.cwd(), devDependencies: ['@types/node', 'typescript'] });
 " "$tarball" "$project"
 readme_block '## Use it in your project' json >"$project/tsconfig.json"
-# Every TypeScript block of the section that names its file (// tools.ts, // agent.ts, // server.ts).
+# Every TypeScript block of these sections that names its file (// tools.ts, // agent.ts, // server.ts;
+# // reconcile.ts and // egress.ts under "Permission, approval, idempotency").
 awk -v dir="$project" '
-  /^## / { in_section = ($0 == "## Use it in your project") }
+  /^## / { in_section = ($0 == "## Use it in your project" || $0 == "## Permission, approval, idempotency") }
   in_section && /^```ts$/ { in_block = 1; file = ""; next }
   in_block && /^```/ { in_block = 0; next }
   in_block && file == "" && match($0, /^\/\/ [a-z-]+\.ts$/) { file = dir "/" substr($0, 4); print > file; next }
   in_block && file != "" { print >> file }
 ' README.md
-for file in tools.ts agent.ts server.ts; do [ -f "$project/$file" ] || fail "README's \"Use it in your project\" has no $file"; done
+for file in tools.ts agent.ts server.ts reconcile.ts egress.ts; do [ -f "$project/$file" ] || fail "README has no $file snippet"; done
 (
   cd "$project"
   expect 0 -- node node_modules/typescript/bin/tsc
@@ -271,6 +272,12 @@ for file in tools.ts agent.ts server.ts; do [ -f "$project/$file" ] || fail "REA
   # agent.ts as the README runs it, on an endpoint that is not there: it says why, not "error undefined".
   expect 0 -- env ARBITER_BASE_URL=http://127.0.0.1:9/v1 ARBITER_API_KEY=none ARBITER_MODEL=none node dist/agent.js
   grep -q '^error ' "$work/out" && ! grep -q 'error undefined' "$work/out" || fail 'agent.ts did not say why the run failed'
+  # The approval section's programs print what the README says they print.
+  expect 0 -- node dist/reconcile.js
+  grep -q 'Refund RF1 is on its way. | 1 refund' "$work/out" || fail 'reconcile.ts did not complete the interrupted refund from the shop'
+  expect 0 -- node dist/egress.js
+  grep -q 'send_email waits for a person: This conversation contains content from the web' "$work/out" || fail 'egress.ts: the mail did not wait with its reason'
+  grep -q 'awaiting_approval | 0 mails sent' "$work/out" || fail 'egress.ts: a mail was sent'
   # server.ts, started as the README starts it and asked for its health.
   ARBITER_BASE_URL=http://127.0.0.1:9/v1 ARBITER_API_KEY=none ARBITER_MODEL=none node dist/server.js >"$work/server-ts.log" 2>&1 &
   server_pid=$!

@@ -118,7 +118,16 @@ function flakyOnce(inner: Model): Model {
   };
 }
 
-async function tracedRun({ model, captureToolArguments }: { model: Model; captureToolArguments?: boolean }) {
+async function tracedRun({
+  model,
+  captureToolArguments,
+  withTools = true,
+}: {
+  model: Model;
+  captureToolArguments?: boolean;
+  /** False: `startOpenTelemetry` is not given the registry, as in the README's tracing setup. */
+  withTools?: boolean;
+}) {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const reader = new CollectingReader();
@@ -130,7 +139,7 @@ async function tracedRun({ model, captureToolArguments }: { model: Model; captur
     agentName: 'shop-assistant',
     tracerProvider,
     meterProvider,
-    tools,
+    ...(withTools ? { tools } : {}),
     ...(captureToolArguments === undefined ? {} : { captureToolArguments }),
   });
   expect(otel.enabled).toBe(true);
@@ -405,6 +414,37 @@ describe('startOpenTelemetry with the real OpenTelemetry SDK', () => {
       const exported = JSON.stringify(spans.map((span) => [span.name, span.attributes, span.events, span.status]));
       for (const secret of secrets) expect(exported).not.toContain(secret);
     }
+  });
+
+  it('exports an invented tool name that looks like a tool name as unknown without the tools option too', async () => {
+    let step = 0;
+    const inventing: Model = {
+      name: 'gpt-4o',
+      generate: async () => {
+        step += 1;
+        if (step > 1) {
+          return {
+            message: { role: 'assistant', content: 'Done.' },
+            usage: { inputTokens: 1, outputTokens: 1 },
+            finishReason: 'stop',
+          };
+        }
+        return {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_z', type: 'function', function: { name: 'transfer_all_funds', arguments: '{}' } }],
+          },
+          usage: { inputTokens: 1, outputTokens: 1 },
+          finishReason: 'tool_calls',
+        };
+      },
+    };
+    const { spans } = await tracedRun({ model: inventing, withTools: false });
+    const names = spans
+      .filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool')
+      .map((span) => span.name);
+    expect(names).toEqual(['execute_tool unknown']);
   });
 
   it('is a no-op when @opentelemetry/api is not installed, and the run is unaffected', async () => {

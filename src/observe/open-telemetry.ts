@@ -213,13 +213,17 @@ export async function startOpenTelemetry({
     });
   };
 
-  // The model names the tool: whatever it wrote (an email, a card number) must not become a span name.
-  const exportedToolName = (name: string): string =>
-    (tools === undefined ? toolNamePattern.test(name) : tools.get(name) !== undefined) ? name : 'unknown';
+  // The model names the tool: whatever it wrote (an email, a card number) must not become a span name. A call
+  // validation refused as naming no registered tool is `unknown` whether or not `tools` was given.
+  const exportedToolName = (call: CallTrace): string => {
+    if (call.stage === 'validation' && call.code === 'unknown_tool') return 'unknown';
+    const { tool: name } = call;
+    return (tools === undefined ? toolNamePattern.test(name) : tools.get(name) !== undefined) ? name : 'unknown';
+  };
 
   const writeTool = (run: OpenRun, call: CallTrace) => {
     const approval = run.approvals.get(call.toolCallId);
-    const toolName = exportedToolName(call.tool);
+    const toolName = exportedToolName(call);
     const captured = toolName === 'unknown' ? undefined : exportedArguments?.(call.tool, call.rawArguments);
     const span = tracer.startSpan(
       `execute_tool ${toolName}`,
