@@ -2,9 +2,13 @@ import type { JsonSchema } from '../core/json-schema.js';
 import type { Locale } from '../core/locale.js';
 import { issueLine } from './issue-parts.js';
 import { displayName } from './json-path.js';
+import { jsonTextDepth, nestingDepth } from './nesting-depth.js';
 import { schemaGuide } from './schema-guide.js';
 import type { ValidationIssue } from './validation-issue.js';
 import { validationTexts } from './validation-texts.js';
+
+/** Deeper arguments are refused before anything recursive walks them: no tool's schema needs more. */
+const maxArgumentDepth = 64;
 
 /** The arguments of a call as an object, or the one issue that stops them being one. */
 export type ParsedToolArguments =
@@ -33,8 +37,16 @@ export function parseToolArguments({
   schema: JsonSchema;
   locale?: Locale;
 }): ParsedToolArguments {
-  if (typeof raw !== 'string') return classify({ toolName, value: raw, raw: undefined, schema, locale });
+  if (typeof raw !== 'string') {
+    if (nestingDepth(raw, maxArgumentDepth) > maxArgumentDepth) {
+      return { ok: false, issue: callIssue({ toolName, schema, locale, code: 'too_deep' }) };
+    }
+    return classify({ toolName, value: raw, raw: undefined, schema, locale });
+  }
   if (raw.trim() === '') return { ok: true, value: {} };
+  if (jsonTextDepth(raw, maxArgumentDepth) > maxArgumentDepth) {
+    return { ok: false, issue: callIssue({ toolName, schema, locale, code: 'too_deep' }) };
+  }
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -73,7 +85,11 @@ function callIssue({
   toolName: string;
   schema: JsonSchema;
   locale: Locale;
-} & ({ code: 'invalid_json'; raw: string } | { code: 'not_an_object'; value: unknown })): ValidationIssue {
+} & (
+  | { code: 'invalid_json'; raw: string }
+  | { code: 'not_an_object'; value: unknown }
+  | { code: 'too_deep' }
+)): ValidationIssue {
   const guide = schemaGuide(schema);
   const name = displayName(toolName);
   const required = guide.requiredArguments;
@@ -81,13 +97,23 @@ function callIssue({
   const message = issueLine(texts, {
     field: name,
     toolName: name,
-    problem: sent.code === 'invalid_json' ? { kind: 'not_json', required } : { kind: 'not_object', required },
+    problem:
+      sent.code === 'invalid_json'
+        ? { kind: 'not_json', required }
+        : sent.code === 'too_deep'
+          ? { kind: 'too_deep', limit: maxArgumentDepth }
+          : { kind: 'not_object', required },
     wording: texts.fieldWording({
       facts: undefined,
       description: undefined,
       hint: { kind: 'example', json: guide.argumentsExample() },
     }),
-    received: sent.code === 'invalid_json' ? { kind: 'text', text: sent.raw } : { kind: 'value', value: sent.value },
+    received:
+      sent.code === 'invalid_json'
+        ? { kind: 'text', text: sent.raw }
+        : sent.code === 'too_deep'
+          ? { kind: 'text', text: `arguments nested more than ${maxArgumentDepth} levels deep` }
+          : { kind: 'value', value: sent.value },
   });
   return { path: '$', code: sent.code, layer: 'call', message };
 }

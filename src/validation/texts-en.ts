@@ -72,6 +72,8 @@ export const englishTexts: ValidationTexts = {
         return `${head}the arguments are not valid JSON. Send one JSON object with the arguments as fields${requiredNote(problem.required)}.${hint}`;
       case 'not_object':
         return `${head}expected one JSON object with the arguments as fields${requiredNote(problem.required)}.${hint}`;
+      case 'too_deep':
+        return `${head}the arguments are nested more than ${problem.limit} levels deep; send a flat object with the arguments as fields.${hint}`;
       case 'unknown_tool':
         return `${head}there is no tool with this name. ${
           problem.available.length > 0

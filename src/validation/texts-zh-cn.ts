@@ -69,6 +69,8 @@ export const chineseTexts: ValidationTexts = {
         return `${head}参数不是合法的 JSON。请传一个 JSON 对象，每个参数作为一个字段${requiredNote(problem.required)}。${hint}`;
       case 'not_object':
         return `${head}需要一个 JSON 对象，每个参数作为一个字段${requiredNote(problem.required)}。${hint}`;
+      case 'too_deep':
+        return `${head}参数嵌套超过 ${problem.limit} 层；请发送一个扁平的对象，每个参数作为一个字段。${hint}`;
       case 'unknown_tool':
         return `${head}没有这个名字的工具。${
           problem.available.length > 0 ? `可用工具：${withMore(problem.available, ', ')}。` : '当前没有可用的工具。'

@@ -1,12 +1,13 @@
 /**
  * Why a call's arguments were refused. Schema-layer codes concern types and
  * structure; semantic-layer codes concern values (enum, bounds, pattern,
- * format). Call-level codes (`invalid_json`, `not_an_object`,
+ * format). Call-level codes (`invalid_json`, `not_an_object`, `too_deep`,
  * `unknown_tool`) concern the call as a whole.
  */
 export type ValidationIssueCode =
   | 'invalid_json'
   | 'not_an_object'
+  | 'too_deep'
   | 'unknown_tool'
   | 'missing_field'
   | 'wrong_type'

@@ -21,6 +21,7 @@ import type { ToolRegistry } from '../../tools/tool-registry.js';
 import { isRecord } from '../../util/is-record.js';
 import { argumentsHash } from '../../util/sha256.js';
 import { timeOrderedId } from '../../util/time-ordered-id.js';
+import { argumentsText } from '../../validation/nesting-depth.js';
 import { type McpRunRecords, recordMcpRun } from './mcp-run.js';
 import { mcpServerTexts } from './mcp-server-texts.js';
 
@@ -120,7 +121,8 @@ export async function callToolThroughGate({
     },
     runId,
   );
-  const proposed: ToolCall = { id: '', type: 'function', function: { name, arguments: JSON.stringify(args) } };
+  // Arguments nested past the limit are not serialised (that recursion overflows): validation refuses them.
+  const proposed: ToolCall = { id: '', type: 'function', function: { name, arguments: argumentsText(args) } };
   const call: ToolCall = { ...proposed, id: await toolCallIdFor(runtime, pipeline, proposed) };
   let report: ToolCallReport;
   try {

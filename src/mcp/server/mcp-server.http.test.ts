@@ -110,6 +110,29 @@ describe('arbiter mcp over Streamable HTTP (/mcp on arbiter serve)', () => {
     expect(auditOf(alice).length).toBe(before);
   });
 
+  it('answers arguments nested 5,000 levels deep with the ordinary validation message, not a stack overflow', async () => {
+    // Written as text: the SDK client itself cannot serialise such a value.
+    const client = await connect(testTokens.alice);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    // Arrays, so 5,000 levels stay under the endpoint's 32 KB body cap.
+    const nested = `${'['.repeat(5000)}"SO20260901"${']'.repeat(5000)}`;
+    const response = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${testTokens.alice}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(transport.sessionId === undefined ? {} : { 'mcp-session-id': transport.sessionId }),
+        ...(transport.protocolVersion === undefined ? {} : { 'mcp-protocol-version': transport.protocolVersion }),
+      },
+      body: `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"query_order","arguments":{"order_id":${nested}}}}`,
+    });
+    const text = await response.text();
+    expect(text).toContain('nested more than 64 levels deep');
+    expect(text).toContain('"isError":true');
+    expect(text).not.toContain('call stack');
+  });
+
   it('answers an unknown tool with the tools there are', async () => {
     const client = await connect(testTokens.alice);
     const result = await client.callTool({ name: 'drop_database', arguments: {} });
