@@ -408,7 +408,8 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.route('/v1/chat', chatRoutes(dependencies));
   // arbiter's tools over MCP (Streamable HTTP), behind the same bearer auth, principal and limits.
   const mcp = createMcpHttpRoute({
-    pipeline: { tools: registry, gate, approvals, idempotency: storage.idempotency, audit, runs, onError },
+    // On the server's bus: MCP calls count in /metrics like every other tool call.
+    pipeline: { tools: registry, gate, approvals, idempotency: storage.idempotency, audit, runs, onError, events: bus },
     authenticate,
     limits: dependencies.limits,
     maxRequestBodySize: options.bodyLimitBytes ?? 32 * 1024,

@@ -1,7 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, testTokens } from '../../server/test-support/test-server.js';
+import {
+  startTestServer,
+  type TestServer,
+  testMetricsToken,
+  testTokens,
+} from '../../server/test-support/test-server.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import { mcpRunId } from './mcp-run.js';
 
@@ -131,6 +136,29 @@ describe('arbiter mcp over Streamable HTTP (/mcp on arbiter serve)', () => {
     expect(text).toContain('nested more than 64 levels deep');
     expect(text).toContain('"isError":true');
     expect(text).not.toContain('call stack');
+  });
+
+  it('counts MCP calls in /metrics like every other tool call, under the caller’s tenant', async () => {
+    const client = await connect(testTokens.alice);
+    const scrape = async () =>
+      (
+        await (
+          await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${testMetricsToken}` } })
+        ).text()
+      )
+        .split('\n')
+        .find(
+          (line) =>
+            line.startsWith('arbiter_tool_calls_total{') &&
+            line.includes('tool="query_order"') &&
+            line.includes('outcome="ok"'),
+        );
+    const count = (line: string | undefined) => Number(line?.split(' ').at(-1) ?? 0);
+    const before = count(await scrape());
+    await client.callTool({ name: 'query_order', arguments: { order_id: 'SO20260901' } });
+    const after = await scrape();
+    expect(count(after)).toBe(before + 1);
+    expect(after).toContain(`tenant="${alice.tenantId}"`);
   });
 
   it('answers an unknown tool with the tools there are', async () => {
