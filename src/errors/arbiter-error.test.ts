@@ -20,6 +20,7 @@ const markers: Record<string, string> = {
   MemoryFactError: 'memory_fact',
   ModelError: 'model',
   RetryableToolError: 'retryable_tool',
+  RunHandedOverError: 'run_handed_over',
   ServerConfigError: 'server_config',
   SessionConflictError: 'session_conflict',
   SessionNotFoundError: 'session_not_found',
