@@ -7,6 +7,7 @@ import type {
   IdempotencyStore,
   ResolveUnknownRequest,
 } from '../../gate/idempotency-store.js';
+import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from '../idempotency-key-scope.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
@@ -18,13 +19,6 @@ interface KeyRow {
   owner: string;
   outcome: string | null;
   claimed_at: number;
-}
-
-/** Where a key lives: its tenant, its user (`''` for a tenant-wide key) and the tool's own key. */
-interface ScopedKey {
-  readonly tenantId: string;
-  readonly scopeUserId: string;
-  readonly key: string;
 }
 
 /** How an in-flight call of this process ended, for the calls waiting on it. */
@@ -55,14 +49,14 @@ const releaseClaim = namedStatement(
    WHERE tenant_id = $1 AND scope_user_id = $2 AND key = $3 AND owner = $4 AND status = 'claimed'`,
 );
 
-const unknownClaimGuard = `WHERE tenant_id = $1 AND scope_user_id = $2 AND key = $3 AND claimant_user_id = $4
+const unknownClaimWhere = `WHERE tenant_id = $1 AND scope_user_id = $2 AND key = $3 AND claimant_user_id = $4
    AND status = 'claimed' AND run_id = $5 AND tool_call_id = $6 AND claimed_at = $7`;
 const completeUnknownClaim = namedStatement(
-  `UPDATE idempotency_claims SET status = 'completed', outcome = $8, completed_at = $9 ${unknownClaimGuard}`,
+  `UPDATE idempotency_claims SET status = 'completed', outcome = $8, completed_at = $9 ${unknownClaimWhere}`,
 );
 const retakeUnknownClaim = namedStatement(
   `UPDATE idempotency_claims SET run_id = $8, tool_call_id = $9, tool = $10, owner = $11, claimed_at = $12
-   ${unknownClaimGuard}`,
+   ${unknownClaimWhere}`,
 );
 
 /**
@@ -125,12 +119,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     toolCallId,
     tool,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    const scoped: ScopedKey = {
-      tenantId: claimant.tenantId,
-      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
-      key,
-    };
-    const inFlightKey = `${this.#database.schema ?? ''}\u0000${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${key}`;
+    const scoped = scopeIdempotencyKey({ key, claimant, scope });
+    const inFlightKey = `${this.#database.schema ?? ''}\u0000${inFlightKeyOf(scoped)}`;
     for (;;) {
       const now = this.#now();
       const inserted = await this.#database.query(insertClaim, [
@@ -171,21 +161,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
    * `claimed_at` strictly forward, so the loser of a race no longer matches.
    */
   async resolveUnknown(request: ResolveUnknownRequest): Promise<IdempotencyClaim> {
-    const { claimant, scope = 'principal', unknown, resolution } = request;
-    const scoped: ScopedKey = {
-      tenantId: claimant.tenantId,
-      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
-      key: request.key,
-    };
-    const guard = [
-      scoped.tenantId,
-      scoped.scopeUserId,
-      scoped.key,
-      claimant.userId,
-      unknown.original.runId,
-      unknown.original.toolCallId,
-      unknown.claimedAt,
-    ];
+    const { unknown, resolution } = request;
+    const scoped = scopeIdempotencyKey(request);
+    const guard = unknownClaimGuard(request);
     if (resolution.kind === 'completed') {
       const changed = await this.#database.query(completeUnknownClaim, [
         ...guard,
@@ -206,7 +184,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       Math.max(this.#now(), Number(unknown.claimedAt) + 1),
     ]);
     if (changed.rowCount === 1) {
-      const inFlightKey = `${this.#database.schema ?? ''}\u0000${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${scoped.key}`;
+      const inFlightKey = `${this.#database.schema ?? ''}\u0000${inFlightKeyOf(scoped)}`;
       return this.#claimed(scoped, inFlightKey);
     }
     return this.claim(request);

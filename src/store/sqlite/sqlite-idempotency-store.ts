@@ -8,6 +8,7 @@ import type {
   ResolveUnknownRequest,
 } from '../../gate/idempotency-store.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from '../idempotency-key-scope.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 interface KeyRow {
@@ -18,13 +19,6 @@ interface KeyRow {
   owner: string;
   outcome: string | null;
   claimed_at: number;
-}
-
-/** Where a key lives: its tenant, its user (`''` for a tenant-wide key) and the tool's own key. */
-interface ScopedKey {
-  readonly tenantId: string;
-  readonly scopeUserId: string;
-  readonly key: string;
 }
 
 /** How an in-flight call of this process ended, for the calls waiting on it. */
@@ -112,12 +106,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     toolCallId,
     tool,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    const scoped: ScopedKey = {
-      tenantId: claimant.tenantId,
-      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
-      key,
-    };
-    const inFlightKey = `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${key}`;
+    const scoped = scopeIdempotencyKey({ key, claimant, scope });
+    const inFlightKey = inFlightKeyOf(scoped);
     if (claimant.tenantId !== '') {
       // Claimed before keys were scoped, by a principal nobody recorded: it may have run for this caller.
       const earlier = this.#statement(
@@ -171,21 +161,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
    * `claimed_at` strictly forward, so the loser of a race no longer matches.
    */
   async resolveUnknown(request: ResolveUnknownRequest): Promise<IdempotencyClaim> {
-    const { claimant, scope = 'principal', unknown, resolution } = request;
-    const scoped: ScopedKey = {
-      tenantId: claimant.tenantId,
-      scopeUserId: scope === 'tenant' ? '' : claimant.userId,
-      key: request.key,
-    };
-    const guard = [
-      scoped.tenantId,
-      scoped.scopeUserId,
-      scoped.key,
-      claimant.userId,
-      unknown.original.runId,
-      unknown.original.toolCallId,
-      unknown.claimedAt,
-    ];
+    const { unknown, resolution } = request;
+    const scoped = scopeIdempotencyKey(request);
+    const guard = unknownClaimGuard(request);
     const where = `WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND claimant_user_id = ? AND status = 'claimed'
         AND run_id = ? AND tool_call_id = ? AND claimed_at = ?`;
     if (resolution.kind === 'completed') {
@@ -205,7 +183,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       Math.max(this.#now(), Number(unknown.claimedAt) + 1),
       ...guard,
     ).changes;
-    if (changed === 1) return this.#claimed(scoped, `${scoped.tenantId}\u0000${scoped.scopeUserId}\u0000${scoped.key}`);
+    if (changed === 1) return this.#claimed(scoped, inFlightKeyOf(scoped));
     return this.claim(request);
   }
 
