@@ -4,7 +4,7 @@ import type { ExternalEvent } from '../events/external-event.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresListener } from '../store/postgres/postgres-listener.js';
 import { type PostgresServerRuns, runQueueChannel } from '../store/postgres/postgres-server-runs.js';
-import type { ServerRun } from '../store/server-run.js';
+import type { ServerRun, ServerRunStatus } from '../store/server-run.js';
 import type { Session, SessionStore } from '../store/session-store.js';
 import type { PostgresRunRecords } from './postgres-run-records.js';
 import type { RunManager } from './run-manager.js';
@@ -216,14 +216,19 @@ export class RunLeaseKeeper {
     }
     const lastSeq = await log.lastSeq(run.runId);
     const last = (await log.readEvents({ runId: run.runId, afterSeq: Math.max(0, lastSeq - 1) })).at(-1);
-    if (last?.type === 'run:end') records.setStatus(run.runId, last.stopReason);
-    else if (last?.type === 'run:error') {
+    let settledAs: ServerRunStatus;
+    if (last?.type === 'run:end') {
+      settledAs = last.stopReason;
+      records.setStatus(run.runId, settledAs);
+    } else if (last?.type === 'run:error') {
+      settledAs = 'error';
       records.setStatus(run.runId, 'error', { code: last.code, message: undefined, at: last.at, modelCall: undefined });
     } else {
       // The node died after the session left the run and before the run's end was written: the session
       // says how it ended, and the missing `run:end` is written with the status, so every stream ends.
       const ending = settledEnding(session, run, lastSeq);
-      records.setStatus(run.runId, ending.stopReason);
+      settledAs = ending.stopReason;
+      records.setStatus(run.runId, settledAs);
       await log.append([ending]);
     }
     logger({
@@ -232,7 +237,7 @@ export class RunLeaseKeeper {
       action: 'settled',
       runId: run.runId,
       sessionId: run.sessionId,
-      stopReason: last?.type === 'run:end' ? last.stopReason : last?.type === 'run:error' ? 'error' : undefined,
+      stopReason: settledAs,
     });
   }
 
@@ -257,10 +262,11 @@ export class RunLeaseKeeper {
 
 /**
  * The `run:end` of a run whose session left it but whose end was never
- * logged: `awaiting_approval` when the session waits for a decision (so the
- * decision requeues it), `completed` when the conversation ends with an
- * answer, otherwise `aborted`. Its steps are the assistant turns since the
- * run's request; the tokens it spent are not known after the crash (0).
+ * logged: `completed` when the conversation ends with an answer, otherwise
+ * `aborted`. (A run that stopped to wait for approval stays its session's
+ * active run, so it is resumed, never settled here.) Its steps are the
+ * assistant turns since the run's request; the tokens it spent are not known
+ * after the crash (0).
  */
 function settledEnding(
   session: Session | undefined,
@@ -272,8 +278,7 @@ function settledEnding(
   const turns = messages.slice(request + 1).filter((message) => message.role === 'assistant');
   const last = messages.at(-1);
   const answered = last?.role === 'assistant' && (last.tool_calls?.length ?? 0) === 0;
-  const stopReason: StopReason =
-    session?.status === 'awaiting_approval' ? 'awaiting_approval' : answered ? 'completed' : 'aborted';
+  const stopReason: StopReason = answered ? 'completed' : 'aborted';
   const at = Date.now();
   return {
     type: 'run:end',
