@@ -112,7 +112,8 @@ function callIssue({
       sent.code === 'invalid_json'
         ? { kind: 'text', text: sent.raw }
         : sent.code === 'too_deep'
-          ? { kind: 'text', text: `arguments nested more than ${maxArgumentDepth} levels deep` }
+          ? // The problem already says what was sent; echoing it would put English text in every locale.
+            { kind: 'omit' }
           : { kind: 'value', value: sent.value },
   });
   return { path: '$', code: sent.code, layer: 'call', message };
