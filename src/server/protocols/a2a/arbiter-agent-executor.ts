@@ -161,10 +161,10 @@ export class ArbiterAgentExecutor implements AgentExecutor {
       const push = (event: ExternalEvent) => {
         if (done) return;
         if (event.type === 'approval:required') {
-          const { approvalId, tool, reason } = event;
+          const { approvalId, tool, reason, expiresAt } = event;
           bus.publish(
             status(TaskState.TASK_STATE_INPUT_REQUIRED, texts.awaitingApproval({ approvalId, tool, reason }), {
-              approvals: [{ approvalId, tool, reason }],
+              approvals: [{ approvalId, tool, reason, ...(expiresAt === undefined ? {} : { expiresAt }) }],
             }),
           );
         } else if (event.type === 'approval:resolved') {
