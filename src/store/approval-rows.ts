@@ -143,10 +143,10 @@ const voidedGrants: readonly string[] = ['grant_expired', 'policy_changed'] sati
  * version of the rules it was asked under.
  *
  * @example
- * const use = useApproval(row, request, Date.now());
+ * const use = approvalUse(row, request, Date.now());
  * if (use.write === 'consume') …
  */
-export function useApproval(row: ApprovalRow, request: ApprovalRequest, now: number): ApprovalUse {
+export function approvalUse(row: ApprovalRow, request: ApprovalRequest, now: number): ApprovalUse {
   const approvalId = row.approval_id;
   if (row.tool !== request.tool || row.arguments_hash !== request.argumentsHash) {
     const reason = `approval ${approvalId} was given for other arguments`;

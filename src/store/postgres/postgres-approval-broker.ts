@@ -5,11 +5,11 @@ import {
   type ApprovalRecord,
   type ApprovalRow,
   type ApprovalStatus,
+  approvalUse,
   pendingApprovalColumns,
   pendingApprovalValues,
   resolveApprovalRow,
   toApprovalRecord,
-  useApproval,
 } from '../approval-rows.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
@@ -205,7 +205,7 @@ export class PostgresApprovalBroker implements ApprovalBroker {
       // Approvals are never deleted; a record that conflicted and then vanished is not arbiter's doing.
       return { status: 'denied', approvalId: created, code: 'approval_denied', reason: 'approval record vanished' };
     }
-    const use = useApproval(row, request, now);
+    const use = approvalUse(row, request, now);
     switch (use.write) {
       case 'none':
         return use.state;

@@ -7,11 +7,11 @@ import {
   type ApprovalRecord,
   type ApprovalRow,
   type ApprovalStatus,
+  approvalUse,
   pendingApprovalColumns,
   pendingApprovalValues,
   resolveApprovalRow,
   toApprovalRecord,
-  useApproval,
 } from '../approval-rows.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
@@ -27,7 +27,7 @@ const dayMs = 24 * 60 * 60 * 1000;
  * run, tool call and argument hash, and an approval lets its call through
  * once. A pending approval older than `ttlMs` is denied as timed out; an
  * approval given is a grant that expires unused after `grantTtlMs` and is
- * void under another policy version (the rules: `useApproval`).
+ * void under another policy version (the rules: `approvalUse`).
  *
  * @example
  * const broker = new SqliteApprovalBroker({ database: store.database });
@@ -189,7 +189,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
       ).run(...pendingApprovalValues(request, { approvalId, now, ttlMs: this.#ttlMs }));
       return { status: 'asked', approvalId, expiresAt: now + this.#ttlMs };
     }
-    const use = useApproval(row, request, now);
+    const use = approvalUse(row, request, now);
     switch (use.write) {
       case 'none':
         return use.state;
