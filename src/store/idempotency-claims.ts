@@ -10,7 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ToolOutcome } from '../core/tool-outcome.js';
-import type { IdempotencyClaim, ResolveUnknownRequest } from '../gate/idempotency-store.js';
+import type { IdempotencyClaim, IdempotencyClaimRequest, ResolveUnknownRequest } from '../gate/idempotency-store.js';
+import type { ScopedKey } from './idempotency-key-scope.js';
 
 /** A row of `idempotency_claims` as both backends read it after losing the insert. */
 export interface ClaimRow {
@@ -55,6 +56,37 @@ export function inFlightCallsOf(connection: object): InFlightCalls {
     inFlightByConnection.set(connection, inFlight);
   }
   return inFlight;
+}
+
+/**
+ * The row a claim inserts, in the order both dialects bind it: tenant,
+ * scope user, key, claimant, tool, run, tool call, this process as owner,
+ * and the time (the status is `claimed`).
+ *
+ * @example
+ * `INSERT INTO idempotency_claims (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id,
+ *    owner, claimed_at) VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`
+ */
+export function claimValues({
+  scoped,
+  request,
+  now,
+}: {
+  scoped: ScopedKey;
+  request: Pick<IdempotencyClaimRequest, 'claimant' | 'tool' | 'runId' | 'toolCallId'>;
+  now: number;
+}): [string, string, string, string, string, string, string, string, number] {
+  return [
+    scoped.tenantId,
+    scoped.scopeUserId,
+    scoped.key,
+    request.claimant.userId,
+    request.tool,
+    request.runId,
+    request.toolCallId,
+    processOwner,
+    now,
+  ];
 }
 
 /**

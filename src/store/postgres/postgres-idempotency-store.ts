@@ -7,6 +7,7 @@ import type {
 import {
   type ClaimRow,
   claimedCall,
+  claimValues,
   existingClaimAnswer,
   type InFlightCalls,
   inFlightCallsOf,
@@ -107,17 +108,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const inFlightKey = this.#inFlightKey(scoped);
     for (;;) {
       const now = this.#now();
-      const inserted = await this.#database.query(insertClaim, [
-        scoped.tenantId,
-        scoped.scopeUserId,
-        key,
-        claimant.userId,
-        tool,
-        runId,
-        toolCallId,
-        processOwner,
-        now,
-      ]);
+      const inserted = await this.#database.query(
+        insertClaim,
+        claimValues({ scoped, request: { claimant, tool, runId, toolCallId }, now }),
+      );
       if (inserted.rowCount === 1) return this.#claimed(scoped, inFlightKey);
 
       const row = (await this.#database.query<ClaimRow>(selectClaim, [scoped.tenantId, scoped.scopeUserId, key]))

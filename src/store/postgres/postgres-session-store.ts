@@ -1,6 +1,4 @@
 import type { ChatMessage } from '../../core/chat-message.js';
-import type { Locale } from '../../core/locale.js';
-import type { Principal } from '../../core/principal.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { timeOrderedId } from '../../util/time-ordered-id.js';
@@ -16,7 +14,20 @@ import {
   toSession,
   toSummary,
 } from '../session-rows.js';
-import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
+import type {
+  AppendRequest,
+  BeginRunRequest,
+  CreateSessionOptions,
+  EndRunRequest,
+  ForkRequest,
+  JournalRequest,
+  ListSessionsOptions,
+  PurgeRequest,
+  Session,
+  SessionStore,
+  SessionSummary,
+  SetSlotsRequest,
+} from '../session-store.js';
 import {
   begunRun,
   checkAppend,
@@ -167,12 +178,7 @@ export class PostgresSessionStore implements SessionStore {
     principal,
     ttlMs,
     slots = {},
-  }: {
-    sessionId?: string;
-    principal?: Principal;
-    ttlMs?: number;
-    slots?: Readonly<Record<string, unknown>>;
-  } = {}): Promise<Session> {
+  }: CreateSessionOptions = {}): Promise<Session> {
     const row = newSessionValues({ sessionId, principal, ttlMs, slots, now: this.#now() });
     await this.#database.query(statements.create, [
       row.sessionId,
@@ -191,30 +197,12 @@ export class PostgresSessionStore implements SessionStore {
     return row === undefined ? undefined : toSession(row, row.messages);
   }
 
-  async list({
-    limit = 100,
-    tenantId,
-    userId,
-  }: {
-    limit?: number;
-    tenantId?: string;
-    userId?: string;
-  } = {}): Promise<readonly SessionSummary[]> {
+  async list({ limit = 100, tenantId, userId }: ListSessionsOptions = {}): Promise<readonly SessionSummary[]> {
     const { rows } = await this.#database.query<SessionRow>(statements.list, [tenantId ?? null, userId ?? null, limit]);
     return rows.map(toSummary);
   }
 
-  async append({
-    sessionId,
-    messages,
-    expectedVersion,
-    runId,
-  }: {
-    sessionId: string;
-    messages: readonly ChatMessage[];
-    expectedVersion?: number;
-    runId?: string;
-  }): Promise<{ version: number }> {
+  async append({ sessionId, messages, expectedVersion, runId }: AppendRequest): Promise<{ version: number }> {
     const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
       checkAppend({ sessionId, row, runId });
       await this.#insertMessages(query, { sessionId, messages, from: row.message_count, runId });
@@ -227,11 +215,7 @@ export class PostgresSessionStore implements SessionStore {
     sessionId,
     slots,
     expectedVersion,
-  }: {
-    sessionId: string;
-    slots: Readonly<Record<string, unknown>>;
-    expectedVersion?: number;
-  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
+  }: SetSlotsRequest): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
     let merged: Record<string, unknown> = {};
     const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
       merged = mergeSlots(row, slots);
@@ -245,17 +229,7 @@ export class PostgresSessionStore implements SessionStore {
     return row === undefined ? undefined : parseSlots(row);
   }
 
-  async fork({
-    sessionId,
-    atMessage,
-    newSessionId = timeOrderedId(),
-    ttlMs,
-  }: {
-    sessionId: string;
-    atMessage?: number;
-    newSessionId?: string;
-    ttlMs?: number;
-  }): Promise<Session> {
+  async fork({ sessionId, atMessage, newSessionId = timeOrderedId(), ttlMs }: ForkRequest): Promise<Session> {
     await this.#database.transaction(async (query) => {
       const row = await this.#locked(query, sessionId, statements.share);
       const stored = (await query<{ message: string }>(statements.messages, [sessionId])).rows;
@@ -279,13 +253,7 @@ export class PostgresSessionStore implements SessionStore {
     return (await this.load(newSessionId)) as Session;
   }
 
-  async purge({
-    olderThanDays,
-    expired = false,
-  }: {
-    olderThanDays?: number;
-    expired?: boolean;
-  }): Promise<{ sessionIds: readonly string[] }> {
+  async purge({ olderThanDays, expired = false }: PurgeRequest): Promise<{ sessionIds: readonly string[] }> {
     const now = this.#now();
     const before = purgeCutoff({ olderThanDays, now });
     return this.#database.transaction(async (query) => {
@@ -309,15 +277,7 @@ export class PostgresSessionStore implements SessionStore {
     model,
     expectedVersion,
     inTransaction,
-  }: {
-    sessionId: string;
-    runId: string;
-    messages?: readonly ChatMessage[];
-    locale?: Locale;
-    model?: string;
-    expectedVersion?: number;
-    inTransaction?: (begun: BegunRun) => void;
-  }): Promise<{ version: number }> {
+  }: BeginRunRequest): Promise<{ version: number }> {
     const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
       const begun = begunRun({ sessionId, runId, row });
       const now = this.#now();
@@ -330,21 +290,11 @@ export class PostgresSessionStore implements SessionStore {
     return { version };
   }
 
-  async endRun({
-    sessionId,
-    runId,
-    status,
-    lastSeq,
-  }: {
-    sessionId: string;
-    runId: string;
-    status: 'idle' | 'awaiting_approval';
-    lastSeq: number;
-  }): Promise<void> {
+  async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
     await this.#database.query(statements.endRun, [this.#now(), status, lastSeq, sessionId, runId]);
   }
 
-  journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
+  journal({ sessionId, expectedMessageCount }: JournalRequest): RunJournal {
     let expected = expectedMessageCount;
     return {
       findToolResult: async (runId, toolCallId): Promise<RecordedToolResult | undefined> => {

@@ -9,6 +9,7 @@ import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import {
   type ClaimRow,
   claimedCall,
+  claimValues,
   existingClaimAnswer,
   type InFlightCalls,
   inFlightCallsOf,
@@ -112,7 +113,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
           `INSERT OR IGNORE INTO idempotency_claims
                (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
              VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
-        ).run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
+        ).run(claimValues({ scoped, request: { claimant, tool, runId, toolCallId }, now }));
       const inserted =
         this.#busyWaitMs === 0
           ? insert()

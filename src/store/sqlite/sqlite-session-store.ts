@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { ChatMessage } from '../../core/chat-message.js';
-import type { Locale } from '../../core/locale.js';
-import type { Principal } from '../../core/principal.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
@@ -19,7 +17,20 @@ import {
   toSession,
   toSummary,
 } from '../session-rows.js';
-import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
+import type {
+  AppendRequest,
+  BeginRunRequest,
+  CreateSessionOptions,
+  EndRunRequest,
+  ForkRequest,
+  JournalRequest,
+  ListSessionsOptions,
+  PurgeRequest,
+  Session,
+  SessionStore,
+  SessionSummary,
+  SetSlotsRequest,
+} from '../session-store.js';
 import {
   begunRun,
   checkAppend,
@@ -165,12 +176,7 @@ export class SqliteSessionStore implements SessionStore {
     principal,
     ttlMs,
     slots = {},
-  }: {
-    sessionId?: string;
-    principal?: Principal;
-    ttlMs?: number;
-    slots?: Readonly<Record<string, unknown>>;
-  } = {}): Promise<Session> {
+  }: CreateSessionOptions = {}): Promise<Session> {
     const row = newSessionValues({ sessionId, principal, ttlMs, slots, now: this.#now() });
     await this.#whenFree('create', () =>
       this.#pending.transaction(() =>
@@ -187,15 +193,7 @@ export class SqliteSessionStore implements SessionStore {
     return this.#loadNow(sessionId);
   }
 
-  async list({
-    limit = 100,
-    tenantId,
-    userId,
-  }: {
-    limit?: number;
-    tenantId?: string;
-    userId?: string;
-  } = {}): Promise<readonly SessionSummary[]> {
+  async list({ limit = 100, tenantId, userId }: ListSessionsOptions = {}): Promise<readonly SessionSummary[]> {
     this.#pending.flush();
     const rows = this.#statement(
       `SELECT * FROM sessions WHERE (@tenantId IS NULL OR tenant_id = @tenantId) AND (@userId IS NULL OR user_id = @userId)
@@ -204,17 +202,7 @@ export class SqliteSessionStore implements SessionStore {
     return rows.map(toSummary);
   }
 
-  async append({
-    sessionId,
-    messages,
-    expectedVersion,
-    runId,
-  }: {
-    sessionId: string;
-    messages: readonly ChatMessage[];
-    expectedVersion?: number;
-    runId?: string;
-  }): Promise<{ version: number }> {
+  async append({ sessionId, messages, expectedVersion, runId }: AppendRequest): Promise<{ version: number }> {
     return this.#withRetries('append', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
         checkAppend({ sessionId, row, runId });
@@ -230,11 +218,7 @@ export class SqliteSessionStore implements SessionStore {
     sessionId,
     slots,
     expectedVersion,
-  }: {
-    sessionId: string;
-    slots: Readonly<Record<string, unknown>>;
-    expectedVersion?: number;
-  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
+  }: SetSlotsRequest): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
     let merged: Record<string, unknown> = {};
     const { version } = await this.#withRetries('setSlots', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
@@ -255,17 +239,7 @@ export class SqliteSessionStore implements SessionStore {
     return row === undefined ? undefined : parseSlots(row);
   }
 
-  async fork({
-    sessionId,
-    atMessage,
-    newSessionId = timeOrderedId(),
-    ttlMs,
-  }: {
-    sessionId: string;
-    atMessage?: number;
-    newSessionId?: string;
-    ttlMs?: number;
-  }): Promise<Session> {
+  async fork({ sessionId, atMessage, newSessionId = timeOrderedId(), ttlMs }: ForkRequest): Promise<Session> {
     await this.#whenFree('fork', () =>
       this.#pending.transaction(() => {
         const row = this.#existing(sessionId);
@@ -287,13 +261,7 @@ export class SqliteSessionStore implements SessionStore {
     return this.#loadNow(newSessionId) as Session;
   }
 
-  async purge({
-    olderThanDays,
-    expired = false,
-  }: {
-    olderThanDays?: number;
-    expired?: boolean;
-  }): Promise<{ sessionIds: readonly string[] }> {
+  async purge({ olderThanDays, expired = false }: PurgeRequest): Promise<{ sessionIds: readonly string[] }> {
     const now = this.#now();
     const before = purgeCutoff({ olderThanDays, now });
     return this.#whenFree('purge', () =>
@@ -324,15 +292,7 @@ export class SqliteSessionStore implements SessionStore {
     model,
     expectedVersion,
     inTransaction,
-  }: {
-    sessionId: string;
-    runId: string;
-    messages?: readonly ChatMessage[];
-    locale?: Locale;
-    model?: string;
-    expectedVersion?: number;
-    inTransaction?: (begun: BegunRun) => void;
-  }): Promise<{ version: number }> {
+  }: BeginRunRequest): Promise<{ version: number }> {
     return this.#withRetries('beginRun', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
         const begun = begunRun({ sessionId, runId, row });
@@ -355,17 +315,7 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  async endRun({
-    sessionId,
-    runId,
-    status,
-    lastSeq,
-  }: {
-    sessionId: string;
-    runId: string;
-    status: 'idle' | 'awaiting_approval';
-    lastSeq: number;
-  }): Promise<void> {
+  async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
     await this.#whenFree(
       'endRun',
       () =>
@@ -381,7 +331,7 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
+  journal({ sessionId, expectedMessageCount }: JournalRequest): RunJournal {
     const findAll = this.#statement('SELECT tool_call_id, tool, content, outcome FROM tool_results WHERE run_id = ?');
     const record = this.#statement(
       `INSERT OR IGNORE INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
