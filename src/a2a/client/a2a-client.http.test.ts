@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseServeFlags, serveOptions } from '../../cli/commands/serve.js';
 import { emptyCallHistory } from '../../core/call-history.js';
 import type { Principal } from '../../core/principal.js';
 import { createTierGate } from '../../gate/tier-gate.js';
@@ -266,6 +267,25 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     const other = (await tool.execute(orderQuestion, directContext(otherTenant))) as { taskId: string };
     expect(other.taskId).not.toBe(first.taskId);
     expect(await remoteRuns()).toBe(before + 2);
+  });
+
+  it('is mounted by arbiter serve --mcp FILE next to the domain tools, and said so at start', async () => {
+    const file = configFile([
+      { name: 'billing', agentCard: `${remote.url}/.well-known/agent-card.json`, bearer: '${BILLING_TOKEN}' },
+    ]);
+    const { options, notices, close } = await serveOptions(
+      parseServeFlags(['--data-dir', join(directory, 'serve'), '--mcp', file]),
+      { BILLING_TOKEN: testTokens.alice },
+    );
+    try {
+      const registry = new ToolRegistry();
+      options.mountTools?.(registry);
+      expect(registry.names).toContain('billing_apply_refund');
+      expect(registry.get('billing_apply_refund')?.definition.sideEffect).toBe('irreversible');
+      expect(notices.join('\n')).toMatch(/A2A agent "billing": \d+ tools mounted \(billing_/);
+    } finally {
+      await close();
+    }
   });
 
   it('refuses a bad config with one line naming the field', async () => {
