@@ -35,6 +35,8 @@ const caller: Principal = { tenantId: 'acme', userId: 'agent-desk', roles: [] };
 const otherTenant: Principal = { tenantId: 'other', userId: 'agent-desk', roles: [] };
 const orderQuestion = { message: 'Where is my order SO20260901?' };
 const refund = { message: 'My teapot arrived cracked, I want a refund.' };
+/** The config's own syntax for an environment variable, as a user writes it in the file. */
+const tokenVariable = ['$', '{BILLING_TOKEN}'].join('');
 
 beforeAll(async () => {
   remote = await startTestServer();
@@ -60,7 +62,7 @@ async function mountBilling(settings: Record<string, unknown> = {}) {
     {
       name: 'billing',
       agentCard: `${remote.url}/.well-known/agent-card.json`,
-      bearer: '${BILLING_TOKEN}',
+      bearer: tokenVariable,
       ...settings,
     },
   ]);
@@ -271,7 +273,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
 
   it('is mounted by arbiter serve --mcp FILE next to the domain tools, and said so at start', async () => {
     const file = configFile([
-      { name: 'billing', agentCard: `${remote.url}/.well-known/agent-card.json`, bearer: '${BILLING_TOKEN}' },
+      { name: 'billing', agentCard: `${remote.url}/.well-known/agent-card.json`, bearer: tokenVariable },
     ]);
     const { options, notices, close } = await serveOptions(
       parseServeFlags(['--data-dir', join(directory, 'serve'), '--mcp', file]),
@@ -299,7 +301,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
       await Promise.all([
         problem({ name: '1x', agentCard: card }),
         problem({ name: 'billing', agentCard: 'ftp://x' }),
-        problem({ name: 'billing', agentCard: card, bearer: '${MISSING}' }),
+        problem({ name: 'billing', agentCard: card, bearer: ['$', '{MISSING}'].join('') }),
         problem({ name: 'billing', agentCard: card, tools: {} }),
         problem({ name: 'billing', agentCard: card, skills: { refund: { sideEffect: 'none' } } }),
         problem({ name: 'billing', agentCard: card, timeoutMs: 0 }),
