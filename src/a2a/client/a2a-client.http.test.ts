@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readmeSnippets } from '../../../test/package/readme-snippets.js';
 import { parseServeFlags, serveOptions } from '../../cli/commands/serve.js';
 import { emptyCallHistory } from '../../core/call-history.js';
 import type { Principal } from '../../core/principal.js';
@@ -9,7 +10,7 @@ import { createTierGate } from '../../gate/tier-gate.js';
 import { resumeAfterApproval } from '../../loop/resume-after-approval.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { runSession } from '../../loop/run-session.js';
-import { readMcpConfig } from '../../mcp/client/mcp-server-config.js';
+import { parseMcpConfig, readMcpConfig } from '../../mcp/client/mcp-server-config.js';
 import { recordingBus, scriptedCalls, toolMessages } from '../../mcp/client/test-support/mcp-harness.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { startTestServer, type TestServer, testTokens } from '../../server/test-support/test-server.js';
@@ -20,7 +21,7 @@ import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { ToolContext } from '../../tools/tool-types.js';
-import { readA2aConfig } from './a2a-agent-config.js';
+import { parseA2aConfig, readA2aConfig } from './a2a-agent-config.js';
 import type { A2aAgentMount } from './a2a-agent-mount.js';
 import { a2aMessageId } from './a2a-message-id.js';
 import { mountA2aAgents } from './mount-a2a-agents.js';
@@ -288,6 +289,25 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     } finally {
       await close();
     }
+  });
+
+  it("reads the README's config example: the MCP server for readMcpConfig, the agent for readA2aConfig", () => {
+    const example = readmeSnippets({ file: 'README.md' }).find(
+      (snippet) => snippet.language === 'json' && snippet.code.includes('"agentCard"'),
+    );
+    if (example === undefined) throw new Error('README has no JSON example with an agentCard');
+    const value: unknown = JSON.parse(example.code);
+    const environment = { BILLING_TOKEN: 'token-from-the-environment' };
+    expect(parseMcpConfig({ value, file: 'README', environment }).map((server) => server.name)).toEqual(['files']);
+    expect(parseA2aConfig({ value, file: 'README', environment })).toEqual([
+      {
+        name: 'billing',
+        agentCard: 'https://billing.example.com/.well-known/agent-card.json',
+        bearer: 'token-from-the-environment',
+        timeoutMs: 60000,
+        skills: { refund_status: { sideEffect: 'read' }, close_account: { disabled: true } },
+      },
+    ]);
   });
 
   it('refuses a bad config with one line naming the field', async () => {
