@@ -257,7 +257,7 @@ awk -v dir="$project" '
   /^## / { in_section = ($0 == "## Use it in your project" || $0 == "## Permission, approval, idempotency" || $0 == "## A2A") }
   in_section && /^```ts$/ { in_block = 1; file = ""; next }
   in_block && /^```/ { in_block = 0; next }
-  in_block && file == "" && match($0, /^\/\/ [a-z-]+\.ts$/) { file = dir "/" substr($0, 4); print > file; next }
+  in_block && file == "" && match($0, /^\/\/ [a-z0-9-]+\.ts$/) { file = dir "/" substr($0, 4); print > file; next }
   in_block && file != "" { print >> file }
 ' README.md
 for file in tools.ts agent.ts server.ts reconcile.ts egress.ts a2a-call.ts; do [ -f "$project/$file" ] || fail "README has no $file snippet"; done
