@@ -252,15 +252,15 @@ node --import tsx -e "
 " "$tarball" "$project"
 readme_block '## Use it in your project' json >"$project/tsconfig.json"
 # Every TypeScript block of these sections that names its file (// tools.ts, // agent.ts, // server.ts;
-# // reconcile.ts and // egress.ts under "Permission, approval, idempotency").
+# // reconcile.ts and // egress.ts under "Permission, approval, idempotency"; // a2a-call.ts under "A2A").
 awk -v dir="$project" '
-  /^## / { in_section = ($0 == "## Use it in your project" || $0 == "## Permission, approval, idempotency") }
+  /^## / { in_section = ($0 == "## Use it in your project" || $0 == "## Permission, approval, idempotency" || $0 == "## A2A") }
   in_section && /^```ts$/ { in_block = 1; file = ""; next }
   in_block && /^```/ { in_block = 0; next }
-  in_block && file == "" && match($0, /^\/\/ [a-z-]+\.ts$/) { file = dir "/" substr($0, 4); print > file; next }
+  in_block && file == "" && match($0, /^\/\/ [a-z0-9-]+\.ts$/) { file = dir "/" substr($0, 4); print > file; next }
   in_block && file != "" { print >> file }
 ' README.md
-for file in tools.ts agent.ts server.ts reconcile.ts egress.ts; do [ -f "$project/$file" ] || fail "README has no $file snippet"; done
+for file in tools.ts agent.ts server.ts reconcile.ts egress.ts a2a-call.ts; do [ -f "$project/$file" ] || fail "README has no $file snippet"; done
 (
   cd "$project"
   expect 0 -- node node_modules/typescript/bin/tsc
@@ -278,6 +278,10 @@ for file in tools.ts agent.ts server.ts reconcile.ts egress.ts; do [ -f "$projec
   expect 0 -- node dist/egress.js
   grep -q 'send_email waits for a person: This conversation contains content from the web' "$work/out" || fail 'egress.ts: the mail did not wait with its reason'
   grep -q 'awaiting_approval | 0 mails sent' "$work/out" || fail 'egress.ts: a mail was sent'
+  # a2a-call.ts: a second arbiter, started in the script, called over A2A from its Agent Card.
+  expect 0 -- node dist/a2a-call.js
+  grep -q '^completed | Your order SO20260901 is shipped' "$work/out" || fail 'a2a-call.ts: the order question did not come back from the other agent'
+  grep -q '^Refused (no_approver): ' "$work/out" || fail 'a2a-call.ts: the irreversible refund was not held by the gate'
   # server.ts, started as the README starts it and asked for its health.
   ARBITER_BASE_URL=http://127.0.0.1:9/v1 ARBITER_API_KEY=none ARBITER_MODEL=none node dist/server.js >"$work/server-ts.log" 2>&1 &
   server_pid=$!
