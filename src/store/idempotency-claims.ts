@@ -61,11 +61,11 @@ export function inFlightCallsOf(connection: object): InFlightCalls {
 /**
  * The row a claim inserts, in the order both dialects bind it: tenant,
  * scope user, key, claimant, tool, run, tool call, this process as owner,
- * and the time (the status is `claimed`).
+ * the time and the tool definition's fingerprint (the status is `claimed`).
  *
  * @example
  * `INSERT INTO idempotency_claims (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id,
- *    owner, claimed_at) VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`
+ *    owner, claimed_at, tool_fingerprint) VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`
  */
 export function claimValues({
   scoped,
@@ -73,9 +73,9 @@ export function claimValues({
   now,
 }: {
   scoped: ScopedKey;
-  request: Pick<IdempotencyClaimRequest, 'claimant' | 'tool' | 'runId' | 'toolCallId'>;
+  request: Pick<IdempotencyClaimRequest, 'claimant' | 'tool' | 'runId' | 'toolCallId' | 'toolFingerprint'>;
   now: number;
-}): [string, string, string, string, string, string, string, string, number] {
+}): [string, string, string, string, string, string, string, string, number, string | null] {
   return [
     scoped.tenantId,
     scoped.scopeUserId,
@@ -86,6 +86,7 @@ export function claimValues({
     request.toolCallId,
     processOwner,
     now,
+    request.toolFingerprint ?? null,
   ];
 }
 

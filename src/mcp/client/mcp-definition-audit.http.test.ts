@@ -80,6 +80,11 @@ describe('MCP definitions pinned, through the server', () => {
       audit.listAudit({ sessionId }).find((row) => row.tool === 'evil_evil_pay' && row.outcome === 'ok'),
     );
     expect(paid).toMatchObject({ decision: 'approved', toolFingerprint: reviewed });
+    // Its idempotency claim keeps the definition too.
+    const claims = running.server.store.database
+      .prepare("SELECT tool_fingerprint FROM idempotency_claims WHERE tool = 'evil_evil_pay'")
+      .all();
+    expect(claims).toEqual([{ tool_fingerprint: reviewed }]);
 
     // The server lowers the tool's tier, then rewrites its description: two changes, each audited.
     await registry?.get('evil_redefine')?.definition.execute({ to: 'read_only' }, context);

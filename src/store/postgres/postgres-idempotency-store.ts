@@ -21,8 +21,9 @@ import type { PostgresDatabase } from './postgres-database.js';
 
 const insertClaim = namedStatement(
   `INSERT INTO idempotency_claims
-     (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
-   VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $7, $8, $9)
+     (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at,
+      tool_fingerprint)
+   VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $7, $8, $9, $10)
    ON CONFLICT (tenant_id, scope_user_id, key) DO NOTHING`,
 );
 const selectClaim = namedStatement(
@@ -44,7 +45,8 @@ const completeUnknownClaim = namedStatement(
   `UPDATE idempotency_claims SET status = 'completed', outcome = $8, completed_at = $9 ${unknownClaimWhere}`,
 );
 const retakeUnknownClaim = namedStatement(
-  `UPDATE idempotency_claims SET run_id = $8, tool_call_id = $9, tool = $10, owner = $11, claimed_at = $12
+  `UPDATE idempotency_claims SET run_id = $8, tool_call_id = $9, tool = $10, owner = $11, claimed_at = $12,
+     tool_fingerprint = $13
    ${unknownClaimWhere}`,
 );
 
@@ -103,6 +105,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     runId,
     toolCallId,
     tool,
+    toolFingerprint,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     const scoped = scopeIdempotencyKey({ key, claimant, scope });
     const inFlightKey = this.#inFlightKey(scoped);
@@ -110,7 +113,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       const now = this.#now();
       const inserted = await this.#database.query(
         insertClaim,
-        claimValues({ scoped, request: { claimant, tool, runId, toolCallId }, now }),
+        claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }),
       );
       if (inserted.rowCount === 1) return this.#claimed(scoped, inFlightKey);
 
@@ -156,6 +159,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       request.tool,
       processOwner,
       retakenClaimedAt({ unknown, now: this.#now() }),
+      request.toolFingerprint ?? null,
     ]);
     if (changed.rowCount === 1) return this.#claimed(scoped, this.#inFlightKey(scoped));
     return this.claim(request);

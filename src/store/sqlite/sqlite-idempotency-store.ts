@@ -90,6 +90,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     runId,
     toolCallId,
     tool,
+    toolFingerprint,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     const scoped = scopeIdempotencyKey({ key, claimant, scope });
     const inFlightKey = inFlightKeyOf(scoped);
@@ -111,9 +112,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       const insert = () =>
         this.#statement(
           `INSERT OR IGNORE INTO idempotency_claims
-               (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
-             VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
-        ).run(claimValues({ scoped, request: { claimant, tool, runId, toolCallId }, now }));
+               (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at,
+                tool_fingerprint)
+             VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`,
+        ).run(claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }));
       const inserted =
         this.#busyWaitMs === 0
           ? insert()
@@ -156,13 +158,15 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       return this.claim(request);
     }
     const changed = this.#statement(
-      `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ? ${where}`,
+      `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ?,
+         tool_fingerprint = ? ${where}`,
     ).run(
       request.runId,
       request.toolCallId,
       request.tool,
       processOwner,
       retakenClaimedAt({ unknown, now: this.#now() }),
+      request.toolFingerprint ?? null,
       ...guard,
     ).changes;
     if (changed === 1) return this.#claimed(scoped, inFlightKeyOf(scoped));
