@@ -77,12 +77,20 @@ async function appends(kind: 'committed' | 'batched', pairs: number): Promise<Pa
   const chained = open('chained', allMigrations);
   const plain = open('plain', unchained);
   let index = 0;
+  const next = () => {
+    index += 1;
+    return index;
+  };
   const side = ({ audit }: { audit: SqliteAuditLog }) =>
     kind === 'committed'
-      ? { call: async () => audit.append(entry((index += 1), 'irreversible')) as undefined }
+      ? {
+          call: async () => {
+            await audit.append(entry(next(), 'irreversible'));
+          },
+        }
       : {
           call: async () => {
-            for (let row = 0; row < 20; row += 1) void audit.append(entry((index += 1), 'read'));
+            for (let row = 0; row < 20; row += 1) void audit.append(entry(next(), 'read'));
           },
           settle: () => audit.flush(),
         };
