@@ -49,7 +49,7 @@ const gate = {
   type: 'object',
   properties: {
     rules: { type: 'array', items: gateRule },
-    approver: { enum: ['none', 'approve', 'reject', 'hold'] },
+    approver: { enum: ['none', 'approve', 'reject', 'hold', 'approve-expired', 'approve-then-rules-change'] },
   },
   additionalProperties: false,
 } as const;

@@ -24,6 +24,7 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
   // Prepared on first use once the log has the chain's columns: before migration 28 (a log opened on an older
   // schema, as the migration tests do) rows are written without hashes, as they were.
   let statements: { newest: Database.Statement; headOf: Database.Statement } | undefined;
+  let chained: boolean | undefined;
   const prepare = () => ({
     newest: database.prepare('SELECT chain_hash FROM audit_log ORDER BY audit_id DESC LIMIT 1').pluck(),
     headOf: database
@@ -32,8 +33,10 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
   });
   return (rows) => {
     if (rows.length === 0) return [];
-    statements ??= hasChainColumns(database) ? prepare() : undefined;
-    if (statements === undefined) return [...rows];
+    // Asked once per connection: a log without the chain's columns (before migration 28) stays without them.
+    chained ??= hasChainColumns(database);
+    if (!chained) return [...rows];
+    statements ??= prepare();
     const { newest, headOf } = statements;
     const current = (newest.get() as string | null | undefined) ?? null;
     if (lastWritten === null || current !== lastWritten) heads.clear();
