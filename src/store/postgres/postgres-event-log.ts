@@ -1,5 +1,6 @@
 import type { EventLog, ReadEventsOptions } from '../../events/event-log.js';
 import type { ExternalEvent } from '../../events/external-event.js';
+import { pruneRunEventsSql } from '../event-retention.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
@@ -14,12 +15,8 @@ const readEventsOfType = namedStatement(
   'SELECT event FROM run_events WHERE run_id = $1 AND seq > $2 AND type = $4 ORDER BY seq LIMIT $3',
 );
 const lastSeq = namedStatement('SELECT coalesce(max(seq), 0) AS seq FROM run_events WHERE run_id = $1');
-// Whole runs whose last event is older than the cutoff, unless a session still has the run active.
-const prune = namedStatement(
-  `DELETE FROM run_events WHERE run_id IN (
-     SELECT run_id FROM run_events GROUP BY run_id HAVING max(at) < $1
-     EXCEPT SELECT active_run_id FROM sessions WHERE active_run_id IS NOT NULL)`,
-);
+// Whole runs whose last event is older than the cutoff, unless the run is still going (the rule both dialects share).
+const prune = namedStatement(pruneRunEventsSql('$1'));
 
 /**
  * The event log in PostgreSQL (table `run_events`, keyed by run and seq):

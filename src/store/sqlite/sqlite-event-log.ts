@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { EventLog, ReadEventsOptions } from '../../events/event-log.js';
 import type { ExternalEvent } from '../../events/external-event.js';
+import { pruneRunEventsSql } from '../event-retention.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 /**
@@ -61,16 +62,8 @@ export class SqliteEventLog implements EventLog {
         ).all() as { name: string }[]
       ).map((row) => row.name),
     );
-    const active = [
-      ...(tables.has('sessions') ? ['SELECT active_run_id FROM sessions WHERE active_run_id IS NOT NULL'] : []),
-      ...(tables.has('server_runs')
-        ? ["SELECT run_id FROM server_runs WHERE status IN ('running', 'awaiting_approval')"]
-        : []),
-    ];
     return this.#statement(
-      `DELETE FROM run_events WHERE run_id IN (
-         SELECT run_id FROM run_events GROUP BY run_id HAVING max(at) < ?
-         ${active.map((select) => `EXCEPT ${select}`).join(' ')})`,
+      pruneRunEventsSql('?', { sessions: tables.has('sessions'), serverRuns: tables.has('server_runs') }),
     ).run(before).changes;
   }
 }

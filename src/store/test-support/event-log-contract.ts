@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventLog } from '../../events/event-log.js';
 import type { ExternalEvent } from '../../events/external-event.js';
+import type { SessionStore } from '../session-store.js';
 import { type CreateBackend, openFreshBackends } from './contract-backend.js';
 
 function events(runId: string, count: number, at = 1000): ExternalEvent[] {
@@ -21,7 +22,7 @@ function events(runId: string, count: number, at = 1000): ExternalEvent[] {
  */
 export function describeEventLogContract(
   name: string,
-  createBackend: CreateBackend<{ readonly events: EventLog }>,
+  createBackend: CreateBackend<{ readonly events: EventLog; readonly sessions: SessionStore }>,
 ): void {
   describe(`${name} (EventLog contract)`, () => {
     const open = openFreshBackends(createBackend);
@@ -78,6 +79,16 @@ export function describeEventLogContract(
       expect(await log.readEvents({ runId: 'old' })).toEqual([]);
       expect(await log.readEvents({ runId: 'new' })).toHaveLength(2);
       expect(await log.prune({ before: 5000 })).toBe(0);
+    });
+
+    it('never prunes the events of a run a session still has active, however old', async () => {
+      const { backend } = await open();
+      const session = await backend.sessions.create();
+      await backend.sessions.beginRun({ sessionId: session.id, runId: 'going', messages: [] });
+      await backend.events.append(events('going', 3, 100));
+      await backend.events.append(events('done', 2, 100));
+      expect(await backend.events.prune({ before: 5000 })).toBe(2);
+      expect(await backend.events.readEvents({ runId: 'going' })).toHaveLength(3);
     });
   });
 }
