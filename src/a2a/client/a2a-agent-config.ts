@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { InputFileError } from '../../errors/input-file-error.js';
+import { readConfigJson } from '../../mcp/client/mcp-server-config.js';
 import type { SideEffect } from '../../tools/tool-types.js';
 import { isRecord } from '../../util/is-record.js';
 
@@ -74,19 +74,7 @@ export async function readA2aConfig({
   file: string;
   environment?: Readonly<Record<string, string | undefined>>;
 }): Promise<A2aAgentConfig[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new InputFileError({ file, problem: 'cannot be read', cause: error });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InputFileError({ file, problem: 'is not valid JSON', cause: error });
-  }
-  return parseA2aConfig({ value, file, environment });
+  return parseA2aConfig({ value: await readConfigJson(file), file, environment });
 }
 
 /**

@@ -123,6 +123,17 @@ export async function readMcpConfig({
   file: string;
   environment?: Readonly<Record<string, string | undefined>>;
 }): Promise<McpServerConfig[]> {
+  return parseMcpConfig({ value: await readConfigJson(file), file, environment });
+}
+
+/**
+ * The JSON of a config file (MCP servers and A2A agents share one): a file
+ * that cannot be read or is not JSON is an `InputFileError` naming it.
+ *
+ * @example
+ * const value = await readConfigJson('mcp.json');
+ */
+export async function readConfigJson(file: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -135,7 +146,7 @@ export async function readMcpConfig({
   } catch (error) {
     throw new InputFileError({ file, problem: 'is not valid JSON', cause: error });
   }
-  return parseMcpConfig({ value, file, environment });
+  return value;
 }
 
 /**
