@@ -45,6 +45,23 @@ async function run(agent: HttpAgent, parameters: Parameters<HttpAgent['runAgent'
   return { ...result, events, interrupts, types: events.map((event) => event.type) };
 }
 
+/**
+ * A run the server refuses. HttpAgent reports the failure with `console.error` (message and stack) before
+ * it rejects; here the refusal is the expected outcome, so the report is checked and kept off the output.
+ */
+async function expectRefused(attempt: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    await expect(attempt()).rejects.toThrow(pattern);
+    expect(reported).toHaveBeenCalledWith(
+      'Agent execution failed:',
+      expect.objectContaining({ message: expect.stringMatching(pattern) }),
+    );
+  } finally {
+    reported.mockRestore();
+  }
+}
+
 function say(agent: HttpAgent, content: string): void {
   agent.addMessage({ id: randomUUID(), role: 'user', content });
 }
@@ -157,15 +174,15 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     const approve = [{ interruptId: interrupt.id, status: 'resolved' as const, payload: { decision: 'approve' } }];
 
     // Four eyes: the customer (an approver too) may not approve his own refund; nothing is decided.
-    await expect(run(customer, { resume: approve })).rejects.toThrow(/HTTP 403.*self_approval/);
+    await expectRefused(() => run(customer, { resume: approve }), /HTTP 403.*self_approval/);
     const audit = new SqliteAuditLog({ database: server.server.store.database });
     expect(audit.listAudit({ sessionId: threadSessionId('shop', threadId) }).map((row) => row.outcome)).toContain(
       'self_approval_refused',
     );
     // Another tenant's approver does not even see the thread.
-    await expect(run(agentFor(tokens.mallory, threadId), { resume: approve })).rejects.toThrow(/HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.mallory, threadId), { resume: approve }), /HTTP 404/);
     // A customer of the tenant who is not an approver: the thread is not his.
-    await expect(run(agentFor(tokens.bob, threadId), { resume: approve })).rejects.toThrow(/HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.bob, threadId), { resume: approve }), /HTTP 404/);
 
     const staff = agentFor(tokens.staff, threadId);
     const decided = await run(staff, { resume: approve });
@@ -233,7 +250,9 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
         throw new Error('upstream exploded at /srv/secret/path');
       },
     };
-    server = await startTestServer({ auth, model: broken });
+    // The server's log line for the failed call, kept here instead of on stderr.
+    const logged: { event?: unknown }[] = [];
+    server = await startTestServer({ auth, model: broken, logger: (line) => logged.push(line) });
     const agent = agentFor(tokens.alice);
     say(agent, 'Hello');
     const seen: BaseEvent[] = [];
@@ -255,6 +274,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(String((seen[0] as { message?: string }).message)).not.toContain('/srv/secret');
     // The client reports the RUN_ERROR to its subscribers; runAgent itself settles normally.
     expect(failed).toBeUndefined();
+    expect(logged.map((line) => line.event)).toContain('model_call_failed');
 
     // On the wire: RUN_STARTED, the state, then RUN_ERROR, each valid, with no internals anywhere.
     const raw = await post(tokens.alice, input());
@@ -324,7 +344,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     // Bob, of alice's tenant, neither reads nor writes her thread.
     const bob = agentFor(tokens.bob, threadId);
     say(bob, 'Hello');
-    await expect(run(bob)).rejects.toThrow(/HTTP 404/);
+    await expectRefused(() => run(bob), /HTTP 404/);
   });
 
   it("runs the README's AG-UI snippet against the server", async () => {
