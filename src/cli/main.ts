@@ -172,6 +172,10 @@ const commands: Record<string, Command> = {
       unwatch();
     }
   },
+  'fake-endpoint': async (args) => {
+    const { runFakeEndpoint } = await import('./commands/fake-endpoint.js');
+    return runFakeEndpoint({ args, write: (line) => process.stdout.write(`${line}\n`) });
+  },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   memory: async (args) => print(await (await import('./commands/memory.js')).memoryCommand({ args })),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
