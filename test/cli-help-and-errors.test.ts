@@ -221,4 +221,16 @@ describe('errors a person can cause', () => {
     expect(run.stdout).toMatch(/to take it back: npx arbiter undo /);
     expect(run.stdout).not.toContain('npm run arbiter');
   });
+
+  it('fake-endpoint: a bad port, a port in use and a missing script are one line each', () => {
+    expectOneLine(arbiter(['fake-endpoint', '--port', 'none']), /--port must be an integer from 0 to 65535/);
+    expectOneLine(
+      arbiter(['fake-endpoint', '--port', String(busyPort)]),
+      new RegExp(`address already in use 127\\.0\\.0\\.1:${busyPort}.*--port`),
+    );
+    expectOneLine(
+      arbiter(['fake-endpoint', '--port', '0', '--script', join(scratch, 'no-script.json')]),
+      /no-script\.json.*cannot be read as JSON/,
+    );
+  });
 });
