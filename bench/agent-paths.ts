@@ -26,6 +26,7 @@ import {
   runSession,
   ToolRegistry,
 } from '../src/index.js';
+import type { Migration } from '../src/store/sqlite/migrations/migration.js';
 import { SqliteAuditLog } from '../src/store/sqlite/sqlite-audit-log.js';
 import { SqliteSessionStore } from '../src/store/sqlite/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/sqlite-store.js';
@@ -240,14 +241,20 @@ export function arbiterDurablePath({
   withContext = false,
   events = busWithSubscriber(),
   inMemoryStore = false,
+  migrations,
 }: {
   withContext?: boolean;
   events?: EventBus;
   /** The same store on `:memory:` (the leak check: SQLite's memory is outside the JS heap). */
   inMemoryStore?: boolean;
+  /** The schema to open (e.g. without the audit hash chain, to measure what it costs). Default: all of it. */
+  migrations?: readonly Migration[];
 } = {}): Path & { readonly store: SqliteStore; readonly directory: string } {
   const directory = mkdtempSync(join(tmpdir(), 'arbiter-paths-bench-'));
-  const store = openSqliteStore({ path: inMemoryStore ? ':memory:' : join(directory, 'arbiter.db') });
+  const store = openSqliteStore({
+    path: inMemoryStore ? ':memory:' : join(directory, 'arbiter.db'),
+    ...(migrations === undefined ? {} : { migrations }),
+  });
   const sessions = new SqliteSessionStore({ database: store.database });
   const registry = arbiterRegistry();
   const gate = createTierGate({ tools: registry });

@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runAgUiBench } from './ag-ui-bench.js';
 import { runAgentPathsBench } from './agent-paths-bench.js';
+import { runAuditChainBench } from './audit-chain-bench.js';
 import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
@@ -34,6 +35,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['events', runEventsBench],
   ['leak', runLeakBench],
   ['store', runStoreBench],
+  ['audit-chain', runAuditChainBench],
   ['sse', runSseBench],
   ['cluster', runClusterBench],
   ['routing', runRoutingBench],

@@ -398,13 +398,14 @@ block 'Use it in your project' '"moduleResolution": "NodeNext"' >"$project/tscon
 for program in 'Permission, approval, idempotency / Reconciling unknown outcomes|reconcile.ts' \
   'Permission, approval, idempotency / Data leaving after untrusted content|egress.ts' 'Memory|memory.ts' \
   'Many tools|many-tools.ts' 'Choosing the API|model.ts' 'Tracing|tracing.ts' 'Use it in your project|tools.ts' \
-  'Use it in your project|agent.ts' 'Use it in your project|server.ts'; do
+  'Use it in your project|agent.ts' 'Use it in your project|server.ts' 'A2A / Calling another agent|a2a-call.ts'; do
   block "${program%%|*}" "// ${program#*|}" >"$project/${program#*|}"
 done
 block "MCP / Use an MCP server's tools" 'mountMcpServers' >"$project/mcp-agent.ts"
 block 'A real model' 'new ResilientModel' >"$project/real-model.ts"
 block 'AG-UI' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
 block 'A2A' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
+skip_block 'A2A / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
 block 'Use it in your project' '"name": "time"' >"$project/time.json"
 # The MCP config the README wrote in the checkout, its server's path made absolute for the project.
 sed "s|node_modules/.bin/|$work/arbiter/node_modules/.bin/|" mcp.json >"$project/mcp.json"
@@ -453,6 +454,10 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   expect 0 -- env ARBITER_BASE_URL="$fake_url" ARBITER_API_KEY=fake ARBITER_MODEL=fake-model node dist/model.js
   expect 0 -- timeout 20 node dist/tracing.js
   ! grep -q 'tracing is off' "$work/out" || fail "tracing.ts: $(cat "$work/out")"
+  # a2a-call.ts: a second arbiter, started in the script, called over A2A from its Agent Card.
+  expect 0 -- node dist/a2a-call.js
+  grep -q '^completed | Your order SO20260901 is shipped' "$work/out" || fail 'a2a-call.ts: the order question did not come back from the other agent'
+  grep -q '^Refused (no_approver): ' "$work/out" || fail 'a2a-call.ts: the irreversible refund was not held by the gate'
   # server.ts, started as the README starts it and asked for its health.
   ARBITER_BASE_URL=http://127.0.0.1:9/v1 ARBITER_API_KEY=none ARBITER_MODEL=none node dist/server.js >"$work/server-ts.log" 2>&1 &
   server_pid=$!

@@ -103,6 +103,8 @@ export type AgentEventBody =
       readonly rule: string;
       /** Why a person must decide, in a sentence for the approver. */
       readonly reason: string;
+      /** When the approval is denied if nobody decided (ms since the epoch), where the broker keeps one. */
+      readonly expiresAt?: number;
     }
   | {
       readonly type: 'approval:resolved';

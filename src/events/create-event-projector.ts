@@ -96,6 +96,7 @@ export function createEventProjector({
           status: 'awaiting_approval',
           arguments: displayArguments(event.arguments, policyOf(registered)),
           reason: event.reason,
+          ...(event.expiresAt === undefined ? {} : { expiresAt: new Date(event.expiresAt).toISOString() }),
           text: texts.awaitingApproval,
         };
       case 'approval:resolved':

@@ -47,6 +47,8 @@ export type ExternalEventBody =
       readonly arguments: Readonly<Record<string, unknown>>;
       /** Why a person must decide (the rule's sentence). */
       readonly reason: string;
+      /** When the approval is denied if nobody decides (ISO 8601), where the broker keeps one. */
+      readonly expiresAt?: string;
       readonly text: string;
     }
   | {

@@ -18,6 +18,12 @@ export interface ApprovalRequest {
   readonly toolFingerprint?: string;
   /** The rule that asked for approval, e.g. `refund_50_yuan_or_more`. */
   readonly rule: string;
+  /**
+   * The version of the rules in force (`ToolGate.policyVersion`): an
+   * approval is a grant under the rules it was asked under; used under
+   * another version, it is void (`policy_changed`).
+   */
+  readonly policyVersion?: string;
   /** Why, in a sentence for the approver. */
   readonly reason: string;
 }
@@ -42,7 +48,11 @@ export type ApprovalDeniedCode =
   /** The tool was redefined (its fingerprint changed) since the person was asked: the approval is void. */
   | 'tool_changed'
   /** The run was cancelled while waiting. */
-  | 'approval_aborted';
+  | 'approval_aborted'
+  /** The approval was given, but not used before its grant expired: a person must be asked again. */
+  | 'grant_expired'
+  /** The rules in force changed since the person was asked: the approval is void under the new ones. */
+  | 'policy_changed';
 
 /** Where an approval stands. `denied` covers timeouts, approver errors and no answer: default deny. */
 export type ApprovalState =
@@ -70,7 +80,7 @@ export interface DecideOptions {
    * returns, so the runtime announces `approval:required` once. A broker
    * that returns `pending` for a new approval must call it first.
    */
-  readonly onRequired?: (approvalId: string) => void;
+  readonly onRequired?: (approvalId: string, details?: { readonly expiresAt?: number }) => void;
 }
 
 /**

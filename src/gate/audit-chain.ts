@@ -39,7 +39,22 @@ export function auditRowHash({
   /** The row's values in the order of `auditWrittenColumns`. */
   values: readonly (string | number | null)[];
 }): string {
-  return sha256Hex(`${previousHash ?? ''}\n${canonicalJson(values)}`);
+  return sha256Hex(`${previousHash ?? ''}\n${canonicalJson(hashedValues(values))}`);
+}
+
+/**
+ * How many values every chained row hashes whatever they hold: the
+ * columns the audit had when the chain began. A column added since (the
+ * tool's definition fingerprint) comes after them and counts only when
+ * set, so rows written before it existed still verify, and a value
+ * written into it later breaks the row's hash.
+ */
+export const auditChainBaseValues = 18;
+
+function hashedValues(values: readonly (string | number | null)[]): readonly (string | number | null)[] {
+  let end = values.length;
+  while (end > auditChainBaseValues && values[end - 1] === null) end -= 1;
+  return end === values.length ? values : values.slice(0, end);
 }
 
 /**

@@ -28,6 +28,12 @@ export interface AuditEntry {
    */
   readonly replayOf?: OriginalCall | undefined;
   /**
+   * The fingerprint of the tool's definition the call was decided and run
+   * under (a third party's tool, pinned when mounted: see
+   * `ToolDefinition.fingerprint`); part of the row's hash.
+   */
+  readonly toolFingerprint?: string | undefined;
+  /**
    * `ok`; the tool's error code; `not_run` (refused by the gate or a person);
    * `replayed:ok` / `replayed:CODE` (an idempotency key returned the first
    * outcome); `outcome_unknown`; `aborted`; `infrastructure_failure`;

@@ -21,6 +21,7 @@ export function auditToolCall(
 ): Promise<void> | void {
   const { audit, principal } = runtime;
   if (audit === undefined) return;
+  const fingerprint = call.tool.definition.fingerprint;
   return audit.append({
     at: Date.now(),
     sessionId: runtime.sessionId,
@@ -36,6 +37,7 @@ export function auditToolCall(
     approver: call.approver,
     ...(principal === undefined ? {} : { tenantId: principal.tenantId, userId: principal.userId }),
     ...(replayOf === undefined ? {} : { replayOf }),
+    ...(fingerprint === undefined ? {} : { toolFingerprint: fingerprint }),
     outcome,
     durationMs: performance.now() - call.startedAt,
   });

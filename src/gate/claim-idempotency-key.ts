@@ -54,6 +54,7 @@ async function claimKey(
     runId: runtime.runId,
     toolCallId: call.toolCallId,
     tool: call.toolName,
+    ...(definition.fingerprint === undefined ? {} : { toolFingerprint: definition.fingerprint }),
   };
   let claim = await store.claim(request);
   // Interrupted before: the outside system may know whether it took effect (once; a lost race stays as it reads).

@@ -34,6 +34,10 @@ const english: GateTexts = {
       tool_changed:
         'The tool was changed by its provider after a person was asked to approve this call, so the approval no longer applies and the call was not run; a person must look at the changed tool again.',
       approval_aborted: 'The conversation was cancelled while this call waited for approval.',
+      grant_expired:
+        'A person approved this call, but the approval expired before the call could run, so it was not run; a person must approve it again.',
+      policy_changed:
+        'The rules for this call changed after a person approved it, so the approval no longer applies and the call was not run; it needs a new decision under the current rules.',
     })[code],
   rejected: ({ reason }) =>
     reason.trim() === ''
@@ -63,6 +67,9 @@ const chinese: GateTexts = {
       tool_changed:
         '在请人确认这次调用之后，该工具已被其提供方修改，原有确认不再有效，调用未执行；需要有人重新审查修改后的工具。',
       approval_aborted: '等待确认期间本轮对话已被取消。',
+      grant_expired: '这次调用已获人工确认，但在执行之前确认已过期，调用未执行；需要重新请人确认。',
+      policy_changed:
+        '人工确认之后，这次调用所适用的规则已经变更，原有确认不再有效，调用未执行；需要按现行规则重新决定。',
     })[code],
   rejected: ({ reason }) =>
     reason.trim() === ''

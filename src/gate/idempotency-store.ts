@@ -44,6 +44,8 @@ export interface IdempotencyClaimRequest {
   readonly runId: string;
   readonly toolCallId: string;
   readonly tool: string;
+  /** The fingerprint of the tool's definition the call runs under (a pinned, third-party tool), kept with the claim. */
+  readonly toolFingerprint?: string | undefined;
 }
 
 /**

@@ -57,4 +57,5 @@ export type {
 } from './idempotency-store.js';
 export { MemoryAuditLog } from './memory-audit-log.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
+export { toolDefinitionChangedOutcome, toolDefinitionChangeEntry } from './tool-definition-change.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';

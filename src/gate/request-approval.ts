@@ -39,7 +39,7 @@ export async function requestApproval(
   const { step, toolCallId, toolName } = call;
   call.rule = verdict.rule;
   let announced = false;
-  const announce = (approvalId: string) => {
+  const announce = (approvalId: string, details?: { readonly expiresAt?: number }) => {
     announced = true;
     emitter.emit({
       type: 'approval:required',
@@ -50,6 +50,7 @@ export async function requestApproval(
       arguments: call.shownArguments,
       rule: verdict.rule,
       reason: verdict.reason,
+      ...(details?.expiresAt === undefined ? {} : { expiresAt: details.expiresAt }),
     });
   };
   const fingerprint = call.tool.definition.fingerprint;
@@ -65,6 +66,7 @@ export async function requestApproval(
       ...(fingerprint === undefined ? {} : { toolFingerprint: fingerprint }),
       rule: verdict.rule,
       reason: verdict.reason,
+      ...(runtime.gate.policyVersion === undefined ? {} : { policyVersion: runtime.gate.policyVersion }),
     },
     { signal: runtime.signal, onRequired: announce },
   );

@@ -2,6 +2,8 @@ import type { Locale } from '../core/locale.js';
 import { GateRuleError } from '../errors/gate-rule-error.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import type { ApprovalVerdict } from '../tools/tool-types.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { sha256Hex } from '../util/sha256.js';
 import { gateTexts } from './gate-texts.js';
 import type { GateDecision, ToolGate } from './tool-gate.js';
 
@@ -71,14 +73,25 @@ export function createTierGate({
   rules = [],
   tools,
   locale = 'en',
+  policyVersion,
 }: {
   rules?: readonly GateRule[];
   tools?: ToolSet;
   locale?: Locale;
+  /**
+   * The version of the rules in force, bound into every approval asked
+   * under them (see `ToolGate.policyVersion`). Default: `rules-` and a hash
+   * of the configured `rules`, so changing the configuration voids the
+   * approvals given but not used yet. Rules written in code (a tool's own
+   * `approval`) are not in that hash: give a release id here to void
+   * approvals on every deploy of new rules.
+   */
+  policyVersion?: string;
 } = {}): ToolGate {
   const checked = rules.map((rule, index) => checkRule(rule, index, tools));
   const texts = gateTexts(locale);
   return {
+    policyVersion: policyVersion ?? `rules-${sha256Hex(canonicalJson(checked)).slice(0, 12)}`,
     // Synchronous unless the tool's rule is: a call whose rule reads no history costs no extra turn of the event loop.
     check: ({ tool, args, context }): GateDecision | Promise<GateDecision> => {
       const name = tool.definition.name;

@@ -24,6 +24,13 @@ export type GateDecision =
  * };
  */
 export interface ToolGate {
+  /**
+   * The version of the rules this gate applies, e.g. a hash of its
+   * configuration or a release id. Approvals are grants under the version
+   * they were asked under: a changed version voids those not used yet.
+   * Absent: approvals are not bound to a version.
+   */
+  readonly policyVersion?: string;
   check(request: {
     readonly tool: RegisteredTool;
     readonly args: Readonly<Record<string, unknown>>;

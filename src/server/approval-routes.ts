@@ -10,6 +10,7 @@ export const maxReasonLength = 500;
 export { fourEyesRule } from './decide-approval.js';
 
 /**
+ * `GET /v1/approvals` (the tenant's pending approvals, for approvers) and
  * `POST /v1/approvals/:id` `{ "decision": "approve" | "reject", "reason"? }`,
  * only for the `approver` role of the run's tenant (another tenant's
  * approval does not exist for him: 404). Four eyes: an approver may not
@@ -28,6 +29,41 @@ export { fourEyesRule } from './decide-approval.js';
  */
 export function approvalRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
   const routes = new Hono<ServerEnv>();
+
+  /**
+   * `GET /v1/approvals`: an approver's inbox, the approvals of his tenant
+   * that wait for a person, oldest first, each with the session it was
+   * asked in (how an approver opens the conversation: `GET
+   * /v1/sessions/:id`, or a chat or AG-UI thread by that id).
+   */
+  routes.get('/', async (c) => {
+    const principal = c.get('principal');
+    requireApprover(principal);
+    const pending = await dependencies.approvals.listApprovals({ status: 'pending' });
+    const runs = new Map<string, boolean>();
+    const mine = [];
+    for (const approval of pending) {
+      let visible = runs.get(approval.runId);
+      if (visible === undefined) {
+        const run = await dependencies.runs.find(approval.runId);
+        visible = run?.tenantId === principal.tenantId;
+        runs.set(approval.runId, visible);
+      }
+      if (!visible) continue;
+      mine.push({
+        approvalId: approval.approvalId,
+        runId: approval.runId,
+        sessionId: approval.sessionId ?? null,
+        tool: approval.tool,
+        arguments: approval.arguments,
+        rule: approval.rule,
+        reason: approval.reason,
+        createdAt: new Date(approval.createdAt).toISOString(),
+        expiresAt: new Date(approval.expiresAt).toISOString(),
+      });
+    }
+    return c.json({ approvals: mine });
+  });
 
   routes.post('/:id', async (c) => {
     const principal = c.get('principal');

@@ -14,6 +14,7 @@ import type { EventLog, SynchronousEventLog } from '../events/event-log.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { createTierGate, type GateRule } from '../gate/tier-gate.js';
+import { toolDefinitionChangeEntry } from '../gate/tool-definition-change.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import type { RunLimits } from '../loop/run-agent.js';
 import { createMcpHttpRoute } from '../mcp/server/mcp-http-route.js';
@@ -271,6 +272,11 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
       ? createAuthenticator(demoAuthConfig, { demo: true })
       : createAuthenticator(options.auth);
   const registry = new ToolRegistry();
+  // A third party's tool redefined after it was mounted: logged and audited with both fingerprints.
+  registry.onDefinitionChange((change) => {
+    logger({ level: 'warn', event: 'tool_definition_changed', ...change });
+    void (async () => audit.append(toolDefinitionChangeEntry({ change, at: Date.now() })))().catch(onError);
+  });
   for (const tool of options.tools ?? []) registry.register(tool);
   options.mountTools?.(registry);
   if (options.memoryTools === true && storage.memory !== undefined) {

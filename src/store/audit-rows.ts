@@ -35,6 +35,8 @@ export interface AuditRow {
   user_id: string | null;
   replay_of_run_id: string | null;
   replay_of_tool_call_id: string | null;
+  /** The called tool's definition fingerprint (a third party's, pinned); null for other tools and older rows. */
+  tool_fingerprint?: string | null;
   /** The hash chain (`audit-chain.ts`): null for rows written before it existed. */
   previous_hash?: string | null;
   chain_hash?: string | null;
@@ -48,7 +50,7 @@ export interface AuditRow {
  */
 export const auditWrittenColumns =
   'at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision, rule, approver, ' +
-  'outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id';
+  'outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id, tool_fingerprint';
 
 /** The columns of the hash chain, written after `auditWrittenColumns` (see `linkAuditRows`). */
 export const auditChainColumns = 'previous_hash, chain_hash';
@@ -109,6 +111,7 @@ export function toAuditRowValues(entry: AuditEntry): AuditRowValues {
     entry.userId ?? null,
     entry.replayOf?.runId ?? null,
     entry.replayOf?.toolCallId ?? null,
+    entry.toolFingerprint ?? null,
   ];
 }
 
@@ -140,6 +143,9 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
     ...(row.replay_of_run_id === null || row.replay_of_tool_call_id === null
       ? {}
       : { replayOf: { runId: row.replay_of_run_id, toolCallId: row.replay_of_tool_call_id } }),
+    ...(row.tool_fingerprint === null || row.tool_fingerprint === undefined
+      ? {}
+      : { toolFingerprint: row.tool_fingerprint }),
   };
 }
 

@@ -171,3 +171,113 @@ export function mergeRecall({
   }
   return ranked;
 }
+
+/**
+ * A save's outcome once the key's current version (if any) is known: the
+ * new fact supersedes it, and it is returned marked as superseded by the
+ * new one.
+ *
+ * @example
+ * const { fact, superseded } = savedFact({ created: newFact(request, now), previous });
+ */
+export function savedFact({ created, previous }: { created: MemoryFact; previous: MemoryFact | undefined }): {
+  fact: MemoryFact;
+  superseded: MemoryFact | undefined;
+} {
+  const fact: MemoryFact = { ...created, supersedes: previous?.factId };
+  return { fact, superseded: previous === undefined ? undefined : { ...previous, supersededBy: fact.factId } };
+}
+
+/**
+ * A new fact's row, in the order both dialects insert `memory_facts`:
+ * fact id, tenant, user, key, value, the four source columns, trusted,
+ * sensitive (booleans: SQLite binds them as 1 and 0), created and expiry
+ * times, the version it supersedes, and its embedding as JSON.
+ *
+ * @example
+ * `INSERT INTO memory_facts (fact_id, tenant_id, user_id, key, value, source_kind, source_run_id, source_message_id,
+ *    source_call_id, source_tool, trusted, sensitive, created_at, expires_at, supersedes, embedding) VALUES (…)`
+ */
+export function factRowValues(
+  fact: MemoryFact,
+  embedding: readonly number[] | undefined,
+): (string | number | boolean | null)[] {
+  return [
+    fact.factId,
+    fact.tenantId,
+    fact.userId,
+    fact.key,
+    fact.value,
+    fact.source.kind,
+    fact.source.runId ?? null,
+    fact.source.messageId ?? null,
+    fact.source.callId ?? null,
+    fact.source.tool ?? null,
+    fact.trusted,
+    fact.sensitive,
+    fact.createdAt,
+    fact.expiresAt ?? null,
+    fact.supersedes ?? null,
+    embedding === undefined ? null : JSON.stringify(embedding),
+  ];
+}
+
+/**
+ * What retracting `fact` (as read, undefined when the owner has no such
+ * fact) does: nothing for a missing or already retracted fact (undefined);
+ * otherwise it is retracted and, when it was the key's current version,
+ * the version it superseded (`restores`) becomes current again.
+ *
+ * @example
+ * const retraction = factRetraction(fact);
+ * if (retraction === undefined) return false;
+ */
+export function factRetraction(fact: MemoryFact | undefined): { restores: string | undefined } | undefined {
+  if (fact === undefined || fact.retractedAt !== undefined) return undefined;
+  return { restores: fact.supersededBy === undefined ? fact.supersedes : undefined };
+}
+
+/**
+ * What `forget` deletes: with `factId`, every version of that fact's key
+ * (`found` is the fact as read), or nothing when the owner has no such fact
+ * or it is of another key than `key`; otherwise every version of `key`, or
+ * with neither every fact of the owner (`key` undefined). Undefined:
+ * nothing to delete.
+ *
+ * @example
+ * const scope = forgottenKey({ key, factId, found });
+ * if (scope === undefined) return 0;
+ */
+export function forgottenKey({
+  key,
+  factId,
+  found,
+}: {
+  key: string | undefined;
+  factId: string | undefined;
+  found: MemoryFact | undefined;
+}): { key: string | undefined } | undefined {
+  if (factId === undefined) return { key };
+  if (found === undefined || (key !== undefined && key !== found.key)) return undefined;
+  return { key: found.key };
+}
+
+/**
+ * The number of embedded facts `embedded` reads: `limit` as a whole number, never negative.
+ *
+ * @example
+ * embeddedLimit(2.5); // 2
+ */
+export function embeddedLimit(limit: number): number {
+  return Math.max(0, Math.floor(limit));
+}
+
+/**
+ * A stored row with its embedding as the fact and the vector.
+ *
+ * @example
+ * const candidates = rows.map(toEmbeddedFact);
+ */
+export function toEmbeddedFact(row: MemoryFactRow & { embedding: string }): { fact: MemoryFact; embedding: number[] } {
+  return { fact: toMemoryFact(row), embedding: JSON.parse(row.embedding) as number[] };
+}

@@ -102,3 +102,36 @@ export function toServerRun(row: ServerRunRow): ServerRun {
     failure: row.failure === null ? undefined : (JSON.parse(row.failure) as RunFailure),
   };
 }
+
+/** What the server knows of a run when it records it: everything but its times, status and failure. */
+export type NewServerRun = Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>;
+
+/**
+ * The run `insert` records: running, started and updated now, without a failure.
+ *
+ * @example
+ * const recorded = recordedServerRun(run, Date.now());
+ */
+export function recordedServerRun(run: NewServerRun, now: number): ServerRun {
+  return { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
+}
+
+/**
+ * The failure a status keeps: only `error` has one; every other status clears it.
+ *
+ * @example
+ * keptFailure('completed', failure); // undefined
+ */
+export function keptFailure(status: ServerRunStatus, failure: RunFailure | undefined): RunFailure | undefined {
+  return status === 'error' ? failure : undefined;
+}
+
+/**
+ * A failure as the `failure` column stores it (JSON, or null for none).
+ *
+ * @example
+ * failureColumn(keptFailure(status, failure));
+ */
+export function failureColumn(failure: RunFailure | undefined): string | null {
+  return failure === undefined ? null : JSON.stringify(failure);
+}

@@ -74,6 +74,77 @@ export interface Session extends Omit<SessionSummary, 'activeRunId' | 'messageCo
   readonly slots: Readonly<Record<string, unknown>>;
 }
 
+/** What `SessionStore.create` is asked for. */
+export interface CreateSessionOptions {
+  sessionId?: string;
+  principal?: Principal;
+  ttlMs?: number;
+  slots?: Readonly<Record<string, unknown>>;
+}
+
+/** What `SessionStore.list` is asked for. */
+export interface ListSessionsOptions {
+  limit?: number;
+  tenantId?: string;
+  userId?: string;
+}
+
+/** What `SessionStore.append` is asked for. */
+export interface AppendRequest {
+  sessionId: string;
+  messages: readonly ChatMessage[];
+  expectedVersion?: number;
+  runId?: string;
+}
+
+/** What `SessionStore.setSlots` is asked for. */
+export interface SetSlotsRequest {
+  sessionId: string;
+  slots: Readonly<Record<string, unknown>>;
+  expectedVersion?: number;
+}
+
+/** What `SessionStore.fork` is asked for. */
+export interface ForkRequest {
+  sessionId: string;
+  atMessage?: number;
+  newSessionId?: string;
+  ttlMs?: number;
+}
+
+/** What `SessionStore.purge` is asked for. */
+export interface PurgeRequest {
+  olderThanDays?: number;
+  expired?: boolean;
+}
+
+/** What `SessionStore.beginRun` is asked for. */
+export interface BeginRunRequest {
+  sessionId: string;
+  runId: string;
+  messages?: readonly ChatMessage[];
+  /** The language the run speaks. */
+  locale?: Locale;
+  /** The name of the model the run uses. */
+  model?: string;
+  expectedVersion?: number;
+  inTransaction?: (begun: BegunRun) => void;
+}
+
+/** What `SessionStore.endRun` is asked for. */
+export interface EndRunRequest {
+  sessionId: string;
+  runId: string;
+  status: 'idle' | 'awaiting_approval';
+  lastSeq: number;
+}
+
+/** What `SessionStore.journal` is asked for. */
+export interface JournalRequest {
+  sessionId: string;
+  expectedMessageCount?: number;
+}
+
 /**
  * Durable sessions. Every write is one transaction and carries the version
  * it read; the SQLite implementation is the embedded default, and the loop
@@ -87,15 +158,10 @@ export interface Session extends Omit<SessionSummary, 'activeRunId' | 'messageCo
  */
 export interface SessionStore {
   /** A new, empty session. `ttlMs` makes it expire that long after its last write. */
-  create(options?: {
-    sessionId?: string;
-    principal?: Principal;
-    ttlMs?: number;
-    slots?: Readonly<Record<string, unknown>>;
-  }): Promise<Session>;
+  create(options?: CreateSessionOptions): Promise<Session>;
   load(sessionId: string): Promise<Session | undefined>;
   /** Sessions, most recently updated first. */
-  list(options?: { limit?: number; tenantId?: string; userId?: string }): Promise<readonly SessionSummary[]>;
+  list(options?: ListSessionsOptions): Promise<readonly SessionSummary[]>;
   /**
    * Appends messages in one transaction. With `expectedVersion` the write
    * fails with `SessionConflictError` if the session moved on; without it,
@@ -103,21 +169,12 @@ export interface SessionStore {
    * overwrites. Refused while another run than `runId` is active: its tool
    * calls and their answers must stay together.
    */
-  append(request: {
-    sessionId: string;
-    messages: readonly ChatMessage[];
-    expectedVersion?: number;
-    runId?: string;
-  }): Promise<{ version: number }>;
+  append(request: AppendRequest): Promise<{ version: number }>;
   /**
    * Merges confirmed parameters into the session's slots (a value of
    * `undefined` removes the slot). Same versioning as `append`.
    */
-  setSlots(request: {
-    sessionId: string;
-    slots: Readonly<Record<string, unknown>>;
-    expectedVersion?: number;
-  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }>;
+  setSlots(request: SetSlotsRequest): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }>;
   getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined>;
   /**
    * A new session holding a copy of messages `[0, atMessage)` (default: all)
@@ -125,13 +182,13 @@ export interface SessionStore {
    * `forkedFrom` set. Fails with `InvalidForkPointError` (naming the nearest
    * valid points) when the cut would separate tool calls from their answers.
    */
-  fork(request: { sessionId: string; atMessage?: number; newSessionId?: string; ttlMs?: number }): Promise<Session>;
+  fork(request: ForkRequest): Promise<Session>;
   /**
    * Deletes sessions, with their messages and recorded tool results: those
    * not written for `olderThanDays` days, and with `expired` those past
    * their `expiresAt`. Returns the ids deleted.
    */
-  purge(request: { olderThanDays?: number; expired?: boolean }): Promise<{ sessionIds: readonly string[] }>;
+  purge(request: PurgeRequest): Promise<{ sessionIds: readonly string[] }>;
   /**
    * Marks a run active, appending its first messages (the user's request) in
    * the same transaction, so a crash cannot leave a run without its request.
@@ -151,24 +208,9 @@ export interface SessionStore {
    * A new run records `locale` and `model` as the session's (see
    * `SessionSummary.locale`); a resumed run keeps those it began with.
    */
-  beginRun(request: {
-    sessionId: string;
-    runId: string;
-    messages?: readonly ChatMessage[];
-    /** The language the run speaks. */
-    locale?: Locale;
-    /** The name of the model the run uses. */
-    model?: string;
-    expectedVersion?: number;
-    inTransaction?: (begun: BegunRun) => void;
-  }): Promise<{ version: number }>;
+  beginRun(request: BeginRunRequest): Promise<{ version: number }>;
   /** Leaves the run: `idle` when it finished, `awaiting_approval` when it waits for a person. */
-  endRun(request: {
-    sessionId: string;
-    runId: string;
-    status: 'idle' | 'awaiting_approval';
-    lastSeq: number;
-  }): Promise<void>;
+  endRun(request: EndRunRequest): Promise<void>;
   /**
    * The run journal that writes a run's steps and tool results into this
    * session. A commit is refused (`SessionConflictError`) when the run is no
@@ -176,5 +218,5 @@ export interface SessionStore {
    * since this journal last wrote (another process resumed the run):
    * `expectedMessageCount`, when given, is where the first commit must land.
    */
-  journal(request: { sessionId: string; expectedMessageCount?: number }): RunJournal;
+  journal(request: JournalRequest): RunJournal;
 }

@@ -29,6 +29,15 @@ export interface ToolSet {
   get(name: string): RegisteredTool | undefined;
 }
 
+/** A pinned tool registered again under its name with another definition. */
+export interface ToolDefinitionChange {
+  readonly name: string;
+  readonly oldFingerprint: string;
+  readonly newFingerprint: string;
+  readonly oldSideEffect: SideEffect;
+  readonly newSideEffect: SideEffect;
+}
+
 /**
  * Holds the tools of an application and hands out the set a phase needs.
  * Registration rejects a broken definition at once with a clear error.
@@ -43,6 +52,9 @@ export class ToolRegistry implements ToolSet {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #ajv: Ajv2020;
   #allSpecs: readonly ToolSpec[] | undefined;
+  /** Per name, the last pinned definition registered under it (kept after `unregister`, to see a change). */
+  readonly #pinned = new Map<string, { fingerprint: string; sideEffect: SideEffect }>();
+  readonly #definitionListeners = new Set<(change: ToolDefinitionChange) => void>();
 
   constructor({ ajv = createAjv() }: { ajv?: Ajv2020 } = {}) {
     this.#ajv = ajv;
@@ -85,7 +97,37 @@ export class ToolRegistry implements ToolSet {
       validator: compile,
     });
     this.#allSpecs = undefined;
+    if (tool.fingerprint !== undefined) this.#notePinned(name, tool.fingerprint, tool.sideEffect);
     return this;
+  }
+
+  /**
+   * Calls `listener` whenever a pinned tool (one with a definition
+   * fingerprint: a third party's) is registered under a name that last
+   * held another definition — a server that redefined it, or took it away
+   * and brought it back changed. What the server audits. Returns the
+   * unsubscribe.
+   *
+   * @example
+   * registry.onDefinitionChange((change) => audit.append(toolDefinitionChangeEntry(change)));
+   */
+  onDefinitionChange(listener: (change: ToolDefinitionChange) => void): () => void {
+    this.#definitionListeners.add(listener);
+    return () => this.#definitionListeners.delete(listener);
+  }
+
+  #notePinned(name: string, fingerprint: string, sideEffect: SideEffect): void {
+    const before = this.#pinned.get(name);
+    this.#pinned.set(name, { fingerprint, sideEffect });
+    if (before === undefined || before.fingerprint === fingerprint) return;
+    const change: ToolDefinitionChange = {
+      name,
+      oldFingerprint: before.fingerprint,
+      newFingerprint: fingerprint,
+      oldSideEffect: before.sideEffect,
+      newSideEffect: sideEffect,
+    };
+    for (const listener of this.#definitionListeners) listener(change);
   }
 
   /**

@@ -24,6 +24,7 @@ export const floors: Readonly<Record<string, number>> = {
   evaluation: 5,
   server: 6,
   mcp: 6,
+  a2a: 6,
   cli: 6,
 };
 

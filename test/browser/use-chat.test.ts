@@ -15,6 +15,7 @@ import { extname, join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namedSessionId } from '../../src/server/named-session.js';
 import { uiChatScript } from '../../src/server/protocols/ai-sdk-ui/test-support/ui-chat-script.js';
 import { testAuth, testTokens } from '../../src/server/test-support/test-server.js';
 import { readmeSnippets } from '../package/readme-snippets.js';
@@ -140,7 +141,8 @@ describe.skipIf(skipWithoutChromium(suite))(suite, { timeout: 60_000 }, () => {
       .then((texts) => texts.join(''));
 
   async function storedAnswer(chatId: string): Promise<string | undefined> {
-    const response = await fetch(`${server.url}/v1/sessions/${chatId}`, {
+    const sessionId = namedSessionId('chat', { tenantId: 'shop', userId: 'C1001', roles: [] }, chatId);
+    const response = await fetch(`${server.url}/v1/sessions/${sessionId}`, {
       headers: { authorization: `Bearer ${testTokens.alice}` },
     });
     const body = (await response.json()) as { messages: unknown };
@@ -179,7 +181,13 @@ describe.skipIf(skipWithoutChromium(suite))(suite, { timeout: 60_000 }, () => {
     await customer.waitForSelector('[data-part="data-approval"]:has-text("Waiting for approval…")');
     expect(await customer.locator('button').count()).toBe(0);
 
-    const approver = await open('browser-refund', testTokens.staff);
+    // The approver's inbox names the customer's chat by its session id; his page opens that.
+    const inbox = await fetch(`${server.url}/v1/approvals`, {
+      headers: { authorization: `Bearer ${testTokens.staff}` },
+    });
+    const { approvals } = (await inbox.json()) as { approvals: { sessionId: string; tool: string }[] };
+    expect(approvals.map((approval) => approval.tool)).toEqual(['apply_refund']);
+    const approver = await open(approvals[0]?.sessionId ?? '', testTokens.staff);
     await finished(approver, 'awaiting_approval');
     expect(await toolStates(approver)).toEqual(['output-available', 'approval-requested']);
     await approver.screenshot({ path: join(screenshots, 'use-chat-approval.png') });

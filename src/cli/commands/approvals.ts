@@ -1,4 +1,8 @@
-import { type ApprovalStatus, SqliteApprovalBroker } from '../../store/sqlite/sqlite-approval-broker.js';
+import {
+  type ApprovalRecord,
+  type ApprovalStatus,
+  SqliteApprovalBroker,
+} from '../../store/sqlite/sqlite-approval-broker.js';
 import type { CommandResult } from '../cli-output.js';
 import { withDataStore } from './open-data-store.js';
 
@@ -33,14 +37,33 @@ export async function approvalsCommand({
         stdout: approvals.map((approval) =>
           [
             approval.approvalId,
-            approval.status + (approval.approver === undefined ? '' : ` by ${approval.approver}`),
-            new Date(approval.createdAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            approval.status +
+              (approval.approver === undefined ? '' : ` by ${approval.approver}`) +
+              (approval.status === 'denied' && approval.decisionReason !== undefined
+                ? ` (${approval.decisionReason})`
+                : ''),
+            time(approval.createdAt),
             `${approval.tool} ${JSON.stringify(approval.arguments)}`,
             `(${approval.rule}: ${approval.reason})`,
-          ].join('  '),
+            expiry(approval),
+            ...(approval.policyVersion === undefined ? [] : [`policy ${approval.policyVersion}`]),
+          ]
+            .filter((part) => part !== '')
+            .join('  '),
         ),
         stderr: [],
       };
     },
   });
+}
+
+const time = (at: number) => new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** When the approval lapses: a pending one unless decided, an approval given unless used. */
+function expiry(approval: ApprovalRecord): string {
+  if (approval.status === 'pending') return `expires ${time(approval.expiresAt)}`;
+  if (approval.status === 'approved' && approval.consumedAt === undefined && approval.grantExpiresAt !== undefined) {
+    return `grant expires ${time(approval.grantExpiresAt)}`;
+  }
+  return '';
 }

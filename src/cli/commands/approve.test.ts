@@ -118,9 +118,14 @@ describe('approvalsCommand', () => {
     await approveCommand({ approvalId: ids[0] ?? '', approver: 'li.wei', dataDirectory });
     const pending = await approvalsCommand({ dataDirectory });
     expect(pending.stdout).toHaveLength(1);
-    expect(pending.stdout[0]?.replace(/\d{4}-\d\d-\d\dT\S+/, 'AT')).toBe(
-      `${ids[1]}  pending  AT  send_payment {"account":"AC3003","amount_cents":30000,"reference":"B","tenant":"bank","payer":"U1"}  (payment_100_or_more: Payments of 100.00 or more need a person.)`,
+    expect(pending.stdout[0]?.replace(/\d{4}-\d\d-\d\dT\S+/g, 'AT')).toMatch(
+      new RegExp(
+        `^${ids[1]}  pending  AT  send_payment \\{.*"amount_cents":30000.*\\}  \\(payment_100_or_more: Payments of 100\\.00 or more need a person\\.\\)  expires AT  policy rules-[0-9a-f]{12}$`,
+      ),
     );
+    // The approval given is a grant until it is used or expires.
+    const given = await approvalsCommand({ dataDirectory, all: true });
+    expect(given.stdout[0]).toMatch(/approved by li\.wei .* grant expires \d{4}-/);
     const all = await approvalsCommand({ dataDirectory, all: true, json: true });
     expect(all.stdout.map((line) => (JSON.parse(line) as { status: string }).status)).toEqual(['approved', 'pending']);
   });

@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { readA2aConfig } from '../../a2a/client/a2a-agent-config.js';
+import { type A2aMounts, openA2aMounts } from '../../a2a/client/mount-a2a-agents.js';
 import type { Locale } from '../../core/locale.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { describeMcpChanges } from '../../mcp/client/describe-mcp-changes.js';
@@ -179,11 +181,14 @@ export async function serveOptions(
     flags.authFile === undefined ? undefined : await readAuthConfig({ file: flags.authFile });
   const mcpServers =
     flags.mcpFile === undefined ? undefined : await readMcpConfig({ file: flags.mcpFile, environment });
+  // The same file's entries with an `agentCard`: A2A agents, mounted next to the MCP servers.
+  const a2aAgents = flags.mcpFile === undefined ? undefined : await readA2aConfig({ file: flags.mcpFile, environment });
   let domain: ToolsModule | undefined =
     flags.toolsModule === undefined
       ? undefined
       : await loadToolsModule({ path: flags.toolsModule, context: { dataDir: flags.dataDir } });
   let mcp: McpMounts | undefined;
+  let a2a: A2aMounts | undefined;
   if (mcpServers !== undefined) {
     // MCP tools go next to the domain's: without --tools, the shop's, opened here as startServer would.
     if (domain === undefined) {
@@ -198,7 +203,12 @@ export async function serveOptions(
           for (const line of describeMcpChanges({ server, changes })) process.stderr.write(`arbiter serve: ${line}\n`);
         },
       });
+      a2a = await openA2aMounts({
+        agents: a2aAgents ?? [],
+        reserved: [...domain.tools.map((tool) => tool.name), ...mcp.definitions.map((tool) => tool.name)],
+      });
     } catch (error) {
+      await mcp?.close();
       await domain.close();
       throw error;
     }
@@ -231,7 +241,14 @@ export async function serveOptions(
     principalLimits: flags.principalLimits,
     ...(auth === undefined ? {} : { auth }),
     ...(domain === undefined ? {} : { tools: domain.tools, gateRules: domain.gateRules }),
-    ...(mcp === undefined ? {} : { mountTools: (registry) => mcp.attach(registry) }),
+    ...(mcp === undefined
+      ? {}
+      : {
+          mountTools: (registry) => {
+            mcp.attach(registry);
+            a2a?.attach(registry);
+          },
+        }),
     ...(model === undefined ? {} : { model }),
     ...(metricsToken === undefined || metricsToken === '' ? {} : { metricsToken }),
     ...(systemPrompts === undefined ? {} : { systemPrompt: (locale: Locale) => systemPrompts[locale] }),
@@ -242,6 +259,12 @@ export async function serveOptions(
   ]);
   // A server that could not be mounted costs only its own tools: said here, everything else is served.
   for (const failure of mcp?.failures ?? []) notices.push(`arbiter serve: warning: not mounted: ${failure.message}`);
+  for (const agent of a2a?.agents ?? []) {
+    notices.push(
+      `arbiter serve: A2A agent "${agent.agent.name}": ${agent.skills.length} tools mounted (${agent.skills.map((skill) => skill.name).join(', ')})`,
+    );
+  }
+  for (const failure of a2a?.failures ?? []) notices.push(`arbiter serve: warning: not mounted: ${failure.message}`);
   return {
     options,
     notices,

@@ -99,7 +99,8 @@ const configKeys = new Set([
 
 /**
  * Reads an MCP config file (`arbiter serve --mcp FILE`): a JSON array of
- * servers. Strings may name environment variables as `${VAR}`, so tokens
+ * servers (entries with an `agentCard` are A2A agents, which `readA2aConfig`
+ * reads). Strings may name environment variables as `${VAR}`, so tokens
  * stay out of the file; a variable that is not set is an error. Per-user
  * credentials are a map from `tenantId/userId`:
  *
@@ -157,9 +158,12 @@ export function parseMcpConfig({
   };
   if (!Array.isArray(value)) return fail('must be a JSON array of servers: [{ "name": "…", "command": "…" }]');
   const names = new Set<string>();
-  return value.map((entry: unknown, index) => {
+  const servers: McpServerConfig[] = [];
+  for (const [index, entry] of (value as unknown[]).entries()) {
     const at = `server ${index + 1}`;
     if (!isRecord(entry)) return fail(`${at} must be an object`);
+    // An A2A agent, read by `parseA2aConfig`.
+    if (entry['agentCard'] !== undefined) continue;
     const name = entry['name'];
     if (typeof name !== 'string' || !serverName.test(name)) {
       return fail(
@@ -237,7 +241,7 @@ export function parseMcpConfig({
     }
     const shared = credentials(entry, '');
     const cwd = entry['cwd'] === undefined ? undefined : expand(entry['cwd'], 'cwd');
-    return {
+    servers.push({
       name,
       ...(typeof command === 'string' ? { command: expand(command, 'command') } : {}),
       ...(Array.isArray(args) ? { args: args.map((arg, position) => expand(arg, `args[${position}]`)) } : {}),
@@ -250,8 +254,9 @@ export function parseMcpConfig({
       ...(maxConnections === undefined ? {} : { maxConnections }),
       ...(protocolVersion === undefined ? {} : { protocolVersion: protocolVersion as McpProtocolVersion }),
       ...(tools === undefined ? {} : { tools }),
-    };
-  });
+    });
+  }
+  return servers;
 }
 
 function parseOverrides(

@@ -30,6 +30,7 @@ const texts = {
     approve: 'Approve',
     reject: 'Reject',
     approvalWaiting: 'Waiting for a member of staff to approve…',
+    approvalExpires: (time) => `Not decided by ${time}, it is not made.`,
     approved: 'Approved',
     rejected: 'Rejected',
     denied: 'Not approved',
@@ -64,6 +65,7 @@ const texts = {
     approve: '批准',
     reject: '拒绝',
     approvalWaiting: '正在等待工作人员审批…',
+    approvalExpires: (time) => `如在 ${time} 前无人审批，将不会执行。`,
     approved: '已批准',
     rejected: '已拒绝',
     denied: '未获批准',
@@ -228,6 +230,7 @@ function applyEvent(event) {
         tool: event.tool,
         arguments: event.arguments,
         reason: event.reason,
+        expiresAt: event.expiresAt,
         status: 'pending',
       });
       current.typing = false;
@@ -569,7 +572,15 @@ function drawApproval(node, card) {
     status.textContent = strings[card.status] ?? card.status;
     actions.append(status);
   }
-  node.append(title, intro, why, details, actions);
+  node.append(title, intro, why, details);
+  if (card.expiresAt !== undefined && (card.status === 'pending' || card.status === 'sending')) {
+    const expiry = document.createElement('p');
+    expiry.className = 'approval-expiry';
+    const time = new Date(card.expiresAt).toLocaleString(state.lang, { dateStyle: 'medium', timeStyle: 'short' });
+    expiry.textContent = strings.approvalExpires(time);
+    node.append(expiry);
+  }
+  node.append(actions);
 }
 
 /** `amount_cents: 20000` reads as "Amount: 200.00"; `order_id` as "Order id". */

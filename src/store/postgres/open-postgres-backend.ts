@@ -69,6 +69,7 @@ export async function openPostgresBackend({
   migrations = postgresMigrations,
   now,
   approvalTtlMs,
+  approvalGrantTtlMs,
   auditRetentionDays,
   auditKey,
 }: {
@@ -86,6 +87,8 @@ export async function openPostgresBackend({
   now?: () => number;
   /** How long a pending approval waits before it is denied as timed out. Default one day. */
   approvalTtlMs?: number;
+  /** How long an approval, once given, may be used before it expires unused. Default one day. */
+  approvalGrantTtlMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
   /** The key audit purge checkpoints are signed with; default `ARBITER_AUDIT_KEY`. */
@@ -112,6 +115,7 @@ export async function openPostgresBackend({
       database,
       ...clock,
       ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
+      ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
     }),
     idempotency: new PostgresIdempotencyStore({ database, ...clock }),
     audit: new PostgresAuditLog({

@@ -1,18 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
-import { type ApprovalRecord, type ApprovalRow, type ApprovalStatus, toApprovalRecord } from '../approval-rows.js';
+import {
+  type ApprovalRecord,
+  type ApprovalRow,
+  type ApprovalStatus,
+  approvalUse,
+  pendingApprovalColumns,
+  pendingApprovalValues,
+  resolveApprovalRow,
+  toApprovalRecord,
+} from '../approval-rows.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 
 const dayMs = 24 * 60 * 60 * 1000;
 const columns = `approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash, rule, reason,
-  status, approver, decision_reason, created_at, decided_at, expires_at, consumed_at`;
+  status, approver, decision_reason, created_at, decided_at, expires_at, consumed_at, tool_fingerprint,
+  policy_version, grant_expires_at`;
 
 const insertPending = namedStatement(
-  `INSERT INTO approvals (approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash,
-     rule, reason, status, created_at, expires_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', $11, $12)
+  `INSERT INTO approvals (${pendingApprovalColumns})
+   VALUES (${pendingApprovalColumns
+     .split(',')
+     .map((_, index) => `$${index + 1}`)
+     .join(', ')})
    ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
 );
 const lockByCall = namedStatement(
@@ -22,9 +34,13 @@ const lockById = namedStatement(`SELECT ${columns} FROM approvals WHERE approval
 const selectById = namedStatement(`SELECT ${columns} FROM approvals WHERE approval_id = $1`);
 const consume = namedStatement('UPDATE approvals SET consumed_at = $1 WHERE approval_id = $2 AND consumed_at IS NULL');
 const decide = namedStatement(
-  `UPDATE approvals SET status = $1, approver = $2, decision_reason = $3, decided_at = $4
-   WHERE approval_id = $5 AND status = 'pending'
+  `UPDATE approvals SET status = $1, approver = $2, decision_reason = $3, decided_at = $4, grant_expires_at = $5
+   WHERE approval_id = $6 AND status = 'pending'
    RETURNING ${columns}`,
+);
+const voidGrant = namedStatement(
+  `UPDATE approvals SET status = 'denied', decision_reason = $1
+   WHERE approval_id = $2 AND status = 'approved' AND consumed_at IS NULL`,
 );
 const expire = namedStatement(
   `UPDATE approvals SET status = 'denied', decision_reason = 'timed out', decided_at = $1
@@ -55,23 +71,28 @@ const countPending = namedStatement(
 export class PostgresApprovalBroker implements ApprovalBroker {
   readonly #database: PostgresDatabase;
   readonly #ttlMs: number;
+  readonly #grantTtlMs: number;
   readonly #now: () => number;
   readonly #createId: () => string;
 
   constructor({
     database,
     ttlMs = dayMs,
+    grantTtlMs = dayMs,
     now = Date.now,
     createId = () => `ap_${randomBytes(6).toString('hex')}`,
   }: {
     database: PostgresDatabase;
     /** How long a pending approval waits before it is denied as timed out. Default one day. */
     ttlMs?: number;
+    /** How long an approval, once given, may be used before it expires unused. Default one day. */
+    grantTtlMs?: number;
     now?: () => number;
     createId?: () => string;
   }) {
     this.#database = database;
     this.#ttlMs = ttlMs;
+    this.#grantTtlMs = grantTtlMs;
     this.#now = now;
     this.#createId = createId;
   }
@@ -80,7 +101,7 @@ export class PostgresApprovalBroker implements ApprovalBroker {
     const state = await this.#database.transaction((query) => this.#decideNow(query, request));
     if (state.status !== 'asked') return state;
     // A pending record was just created: a person is asked now, once.
-    options.onRequired?.(state.approvalId);
+    options.onRequired?.(state.approvalId, { expiresAt: state.expiresAt });
     return { status: 'pending', approvalId: state.approvalId };
   }
 
@@ -107,28 +128,19 @@ export class PostgresApprovalBroker implements ApprovalBroker {
     const outcome = await this.#database.transaction(
       async (query): Promise<ApprovalRecord | ApprovalResolutionError> => {
         const row = (await query<ApprovalRow>(lockById, [approvalId])).rows[0];
-        if (row === undefined) return new ApprovalResolutionError({ approvalId, failure: 'not_found' });
-        if (row.status !== 'pending') {
-          return new ApprovalResolutionError({
-            approvalId,
-            failure: 'already_decided',
-            status: row.status,
-            approver: row.approver,
-          });
-        }
         const now = this.#now();
-        if (now >= row.expires_at) {
-          await query(expire, [now, approvalId]);
-          return new ApprovalResolutionError({ approvalId, failure: 'expired', expiresAt: row.expires_at });
-        }
+        const step = resolveApprovalRow(row, { approvalId, decision, now, grantTtlMs: this.#grantTtlMs });
+        if (step.write === 'expire') await query(expire, [now, approvalId]);
+        if (step.write !== 'decide') return step.error;
         const decided = await query<ApprovalRow>(decide, [
-          decision === 'approve' ? 'approved' : 'rejected',
+          step.status,
           approver.trim(),
           reason ?? null,
           now,
+          step.grantExpiresAt,
           approvalId,
         ]);
-        return toApprovalRecord(decided.rows[0] ?? row);
+        return toApprovalRecord(decided.rows[0] ?? (row as ApprovalRow));
       },
     );
     if (ApprovalResolutionError.isInstance(outcome)) throw outcome;
@@ -179,55 +191,34 @@ export class PostgresApprovalBroker implements ApprovalBroker {
   async #decideNow(
     query: PostgresQuery,
     request: ApprovalRequest,
-  ): Promise<ApprovalState | { readonly status: 'asked'; readonly approvalId: string }> {
+  ): Promise<ApprovalState | { readonly status: 'asked'; readonly approvalId: string; readonly expiresAt: number }> {
     const now = this.#now();
     const created = this.#createId();
     // A concurrent decide of the same call waits here for this transaction, then finds the record.
-    const inserted = await query(insertPending, [
-      created,
-      request.runId,
-      request.sessionId ?? null,
-      request.step,
-      request.toolCallId,
-      request.tool,
-      JSON.stringify(request.arguments),
-      request.argumentsHash,
-      request.rule,
-      request.reason,
-      now,
-      now + this.#ttlMs,
-    ]);
-    if (inserted.rowCount === 1) return { status: 'asked', approvalId: created };
+    const inserted = await query(
+      insertPending,
+      pendingApprovalValues(request, { approvalId: created, now, ttlMs: this.#ttlMs }),
+    );
+    if (inserted.rowCount === 1) return { status: 'asked', approvalId: created, expiresAt: now + this.#ttlMs };
     const row = (await query<ApprovalRow>(lockByCall, [request.runId, request.toolCallId])).rows[0];
     if (row === undefined) {
       // Approvals are never deleted; a record that conflicted and then vanished is not arbiter's doing.
       return { status: 'denied', approvalId: created, code: 'approval_denied', reason: 'approval record vanished' };
     }
-    const approvalId = row.approval_id;
-    if (row.tool !== request.tool || row.arguments_hash !== request.argumentsHash) {
-      return {
-        status: 'denied',
-        approvalId,
-        code: 'arguments_changed',
-        reason: `approval ${approvalId} was given for other arguments`,
-      };
+    const use = approvalUse(row, request, now);
+    switch (use.write) {
+      case 'none':
+        return use.state;
+      case 'expire':
+        await query(expire, [now, row.approval_id]);
+        return use.state;
+      case 'void':
+        await query(voidGrant, [use.reason, row.approval_id]);
+        return use.state;
+      case 'consume': {
+        const consumed = await query(consume, [now, row.approval_id]);
+        return consumed.rowCount === 0 ? use.used : use.state;
+      }
     }
-    if (row.status === 'pending') {
-      if (now < row.expires_at) return { status: 'pending', approvalId };
-      await query(expire, [now, approvalId]);
-      return { status: 'denied', approvalId, code: 'approval_timed_out', reason: 'timed out' };
-    }
-    if (row.status === 'denied') {
-      return { status: 'denied', approvalId, code: 'approval_timed_out', reason: row.decision_reason ?? 'denied' };
-    }
-    const consumed = await query(consume, [now, approvalId]);
-    const approver = row.approver ?? 'unknown';
-    if (row.status === 'rejected') {
-      return { status: 'rejected', approvalId, approver, reason: row.decision_reason ?? '' };
-    }
-    if (consumed.rowCount === 0) {
-      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used', approver };
-    }
-    return { status: 'approved', approvalId, approver };
   }
 }

@@ -20,8 +20,10 @@ import {
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
+  auditChainColumns,
   auditColumnIndex,
   auditPurgePrefix,
+  auditWrittenColumns,
   toAuditRecord,
   toAuditRowValues,
   verifyAuditRows,
@@ -37,14 +39,14 @@ import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
-const columns = `audit_id, at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-  decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id,
-  previous_hash, chain_hash`;
+const columns = `audit_id, ${auditWrittenColumns}, ${auditChainColumns}`;
+const appendedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
 const append = namedStatement(
-  `INSERT INTO audit_log (at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
-     decision, rule, approver, outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id,
-     previous_hash, chain_hash)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+  `INSERT INTO audit_log (${appendedColumns})
+   VALUES (${appendedColumns
+     .split(',')
+     .map((_, index) => `$${index + 1}`)
+     .join(', ')})`,
 );
 /** Held until COMMIT: appends to one tenant's chain take turns, across nodes. */
 const lockChain = namedStatement('SELECT pg_advisory_xact_lock(hashtext($1::text))');

@@ -1,39 +1,29 @@
-import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-import type { ToolOutcome } from '../../core/tool-outcome.js';
 import type {
   IdempotencyClaim,
   IdempotencyClaimRequest,
   IdempotencyStore,
   ResolveUnknownRequest,
 } from '../../gate/idempotency-store.js';
+import {
+  type ClaimRow,
+  claimedCall,
+  claimValues,
+  existingClaimAnswer,
+  type InFlightCalls,
+  inFlightCallsOf,
+  processOwner,
+  retakenClaimedAt,
+  type Settled,
+} from '../idempotency-claims.js';
 import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from '../idempotency-key-scope.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
-interface KeyRow {
-  claimant_user_id: string;
-  status: 'claimed' | 'completed';
-  run_id: string;
-  tool_call_id: string;
-  owner: string;
-  outcome: string | null;
-  claimed_at: number;
-}
-
-/** How an in-flight call of this process ended, for the calls waiting on it. */
-type Settled = { kind: 'completed'; outcome: ToolOutcome } | { kind: 'released' } | { kind: 'unknown' };
-
-/** This process: its id and a random token, so a recycled pid is never mistaken for a live owner. */
-const processOwner = `${process.pid}:${randomBytes(8).toString('hex')}`;
-
-/** In-flight calls per pool: a duplicate in this process waits for the first instead of being told "unknown". */
-const inFlightByPool = new WeakMap<pg.Pool, Map<string, Promise<Settled>>>();
-
 const insertClaim = namedStatement(
   `INSERT INTO idempotency_claims
-     (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
-   VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $7, $8, $9)
+     (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at,
+      tool_fingerprint)
+   VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $7, $8, $9, $10)
    ON CONFLICT (tenant_id, scope_user_id, key) DO NOTHING`,
 );
 const selectClaim = namedStatement(
@@ -55,7 +45,8 @@ const completeUnknownClaim = namedStatement(
   `UPDATE idempotency_claims SET status = 'completed', outcome = $8, completed_at = $9 ${unknownClaimWhere}`,
 );
 const retakeUnknownClaim = namedStatement(
-  `UPDATE idempotency_claims SET run_id = $8, tool_call_id = $9, tool = $10, owner = $11, claimed_at = $12
+  `UPDATE idempotency_claims SET run_id = $8, tool_call_id = $9, tool = $10, owner = $11, claimed_at = $12,
+     tool_fingerprint = $13
    ${unknownClaimWhere}`,
 );
 
@@ -83,7 +74,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   readonly #database: PostgresDatabase;
   readonly #staleAfterMs: number;
   readonly #now: () => number;
-  readonly #inFlight: Map<string, Promise<Settled>>;
+  readonly #inFlight: InFlightCalls;
 
   constructor({
     database,
@@ -98,12 +89,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.#database = database;
     this.#staleAfterMs = staleAfterMs;
     this.#now = now;
-    let inFlight = inFlightByPool.get(database.pool);
-    if (inFlight === undefined) {
-      inFlight = new Map();
-      inFlightByPool.set(database.pool, inFlight);
-    }
-    this.#inFlight = inFlight;
+    // Per pool: a duplicate in this process waits for the first, whichever store of the pool it came through.
+    this.#inFlight = inFlightCallsOf(database.pool);
   }
 
   /** The owner token this process writes into the keys it claims. */
@@ -118,40 +105,30 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     runId,
     toolCallId,
     tool,
+    toolFingerprint,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     const scoped = scopeIdempotencyKey({ key, claimant, scope });
-    const inFlightKey = `${this.#database.schema ?? ''}\u0000${inFlightKeyOf(scoped)}`;
+    const inFlightKey = this.#inFlightKey(scoped);
     for (;;) {
       const now = this.#now();
-      const inserted = await this.#database.query(insertClaim, [
-        scoped.tenantId,
-        scoped.scopeUserId,
-        key,
-        claimant.userId,
-        tool,
-        runId,
-        toolCallId,
-        processOwner,
-        now,
-      ]);
+      const inserted = await this.#database.query(
+        insertClaim,
+        claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }),
+      );
       if (inserted.rowCount === 1) return this.#claimed(scoped, inFlightKey);
 
-      const row = (await this.#database.query<KeyRow>(selectClaim, [scoped.tenantId, scoped.scopeUserId, key])).rows[0];
+      const row = (await this.#database.query<ClaimRow>(selectClaim, [scoped.tenantId, scoped.scopeUserId, key]))
+        .rows[0];
       // Released between the insert and the read: try to claim it again.
       if (row === undefined) continue;
-      const original = { runId: row.run_id, toolCallId: row.tool_call_id };
-      if (row.claimant_user_id !== claimant.userId) return { status: 'claimed_by_another_user', original };
-      if (row.status === 'completed') {
-        return { status: 'completed', outcome: JSON.parse(row.outcome ?? 'null') as ToolOutcome, original };
-      }
-      const running = this.#inFlight.get(inFlightKey);
-      const age = now - row.claimed_at;
-      if (row.owner !== processOwner || running === undefined || age >= this.#staleAfterMs) {
-        return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
-      }
-      const settled = await waitAtMost(running, this.#staleAfterMs - age);
-      if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
-      if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
+      const answer = await existingClaimAnswer({
+        row,
+        claimantUserId: claimant.userId,
+        running: this.#inFlight.get(inFlightKey),
+        now,
+        staleAfterMs: this.#staleAfterMs,
+      });
+      if (answer !== undefined) return answer;
     }
   }
 
@@ -181,62 +158,45 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       request.toolCallId,
       request.tool,
       processOwner,
-      Math.max(this.#now(), Number(unknown.claimedAt) + 1),
+      retakenClaimedAt({ unknown, now: this.#now() }),
+      request.toolFingerprint ?? null,
     ]);
-    if (changed.rowCount === 1) {
-      const inFlightKey = `${this.#database.schema ?? ''}\u0000${inFlightKeyOf(scoped)}`;
-      return this.#claimed(scoped, inFlightKey);
-    }
+    if (changed.rowCount === 1) return this.#claimed(scoped, this.#inFlightKey(scoped));
     return this.claim(request);
   }
 
-  #claimed({ tenantId, scopeUserId, key }: ScopedKey, inFlightKey: string): IdempotencyClaim {
-    let settle: (settled: Settled) => void = () => {};
-    const running = new Promise<Settled>((resolve) => {
-      settle = resolve;
-    });
-    this.#inFlight.set(inFlightKey, running);
-    let done = false;
-    const finish = async (settled: Settled, write: () => Promise<unknown>): Promise<void> => {
-      if (done) return;
-      done = true;
-      try {
-        await write();
-      } finally {
-        if (this.#inFlight.get(inFlightKey) === running) this.#inFlight.delete(inFlightKey);
-        settle(settled);
-      }
-    };
-    return {
-      status: 'claimed',
-      complete: (outcome) =>
-        finish({ kind: 'completed', outcome }, () =>
-          this.#database.query(completeClaim, [
-            JSON.stringify(outcome),
-            this.#now(),
-            tenantId,
-            scopeUserId,
-            key,
-            processOwner,
-          ]),
-        ),
-      release: () =>
-        finish({ kind: 'released' }, () =>
-          this.#database.query(releaseClaim, [tenantId, scopeUserId, key, processOwner]),
-        ),
-      abandon: () => finish({ kind: 'unknown' }, async () => {}),
-    };
+  /** The key's in-flight key, per schema: two schemas on one pool are two databases. */
+  #inFlightKey(scoped: ScopedKey): string {
+    return `${this.#database.schema ?? ''}\u0000${inFlightKeyOf(scoped)}`;
   }
-}
 
-async function waitAtMost(running: Promise<Settled>, milliseconds: number): Promise<Settled> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Settled>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'unknown' }), Math.max(0, milliseconds));
-  });
-  try {
-    return await Promise.race([running, timeout]);
-  } finally {
-    clearTimeout(timer);
+  #claimed(scoped: ScopedKey, inFlightKey: string): IdempotencyClaim {
+    return claimedCall({
+      inFlight: this.#inFlight,
+      inFlightKey,
+      finish: async (end, settled) => {
+        try {
+          await this.#writeEnd(scoped, end);
+        } finally {
+          settled();
+        }
+      },
+    });
+  }
+
+  /** Records how this process's call of a claimed key ended: its outcome, the key freed, or nothing (unknown). */
+  async #writeEnd({ tenantId, scopeUserId, key }: ScopedKey, end: Settled): Promise<void> {
+    if (end.kind === 'completed') {
+      await this.#database.query(completeClaim, [
+        JSON.stringify(end.outcome),
+        this.#now(),
+        tenantId,
+        scopeUserId,
+        key,
+        processOwner,
+      ]);
+    } else if (end.kind === 'released') {
+      await this.#database.query(releaseClaim, [tenantId, scopeUserId, key, processOwner]);
+    }
   }
 }

@@ -8,11 +8,17 @@ import type {
 } from '../../core/memory-store.js';
 import {
   currentFactCondition,
+  embeddedLimit,
+  factRetraction,
+  factRowValues,
+  forgottenKey,
   type MemoryFactRow,
   memoryFactColumns,
   mergeRecall,
   newFact,
   recallLimit,
+  savedFact,
+  toEmbeddedFact,
   toMemoryFact,
 } from '../memory-rows.js';
 import { factSearchText, scopedSearchTerms } from '../memory-scope.js';
@@ -93,29 +99,11 @@ export class PostgresMemoryStore implements MemoryStore {
       const previousRow = (
         await query<MemoryFactRow>(selectCurrentOfKey, [request.tenantId, request.userId, request.key])
       ).rows[0];
-      const previous = previousRow === undefined ? undefined : toMemoryFact(previousRow);
-      const fact: MemoryFact = { ...created, supersedes: previous?.factId };
-      if (previous !== undefined) await query(markSuperseded, [fact.factId, previous.factId]);
-      await query(insertFact, [
-        fact.factId,
-        fact.tenantId,
-        fact.userId,
-        fact.key,
-        fact.value,
-        fact.source.kind,
-        fact.source.runId ?? null,
-        fact.source.messageId ?? null,
-        fact.source.callId ?? null,
-        fact.source.tool ?? null,
-        fact.trusted,
-        fact.sensitive,
-        fact.createdAt,
-        fact.expiresAt ?? null,
-        fact.supersedes ?? null,
-        request.embedding === undefined ? null : JSON.stringify(request.embedding),
-        factSearchText(fact),
-      ]);
-      return { fact, superseded: previous === undefined ? undefined : { ...previous, supersededBy: fact.factId } };
+      const saved = savedFact({ created, previous: previousRow === undefined ? undefined : toMemoryFact(previousRow) });
+      const { fact, superseded } = saved;
+      if (superseded !== undefined) await query(markSuperseded, [fact.factId, superseded.factId]);
+      await query(insertFact, [...factRowValues(fact, request.embedding), factSearchText(fact)]);
+      return saved;
     });
   }
 
@@ -152,9 +140,9 @@ export class PostgresMemoryStore implements MemoryStore {
       tenantId,
       userId,
       this.#now(),
-      Math.max(0, Math.floor(limit)),
+      embeddedLimit(limit),
     ]);
-    return rows.map((row) => ({ fact: toMemoryFact(row), embedding: JSON.parse(row.embedding) as number[] }));
+    return rows.map(toEmbeddedFact);
   }
 
   async list({ tenantId, userId, history = false }: FactOwner & { history?: boolean }): Promise<MemoryFact[]> {
@@ -167,28 +155,23 @@ export class PostgresMemoryStore implements MemoryStore {
   async retract({ tenantId, userId, factId }: FactOwner & { factId: string }): Promise<boolean> {
     return this.#database.transaction(async (query) => {
       const row = (await query<MemoryFactRow>(`${selectFact.text} FOR UPDATE`, [factId, tenantId, userId])).rows[0];
-      if (row === undefined) return false;
-      const fact = toMemoryFact(row);
-      if (fact.retractedAt !== undefined) return false;
-      await query(lockKey, [JSON.stringify([tenantId, userId, fact.key])]);
+      const retraction = factRetraction(row === undefined ? undefined : toMemoryFact(row));
+      if (row === undefined || retraction === undefined) return false;
+      await query(lockKey, [JSON.stringify([tenantId, userId, row.key])]);
       await query(markRetracted, [this.#now(), factId]);
-      if (fact.supersededBy === undefined && fact.supersedes !== undefined) {
-        await query(restorePrevious, [fact.supersedes, tenantId, userId]);
-      }
+      if (retraction.restores !== undefined) await query(restorePrevious, [retraction.restores, tenantId, userId]);
       return true;
     });
   }
 
   async forget({ tenantId, userId, key, factId }: FactOwner & { key?: string; factId?: string }): Promise<number> {
-    let forgottenKey = key;
-    if (factId !== undefined) {
-      forgottenKey = (await this.get({ tenantId, userId, factId }))?.key;
-      if (forgottenKey === undefined || (key !== undefined && key !== forgottenKey)) return 0;
-    }
+    const found = factId === undefined ? undefined : await this.get({ tenantId, userId, factId });
+    const forgotten = forgottenKey({ key, factId, found });
+    if (forgotten === undefined) return 0;
     const result =
-      forgottenKey === undefined
+      forgotten.key === undefined
         ? await this.#database.query(deleteOwner, [tenantId, userId])
-        : await this.#database.query(deleteKey, [tenantId, userId, forgottenKey]);
+        : await this.#database.query(deleteKey, [tenantId, userId, forgotten.key]);
     return result.rowCount ?? 0;
   }
 

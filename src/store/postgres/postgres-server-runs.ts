@@ -1,5 +1,9 @@
 import {
+  failureColumn,
+  keptFailure,
+  type NewServerRun,
   type RunFailure,
+  recordedServerRun,
   type ServerRun,
   type ServerRunRow,
   type ServerRunStatus,
@@ -120,10 +124,7 @@ export class PostgresServerRuns {
   }
 
   /** Records a run the node `owner` accepted, holding its lease for `leaseMs`. */
-  async insert(
-    run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>,
-    { owner, leaseMs }: { owner: string; leaseMs: number },
-  ): Promise<ServerRun> {
+  async insert(run: NewServerRun, { owner, leaseMs }: { owner: string; leaseMs: number }): Promise<ServerRun> {
     const now = this.#now();
     await this.#database.query(insert, [
       run.runId,
@@ -136,7 +137,7 @@ export class PostgresServerRuns {
       owner,
       leaseMs,
     ]);
-    return { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
+    return recordedServerRun(run, now);
   }
 
   async find(runId: string): Promise<ServerRun | undefined> {
@@ -152,7 +153,7 @@ export class PostgresServerRuns {
 
   /** Records where the run stands (a status other than `error` clears the failure); the lease is left as it is. */
   async setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): Promise<void> {
-    await this.#database.query(setStatus, [runId, status, failureText(status, failure), this.#now()]);
+    await this.#database.query(setStatus, [runId, status, failureColumn(keptFailure(status, failure)), this.#now()]);
   }
 
   /**
@@ -216,7 +217,7 @@ export class PostgresServerRuns {
     /** Another transaction's connection to write on (the one that writes the run's terminal event). */
     query?: PostgresQuery | undefined;
   }): Promise<boolean> {
-    const values = [runId, owner, status, failureText(status, failure), this.#now()];
+    const values = [runId, owner, status, failureColumn(keptFailure(status, failure)), this.#now()];
     const run: PostgresQuery = query ?? ((statement, parameters) => this.#database.query(statement, parameters));
     const { rows } = await run<{ status: string }>(finish, values);
     if (rows[0]?.status === 'running' && status !== 'running') {
@@ -266,8 +267,4 @@ export class PostgresServerRuns {
     ]);
     return { owner: rows[0]?.lease_owner ?? undefined, leftMs: rows[0]?.left_ms ?? undefined };
   }
-}
-
-function failureText(status: ServerRunStatus, failure: RunFailure | undefined): string | null {
-  return status === 'error' && failure !== undefined ? JSON.stringify(failure) : null;
 }

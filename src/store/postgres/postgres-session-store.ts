@@ -1,19 +1,46 @@
 import type { ChatMessage } from '../../core/chat-message.js';
-import type { Locale } from '../../core/locale.js';
-import { isCleanCut } from '../../core/message-units.js';
-import type { Principal } from '../../core/principal.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
-import type { ToolOutcome } from '../../core/tool-outcome.js';
-import { SessionConflictError } from '../../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { timeOrderedId } from '../../util/time-ordered-id.js';
-import { forkPointError } from '../fork-point-error.js';
-import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
-import { type SessionRow, toActiveRun, toSummary } from '../sqlite/session-rows.js';
+import {
+  forkedSessionValues,
+  newSessionValues,
+  parseMessages,
+  parseSlots,
+  type SessionRow,
+  type ToolResultRow,
+  toolResultValues,
+  toRecordedToolResult,
+  toSession,
+  toSummary,
+} from '../session-rows.js';
+import type {
+  AppendRequest,
+  BeginRunRequest,
+  CreateSessionOptions,
+  EndRunRequest,
+  ForkRequest,
+  JournalRequest,
+  ListSessionsOptions,
+  PurgeRequest,
+  Session,
+  SessionStore,
+  SessionSummary,
+  SetSlotsRequest,
+} from '../session-store.js';
+import {
+  begunRun,
+  checkAppend,
+  checkVersion,
+  forkCut,
+  mergeSlots,
+  purgeCutoff,
+  stepCommitConflict,
+  stepCommitCounters,
+  stepCommitFits,
+} from '../session-writes.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
-
-const dayMs = 86_400_000;
 
 const columns = `session_id, tenant_id, user_id, status, active_run_id, run_steps, run_input_tokens, run_output_tokens,
   run_cached_tokens, run_last_seq, run_cost, step_count, input_tokens, output_tokens, cost, slots, message_count,
@@ -105,7 +132,7 @@ const statements = {
      WHERE session_id = $13`,
   ),
   findToolResult: namedStatement(
-    'SELECT tool, content, outcome FROM tool_results WHERE run_id = $1 AND tool_call_id = $2',
+    'SELECT tool_call_id, tool, content, outcome FROM tool_results WHERE run_id = $1 AND tool_call_id = $2',
   ),
   recordToolResult: namedStatement(
     `INSERT INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
@@ -151,66 +178,33 @@ export class PostgresSessionStore implements SessionStore {
     principal,
     ttlMs,
     slots = {},
-  }: {
-    sessionId?: string;
-    principal?: Principal;
-    ttlMs?: number;
-    slots?: Readonly<Record<string, unknown>>;
-  } = {}): Promise<Session> {
-    const now = this.#now();
+  }: CreateSessionOptions = {}): Promise<Session> {
+    const row = newSessionValues({ sessionId, principal, ttlMs, slots, now: this.#now() });
     await this.#database.query(statements.create, [
-      sessionId,
-      principal?.tenantId ?? null,
-      principal?.userId ?? null,
-      JSON.stringify(slots),
-      now,
-      ttlMs === undefined ? null : now + ttlMs,
-      ttlMs ?? null,
+      row.sessionId,
+      row.tenantId,
+      row.userId,
+      row.slots,
+      row.now,
+      row.expiresAt,
+      row.ttlMs,
     ]);
     return (await this.load(sessionId)) as Session;
   }
 
   async load(sessionId: string): Promise<Session | undefined> {
     const row = (await this.#database.query<SessionRow & { messages: string[] }>(statements.load, [sessionId])).rows[0];
-    if (row === undefined) return undefined;
-    const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
-    return {
-      ...summary,
-      activeRun: toActiveRun(row),
-      messages: row.messages.map((message) => JSON.parse(message) as ChatMessage),
-      slots: JSON.parse(row.slots) as Record<string, unknown>,
-    };
+    return row === undefined ? undefined : toSession(row, row.messages);
   }
 
-  async list({
-    limit = 100,
-    tenantId,
-    userId,
-  }: {
-    limit?: number;
-    tenantId?: string;
-    userId?: string;
-  } = {}): Promise<readonly SessionSummary[]> {
+  async list({ limit = 100, tenantId, userId }: ListSessionsOptions = {}): Promise<readonly SessionSummary[]> {
     const { rows } = await this.#database.query<SessionRow>(statements.list, [tenantId ?? null, userId ?? null, limit]);
     return rows.map(toSummary);
   }
 
-  async append({
-    sessionId,
-    messages,
-    expectedVersion,
-    runId,
-  }: {
-    sessionId: string;
-    messages: readonly ChatMessage[];
-    expectedVersion?: number;
-    runId?: string;
-  }): Promise<{ version: number }> {
+  async append({ sessionId, messages, expectedVersion, runId }: AppendRequest): Promise<{ version: number }> {
     const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
-      const active = row.active_run_id;
-      if (active !== null && active !== runId) {
-        throw new SessionConflictError({ sessionId, conflict: { kind: 'messages_from_run', activeRunId: active } });
-      }
+      checkAppend({ sessionId, row, runId });
       await this.#insertMessages(query, { sessionId, messages, from: row.message_count, runId });
       await query(statements.append, [this.#now(), messages.length, sessionId]);
     });
@@ -221,18 +215,10 @@ export class PostgresSessionStore implements SessionStore {
     sessionId,
     slots,
     expectedVersion,
-  }: {
-    sessionId: string;
-    slots: Readonly<Record<string, unknown>>;
-    expectedVersion?: number;
-  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
+  }: SetSlotsRequest): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
     let merged: Record<string, unknown> = {};
     const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
-      merged = { ...(JSON.parse(row.slots) as Record<string, unknown>) };
-      for (const [name, value] of Object.entries(slots)) {
-        if (value === undefined) delete merged[name];
-        else Object.defineProperty(merged, name, { value, enumerable: true, writable: true, configurable: true });
-      }
+      merged = mergeSlots(row, slots);
       await query(statements.setSlots, [this.#now(), JSON.stringify(merged), sessionId]);
     });
     return { version, slots: merged };
@@ -240,57 +226,36 @@ export class PostgresSessionStore implements SessionStore {
 
   async getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined> {
     const row = (await this.#database.query<SessionRow>(statements.row, [sessionId])).rows[0];
-    return row === undefined ? undefined : (JSON.parse(row.slots) as Record<string, unknown>);
+    return row === undefined ? undefined : parseSlots(row);
   }
 
-  async fork({
-    sessionId,
-    atMessage,
-    newSessionId = timeOrderedId(),
-    ttlMs,
-  }: {
-    sessionId: string;
-    atMessage?: number;
-    newSessionId?: string;
-    ttlMs?: number;
-  }): Promise<Session> {
+  async fork({ sessionId, atMessage, newSessionId = timeOrderedId(), ttlMs }: ForkRequest): Promise<Session> {
     await this.#database.transaction(async (query) => {
       const row = await this.#locked(query, sessionId, statements.share);
-      const messages = (await query<{ message: string }>(statements.messages, [sessionId])).rows.map(
-        (entry) => JSON.parse(entry.message) as ChatMessage,
-      );
-      const cut = atMessage ?? messages.length;
-      if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
-      const now = this.#now();
-      const keep = ttlMs ?? row.ttl_ms ?? undefined;
-      // The copy is made from the stored JSON: the fork shares no object with the original.
+      const stored = (await query<{ message: string }>(statements.messages, [sessionId])).rows;
+      const cut = forkCut({ sessionId, messages: parseMessages(stored.map((entry) => entry.message)), atMessage });
+      const fork = forkedSessionValues({ row, newSessionId, cut, ttlMs, now: this.#now() });
       await query(statements.fork, [
-        newSessionId,
-        row.tenant_id,
-        row.user_id,
-        row.slots,
-        cut,
-        sessionId,
-        now,
-        keep === undefined ? null : now + keep,
-        keep ?? null,
-        row.run_locale,
-        row.run_model,
+        fork.sessionId,
+        fork.tenantId,
+        fork.userId,
+        fork.slots,
+        fork.cut,
+        fork.forkedFrom,
+        fork.now,
+        fork.expiresAt,
+        fork.ttlMs,
+        fork.locale,
+        fork.model,
       ]);
-      await query(statements.forkMessages, [newSessionId, now, sessionId, cut]);
+      await query(statements.forkMessages, [fork.sessionId, fork.now, sessionId, cut]);
     });
     return (await this.load(newSessionId)) as Session;
   }
 
-  async purge({
-    olderThanDays,
-    expired = false,
-  }: {
-    olderThanDays?: number;
-    expired?: boolean;
-  }): Promise<{ sessionIds: readonly string[] }> {
+  async purge({ olderThanDays, expired = false }: PurgeRequest): Promise<{ sessionIds: readonly string[] }> {
     const now = this.#now();
-    const before = olderThanDays === undefined ? null : now - olderThanDays * dayMs;
+    const before = purgeCutoff({ olderThanDays, now });
     return this.#database.transaction(async (query) => {
       const ids = (await query<{ session_id: string }>(statements.purgeable, [before, expired, now])).rows.map(
         (row) => row.session_id,
@@ -312,72 +277,35 @@ export class PostgresSessionStore implements SessionStore {
     model,
     expectedVersion,
     inTransaction,
-  }: {
-    sessionId: string;
-    runId: string;
-    messages?: readonly ChatMessage[];
-    locale?: Locale;
-    model?: string;
-    expectedVersion?: number;
-    inTransaction?: (begun: BegunRun) => void;
-  }): Promise<{ version: number }> {
+  }: BeginRunRequest): Promise<{ version: number }> {
     const version = await this.#write(sessionId, expectedVersion, async (query, row) => {
+      const begun = begunRun({ sessionId, runId, row });
       const now = this.#now();
-      const resumed = row.active_run_id === runId;
-      if (resumed) {
-        await query(statements.resume, [now, sessionId]);
-      } else if (row.active_run_id !== null) {
-        throw new SessionConflictError({
-          sessionId,
-          conflict: { kind: 'run_active', activeRunId: row.active_run_id },
-        });
-      } else {
-        await query(statements.begin, [now, runId, locale ?? null, model ?? null, sessionId]);
-      }
-      await this.#insertMessages(query, { sessionId, messages, from: row.message_count, runId });
+      if (begun.resumed) await query(statements.resume, [now, sessionId]);
+      else await query(statements.begin, [now, runId, locale ?? null, model ?? null, sessionId]);
+      await this.#insertMessages(query, { sessionId, messages, from: begun.messageOffset, runId });
       await query(statements.countBegun, [messages.length, sessionId]);
-      inTransaction?.({ sessionId, runId, resumed, messageOffset: row.message_count });
+      inTransaction?.(begun);
     });
     return { version };
   }
 
-  async endRun({
-    sessionId,
-    runId,
-    status,
-    lastSeq,
-  }: {
-    sessionId: string;
-    runId: string;
-    status: 'idle' | 'awaiting_approval';
-    lastSeq: number;
-  }): Promise<void> {
+  async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
     await this.#database.query(statements.endRun, [this.#now(), status, lastSeq, sessionId, runId]);
   }
 
-  journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
+  journal({ sessionId, expectedMessageCount }: JournalRequest): RunJournal {
     let expected = expectedMessageCount;
     return {
       findToolResult: async (runId, toolCallId): Promise<RecordedToolResult | undefined> => {
-        const row = (
-          await this.#database.query<{ tool: string; content: string; outcome: string }>(statements.findToolResult, [
-            runId,
-            toolCallId,
-          ])
-        ).rows[0];
-        if (row === undefined) return undefined;
-        return { toolCallId, tool: row.tool, content: row.content, outcome: JSON.parse(row.outcome) as ToolOutcome };
+        const row = (await this.#database.query<ToolResultRow>(statements.findToolResult, [runId, toolCallId])).rows[0];
+        return row === undefined ? undefined : toRecordedToolResult(row);
       },
       recordToolResult: async (runId, result) => {
-        await this.#database.query(statements.recordToolResult, [
-          runId,
-          result.toolCallId,
-          sessionId,
-          result.tool,
-          result.content,
-          JSON.stringify(result.outcome),
-          this.#now(),
-        ]);
+        await this.#database.query(
+          statements.recordToolResult,
+          toolResultValues({ runId, sessionId, result, now: this.#now() }),
+        );
       },
       commitStep: async (commit) => {
         expected = await this.#database.transaction((query) => this.#commitStep(query, sessionId, commit, expected));
@@ -393,26 +321,11 @@ export class PostgresSessionStore implements SessionStore {
     expected: number | undefined,
   ): Promise<number> {
     const row = await this.#locked(query, sessionId);
-    if (row.active_run_id !== commit.runId) {
-      throw new SessionConflictError({
-        sessionId,
-        conflict: { kind: 'run_replaced', runId: commit.runId, activeRunId: row.active_run_id ?? undefined },
-      });
-    }
-    if (expected !== undefined && row.message_count !== expected) {
-      throw new SessionConflictError({
-        sessionId,
-        conflict: {
-          kind: 'message_count',
-          runId: commit.runId,
-          messageCount: row.message_count,
-          expectedMessageCount: expected,
-        },
-      });
-    }
-    // The loop's cost and last event number so far, once its step commits carry them.
-    const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : row.run_cost;
-    const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : row.run_last_seq;
+    const { runId } = commit;
+    if (!stepCommitFits({ row, runId, expected })) throw stepCommitConflict({ sessionId, row, runId, expected });
+    const counters = stepCommitCounters(commit);
+    const cost = counters.cost ?? row.run_cost;
+    const lastSeq = counters.lastSeq ?? row.run_last_seq;
     await this.#insertMessages(query, {
       sessionId,
       messages: commit.appended,
@@ -449,12 +362,7 @@ export class PostgresSessionStore implements SessionStore {
   ): Promise<number> {
     return this.#database.transaction(async (query) => {
       const row = await this.#locked(query, sessionId);
-      if (expectedVersion !== undefined && row.version !== expectedVersion) {
-        throw new SessionConflictError({
-          sessionId,
-          conflict: { kind: 'version', version: row.version, expectedVersion },
-        });
-      }
+      checkVersion({ sessionId, row, expectedVersion });
       await change(query, row);
       return row.version + 1;
     });

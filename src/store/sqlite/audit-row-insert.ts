@@ -19,8 +19,8 @@ const cachedShapes = 64;
  * µs), and most of a row repeats the rows beside it: a run's calls share
  * its run, session and principal, a turn's calls their tool, tier,
  * decision and outcome, and most columns are null. So each statement binds
- * a value the rows of its chunk share once, writes a shared null as the
- * literal NULL, and binds only what differs, row by row:
+ * a value the rows of its chunk share once, leaves out a column null in
+ * all of them, and binds only what differs, row by row:
  *
  *   INSERT INTO audit_log (…) SELECT v.column1, c.k1, … FROM (SELECT ? AS k1, …) AS c, (VALUES (?, ?), …) AS v
  *
@@ -81,12 +81,16 @@ function chunkShape(rows: readonly AuditRowValues[]): ChunkShape {
 const isSet = (mask: number, column: number) => ((mask >> column) & 1) === 1;
 
 function insertSql({ width, shared, sharedNulls }: ChunkShape, rows: number): string {
+  const written: string[] = [];
   const select: string[] = [];
   const sharedValues: string[] = [];
   let varying = 0;
   for (let column = 0; column < width; column += 1) {
-    if (isSet(sharedNulls, column)) select.push('NULL');
-    else if (isSet(shared, column)) {
+    // A column null in every row of the chunk is left out: it is NULL by default (none of audit_log's columns
+    // has another default), and a log whose schema predates a column is written without it while it is unused.
+    if (isSet(sharedNulls, column)) continue;
+    written.push(columns[column] as string);
+    if (isSet(shared, column)) {
       select.push(`c.k${column}`);
       sharedValues.push(`? AS k${column}`);
     } else {
@@ -100,7 +104,7 @@ function insertSql({ width, shared, sharedNulls }: ChunkShape, rows: number): st
     const row = `(${Array.from({ length: varying }, () => '?').join(', ')})`;
     sources.push(`(VALUES ${Array.from({ length: rows }, () => row).join(', ')}) AS v`);
   }
-  return `INSERT INTO audit_log (${columns.slice(0, width).join(', ')}) SELECT ${select.join(', ')} FROM ${sources.join(', ')}`;
+  return `INSERT INTO audit_log (${written.join(', ')}) SELECT ${select.join(', ')} FROM ${sources.join(', ')}`;
 }
 
 /** The values to bind, in the order of the statement's placeholders: the shared ones, then each row's own. */

@@ -52,6 +52,7 @@ export function openSqliteBackend({
   busyTimeoutMs,
   now,
   approvalTtlMs,
+  approvalGrantTtlMs,
   auditRetentionDays,
 }: {
   /** A file, or `:memory:`. */
@@ -64,6 +65,8 @@ export function openSqliteBackend({
   now?: () => number;
   /** How long a pending approval waits before it is denied as timed out. Default one day. */
   approvalTtlMs?: number;
+  /** How long an approval, once given, may be used before it expires unused. Default one day. */
+  approvalGrantTtlMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
 }): SqliteBackend {
@@ -80,6 +83,7 @@ export function openSqliteBackend({
       database,
       ...clock,
       ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
+      ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
     }),
     idempotency: new SqliteIdempotencyStore({ database, ...clock }),
     audit: new SqliteAuditLog({

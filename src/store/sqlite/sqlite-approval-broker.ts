@@ -3,7 +3,16 @@ import type Database from 'better-sqlite3';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../../gate/approval-broker.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
-import { type ApprovalRecord, type ApprovalRow, type ApprovalStatus, toApprovalRecord } from '../approval-rows.js';
+import {
+  type ApprovalRecord,
+  type ApprovalRow,
+  type ApprovalStatus,
+  approvalUse,
+  pendingApprovalColumns,
+  pendingApprovalValues,
+  resolveApprovalRow,
+  toApprovalRecord,
+} from '../approval-rows.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 export type { ApprovalRecord, ApprovalStatus } from '../approval-rows.js';
@@ -16,7 +25,9 @@ const dayMs = 24 * 60 * 60 * 1000;
  * person decides with `resolveApproval`, possibly in another process; when
  * the run is resumed, `decide` returns that decision, but only for the same
  * run, tool call and argument hash, and an approval lets its call through
- * once. A pending approval older than `ttlMs` is denied as timed out.
+ * once. A pending approval older than `ttlMs` is denied as timed out; an
+ * approval given is a grant that expires unused after `grantTtlMs` and is
+ * void under another policy version (the rules: `approvalUse`).
  *
  * @example
  * const broker = new SqliteApprovalBroker({ database: store.database });
@@ -28,6 +39,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
   readonly #database: Database.Database;
   readonly #statement: PreparedStatements;
   readonly #ttlMs: number;
+  readonly #grantTtlMs: number;
   readonly #now: () => number;
   readonly #createId: () => string;
   readonly #busyWaitMs: number;
@@ -35,6 +47,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
   constructor({
     database,
     ttlMs = dayMs,
+    grantTtlMs = dayMs,
     now = Date.now,
     createId = () => `ap_${randomBytes(6).toString('hex')}`,
     busyWaitMs = 0,
@@ -42,6 +55,8 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     database: Database.Database;
     /** How long a pending approval waits before it is denied as timed out. Default one day. */
     ttlMs?: number;
+    /** How long an approval, once given, may be used before it expires unused. Default one day. */
+    grantTtlMs?: number;
     now?: () => number;
     createId?: () => string;
     /**
@@ -55,6 +70,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     this.#statement = preparedStatements(database);
     this.#busyWaitMs = busyWaitMs;
     this.#ttlMs = ttlMs;
+    this.#grantTtlMs = grantTtlMs;
     this.#now = now;
     this.#createId = createId;
   }
@@ -67,7 +83,7 @@ export class SqliteApprovalBroker implements ApprovalBroker {
         : await retryWhileBusy({ operation: 'approval', waitMs: this.#busyWaitMs, write: decideNow });
     if (state.status !== 'asked') return state;
     // A pending record was just created: a person is asked now, once.
-    options.onRequired?.(state.approvalId);
+    options.onRequired?.(state.approvalId, { expiresAt: state.expiresAt });
     return { status: 'pending', approvalId: state.approvalId };
   }
 
@@ -94,26 +110,14 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     const outcome = this.#database
       .transaction((): ApprovalRecord | ApprovalResolutionError => {
         const row = this.#row(approvalId);
-        if (row === undefined) {
-          return new ApprovalResolutionError({ approvalId, failure: 'not_found' });
-        }
-        if (row.status !== 'pending') {
-          return new ApprovalResolutionError({
-            approvalId,
-            failure: 'already_decided',
-            status: row.status,
-            approver: row.approver,
-          });
-        }
         const now = this.#now();
-        if (now >= row.expires_at) {
-          this.#expire(row, now);
-          return new ApprovalResolutionError({ approvalId, failure: 'expired', expiresAt: row.expires_at });
-        }
+        const step = resolveApprovalRow(row, { approvalId, decision, now, grantTtlMs: this.#grantTtlMs });
+        if (step.write === 'expire') this.#expire(row as ApprovalRow, now);
+        if (step.write !== 'decide') return step.error;
         this.#statement(
-          `UPDATE approvals SET status = ?, approver = ?, decision_reason = ?, decided_at = ?
+          `UPDATE approvals SET status = ?, approver = ?, decision_reason = ?, decided_at = ?, grant_expires_at = ?
              WHERE approval_id = ? AND status = 'pending'`,
-        ).run(decision === 'approve' ? 'approved' : 'rejected', approver.trim(), reason ?? null, now, approvalId);
+        ).run(step.status, approver.trim(), reason ?? null, now, step.grantExpiresAt, approvalId);
         return toApprovalRecord(this.#row(approvalId) as ApprovalRow);
       })
       .immediate();
@@ -166,7 +170,9 @@ export class SqliteApprovalBroker implements ApprovalBroker {
   }
 
   /** The approval's state; `asked` when this call created its pending record. */
-  #decideNow(request: ApprovalRequest): ApprovalState | { readonly status: 'asked'; readonly approvalId: string } {
+  #decideNow(
+    request: ApprovalRequest,
+  ): ApprovalState | { readonly status: 'asked'; readonly approvalId: string; readonly expiresAt: number } {
     const now = this.#now();
     const row = this.#statement('SELECT * FROM approvals WHERE run_id = ? AND tool_call_id = ?').get(
       request.runId,
@@ -175,53 +181,34 @@ export class SqliteApprovalBroker implements ApprovalBroker {
     if (row === undefined) {
       const approvalId = this.#createId();
       this.#statement(
-        `INSERT INTO approvals (approval_id, run_id, session_id, step, tool_call_id, tool, arguments, arguments_hash,
-             rule, reason, status, created_at, expires_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-      ).run(
-        approvalId,
-        request.runId,
-        request.sessionId ?? null,
-        request.step,
-        request.toolCallId,
-        request.tool,
-        JSON.stringify(request.arguments),
-        request.argumentsHash,
-        request.rule,
-        request.reason,
-        now,
-        now + this.#ttlMs,
-      );
-      return { status: 'asked', approvalId };
+        `INSERT INTO approvals (${pendingApprovalColumns})
+           VALUES (${pendingApprovalColumns
+             .split(',')
+             .map(() => '?')
+             .join(', ')})`,
+      ).run(...pendingApprovalValues(request, { approvalId, now, ttlMs: this.#ttlMs }));
+      return { status: 'asked', approvalId, expiresAt: now + this.#ttlMs };
     }
-    const approvalId = row.approval_id;
-    if (row.tool !== request.tool || row.arguments_hash !== request.argumentsHash) {
-      return {
-        status: 'denied',
-        approvalId,
-        code: 'arguments_changed',
-        reason: `approval ${approvalId} was given for other arguments`,
-      };
+    const use = approvalUse(row, request, now);
+    switch (use.write) {
+      case 'none':
+        return use.state;
+      case 'expire':
+        this.#expire(row, now);
+        return use.state;
+      case 'void':
+        this.#statement(
+          `UPDATE approvals SET status = 'denied', decision_reason = ?
+             WHERE approval_id = ? AND status = 'approved' AND consumed_at IS NULL`,
+        ).run(use.reason, row.approval_id);
+        return use.state;
+      case 'consume': {
+        const consumed = this.#statement(
+          'UPDATE approvals SET consumed_at = ? WHERE approval_id = ? AND consumed_at IS NULL',
+        ).run(now, row.approval_id);
+        return consumed.changes === 0 ? use.used : use.state;
+      }
     }
-    if (row.status === 'pending') {
-      if (now < row.expires_at) return { status: 'pending', approvalId };
-      this.#expire(row, now);
-      return { status: 'denied', approvalId, code: 'approval_timed_out', reason: 'timed out' };
-    }
-    if (row.status === 'denied') {
-      return { status: 'denied', approvalId, code: 'approval_timed_out', reason: row.decision_reason ?? 'denied' };
-    }
-    const consumed = this.#statement(
-      'UPDATE approvals SET consumed_at = ? WHERE approval_id = ? AND consumed_at IS NULL',
-    ).run(now, approvalId);
-    const approver = row.approver ?? 'unknown';
-    if (row.status === 'rejected') {
-      return { status: 'rejected', approvalId, approver, reason: row.decision_reason ?? '' };
-    }
-    if (consumed.changes === 0) {
-      return { status: 'denied', approvalId, code: 'approval_used', reason: 'already used', approver };
-    }
-    return { status: 'approved', approvalId, approver };
   }
 
   #expire(row: ApprovalRow, now: number): void {

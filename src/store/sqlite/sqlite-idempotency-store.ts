@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { ToolOutcome } from '../../core/tool-outcome.js';
 import type {
   IdempotencyClaim,
   IdempotencyClaimRequest,
@@ -8,27 +6,19 @@ import type {
   ResolveUnknownRequest,
 } from '../../gate/idempotency-store.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import {
+  type ClaimRow,
+  claimedCall,
+  claimValues,
+  existingClaimAnswer,
+  type InFlightCalls,
+  inFlightCallsOf,
+  processOwner,
+  retakenClaimedAt,
+  type Settled,
+} from '../idempotency-claims.js';
 import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from '../idempotency-key-scope.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
-
-interface KeyRow {
-  claimant_user_id: string;
-  status: 'claimed' | 'completed';
-  run_id: string;
-  tool_call_id: string;
-  owner: string;
-  outcome: string | null;
-  claimed_at: number;
-}
-
-/** How an in-flight call of this process ended, for the calls waiting on it. */
-type Settled = { kind: 'completed'; outcome: ToolOutcome } | { kind: 'released' } | { kind: 'unknown' };
-
-/** This process: its id and a random token, so a recycled pid is never mistaken for a live owner. */
-const processOwner = `${process.pid}:${randomBytes(8).toString('hex')}`;
-
-/** In-flight calls per connection: a duplicate waits for the first instead of being told "unknown". */
-const inFlightByDatabase = new WeakMap<Database.Database, Map<string, Promise<Settled>>>();
 
 /**
  * Idempotency keys in SQLite. `claim` inserts the key before the call runs
@@ -62,7 +52,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly #staleAfterMs: number;
   readonly #now: () => number;
   readonly #busyWaitMs: number;
-  readonly #inFlight: Map<string, Promise<Settled>>;
+  readonly #inFlight: InFlightCalls;
 
   constructor({
     database,
@@ -85,12 +75,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.#staleAfterMs = staleAfterMs;
     this.#now = now;
     this.#busyWaitMs = busyWaitMs;
-    let inFlight = inFlightByDatabase.get(database);
-    if (inFlight === undefined) {
-      inFlight = new Map();
-      inFlightByDatabase.set(database, inFlight);
-    }
-    this.#inFlight = inFlight;
+    this.#inFlight = inFlightCallsOf(database);
   }
 
   /** The owner token this process writes into the keys it claims. */
@@ -105,6 +90,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     runId,
     toolCallId,
     tool,
+    toolFingerprint,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     const scoped = scopeIdempotencyKey({ key, claimant, scope });
     const inFlightKey = inFlightKeyOf(scoped);
@@ -126,9 +112,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       const insert = () =>
         this.#statement(
           `INSERT OR IGNORE INTO idempotency_claims
-               (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at)
-             VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
-        ).run(scoped.tenantId, scoped.scopeUserId, key, claimant.userId, tool, runId, toolCallId, processOwner, now);
+               (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at,
+                tool_fingerprint)
+             VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`,
+        ).run(claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }));
       const inserted =
         this.#busyWaitMs === 0
           ? insert()
@@ -138,20 +125,17 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       const row = this.#statement(
         `SELECT claimant_user_id, status, run_id, tool_call_id, owner, outcome, claimed_at FROM idempotency_claims
            WHERE tenant_id = ? AND scope_user_id = ? AND key = ?`,
-      ).get(scoped.tenantId, scoped.scopeUserId, key) as KeyRow | undefined;
+      ).get(scoped.tenantId, scoped.scopeUserId, key) as ClaimRow | undefined;
+      // Released between the insert and the read: try to claim it again.
       if (row === undefined) continue;
-      const original = { runId: row.run_id, toolCallId: row.tool_call_id };
-      if (row.claimant_user_id !== claimant.userId) return { status: 'claimed_by_another_user', original };
-      if (row.status === 'completed')
-        return { status: 'completed', outcome: JSON.parse(row.outcome ?? 'null') as ToolOutcome, original };
-      const running = this.#inFlight.get(inFlightKey);
-      const age = now - row.claimed_at;
-      if (row.owner !== processOwner || running === undefined || age >= this.#staleAfterMs) {
-        return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
-      }
-      const settled = await waitAtMost(running, this.#staleAfterMs - age);
-      if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
-      if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
+      const answer = await existingClaimAnswer({
+        row,
+        claimantUserId: claimant.userId,
+        running: this.#inFlight.get(inFlightKey),
+        now,
+        staleAfterMs: this.#staleAfterMs,
+      });
+      if (answer !== undefined) return answer;
     }
   }
 
@@ -174,71 +158,52 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       return this.claim(request);
     }
     const changed = this.#statement(
-      `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ? ${where}`,
+      `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ?,
+         tool_fingerprint = ? ${where}`,
     ).run(
       request.runId,
       request.toolCallId,
       request.tool,
       processOwner,
-      Math.max(this.#now(), Number(unknown.claimedAt) + 1),
+      retakenClaimedAt({ unknown, now: this.#now() }),
+      request.toolFingerprint ?? null,
       ...guard,
     ).changes;
     if (changed === 1) return this.#claimed(scoped, inFlightKeyOf(scoped));
     return this.claim(request);
   }
 
-  #claimed({ tenantId, scopeUserId, key }: ScopedKey, inFlightKey: string): IdempotencyClaim {
-    let settle: (settled: Settled) => void = () => {};
-    const running = new Promise<Settled>((resolve) => {
-      settle = resolve;
+  #claimed(scoped: ScopedKey, inFlightKey: string): IdempotencyClaim {
+    return claimedCall({
+      inFlight: this.#inFlight,
+      inFlightKey,
+      finish: (end, settled) => {
+        const write = () => this.#writeEnd(scoped, end);
+        if (this.#busyWaitMs > 0) {
+          return retryWhileBusy({ operation: 'idempotency outcome', waitMs: this.#busyWaitMs, write }).finally(settled);
+        }
+        try {
+          write();
+        } finally {
+          settled();
+        }
+        return undefined;
+      },
     });
-    this.#inFlight.set(inFlightKey, running);
-    let done = false;
-    const finish = (settled: Settled, write: () => void): void | Promise<void> => {
-      if (done) return;
-      done = true;
-      const cleanUp = () => {
-        if (this.#inFlight.get(inFlightKey) === running) this.#inFlight.delete(inFlightKey);
-        settle(settled);
-      };
-      if (this.#busyWaitMs > 0) {
-        return retryWhileBusy({ operation: 'idempotency outcome', waitMs: this.#busyWaitMs, write }).finally(cleanUp);
-      }
-      try {
-        write();
-      } finally {
-        cleanUp();
-      }
-    };
-    return {
-      status: 'claimed',
-      complete: (outcome) =>
-        finish({ kind: 'completed', outcome }, () => {
-          this.#statement(
-            `UPDATE idempotency_claims SET status = 'completed', outcome = ?, completed_at = ?
-               WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
-          ).run(JSON.stringify(outcome), this.#now(), tenantId, scopeUserId, key, processOwner);
-        }),
-      release: () =>
-        finish({ kind: 'released' }, () => {
-          this.#statement(
-            `DELETE FROM idempotency_claims
-               WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
-          ).run(tenantId, scopeUserId, key, processOwner);
-        }),
-      abandon: () => finish({ kind: 'unknown' }, () => {}),
-    };
   }
-}
 
-async function waitAtMost(running: Promise<Settled>, milliseconds: number): Promise<Settled> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Settled>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'unknown' }), Math.max(0, milliseconds));
-  });
-  try {
-    return await Promise.race([running, timeout]);
-  } finally {
-    clearTimeout(timer);
+  /** Records how this process's call of a claimed key ended: its outcome, the key freed, or nothing (unknown). */
+  #writeEnd({ tenantId, scopeUserId, key }: ScopedKey, end: Settled): void {
+    if (end.kind === 'completed') {
+      this.#statement(
+        `UPDATE idempotency_claims SET status = 'completed', outcome = ?, completed_at = ?
+           WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
+      ).run(JSON.stringify(end.outcome), this.#now(), tenantId, scopeUserId, key, processOwner);
+    } else if (end.kind === 'released') {
+      this.#statement(
+        `DELETE FROM idempotency_claims
+           WHERE tenant_id = ? AND scope_user_id = ? AND key = ? AND owner = ? AND status = 'claimed'`,
+      ).run(tenantId, scopeUserId, key, processOwner);
+    }
   }
 }

@@ -9,11 +9,17 @@ import type {
 } from '../../core/memory-store.js';
 import {
   currentFactCondition,
+  embeddedLimit,
+  factRetraction,
+  factRowValues,
+  forgottenKey,
   type MemoryFactRow,
   memoryFactColumns,
   mergeRecall,
   newFact,
   recallLimit,
+  savedFact,
+  toEmbeddedFact,
   toMemoryFact,
 } from '../memory-rows.js';
 import { factSearchText, scopedSearchTerms } from '../memory-scope.js';
@@ -21,6 +27,9 @@ import { type PreparedStatements, preparedStatements } from './prepared-statemen
 
 const columns = memoryFactColumns;
 const current = currentFactCondition('?');
+/** A value as SQLite binds it: it has no booleans, only 1 and 0. */
+const bindable = <Value>(value: Value | boolean): Value | number =>
+  typeof value === 'boolean' ? (value ? 1 : 0) : value;
 
 /**
  * Long-term memory in SQLite (migration 80): every version of a fact is a
@@ -52,41 +61,24 @@ export class SqliteMemoryStore implements MemoryStore {
         `SELECT ${columns} FROM memory_facts f
          WHERE f.tenant_id = ? AND f.user_id = ? AND f.key = ? AND f.superseded_by IS NULL AND f.retracted_at IS NULL`,
       ).get(request.tenantId, request.userId, request.key) as MemoryFactRow | undefined;
-      const previous = previousRow === undefined ? undefined : toMemoryFact(previousRow);
-      const fact: MemoryFact = { ...created, supersedes: previous?.factId };
-      if (previous !== undefined) {
+      const saved = savedFact({ created, previous: previousRow === undefined ? undefined : toMemoryFact(previousRow) });
+      const { fact, superseded } = saved;
+      if (superseded !== undefined) {
         this.#statement('UPDATE memory_facts SET superseded_by = ? WHERE fact_id = ?').run(
           fact.factId,
-          previous.factId,
+          superseded.factId,
         );
       }
       const { lastInsertRowid } = this.#statement(
         `INSERT INTO memory_facts (fact_id, tenant_id, user_id, key, value, source_kind, source_run_id, source_message_id,
            source_call_id, source_tool, trusted, sensitive, created_at, expires_at, supersedes, embedding)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        fact.factId,
-        fact.tenantId,
-        fact.userId,
-        fact.key,
-        fact.value,
-        fact.source.kind,
-        fact.source.runId ?? null,
-        fact.source.messageId ?? null,
-        fact.source.callId ?? null,
-        fact.source.tool ?? null,
-        fact.trusted ? 1 : 0,
-        fact.sensitive ? 1 : 0,
-        fact.createdAt,
-        fact.expiresAt ?? null,
-        fact.supersedes ?? null,
-        request.embedding === undefined ? null : JSON.stringify(request.embedding),
-      );
+      ).run(factRowValues(fact, request.embedding).map(bindable));
       this.#statement('INSERT INTO memory_facts_search (rowid, terms) VALUES (?, ?)').run(
         lastInsertRowid,
         factSearchText(fact),
       );
-      return { fact, superseded: previous === undefined ? undefined : { ...previous, supersededBy: fact.factId } };
+      return saved;
     })();
   }
 
@@ -127,8 +119,8 @@ export class SqliteMemoryStore implements MemoryStore {
       `SELECT ${columns}, f.embedding FROM memory_facts f
        WHERE f.tenant_id = ? AND f.user_id = ? AND f.embedding IS NOT NULL AND ${current}
        ORDER BY f.seq DESC LIMIT ?`,
-    ).all(tenantId, userId, this.#now(), Math.max(0, Math.floor(limit))) as (MemoryFactRow & { embedding: string })[];
-    return rows.map((row) => ({ fact: toMemoryFact(row), embedding: JSON.parse(row.embedding) as number[] }));
+    ).all(tenantId, userId, this.#now(), embeddedLimit(limit)) as (MemoryFactRow & { embedding: string })[];
+    return rows.map(toEmbeddedFact);
   }
 
   list({ tenantId, userId, history = false }: FactOwner & { history?: boolean }): MemoryFact[] {
@@ -141,13 +133,13 @@ export class SqliteMemoryStore implements MemoryStore {
 
   retract({ tenantId, userId, factId }: FactOwner & { factId: string }): boolean {
     return this.#database.transaction(() => {
-      const fact = this.get({ tenantId, userId, factId });
-      if (fact === undefined || fact.retractedAt !== undefined) return false;
+      const retraction = factRetraction(this.get({ tenantId, userId, factId }));
+      if (retraction === undefined) return false;
       this.#statement('UPDATE memory_facts SET retracted_at = ? WHERE fact_id = ?').run(this.#now(), factId);
-      if (fact.supersededBy === undefined && fact.supersedes !== undefined) {
+      if (retraction.restores !== undefined) {
         this.#statement(
           'UPDATE memory_facts SET superseded_by = NULL WHERE fact_id = ? AND tenant_id = ? AND user_id = ? AND retracted_at IS NULL',
-        ).run(fact.supersedes, tenantId, userId);
+        ).run(retraction.restores, tenantId, userId);
       }
       return true;
     })();
@@ -155,13 +147,11 @@ export class SqliteMemoryStore implements MemoryStore {
 
   forget({ tenantId, userId, key, factId }: FactOwner & { key?: string; factId?: string }): number {
     return this.#database.transaction(() => {
-      let forgottenKey = key;
-      if (factId !== undefined) {
-        forgottenKey = this.get({ tenantId, userId, factId })?.key;
-        if (forgottenKey === undefined || (key !== undefined && key !== forgottenKey)) return 0;
-      }
-      const filter = forgottenKey === undefined ? '' : 'AND key = ?';
-      const values = [tenantId, userId, ...(forgottenKey === undefined ? [] : [forgottenKey])];
+      const found = factId === undefined ? undefined : this.get({ tenantId, userId, factId });
+      const forgotten = forgottenKey({ key, factId, found });
+      if (forgotten === undefined) return 0;
+      const filter = forgotten.key === undefined ? '' : 'AND key = ?';
+      const values = [tenantId, userId, ...(forgotten.key === undefined ? [] : [forgotten.key])];
       this.#statement(
         `DELETE FROM memory_facts_search WHERE rowid IN
            (SELECT seq FROM memory_facts WHERE tenant_id = ? AND user_id = ? ${filter})`,

@@ -1,13 +1,18 @@
 import type Database from 'better-sqlite3';
 import { isStoreBusy } from '../../util/retry-while-busy.js';
 import {
+  failureColumn,
+  keptFailure,
+  type NewServerRun,
   type OrphanedRun,
   type RunFailure,
+  recordedServerRun,
   type ServerRun,
   type ServerRunRow,
   type ServerRunStatus,
   toServerRun,
 } from '../server-run.js';
+import { toLocale } from '../session-rows.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
 
 export type { OrphanedRun, ServerRun, ServerRunStatus } from '../server-run.js';
@@ -82,7 +87,7 @@ export class ServerRuns {
     this.#statement = preparedStatements(database);
   }
 
-  insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun {
+  insert(run: NewServerRun): ServerRun {
     const now = this.#now();
     this.#statement(sql.insert).run(
       run.runId,
@@ -94,7 +99,7 @@ export class ServerRuns {
       now,
       now,
     );
-    return { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
+    return recordedServerRun(run, now);
   }
 
   /**
@@ -103,7 +108,7 @@ export class ServerRuns {
    * another connection holds the database's write lock, as soon as it lets go.
    */
   setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void {
-    this.#pending.set(runId, { status, failure: status === 'error' ? failure : undefined, updatedAt: this.#now() });
+    this.#pending.set(runId, { status, failure: keptFailure(status, failure), updatedAt: this.#now() });
     if (this.#retryTimer === undefined) this.#writePending();
   }
 
@@ -162,7 +167,7 @@ export class ServerRuns {
       tenantId: row.tenant_id,
       userId: row.user_id,
       messageOffset: row.first_position ?? row.message_count,
-      locale: row.run_locale === 'en' || row.run_locale === 'zh-CN' ? row.run_locale : undefined,
+      locale: toLocale(row.run_locale),
     }));
   }
 
@@ -171,8 +176,7 @@ export class ServerRuns {
     this.#retryTimer = undefined;
     for (const [runId, change] of this.#pending) {
       try {
-        const failure = change.failure === undefined ? null : JSON.stringify(change.failure);
-        this.#statement(sql.setStatus).run(change.status, failure, change.updatedAt, runId);
+        this.#statement(sql.setStatus).run(change.status, failureColumn(change.failure), change.updatedAt, runId);
       } catch (error) {
         if (isStoreBusy(error)) {
           if (retry) this.#scheduleRetry();

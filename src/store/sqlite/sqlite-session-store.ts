@@ -1,26 +1,52 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { ChatMessage } from '../../core/chat-message.js';
-import type { Locale } from '../../core/locale.js';
-import { isCleanCut } from '../../core/message-units.js';
-import type { Principal } from '../../core/principal.js';
 import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
-import type { ToolOutcome } from '../../core/tool-outcome.js';
-import { SessionConflictError } from '../../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import { timeOrderedId } from '../../util/time-ordered-id.js';
-import { forkPointError } from '../fork-point-error.js';
-import type { BegunRun, Session, SessionStore, SessionSummary } from '../session-store.js';
+import {
+  forkedSessionValues,
+  newSessionValues,
+  parseMessages,
+  parseSlots,
+  type SessionRow,
+  type ToolResultRow,
+  toolResultValues,
+  toRecordedToolResult,
+  toSession,
+  toSummary,
+} from '../session-rows.js';
+import type {
+  AppendRequest,
+  BeginRunRequest,
+  CreateSessionOptions,
+  EndRunRequest,
+  ForkRequest,
+  JournalRequest,
+  ListSessionsOptions,
+  PurgeRequest,
+  Session,
+  SessionStore,
+  SessionSummary,
+  SetSlotsRequest,
+} from '../session-store.js';
+import {
+  begunRun,
+  checkAppend,
+  checkVersion,
+  forkCut,
+  isVersionConflict,
+  mergeSlots,
+  purgeCutoff,
+  stepCommitConflict,
+  stepCommitCounters,
+} from '../session-writes.js';
 import { type PendingWrites, pendingWrites } from './pending-writes.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
-import { type SessionRow, toActiveRun, toSummary } from './session-rows.js';
 
 /** Attempts of a write that found the session moved on between its read and its write. */
 const maxConflictRetries = 50;
-const dayMs = 86_400_000;
-/** Version mismatches: the one conflict a write without `expectedVersion` retries. */
-const versionConflicts = new WeakSet<object>();
 
 /**
  * What every write does to the session row besides its own change: one more
@@ -136,14 +162,7 @@ export class SqliteSessionStore implements SessionStore {
     this.#runBusyWaitMs = runBusyWaitMs;
     this.#readSession = database.transaction((sessionId: string): Session | undefined => {
       const row = this.#row(sessionId);
-      if (row === undefined) return undefined;
-      const { activeRunId: _activeRunId, messageCount: _messageCount, ...summary } = toSummary(row);
-      return {
-        ...summary,
-        activeRun: toActiveRun(row),
-        messages: this.#messages(sessionId),
-        slots: JSON.parse(row.slots) as Record<string, unknown>,
-      };
+      return row === undefined ? undefined : toSession(row, this.#storedMessages(sessionId));
     });
   }
 
@@ -157,28 +176,14 @@ export class SqliteSessionStore implements SessionStore {
     principal,
     ttlMs,
     slots = {},
-  }: {
-    sessionId?: string;
-    principal?: Principal;
-    ttlMs?: number;
-    slots?: Readonly<Record<string, unknown>>;
-  } = {}): Promise<Session> {
-    const now = this.#now();
+  }: CreateSessionOptions = {}): Promise<Session> {
+    const row = newSessionValues({ sessionId, principal, ttlMs, slots, now: this.#now() });
     await this.#whenFree('create', () =>
       this.#pending.transaction(() =>
         this.#statement(
           `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          sessionId,
-          principal?.tenantId ?? null,
-          principal?.userId ?? null,
-          JSON.stringify(slots),
-          now,
-          now,
-          ttlMs === undefined ? null : now + ttlMs,
-          ttlMs ?? null,
-        ),
+           VALUES (@sessionId, @tenantId, @userId, @slots, @now, @now, @expiresAt, @ttlMs)`,
+        ).run(row),
       ),
     );
     return this.#loadNow(sessionId) as Session;
@@ -188,15 +193,7 @@ export class SqliteSessionStore implements SessionStore {
     return this.#loadNow(sessionId);
   }
 
-  async list({
-    limit = 100,
-    tenantId,
-    userId,
-  }: {
-    limit?: number;
-    tenantId?: string;
-    userId?: string;
-  } = {}): Promise<readonly SessionSummary[]> {
+  async list({ limit = 100, tenantId, userId }: ListSessionsOptions = {}): Promise<readonly SessionSummary[]> {
     this.#pending.flush();
     const rows = this.#statement(
       `SELECT * FROM sessions WHERE (@tenantId IS NULL OR tenant_id = @tenantId) AND (@userId IS NULL OR user_id = @userId)
@@ -205,23 +202,10 @@ export class SqliteSessionStore implements SessionStore {
     return rows.map(toSummary);
   }
 
-  async append({
-    sessionId,
-    messages,
-    expectedVersion,
-    runId,
-  }: {
-    sessionId: string;
-    messages: readonly ChatMessage[];
-    expectedVersion?: number;
-    runId?: string;
-  }): Promise<{ version: number }> {
+  async append({ sessionId, messages, expectedVersion, runId }: AppendRequest): Promise<{ version: number }> {
     return this.#withRetries('append', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
-        const active = row.active_run_id;
-        if (active !== null && active !== runId) {
-          throw new SessionConflictError({ sessionId, conflict: { kind: 'messages_from_run', activeRunId: active } });
-        }
+        checkAppend({ sessionId, row, runId });
         this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
         this.#statement(
           `UPDATE sessions SET message_count = message_count + @count, ${touch} WHERE session_id = @id`,
@@ -234,19 +218,11 @@ export class SqliteSessionStore implements SessionStore {
     sessionId,
     slots,
     expectedVersion,
-  }: {
-    sessionId: string;
-    slots: Readonly<Record<string, unknown>>;
-    expectedVersion?: number;
-  }): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
+  }: SetSlotsRequest): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
     let merged: Record<string, unknown> = {};
     const { version } = await this.#withRetries('setSlots', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
-        merged = { ...(JSON.parse(row.slots) as Record<string, unknown>) };
-        for (const [name, value] of Object.entries(slots)) {
-          if (value === undefined) delete merged[name];
-          else Object.defineProperty(merged, name, { value, enumerable: true, writable: true, configurable: true });
-        }
+        merged = mergeSlots(row, slots);
         this.#statement(`UPDATE sessions SET slots = @slots, ${touch} WHERE session_id = @id`).run({
           slots: JSON.stringify(merged),
           now: this.#now(),
@@ -260,66 +236,34 @@ export class SqliteSessionStore implements SessionStore {
   async getSlots(sessionId: string): Promise<Readonly<Record<string, unknown>> | undefined> {
     this.#pending.flush();
     const row = this.#row(sessionId);
-    return row === undefined ? undefined : (JSON.parse(row.slots) as Record<string, unknown>);
+    return row === undefined ? undefined : parseSlots(row);
   }
 
-  async fork({
-    sessionId,
-    atMessage,
-    newSessionId = timeOrderedId(),
-    ttlMs,
-  }: {
-    sessionId: string;
-    atMessage?: number;
-    newSessionId?: string;
-    ttlMs?: number;
-  }): Promise<Session> {
+  async fork({ sessionId, atMessage, newSessionId = timeOrderedId(), ttlMs }: ForkRequest): Promise<Session> {
     await this.#whenFree('fork', () =>
       this.#pending.transaction(() => {
         const row = this.#existing(sessionId);
-        const messages = this.#messages(sessionId);
-        const cut = atMessage ?? messages.length;
-        if (!isCleanCut(messages, cut)) throw forkPointError({ sessionId, messages, cut });
-        const now = this.#now();
-        const keep = ttlMs ?? row.ttl_ms ?? undefined;
-        // The copy is made from the stored JSON: the fork shares no object with the original.
+        const cut = forkCut({ sessionId, messages: parseMessages(this.#storedMessages(sessionId)), atMessage });
+        const fork = forkedSessionValues({ row, newSessionId, cut, ttlMs, now: this.#now() });
         this.#statement(
           `INSERT INTO sessions (session_id, tenant_id, user_id, slots, message_count, forked_from, forked_at,
              created_at, updated_at, expires_at, ttl_ms, run_locale, run_model)
-           VALUES (@id, @tenantId, @userId, @slots, @count, @from, @at, @now, @now, @expiresAt, @ttlMs, @locale, @model)`,
-        ).run({
-          id: newSessionId,
-          tenantId: row.tenant_id,
-          userId: row.user_id,
-          locale: row.run_locale,
-          model: row.run_model,
-          slots: row.slots,
-          count: cut,
-          from: sessionId,
-          at: cut,
-          now,
-          expiresAt: keep === undefined ? null : now + keep,
-          ttlMs: keep ?? null,
-        });
+           VALUES (@sessionId, @tenantId, @userId, @slots, @cut, @forkedFrom, @cut, @now, @now, @expiresAt, @ttlMs,
+             @locale, @model)`,
+        ).run(fork);
         this.#statement(
           `INSERT INTO session_messages (session_id, position, run_id, message, created_at)
-           SELECT @id, position, NULL, message, @now FROM session_messages
-           WHERE session_id = @from AND position < @count ORDER BY position`,
-        ).run({ id: newSessionId, from: sessionId, count: cut, now });
+           SELECT @sessionId, position, NULL, message, @now FROM session_messages
+           WHERE session_id = @forkedFrom AND position < @cut ORDER BY position`,
+        ).run({ sessionId: fork.sessionId, forkedFrom: fork.forkedFrom, cut, now: fork.now });
       }),
     );
     return this.#loadNow(newSessionId) as Session;
   }
 
-  async purge({
-    olderThanDays,
-    expired = false,
-  }: {
-    olderThanDays?: number;
-    expired?: boolean;
-  }): Promise<{ sessionIds: readonly string[] }> {
+  async purge({ olderThanDays, expired = false }: PurgeRequest): Promise<{ sessionIds: readonly string[] }> {
     const now = this.#now();
-    const before = olderThanDays === undefined ? null : now - olderThanDays * dayMs;
+    const before = purgeCutoff({ olderThanDays, now });
     return this.#whenFree('purge', () =>
       this.#pending.transaction(() => {
         const ids = (
@@ -348,28 +292,15 @@ export class SqliteSessionStore implements SessionStore {
     model,
     expectedVersion,
     inTransaction,
-  }: {
-    sessionId: string;
-    runId: string;
-    messages?: readonly ChatMessage[];
-    locale?: Locale;
-    model?: string;
-    expectedVersion?: number;
-    inTransaction?: (begun: BegunRun) => void;
-  }): Promise<{ version: number }> {
+  }: BeginRunRequest): Promise<{ version: number }> {
     return this.#withRetries('beginRun', expectedVersion, (base) =>
       this.#write(sessionId, base, (row) => {
+        const begun = begunRun({ sessionId, runId, row });
         const now = this.#now();
-        const resumed = row.active_run_id === runId;
-        if (resumed) {
+        if (begun.resumed) {
           this.#statement(
             `UPDATE sessions SET status = 'running', message_count = message_count + @count, ${touch} WHERE session_id = @id`,
           ).run({ now, id: sessionId, count: messages.length });
-        } else if (row.active_run_id !== null) {
-          throw new SessionConflictError({
-            sessionId,
-            conflict: { kind: 'run_active', activeRunId: row.active_run_id },
-          });
         } else {
           this.#statement(
             `UPDATE sessions SET status = 'running', active_run_id = @runId, run_steps = 0, run_input_tokens = 0,
@@ -378,23 +309,13 @@ export class SqliteSessionStore implements SessionStore {
              WHERE session_id = @id`,
           ).run({ runId, now, id: sessionId, locale: locale ?? null, model: model ?? null, count: messages.length });
         }
-        this.#insertMessages({ sessionId, messages, from: row.message_count, runId });
-        inTransaction?.({ sessionId, runId, resumed, messageOffset: row.message_count });
+        this.#insertMessages({ sessionId, messages, from: begun.messageOffset, runId });
+        inTransaction?.(begun);
       }),
     );
   }
 
-  async endRun({
-    sessionId,
-    runId,
-    status,
-    lastSeq,
-  }: {
-    sessionId: string;
-    runId: string;
-    status: 'idle' | 'awaiting_approval';
-    lastSeq: number;
-  }): Promise<void> {
+  async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
     await this.#whenFree(
       'endRun',
       () =>
@@ -410,22 +331,14 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  journal({ sessionId, expectedMessageCount }: { sessionId: string; expectedMessageCount?: number }): RunJournal {
+  journal({ sessionId, expectedMessageCount }: JournalRequest): RunJournal {
     const findAll = this.#statement('SELECT tool_call_id, tool, content, outcome FROM tool_results WHERE run_id = ?');
     const record = this.#statement(
       `INSERT OR IGNORE INTO tool_results (run_id, tool_call_id, session_id, tool, content, outcome, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     const insert = (runId: string, result: RecordedToolResult) =>
-      record.run(
-        runId,
-        result.toolCallId,
-        sessionId,
-        result.tool,
-        result.content,
-        JSON.stringify(result.outcome),
-        this.#now(),
-      );
+      record.run(toolResultValues({ runId, sessionId, result, now: this.#now() }));
     /** Rerunnable results: this journal answers with them; they are not stored (see `RecordedToolResult.rerunnable`). */
     const waiting = new Map<string, RecordedToolResult>();
     /**
@@ -438,16 +351,8 @@ export class SqliteSessionStore implements SessionStore {
     let stored: { readonly runId: string; readonly results: Map<string, RecordedToolResult> } | undefined;
     const storedResults = (runId: string): Map<string, RecordedToolResult> => {
       if (stored?.runId === runId) return stored.results;
-      const rows = findAll.all(runId) as { tool_call_id: string; tool: string; content: string; outcome: string }[];
       const results = new Map<string, RecordedToolResult>();
-      for (const row of rows) {
-        results.set(row.tool_call_id, {
-          toolCallId: row.tool_call_id,
-          tool: row.tool,
-          content: row.content,
-          outcome: JSON.parse(row.outcome) as ToolOutcome,
-        });
-      }
+      for (const row of findAll.all(runId) as ToolResultRow[]) results.set(row.tool_call_id, toRecordedToolResult(row));
       stored = { runId, results };
       return results;
     };
@@ -565,9 +470,9 @@ export class SqliteSessionStore implements SessionStore {
     expected: number | undefined;
     hasTtl: boolean;
   }): number {
-    // The loop's cost and last event number so far, once its step commits carry them.
-    const cost = 'cost' in commit && typeof commit.cost === 'number' ? commit.cost : null;
-    const lastSeq = 'lastSeq' in commit && typeof commit.lastSeq === 'number' ? commit.lastSeq : null;
+    const counters = stepCommitCounters(commit);
+    const cost = counters.cost ?? null;
+    const lastSeq = counters.lastSeq ?? null;
     const { steps, usage, runId } = commit;
     const inputTokens = usage.inputTokens;
     const outputTokens = usage.outputTokens;
@@ -610,22 +515,7 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Why a step commit found nothing to update: the session is gone, another run is active, or its messages moved. */
   #commitConflict(sessionId: string, runId: string, expected: number | undefined): Error {
-    const row = this.#existing(sessionId);
-    if (row.active_run_id !== runId) {
-      return new SessionConflictError({
-        sessionId,
-        conflict: { kind: 'run_replaced', runId, activeRunId: row.active_run_id ?? undefined },
-      });
-    }
-    return new SessionConflictError({
-      sessionId,
-      conflict: {
-        kind: 'message_count',
-        runId,
-        messageCount: row.message_count,
-        expectedMessageCount: expected ?? row.message_count,
-      },
-    });
+    return stepCommitConflict({ sessionId, row: this.#existing(sessionId), runId, expected });
   }
 
   /**
@@ -643,7 +533,7 @@ export class SqliteSessionStore implements SessionStore {
       try {
         return { version: await this.#whenFree(operation, () => attempt(expectedVersion)) };
       } catch (error) {
-        if (!versionConflicts.has(error as object) || expectedVersion !== undefined || retry >= maxConflictRetries) {
+        if (!isVersionConflict(error) || expectedVersion !== undefined || retry >= maxConflictRetries) {
           throw error;
         }
         this.#conflictRetries += 1;
@@ -667,14 +557,7 @@ export class SqliteSessionStore implements SessionStore {
     const read = expectedVersion ?? this.#existing(sessionId).version;
     return this.#pending.transaction(() => {
       const row = this.#existing(sessionId);
-      if (row.version !== read) {
-        const conflict = new SessionConflictError({
-          sessionId,
-          conflict: { kind: 'version', version: row.version, expectedVersion: read },
-        });
-        versionConflicts.add(conflict);
-        throw conflict;
-      }
+      checkVersion({ sessionId, row, expectedVersion: read });
       change(row);
       return read + 1;
     });
@@ -715,12 +598,12 @@ export class SqliteSessionStore implements SessionStore {
     return row;
   }
 
-  #messages(sessionId: string): ChatMessage[] {
-    return (
-      this.#statement('SELECT message FROM session_messages WHERE session_id = ? ORDER BY position').all(sessionId) as {
-        message: string;
-      }[]
-    ).map((entry) => JSON.parse(entry.message) as ChatMessage);
+  /** The session's messages as stored (JSON), in position order. */
+  #storedMessages(sessionId: string): string[] {
+    const rows = this.#statement('SELECT message FROM session_messages WHERE session_id = ? ORDER BY position').all(
+      sessionId,
+    ) as { message: string }[];
+    return rows.map((row) => row.message);
   }
 
   #loadNow(sessionId: string): Session | undefined {

@@ -179,6 +179,46 @@ export function describeApprovalBrokerContract(
       });
     });
 
+    it('keeps an approval given as a grant: unused past its expiry it is void, and stays void', async () => {
+      const { backend, clock } = await open();
+      const approvalId = await pending(backend.approvals);
+      clock.now += 30_000;
+      await backend.approvals.resolveApproval({ approvalId, decision: 'approve', approver: 'li.wei' });
+      clock.now += 120_000;
+      const voided = { status: 'denied', approvalId, code: 'grant_expired', approver: 'li.wei' };
+      expect(await backend.approvals.decide(request, { signal })).toMatchObject(voided);
+      expect(await backend.approvals.decide(request, { signal })).toMatchObject(voided);
+    });
+
+    it('lets a grant through before it expires, once, and records its expiry, policy and tool definition', async () => {
+      const { backend, clock } = await open();
+      const asked = { ...request, policyVersion: 'rules-v1', toolFingerprint: 'fp-1' };
+      const approvalId = await pending(backend.approvals, asked);
+      await backend.approvals.resolveApproval({ approvalId, decision: 'approve', approver: 'li.wei' });
+      const decidedAt = clock.now;
+      clock.now += 119_000;
+      expect(await backend.approvals.decide(asked, { signal })).toMatchObject({ status: 'approved', approvalId });
+      const record = await (
+        backend.approvals as unknown as { getApproval(id: string): Awaitable<Record<string, unknown>> }
+      ).getApproval(approvalId);
+      expect(record).toMatchObject({
+        grantExpiresAt: decidedAt + 120_000,
+        policyVersion: 'rules-v1',
+        toolFingerprint: 'fp-1',
+      });
+    });
+
+    it('voids a grant used under another version of the rules than it was asked under', async () => {
+      const { backend } = await open();
+      const asked = { ...request, policyVersion: 'rules-v1' };
+      const approvalId = await pending(backend.approvals, asked);
+      await backend.approvals.resolveApproval({ approvalId, decision: 'approve', approver: 'li.wei' });
+      const voided = { status: 'denied', approvalId, code: 'policy_changed', approver: 'li.wei' };
+      expect(await backend.approvals.decide({ ...asked, policyVersion: 'rules-v2' }, { signal })).toMatchObject(voided);
+      // Void for good: going back to the old rules does not revive it.
+      expect(await backend.approvals.decide(asked, { signal })).toMatchObject(voided);
+    });
+
     it('refuses to record a decision on an unknown or already decided approval, or without an approver', async () => {
       const { backend } = await open();
       const { approvals } = backend;

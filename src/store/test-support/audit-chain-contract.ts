@@ -96,6 +96,24 @@ export function describeAuditChainContract(
         );
       }));
 
+    it('hashes the tool definition a call was made under: a fingerprint set, changed or removed later is named', () =>
+      withBackend(async (backend) => {
+        await backend.audit.append(row('call_1', { toolFingerprint: 'fp-reviewed' }));
+        await backend.audit.append(row('call_2'));
+        await backend.audit.append(row('call_3', { toolFingerprint: 'fp-reviewed' }));
+        expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, rows: 3 });
+        await backend.dropAppendOnlyTriggers();
+        await backend.sql("UPDATE audit_log SET tool_fingerprint = 'fp-swapped' WHERE tool_call_id = 'call_1'");
+        await backend.sql("UPDATE audit_log SET tool_fingerprint = 'fp-added' WHERE tool_call_id = 'call_2'");
+        await backend.sql("UPDATE audit_log SET tool_fingerprint = NULL WHERE tool_call_id = 'call_3'");
+        const report = await backend.audit.verifyChain();
+        expect(report.findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+          { auditId: 1, kind: 'changed' },
+          { auditId: 2, kind: 'changed' },
+          { auditId: 3, kind: 'changed' },
+        ]);
+      }));
+
     it('names the row after a DELETE, in the deleted row’s chain only', () =>
       withBackend(async (backend) => {
         await appendFive(backend);

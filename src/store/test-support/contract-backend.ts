@@ -14,6 +14,8 @@ export interface ContractOptions {
   readonly now: () => number;
   /** How long a pending approval waits before it is denied as timed out: one minute in the suites. */
   readonly approvalTtlMs: number;
+  /** How long an approval, once given, may be used: two minutes in the suites. */
+  readonly approvalGrantTtlMs: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export function openFreshBackends<Backend>(create: CreateBackend<Backend>): () =
   });
   return async () => {
     const clock = { now: 1_000_000 };
-    const backend = await create({ now: () => clock.now, approvalTtlMs: 60_000 });
+    const backend = await create({ now: () => clock.now, approvalTtlMs: 60_000, approvalGrantTtlMs: 120_000 });
     opened.push(backend);
     return { backend, clock };
   };

@@ -95,6 +95,37 @@ export function describeIdempotencyStoreContract(
       if (answer.status === 'completed') expect(answer.outcome).toEqual(refund);
     });
 
+    it('answers a duplicate of a call this process is executing with its outcome once it ends, or lets it claim a released key', async () => {
+      const { backend } = await open();
+      const first = claimed(await backend.idempotency.claim(claimOf()));
+      const duplicate = backend.idempotency.claim(claimOf({ toolCallId: 'call_2' }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await first.complete(refund);
+      expect(await duplicate).toEqual({
+        status: 'completed',
+        outcome: refund,
+        original: { runId: 'run-1', toolCallId: 'call_1' },
+      });
+      const released = claimed(await backend.idempotency.claim(claimOf({ key: 'refund:SO20260902:100' })));
+      const next = backend.idempotency.claim(claimOf({ key: 'refund:SO20260902:100', toolCallId: 'call_3' }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await released.release();
+      expect((await next).status).toBe('claimed');
+    });
+
+    it('answers outcome_unknown, without waiting, for a call of this process claimed longer ago than the stale threshold', async () => {
+      const { backend, clock } = await open();
+      const claimedAt = clock.now;
+      const first = claimed(await backend.idempotency.claim(claimOf()));
+      clock.now += 10 * 60 * 1000;
+      expect(await backend.idempotency.claim(claimOf({ toolCallId: 'call_2' }))).toEqual({
+        status: 'outcome_unknown',
+        claimedAt,
+        original: { runId: 'run-1', toolCallId: 'call_1' },
+      });
+      await first.complete(refund);
+    });
+
     it("gives another tenant's user with the same id, and another user of the tenant, their own key", async () => {
       const { backend } = await open();
       const { idempotency } = backend;

@@ -147,6 +147,18 @@ export function describeMemoryStoreContract(
       expect((await backend.memory.list(shopper)).map((entry) => entry.value)).toEqual(['Hangzhou']);
     });
 
+    it('retracts a version that is no longer current without making an older one current again', async () => {
+      const { backend, clock } = await open();
+      await backend.memory.save(fact({ value: 'Beijing' }));
+      clock.now += 1;
+      const middle = (await backend.memory.save(fact({ value: 'Shenzhen' }))).fact;
+      clock.now += 1;
+      const latest = (await backend.memory.save(fact({ value: 'Hangzhou' }))).fact;
+      expect(await backend.memory.retract({ ...shopper, factId: middle.factId })).toBe(true);
+      expect(await backend.memory.list(shopper)).toEqual([latest]);
+      expect((await backend.memory.recall({ ...shopper, key: 'city' })).map((r) => r.fact.value)).toEqual(['Hangzhou']);
+    });
+
     it('forgets every version of a key, of a fact, or of the whole owner, and nobody else’s', async () => {
       const { backend } = await open();
       await backend.memory.save(fact({ value: 'Beijing' }));
@@ -156,6 +168,7 @@ export function describeMemoryStoreContract(
       const neighbour = (await backend.memory.save(fact({ userId: 'C2002', value: 'Shanghai' }))).fact;
       const otherTenant = (await backend.memory.save(fact({ tenantId: 'other', value: 'Shanghai' }))).fact;
       expect(await backend.memory.forget({ tenantId: 'shop', userId: 'C2002', factId: city.factId })).toBe(0);
+      expect(await backend.memory.forget({ ...shopper, key: 'drink', factId: city.factId })).toBe(0);
       expect(await backend.memory.forget({ ...shopper, factId: city.factId })).toBe(2);
       expect(await backend.memory.forget({ ...shopper, key: 'drink' })).toBe(1);
       expect(await backend.memory.recall({ ...shopper, query: 'Shanghai tea' })).toEqual([]);

@@ -125,6 +125,21 @@ export function describeSessionStoreContract(
       expect((await sessions.load(session.id))?.version).toBe(session.version + 2);
     });
 
+    it('keeps a slot named __proto__ as a plain slot, never as the prototype of the slots', async () => {
+      const { sessions } = await sessionsOf();
+      const session = await sessions.create({ slots: { order_id: 'SO1' } });
+      const changes = JSON.parse('{"__proto__": {"polluted": true}, "reason": "chipped"}') as Record<string, unknown>;
+      const { slots } = await sessions.setSlots({ sessionId: session.id, slots: changes });
+      for (const read of [slots, await sessions.getSlots(session.id), (await sessions.load(session.id))?.slots]) {
+        expect(Object.keys(read ?? {})).toEqual(['order_id', '__proto__', 'reason']);
+        expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+        expect((read as { polluted?: unknown }).polluted).toBeUndefined();
+      }
+      await sessions.setSlots({ sessionId: session.id, slots: JSON.parse('{"__proto__": null}') });
+      expect(await sessions.getSlots(session.id)).toMatchObject({ order_id: 'SO1', reason: 'chipped' });
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    });
+
     it('refuses a write based on a version someone else replaced, and writes nothing', async () => {
       const { sessions } = await sessionsOf();
       const session = await sessions.create();

@@ -7,6 +7,7 @@ import type { ServerDependencies, ServerEnv } from '../../server-env.js';
 import { arbiterAgentCard } from './arbiter-agent-card.js';
 import { ArbiterAgentExecutor } from './arbiter-agent-executor.js';
 import { ArbiterTaskStore } from './arbiter-task-store.js';
+import { OncePerMessageHandler } from './once-per-message-handler.js';
 import { PrincipalUser } from './principal-user.js';
 
 /**
@@ -16,18 +17,22 @@ import { PrincipalUser } from './principal-user.js';
  * `tasks/resubscribe` as A2A 1.0 names them: SendMessage, SendStreamingMessage,
  * GetTask, CancelTask, SubscribeToTask), behind the same bearer auth as
  * every `/v1` route: the principal is the token's. Tasks are arbiter runs
- * (`ArbiterAgentExecutor`), read back from arbiter's records (`ArbiterTaskStore`).
+ * (`ArbiterAgentExecutor`), read back from arbiter's records (`ArbiterTaskStore`);
+ * a message sent again with the same `messageId` runs once (`OncePerMessageHandler`).
  *
  * @example
  * app.route('/v1/a2a', a2aRoutes(dependencies));
  */
 export function a2aRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
-  const handler = new DefaultRequestHandler(
-    // The card's own URL does not matter here (versions are checked against it); the published card has the request's.
-    arbiterAgentCard({ tools: dependencies.tools, url: '/v1/a2a' }),
-    new ArbiterTaskStore({ sources: dependencies, manager: dependencies.manager }),
-    new ArbiterAgentExecutor(dependencies),
-  );
+  const handler = new OncePerMessageHandler({
+    inner: new DefaultRequestHandler(
+      // The card's own URL does not matter here (versions are checked against it); the published card has the request's.
+      arbiterAgentCard({ tools: dependencies.tools, url: '/v1/a2a' }),
+      new ArbiterTaskStore({ sources: dependencies, manager: dependencies.manager }),
+      new ArbiterAgentExecutor(dependencies),
+    ),
+    sources: dependencies,
+  });
   const transport = new JsonRpcTransportHandler(handler);
   const routes = new Hono<ServerEnv>();
   routes.post('/', async (c) => {

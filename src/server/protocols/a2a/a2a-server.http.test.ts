@@ -192,6 +192,45 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
     expect((await client.getTask({ tenant: '', id: task.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
+  it('answers a message sent again with the same messageId with the same task and one run; another user gets his own', async () => {
+    server = await startTestServer();
+    const alice = await clientFor(testTokens.alice);
+    const message = userMessage('Where is my order SO20260901?');
+    const sendIt = (client: Client) =>
+      client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined });
+    const first = asTask(await sendIt(alice));
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const again = asTask(await sendIt(alice));
+    expect(again.id).toBe(first.id);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(partText(again)).toContain('SO20260901 is shipped');
+    const streamed = await collect(
+      alice.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined }),
+    );
+    expect(streamed.map((event) => (event.payload?.$case === 'task' ? event.payload.value.id : ''))).toEqual([
+      first.id,
+    ]);
+    const sessionId = String(first.metadata?.sessionId);
+    expect(await server.server.runs.listForSession(sessionId)).toHaveLength(1);
+    // The same message id of another customer of the tenant is another task.
+    const bob = asTask(await sendIt(await clientFor(testTokens.bob)));
+    expect(bob.id).not.toBe(first.id);
+  });
+
+  it('answers a refund sent twice while it waits for a person with the one waiting task: one approval', async () => {
+    server = await startTestServer();
+    const client = await clientFor(testTokens.alice);
+    const message = userMessage('My teapot arrived cracked, I want a refund.');
+    const sendIt = () => client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined });
+    const first = asTask(await sendIt());
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const again = asTask(await sendIt());
+    expect(again.id).toBe(first.id);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(approvalsOf(again)).toEqual(approvalsOf(first));
+    expect(await server.server.runs.listForSession(String(first.metadata?.sessionId))).toHaveLength(1);
+  });
+
   it("does not find another tenant's task, nor another customer's; the tenant's approver sees it", async () => {
     server = await startTestServer();
     const alice = await clientFor(testTokens.alice);

@@ -10,7 +10,7 @@ import type { ServerDependencies } from '../../server-env.js';
 import { followOnManager } from '../../stream-run-events.js';
 import { agentMessage, messageText } from './a2a-parts.js';
 import { a2aServerTexts } from './a2a-server-texts.js';
-import { a2aContextSlot, a2aTaskSessionId } from './a2a-task-session.js';
+import { a2aContextSlot, a2aStartsRunKey, a2aTaskSessionId } from './a2a-task-session.js';
 import { a2aTaskState, isFinalTaskState } from './a2a-task-state.js';
 import { cancelA2aRun } from './cancel-a2a-run.js';
 import { principalOf } from './principal-user.js';
@@ -42,15 +42,19 @@ export class ArbiterAgentExecutor implements AgentExecutor {
     if (principal === undefined) throw new RequestMalformedError('no principal');
     const { taskId, contextId } = requestContext;
     const locale: Locale = requestContext.userMessage.metadata?.locale === 'zh-CN' ? 'zh-CN' : 'en';
-    if (requestContext.task === undefined) {
+    // A new task: its session was created by `OncePerMessageHandler` for this request, or (a handler
+    // without it) is created here. A repeated message finds the session and only follows its run.
+    const startsRun = requestContext.context.state.get(a2aStartsRunKey) === taskId;
+    if (requestContext.task === undefined || startsRun) {
       const content = messageText(requestContext.userMessage);
       if (content === '') throw new RequestMalformedError(a2aServerTexts(locale).noText);
-      await this.#start({ principal, taskId, contextId, content, locale });
+      await this.#start({ principal, taskId, contextId, content, locale, sessionExists: startsRun });
     }
     const found = await readA2aTask(this.#dependencies, { principal, taskId });
-    if (found?.run === undefined) throw new RequestMalformedError(`no task ${taskId}`);
+    if (found === undefined) throw new RequestMalformedError(`no task ${taskId}`);
     bus.publish(AgentEvent.task(found.task));
-    if (isFinalTaskState(found.task.status?.state)) return;
+    // Not started yet (the send that created it is still starting it): the caller follows it from here.
+    if (found.run === undefined || isFinalTaskState(found.task.status?.state)) return;
     try {
       await this.#follow({
         runId: found.run.runId,
@@ -95,17 +99,22 @@ export class ArbiterAgentExecutor implements AgentExecutor {
     contextId,
     content,
     locale,
+    sessionExists,
   }: {
     principal: Principal;
     taskId: string;
     contextId: string;
     content: string;
     locale: Locale;
+    /** Created (and counted against the session limit) by the request handler. */
+    sessionExists: boolean;
   }): Promise<void> {
     const { sessions, limits, manager } = this.#dependencies;
     const sessionId = a2aTaskSessionId({ tenantId: principal.tenantId, taskId });
-    await limits.createSession(principal);
-    await sessions.create({ sessionId, principal, slots: { [a2aContextSlot]: contextId } });
+    if (!sessionExists) {
+      await limits.createSession(principal);
+      await sessions.create({ sessionId, principal, slots: { [a2aContextSlot]: contextId } });
+    }
     await limits.sendMessage(principal);
     await manager.start({ sessionId, principal, content, locale });
   }
@@ -161,10 +170,10 @@ export class ArbiterAgentExecutor implements AgentExecutor {
       const push = (event: ExternalEvent) => {
         if (done) return;
         if (event.type === 'approval:required') {
-          const { approvalId, tool, reason } = event;
+          const { approvalId, tool, reason, expiresAt } = event;
           bus.publish(
             status(TaskState.TASK_STATE_INPUT_REQUIRED, texts.awaitingApproval({ approvalId, tool, reason }), {
-              approvals: [{ approvalId, tool, reason }],
+              approvals: [{ approvalId, tool, reason, ...(expiresAt === undefined ? {} : { expiresAt }) }],
             }),
           );
         } else if (event.type === 'approval:resolved') {

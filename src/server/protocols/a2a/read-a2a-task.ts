@@ -67,7 +67,12 @@ export async function readA2aTask(
     const pending = await sources.approvals.listApprovals({ status: 'pending', runId: run.runId });
     statusText = pending.map((approval) => texts.awaitingApproval({ ...approval, tool: approval.tool })).join('\n');
     metadata = {
-      approvals: pending.map(({ approvalId, tool, reason }) => ({ approvalId, tool, reason })),
+      approvals: pending.map(({ approvalId, tool, reason, expiresAt }) => ({
+        approvalId,
+        tool,
+        reason,
+        expiresAt: new Date(expiresAt).toISOString(),
+      })),
     };
   } else if (run !== undefined && state === TaskState.TASK_STATE_FAILED) {
     statusText = run.status === 'error' ? texts.failed : texts.stopped(run.status);

@@ -6,6 +6,7 @@ import { type BaseEvent, EventType, HttpAgent, type Interrupt } from '@ag-ui/cli
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readmeSnippets } from '../../../../test/package/readme-snippets.js';
+import type { Principal } from '../../../core/principal.js';
 import type { Model } from '../../../models/model.js';
 import { SqliteAuditLog } from '../../../store/sqlite/sqlite-audit-log.js';
 import { dualRoleAuth, dualRoleTokens, startTestServer, type TestServer } from '../../test-support/test-server.js';
@@ -14,6 +15,8 @@ import { threadSessionId } from './thread-session.js';
 /** Beside the test principals: C1001 of the shop (alice's identity) holding the approver role too. */
 const tokens = dualRoleTokens;
 const auth = dualRoleAuth;
+const alicePrincipal: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
+const malloryPrincipal: Principal = { tenantId: 'other-shop', userId: 'C1001', roles: ['customer'] };
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -127,7 +130,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     const first = await run(agent, { runId: 'run-one' });
     // The session's confirmed slots are the thread's state, personal data redacted.
     await server.server.sessions.setSlots({
-      sessionId: threadSessionId('shop', threadId),
+      sessionId: threadSessionId(alicePrincipal, threadId),
       slots: { order_id: 'SO20260901', contact_phone: '13800138000' },
     });
     say(agent, 'Where is my order SO20260901?');
@@ -136,7 +139,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(agent.state).toEqual({ order_id: 'SO20260901', contact_phone: '[redacted]' });
     expect(JSON.stringify(second.events)).not.toContain('13800138000');
 
-    const session = await server.server.sessions.load(threadSessionId('shop', threadId));
+    const session = await server.server.sessions.load(threadSessionId(alicePrincipal, threadId));
     const said = session?.messages.filter((message) => message.role === 'user').map((message) => message.content);
     expect(said).toEqual(['Hello', 'Where is my order SO20260901?']);
 
@@ -151,7 +154,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
         .map(({ timestamp: _timestamp, ...event }) => event);
     expect(strip(replay.events)).toEqual(strip(first.events));
     expect(replay.events[1]).toMatchObject({ type: EventType.STATE_SNAPSHOT, snapshot: { order_id: 'SO20260901' } });
-    const after = await server.server.sessions.load(threadSessionId('shop', threadId));
+    const after = await server.server.sessions.load(threadSessionId(alicePrincipal, threadId));
     expect(after?.messages.filter((message) => message.role === 'user')).toHaveLength(2);
   });
 
@@ -176,15 +179,24 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     // Four eyes: the customer (an approver too) may not approve his own refund; nothing is decided.
     await expectRefused(() => run(customer, { resume: approve }), /HTTP 403.*self_approval/);
     const audit = new SqliteAuditLog({ database: server.server.store.database });
-    expect(audit.listAudit({ sessionId: threadSessionId('shop', threadId) }).map((row) => row.outcome)).toContain(
-      'self_approval_refused',
-    );
-    // Another tenant's approver does not even see the thread.
+    expect(
+      audit.listAudit({ sessionId: threadSessionId(alicePrincipal, threadId) }).map((row) => row.outcome),
+    ).toContain('self_approval_refused');
+    // The thread's session id, as the approvals list shows it: how an approver opens the customer's thread.
+    const sessionId = threadSessionId(alicePrincipal, threadId);
+    expect((await server.request('/v1/approvals', { token: tokens.staff })).body).toMatchObject({
+      approvals: [expect.objectContaining({ approvalId: interrupt.id, sessionId })],
+    });
+    // Another tenant's approver sees neither the thread by its name nor by its session id.
     await expectRefused(() => run(agentFor(tokens.mallory, threadId), { resume: approve }), /HTTP 404/);
-    // A customer of the tenant who is not an approver: the thread is not his.
+    await expectRefused(() => run(agentFor(tokens.mallory, sessionId), { resume: approve }), /HTTP 404/);
+    // A customer of the tenant who is not an approver: the thread is not his, by either.
     await expectRefused(() => run(agentFor(tokens.bob, threadId), { resume: approve }), /HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.bob, sessionId), { resume: approve }), /HTTP 404/);
+    // The approver's own name for the thread is his own (empty) thread, not the customer's.
+    await expectRefused(() => run(agentFor(tokens.staff, threadId), { resume: approve }), /HTTP 404/);
 
-    const staff = agentFor(tokens.staff, threadId);
+    const staff = agentFor(tokens.staff, sessionId);
     const decided = await run(staff, { resume: approve });
     expect(decided.types[0]).toBe(EventType.RUN_STARTED);
     const resolved = decided.events.find(
@@ -198,7 +210,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(decided.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
     expect(
       audit
-        .listAudit({ sessionId: threadSessionId('shop', threadId) })
+        .listAudit({ sessionId: threadSessionId(alicePrincipal, threadId) })
         .find((row) => row.tool === 'apply_refund' && row.outcome === 'ok'),
     ).toMatchObject({ decision: 'approved', approver: 'S9001' });
 
@@ -221,7 +233,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     say(customer, 'My teapot arrived cracked, I want a refund.');
     const [interrupt] = (await run(customer)).interrupts as [Interrupt];
     expect(interrupt).toBeDefined();
-    const staff = agentFor(tokens.staff, threadId);
+    const staff = agentFor(tokens.staff, threadSessionId(alicePrincipal, threadId));
     const decided = await run(staff, { resume: [{ interruptId: interrupt.id, status: 'cancelled' }] });
     const resolved = decided.events.find(
       (event) => event.type === EventType.CUSTOM && event.name === 'arbiter.approval_resolved',
@@ -230,12 +242,12 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(decided.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
     const audit = new SqliteAuditLog({ database: server.server.store.database });
     const refunds = audit
-      .listAudit({ sessionId: threadSessionId('shop', threadId) })
+      .listAudit({ sessionId: threadSessionId(alicePrincipal, threadId) })
       .filter((row) => row.tool === 'apply_refund');
     expect(refunds.some((row) => row.outcome === 'ok')).toBe(false);
     // Answering it again decides nothing twice: the approval stays rejected.
     const again = await post(tokens.staff, {
-      ...input({ threadId }),
+      ...input({ threadId: threadSessionId(alicePrincipal, threadId) }),
       messages: [],
       resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { decision: 'approve' } }],
     });
@@ -333,18 +345,28 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     say(mallory, 'Hello');
     const theirs = await run(mallory);
     expect(theirs.types).not.toContain(EventType.TOOL_CALL_START);
-    const mine = await server.server.sessions.load(threadSessionId('shop', threadId));
-    const hers = await server.server.sessions.load(threadSessionId('other-shop', threadId));
+    const mine = await server.server.sessions.load(threadSessionId(alicePrincipal, threadId));
+    const hers = await server.server.sessions.load(threadSessionId(malloryPrincipal, threadId));
     expect(mine?.tenantId).toBe('shop');
     expect(hers?.tenantId).toBe('other-shop');
     expect(hers?.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
       'Hello',
     ]);
     expect(hers?.messages.some((message) => message.role === 'tool')).toBe(false);
-    // Bob, of alice's tenant, neither reads nor writes her thread.
+    // Bob, of alice's tenant, neither reads nor writes her thread: the same thread id is his own thread.
     const bob = agentFor(tokens.bob, threadId);
     say(bob, 'Hello');
-    await expectRefused(() => run(bob), /HTTP 404/);
+    expect((await run(bob)).types).not.toContain(EventType.TOOL_CALL_START);
+    const bobs = await server.server.sessions.load(threadSessionId({ ...alicePrincipal, userId: 'C1002' }, threadId));
+    expect(bobs?.userId).toBe('C1002');
+    const still = await server.server.sessions.load(threadSessionId(alicePrincipal, threadId));
+    expect(still?.messages.filter((message) => message.role === 'user')).toHaveLength(1);
+    // Nor by her thread's session id: that is just another name of his own.
+    const byId = agentFor(tokens.bob, threadSessionId(alicePrincipal, threadId));
+    say(byId, 'Hello again');
+    await run(byId);
+    const untouched = await server.server.sessions.load(threadSessionId(alicePrincipal, threadId));
+    expect(untouched?.messages).toEqual(still?.messages);
   });
 
   it("runs the README's AG-UI snippet against the server", async () => {

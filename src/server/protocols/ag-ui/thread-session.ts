@@ -1,31 +1,29 @@
-import { createHash } from 'node:crypto';
 import type { Locale } from '../../../core/locale.js';
 import type { Principal } from '../../../core/principal.js';
 import { HttpError } from '../../../errors/http-error.js';
 import type { Session } from '../../../store/session-store.js';
-import { canSee, type ServerDependencies } from '../../server-env.js';
+import { namedSessionId, openNamedSession } from '../../named-session.js';
+import type { ServerDependencies } from '../../server-env.js';
 
 /**
- * The arbiter session of an AG-UI thread: its id derived from the tenant
- * and the thread id, so the same `threadId` in two tenants names two
- * sessions, and no thread id reaches another tenant's session.
+ * The arbiter session of the caller's AG-UI thread: derived from the
+ * tenant, the user and the thread id (see `namedSessionId`), so the same
+ * `threadId` of two users names two sessions and nobody can occupy
+ * another's thread.
  *
  * @example
- * threadSessionId('shop', 'thread-1'); // 'ag-ui-3f1c…'
+ * threadSessionId({ tenantId: 'shop', userId: 'C1001', roles: [] }, 'thread-1'); // 'ag-ui-3f1c…'
  */
-export function threadSessionId(tenantId: string, threadId: string): string {
-  return `ag-ui-${createHash('sha256')
-    .update(JSON.stringify([tenantId, threadId]))
-    .digest('hex')
-    .slice(0, 40)}`;
+export function threadSessionId(principal: Principal, threadId: string): string {
+  return namedSessionId('ag-ui', principal, threadId);
 }
 
 /**
- * The thread's session as `principal` may see it (the owner, or an
- * approver of the tenant); created for the principal when it does not
- * exist yet and `create` is set (counting against the principal's session
- * limit, with the server's system prompt). A thread the principal may not
- * see answers 404, as if it did not exist.
+ * The thread's session as `principal` may see it: the caller's own thread,
+ * or (for an approver of the tenant answering an interrupt) the session
+ * whose id `threadId` is; created for the caller when it does not exist
+ * yet and `create` is set. Anything else answers 404, as if it did not
+ * exist.
  *
  * @example
  * const session = await openThreadSession(dependencies, { principal, threadId, locale: 'en', create: true });
@@ -34,23 +32,8 @@ export async function openThreadSession(
   dependencies: ServerDependencies,
   { principal, threadId, locale, create }: { principal: Principal; threadId: string; locale: Locale; create: boolean },
 ): Promise<Session> {
-  const { sessions, limits, systemPrompt } = dependencies;
-  const sessionId = threadSessionId(principal.tenantId, threadId);
-  let session = await sessions.load(sessionId);
-  if (session === undefined && create) {
-    await limits.createSession(principal);
-    try {
-      session = await sessions.create({ sessionId, principal });
-      const prompt = systemPrompt?.(locale);
-      if (prompt !== undefined) await sessions.append({ sessionId, messages: [{ role: 'system', content: prompt }] });
-      session = await sessions.load(sessionId);
-    } catch (error) {
-      // Two first requests of one thread at once: the other created it.
-      session = await sessions.load(sessionId);
-      if (session === undefined) throw error;
-    }
-  }
-  if (session === undefined || !canSee(principal, session)) {
+  const session = await openNamedSession(dependencies, { kind: 'ag-ui', principal, name: threadId, locale, create });
+  if (session === undefined) {
     throw new HttpError({ status: 404, reason: 'not_found', message: `no thread ${JSON.stringify(threadId)}` });
   }
   return session;

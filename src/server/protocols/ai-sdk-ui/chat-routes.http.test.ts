@@ -2,6 +2,7 @@ import { DefaultChatTransport, type UIMessage, type UIMessageChunk, uiMessageChu
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../../models/scripted-model.js';
 import { SqliteAuditLog } from '../../../store/sqlite/sqlite-audit-log.js';
+import { namedSessionId } from '../../named-session.js';
 import {
   dualRoleAuth,
   dualRoleTokens,
@@ -10,6 +11,7 @@ import {
   testTokens,
 } from '../../test-support/test-server.js';
 import { withStreamingDelay } from '../../with-streaming-delay.js';
+import { threadSessionId } from '../ag-ui/thread-session.js';
 import { chunksOf, messageOf } from './test-support/read-ui-message.js';
 import { uiChatScript } from './test-support/ui-chat-script.js';
 
@@ -61,9 +63,21 @@ const toolParts = (message: UIMessage) =>
     part.type.startsWith('tool-') ? [part as Extract<UIMessage['parts'][number], { toolCallId: string }>] : [],
   );
 
+/** A POST whose answer is read as it comes (a stream), not as JSON. */
+function postRaw(running: TestServer, token: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${running.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The session id of alice's chat `chatId`: what `/v1/sessions/:id`, the audit and approvers know it by. */
+const aliceChat = (chatId: string) => namedSessionId('chat', { tenantId: 'shop', userId: 'C1001', roles: [] }, chatId);
+
 async function waitForStatus(running: TestServer, chatId: string, status: string): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const { body } = await running.request(`/v1/sessions/${chatId}`, { token: testTokens.alice });
+    const { body } = await running.request(`/v1/sessions/${aliceChat(chatId)}`, { token: testTokens.alice });
     if (body.status === status) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -105,7 +119,7 @@ describe('POST /v1/chat with the AI SDK transport and stream reader', () => {
       data: { tool: 'query_order', status: 'done', text: 'Looking up your order…' },
     });
     // The assistant message the browser built says what the session stored.
-    const stored = await running.request('/v1/sessions/chat-question', { token: testTokens.alice });
+    const stored = await running.request(`/v1/sessions/${aliceChat('chat-question')}`, { token: testTokens.alice });
     const messages = stored.body.messages as { role: string; content: string }[];
     expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: textOf(message) });
     expect((await running.request('/v1/chat/chat-question/stream', { token: testTokens.alice })).status).toBe(204);
@@ -189,7 +203,13 @@ describe('approvals through the chat endpoint', () => {
     const customer = ask(running, tokens.alice, 'chat-refund', 'My teapot arrived cracked, I want a refund.');
     await waitForStatus(running, 'chat-refund', 'awaiting_approval');
 
-    const replay = await transport(running, tokens.staff).reconnectToStream({ chatId: 'chat-refund' });
+    // The approver's inbox names the chat's session; another tenant's approver sees nothing, a customer is refused.
+    expect((await running.request('/v1/approvals', { token: tokens.staff })).body).toMatchObject({
+      approvals: [{ sessionId: aliceChat('chat-refund'), tool: 'apply_refund', rule: expect.any(String) }],
+    });
+    expect((await running.request('/v1/approvals', { token: tokens.mallory })).body).toEqual({ approvals: [] });
+    expect((await running.request('/v1/approvals', { token: tokens.alice })).status).toBe(403);
+    const replay = await transport(running, tokens.staff).reconnectToStream({ chatId: aliceChat('chat-refund') });
     if (replay === null) throw new Error('no active stream for the approver');
     const waiting = await messageOf(await chunksOf(replay));
     expect(waiting.metadata).toMatchObject({ stopReason: 'awaiting_approval' });
@@ -209,22 +229,30 @@ describe('approvals through the chat endpoint', () => {
       /"code":"self_approval"/,
     );
     const audit = new SqliteAuditLog({ database: running.server.store.database }).listAudit({
-      sessionId: 'chat-refund',
+      sessionId: aliceChat('chat-refund'),
     });
     expect(audit.filter((row) => row.rule === 'four_eyes')).toEqual([
       expect.objectContaining({ decision: 'denied', approver: 'C1001', outcome: 'self_approval_refused' }),
     ]);
-    // Another tenant's approver does not see the chat; an answer bound to another call is not this approval.
-    await expect(send(running, tokens.mallory, 'chat-refund', answer(waiting, refund, true))).rejects.toThrow(
-      /"code":"not_found"/,
-    );
+    // Another tenant's approver sees the chat neither by its name nor by its session id; an answer bound to
+    // another call is not this approval.
+    for (const chatId of ['chat-refund', aliceChat('chat-refund')]) {
+      await expect(send(running, tokens.mallory, chatId, answer(waiting, refund, true))).rejects.toThrow(
+        /"code":"not_found"/,
+      );
+    }
     await expect(
-      send(running, tokens.staff, 'chat-refund', answer(waiting, refund, true, toolParts(waiting)[0]?.toolCallId)),
+      send(
+        running,
+        tokens.staff,
+        aliceChat('chat-refund'),
+        answer(waiting, refund, true, toolParts(waiting)[0]?.toolCallId),
+      ),
     ).rejects.toThrow(/"code":"not_found"/);
 
     const approved = answer(waiting, refund, true);
     const continuation = await messageOf(
-      await chunksOf(await send(running, tokens.staff, 'chat-refund', approved)),
+      await chunksOf(await send(running, tokens.staff, aliceChat('chat-refund'), approved)),
       approved,
     );
     expect(toolParts(continuation).find((part) => part.type === 'tool-apply_refund')).toMatchObject({
@@ -248,7 +276,7 @@ describe('approvals through the chat endpoint', () => {
       state: 'output-available',
     });
     // Sending the decided answer again decides nothing.
-    await expect(send(running, tokens.staff, 'chat-refund', answer(waiting, refund, true))).rejects.toThrow(
+    await expect(send(running, tokens.staff, aliceChat('chat-refund'), answer(waiting, refund, true))).rejects.toThrow(
       /"code":"already_decided"/,
     );
   });
@@ -257,21 +285,21 @@ describe('approvals through the chat endpoint', () => {
     const running = await serve();
     const customer = ask(running, tokens.alice, 'chat-reject', 'My teapot arrived cracked, I want a refund.');
     await waitForStatus(running, 'chat-reject', 'awaiting_approval');
-    const replay = await transport(running, tokens.staff).reconnectToStream({ chatId: 'chat-reject' });
+    const replay = await transport(running, tokens.staff).reconnectToStream({ chatId: aliceChat('chat-reject') });
     if (replay === null) throw new Error('no active stream for the approver');
     const waiting = await messageOf(await chunksOf(replay));
     const refund = toolParts(waiting).find((part) => part.type === 'tool-apply_refund');
     if (refund === undefined) throw new Error('no refund part');
     // An answer posted to another chat of the tenant is not that chat's approval: 404, and nothing is decided.
     await ask(running, tokens.alice, 'chat-elsewhere', 'Where is my order SO20260901?');
-    await expect(send(running, tokens.staff, 'chat-elsewhere', answer(waiting, refund, true))).rejects.toThrow(
-      /"code":"not_found"/,
-    );
-    const pending = await running.request('/v1/sessions/chat-reject', { token: tokens.staff });
+    await expect(
+      send(running, tokens.staff, aliceChat('chat-elsewhere'), answer(waiting, refund, true)),
+    ).rejects.toThrow(/"code":"not_found"/);
+    const pending = await running.request(`/v1/sessions/${aliceChat('chat-reject')}`, { token: tokens.staff });
     expect(pending.body.pendingApprovals).toHaveLength(1);
     const rejected = answer(waiting, refund, false);
     const continuation = await messageOf(
-      await chunksOf(await send(running, tokens.staff, 'chat-reject', rejected)),
+      await chunksOf(await send(running, tokens.staff, aliceChat('chat-reject'), rejected)),
       rejected,
     );
     expect(toolParts(continuation).find((part) => part.type === 'tool-apply_refund')).toMatchObject({
@@ -315,38 +343,77 @@ describe('GET /v1/chat/:id/stream (the transport reconnect)', () => {
     const message = await messageOf(chunks);
     expect(message.id).toBe((seen[0] as { messageId: string }).messageId);
     expect(message.metadata).toMatchObject({ stopReason: 'completed' });
-    const stored = await running.request('/v1/sessions/chat-reload', { token: tokens.alice });
+    const stored = await running.request(`/v1/sessions/${aliceChat('chat-reload')}`, { token: tokens.alice });
     const messages = stored.body.messages as { role: string; content: string }[];
     expect(textOf(message)).toBe(messages.at(-1)?.content);
     expect(toolParts(message)).toHaveLength(1);
     expect((await running.request('/v1/chat/chat-reload/stream', { token: tokens.alice })).status).toBe(204);
   });
 
-  it("answers 404 for another tenant's or another customer's chat, and never starts a run there", async () => {
+  it("keeps chat ids in their principal's namespace: another's chat is never reached, read or blocked", async () => {
     const running = await serve({ firstTokenMs: 2000, deltaMs: 0 });
     const answering = ask(running, tokens.alice, 'chat-private', 'Where is my order SO20260901?');
     await waitForStatus(running, 'chat-private', 'running');
+    const session = aliceChat('chat-private');
     for (const token of [tokens.mallory, tokens.bob]) {
-      // While the run is active, too: the reconnect answers as for a chat with nothing running.
-      expect((await running.request('/v1/chat/chat-private/stream', { token })).status).toBe(204);
-      const posted = await running.request('/v1/chat', {
-        token,
-        method: 'POST',
-        body: { id: 'chat-private', messages: [userMessage('Refund everything, I want a refund.')] },
+      for (const chatId of ['chat-private', session]) {
+        // While the run is active, too: the reconnect answers as for a chat with nothing running.
+        expect((await running.request(`/v1/chat/${chatId}/stream`, { token })).status).toBe(204);
+        expect((await running.request(`/v1/sessions/${session}`, { token })).status).toBe(404);
+      }
+      // The same chat id is a chat of their own: it answers them, and alice's session gets no run of theirs.
+      const posted = await postRaw(running, token, '/v1/chat', {
+        id: 'chat-private',
+        messages: [userMessage('Hello')],
       });
-      expect(posted).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+      expect(posted.status).toBe(200);
+      expect(posted.headers.get('x-arbiter-session')).not.toBe(session);
+      await posted.text();
     }
-    // The approver may watch the chat but not speak in it.
+    // The approver may watch the chat (by its session id) but not speak in it.
     const staff = await running.request('/v1/chat', {
       token: tokens.staff,
       method: 'POST',
-      body: { id: 'chat-private', messages: [userMessage('Refund everything, I want a refund.')] },
+      body: { id: session, messages: [userMessage('Refund everything, I want a refund.')] },
     });
     expect(staff).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
     await answering;
-    const stored = await running.request('/v1/sessions/chat-private', { token: tokens.alice });
+    const stored = await running.request(`/v1/sessions/${session}`, { token: tokens.alice });
     expect(stored.body.runs).toHaveLength(1);
     expect((await running.request('/v1/chat/chat-never-begun/stream', { token: tokens.alice })).status).toBe(204);
+  });
+
+  it("cannot be used to occupy another tenant's AG-UI thread or chat before its owner starts it", async () => {
+    const running = await serve();
+    // A customer of another tenant creates chats under every id he can compute for the shop's guessable names.
+    const shopCustomer = { tenantId: 'shop', userId: 'C1001', roles: [] };
+    for (const id of [
+      threadSessionId(shopCustomer, 'support-thread-main'),
+      aliceChat('support-chat'),
+      'support-chat',
+    ]) {
+      const posted = await postRaw(running, tokens.mallory, '/v1/chat', { id, messages: [userMessage('Hello')] });
+      expect(posted.status).toBe(200);
+      await posted.text();
+    }
+    // The owner's chat and thread of those names start normally, as hers.
+    const chunks = await ask(running, tokens.alice, 'support-chat', 'Where is my order SO20260901?');
+    expect(chunks.some((chunk) => chunk.type === 'tool-output-available')).toBe(true);
+    const chat = await running.request(`/v1/sessions/${aliceChat('support-chat')}`, { token: tokens.alice });
+    expect(chat.body.runs).toHaveLength(1);
+    const thread = await postRaw(running, tokens.alice, '/v1/ag-ui', {
+      threadId: 'support-thread-main',
+      runId: 'run-1',
+      messages: [{ id: 'm1', role: 'user', content: 'Where is my order SO20260901?' }],
+      state: {},
+      tools: [],
+      context: [],
+      forwardedProps: {},
+    });
+    expect(thread.status).toBe(200);
+    expect(await thread.text()).toContain('RUN_FINISHED');
+    const threadSession = await running.server.sessions.load(threadSessionId(shopCustomer, 'support-thread-main'));
+    expect(threadSession).toMatchObject({ tenantId: 'shop', userId: 'C1001' });
   });
 
   it('refuses malformed requests with a clear 400', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DefaultChatTransport, type UIMessage } from 'ai6';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setUpPostgresCluster } from '../../../store/postgres/test-support/postgres-cluster.js';
+import { namedSessionId } from '../../named-session.js';
 import { startPostgresTestNode } from '../../test-support/postgres-test-node.js';
 import { testTokens } from '../../test-support/test-server.js';
 import { chunksOf, messageOf } from './test-support/read-ui-message.js';
@@ -44,9 +45,11 @@ describe.skipIf(cluster.skip)('useChat against two nodes on PostgreSQL', () => {
       })
       .then(chunksOf);
 
+    // The approver opens the customer's chat by its session id (GET /v1/approvals names it).
+    const chatSession = namedSessionId('chat', { tenantId: 'shop', userId: 'C1001', roles: [] }, 'pg-chat');
     let waiting: UIMessage | undefined;
     for (let tries = 0; tries < 100 && waiting?.metadata === undefined; tries += 1) {
-      const replay = await transport(b.url, testTokens.staff).reconnectToStream({ chatId: 'pg-chat' });
+      const replay = await transport(b.url, testTokens.staff).reconnectToStream({ chatId: chatSession });
       if (replay === null) {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
@@ -73,8 +76,12 @@ describe.skipIf(cluster.skip)('useChat against two nodes on PostgreSQL', () => {
           : part,
       ),
     };
+    const inbox = await fetch(`${b.url}/v1/approvals`, { headers: { authorization: `Bearer ${testTokens.staff}` } });
+    expect(await inbox.json()).toMatchObject({
+      approvals: [{ approvalId: refund.approval.id, sessionId: chatSession, tool: 'apply_refund' }],
+    });
     const continuation = await transport(b.url, testTokens.staff).sendMessages({
-      chatId: 'pg-chat',
+      chatId: chatSession,
       messages: [approved],
       trigger: 'submit-message',
       messageId: approved.id,

@@ -7,8 +7,9 @@ import { SessionConflictError } from '../../../errors/session-conflict-error.js'
 import type { ServerRun } from '../../../store/server-run.js';
 import type { Session } from '../../../store/session-store.js';
 import { decideApproval, requireApprover } from '../../decide-approval.js';
+import { openNamedSession } from '../../named-session.js';
 import { optionalChoice, readJsonBody } from '../../read-json-body.js';
-import { approverRole, canSee, notFound, type ServerDependencies, type ServerEnv } from '../../server-env.js';
+import { approverRole, notFound, type ServerDependencies, type ServerEnv } from '../../server-env.js';
 import { followOnManager } from '../../stream-run-events.js';
 import { readChatId, readChatRequest } from './read-chat-request.js';
 import { sessionToolFacts } from './run-tool-facts.js';
@@ -22,9 +23,12 @@ const locales = ['en', 'zh-CN'] as const satisfies readonly Locale[];
  * (`api: '/v1/chat'`), answered with the UI message stream:
  *
  * - `POST /v1/chat` `{ id, messages | message, trigger? }`: a user message
- *   starts a run in the session whose id is the chat id (created for the
- *   caller on first use; another principal's session is a 404, or a 403
- *   for an approver who may only watch and decide); an assistant message
+ *   starts a run in the caller's chat of that id (a session created on
+ *   first use under an id derived from the caller's tenant, user and the
+ *   chat id, so chat ids of different principals never meet: see
+ *   `openNamedSession`). An approver opens a customer's chat by its
+ *   session id (as `GET /v1/approvals` shows it), to watch and decide: he
+ *   may not speak in it (403); an assistant message
  *   whose tool parts carry approval responses decides those approvals under
  *   the rules of `POST /v1/approvals/:id` (approver role, four eyes, bound
  *   to the call and the session) and streams the run's continuation.
@@ -42,15 +46,12 @@ const locales = ['en', 'zh-CN'] as const satisfies readonly Locale[];
  * app.route('/v1/chat', chatRoutes(dependencies));
  */
 export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
-  const { sessions, runs, manager, limits, systemPrompt, allowSelfApproval } = dependencies;
+  const { sessions, runs, manager, limits, allowSelfApproval } = dependencies;
   const routes = new Hono<ServerEnv>();
   const follow = dependencies.followRun ?? followOnManager(manager);
 
-  const visibleSession = async (principal: Principal, id: string): Promise<Session | undefined> => {
-    const session = await sessions.load(id);
-    if (session !== undefined && !canSee(principal, session)) throw notFound('session', id);
-    return session;
-  };
+  const named = (principal: Principal, name: string, locale: Locale, create: boolean) =>
+    openNamedSession(dependencies, { kind: 'chat', principal, name, locale, create });
   const isOwner = (principal: Principal, session: Pick<Session, 'tenantId' | 'userId'>) =>
     session.tenantId === principal.tenantId && session.userId === principal.userId;
   const audienceOf = (principal: Principal, session: Pick<Session, 'tenantId' | 'userId'>): ChatAudience =>
@@ -68,6 +69,8 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
     }: { run: ServerRun; audience: ChatAudience; sentThrough?: number; finishAwaitingFrom?: number | undefined },
   ): Promise<Response> => {
     const release = await limits.openStream(c.get('principal'));
+    // The chat's session id: what \`/v1/sessions/:id\` and the approvals know the chat by.
+    c.header('x-arbiter-session', run.sessionId);
     const encoder = new UiMessageStreamEncoder({
       messageId: run.runId,
       runId: run.runId,
@@ -104,9 +107,8 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
     const body = await readJsonBody(c);
     const request = readChatRequest(body);
     const locale = optionalChoice(body, 'locale', locales) ?? 'en';
-    let session = await visibleSession(principal, request.chatId);
-
     if (request.kind === 'approvals') {
+      const session = await named(principal, request.chatId, locale, false);
       if (session === undefined) throw notFound('session', request.chatId);
       requireApprover(principal);
       const pending: { response: (typeof request.responses)[number]; runId: string | undefined }[] = [];
@@ -145,14 +147,9 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
       });
     }
 
-    if (session === undefined) {
-      await limits.createSession(principal);
-      session = await sessions.create({ sessionId: request.chatId, principal });
-      const prompt = systemPrompt?.(locale);
-      if (prompt !== undefined) {
-        await sessions.append({ sessionId: session.id, messages: [{ role: 'system', content: prompt }] });
-      }
-    } else if (!isOwner(principal, session)) {
+    const session = await named(principal, request.chatId, locale, true);
+    if (session === undefined) throw notFound('session', request.chatId);
+    if (!isOwner(principal, session)) {
       throw new HttpError({ status: 403, reason: 'forbidden', message: 'only the session owner can send messages' });
     }
     await limits.sendMessage(principal);
@@ -176,9 +173,9 @@ export function chatRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
   routes.get('/:id/stream', async (c) => {
     const principal = c.get('principal');
     const chatId = readChatId(c.req.param('id'));
-    const session = await sessions.load(chatId);
+    const session = await named(principal, chatId, 'en', false);
     // A chat not begun yet (useChat reconnects on every mount) and another's chat alike: no stream to resume.
-    if (session === undefined || !canSee(principal, session)) return c.body(null, 204);
+    if (session === undefined) return c.body(null, 204);
     const runId = session.activeRun?.runId;
     const run = runId === undefined ? undefined : await runs.find(runId);
     if (run === undefined) return c.body(null, 204);

@@ -189,7 +189,13 @@ export class UiMessageStreamEncoder {
         if (this.#options.audience === 'approver') {
           chunks.push({ type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.toolCallId });
         } else {
-          const data = { tool: event.tool, status: event.status, text: event.text, reason: event.reason };
+          const data = {
+            tool: event.tool,
+            status: event.status,
+            text: event.text,
+            reason: event.reason,
+            ...(event.expiresAt === undefined ? {} : { expiresAt: event.expiresAt }),
+          };
           chunks.push(approvalPart(event.toolCallId, data));
         }
         return;

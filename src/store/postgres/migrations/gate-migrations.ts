@@ -162,4 +162,18 @@ export const gatePostgresMigrations: readonly Migration[] = [
       CREATE INDEX audit_chain_head ON audit_log ((coalesce(tenant_id, '')), audit_id DESC);
     `,
   },
+  {
+    version: 29,
+    name: 'pinned_definitions_and_grants',
+    // What a decision was made under: the tool definition's fingerprint (a third party's tool, pinned at mount) on
+    // audit rows (hashed into the chain when set), approvals and idempotency claims; and approvals as grants: the
+    // version of the rules in force when the person was asked, and when an approval given expires unused.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN tool_fingerprint text;
+      ALTER TABLE approvals ADD COLUMN tool_fingerprint text;
+      ALTER TABLE approvals ADD COLUMN policy_version text;
+      ALTER TABLE approvals ADD COLUMN grant_expires_at bigint;
+      ALTER TABLE idempotency_claims ADD COLUMN tool_fingerprint text;
+    `,
+  },
 ];

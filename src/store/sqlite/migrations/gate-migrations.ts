@@ -307,4 +307,18 @@ export const gateMigrations: readonly Migration[] = [
       ALTER TABLE audit_log ADD COLUMN chain_hash TEXT;
     `,
   },
+  {
+    version: 29,
+    name: 'pinned_definitions_and_grants',
+    // What a decision was made under: the tool definition's fingerprint (a third party's tool, pinned at mount) on
+    // audit rows (hashed into the chain when set), approvals and idempotency claims; and approvals as grants: the
+    // version of the rules in force when the person was asked, and when an approval given expires unused.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN tool_fingerprint TEXT;
+      ALTER TABLE approvals ADD COLUMN tool_fingerprint TEXT;
+      ALTER TABLE approvals ADD COLUMN policy_version TEXT;
+      ALTER TABLE approvals ADD COLUMN grant_expires_at INTEGER;
+      ALTER TABLE idempotency_claims ADD COLUMN tool_fingerprint TEXT;
+    `,
+  },
 ];
