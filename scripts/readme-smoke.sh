@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # What a new user does with the README: a fresh `git clone`, the Quick start
 # commands exactly as the README prints them, then every command of the
-# README's CLI table, each checked for the exit code the table promises.
+# README's CLI table, each checked for the exit code the table promises, then
+# every other code block of the README that is a command or a program, run as
+# printed (programs in a fresh project that installs the packed tarball), its
+# output checked; a block that needs a real model API runs against `arbiter
+# fake-endpoint`, and one that cannot run here is skipped with its reason.
 #
 # The list of commands is read from the README, so a command added to the
 # table without a step here (or removed from the CLI but left in the table)
-# fails this script. Usage: scripts/readme-smoke.sh [REPOSITORY] (default:
-# this checkout; only committed files are cloned).
+# fails this script; so does a code block no step runs or skips
+# (scripts/readme-blocks.mjs). Usage: scripts/readme-smoke.sh [REPOSITORY]
+# (default: this checkout; only committed files are cloned).
 set -euo pipefail
 
 repository="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/arbiter-readme-smoke.XXXXXX")"
 server_pid=""
+background_pids=()
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  for pid in "${background_pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -37,6 +44,48 @@ expect() {
     fail "expected exit $want, got $got: $*"
   fi
   tail -n 3 "$work/out" | sed 's/^/  | /'
+}
+
+# Starts COMMAND… in a process group of its own (npm, its shell and node stop together), output in
+# $work/NAME.log: start_background NAME COMMAND…; its pid is then in $background_pid.
+start_background() {
+  local name="$1"
+  shift
+  local shown="$*"
+  printf '$ %s &\n' "${shown#bash -c }"
+  setsid "$@" >"$work/$name.log" 2>&1 &
+  background_pid=$!
+  background_pids+=("$background_pid")
+}
+stop_background() {
+  kill -TERM -- "-$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+# Waits until FILE holds a line matching PATTERN (extended regex) while PID lives: wait_for_log FILE PATTERN PID.
+wait_for_log() {
+  local tries=0
+  until grep -qE "$2" "$1"; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 300 ] || ! kill -0 "$3" 2>/dev/null; then
+      cat "$1"
+      fail "no \"$2\" in $(basename "$1")"
+    fi
+    sleep 0.1
+  done
+}
+
+# README code blocks, each named by its section and a text only it holds (scripts/readme-blocks.mjs): block
+# prints one and counts it as run; skip_block counts one as skipped and says why. At the end every block of
+# the README must have been counted.
+covered="$work/covered-blocks"
+block() {
+  printf '%s\t%s\n' "$1" "$2" >>"$covered"
+  (cd "$work/arbiter" && node scripts/readme-blocks.mjs get "$1" "$2")
+}
+count_block() { printf '%s\t%s\n' "$1" "$2" >>"$covered"; }
+skip_block() {
+  printf '%s\t%s\n' "$1" "$2" >>"$covered"
+  printf 'skipped README block (%s: %s): %s\n' "$1" "$2" "$3"
 }
 
 # The fenced block of a language that follows a README heading.
@@ -67,6 +116,8 @@ fi
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
 step "Quick start, as the README prints it"
+count_block 'Quick start' 'npm install'
+skip_block 'Quick start' 'npm test' 'the whole suite takes 15 minutes or more; CI runs it (.ci/run)'
 quick_start="$(readme_block '## Quick start' sh)"
 [ -n "$quick_start" ] || fail 'README has no sh block under "## Quick start"'
 while IFS= read -r line; do
@@ -80,7 +131,7 @@ expect 0 -- bash -c 'APPROVE=1 npm run demo'
 grep -q 'continuing session' "$work/out" || fail 'APPROVE=1 npm run demo did not continue the earlier demo, as the README says it does'
 
 step "the README's CLI table"
-table_commands="$(grep -oE '^\| `arbiter [a-z]+' README.md | sed 's/^| `arbiter //' | sort -u)"
+table_commands="$(grep -oE '^\| `arbiter [a-z-]+' README.md | sed 's/^| `arbiter //' | sort -u)"
 [ -n "$table_commands" ] || fail 'README has no CLI table'
 run_arbiter() { npm run --silent arbiter -- "$@"; }
 
@@ -182,6 +233,11 @@ smoke_serve() {
   expect 2 -- run_arbiter serve --host 0.0.0.0 --data-dir "$work/serve"
   expect 2 -- run_arbiter serve --port none --data-dir "$work/serve"
 }
+smoke_fake-endpoint() {
+  # Run for real, with serve --model openai and a client, under "Serve it" below.
+  expect 2 -- run_arbiter fake-endpoint --port none
+  expect 2 -- run_arbiter fake-endpoint --port 0 --script "$work/missing-script.json"
+}
 smoke_eval() {
   expect 0 -- run_arbiter eval
   expect 0 -- run_arbiter eval --experiment error-messages
@@ -190,6 +246,7 @@ smoke_eval() {
 smoke_mcp() {
   # The README's stdio example, exactly as printed, on a data directory that does not exist yet.
   local example
+  count_block "MCP / Serve arbiter's tools over MCP" 'mcp serve --tenant shop'
   example="$(readme_block '### Serve arbiter'"'"'s tools over MCP' sh | sed "s|/tmp/arbiter-mcp|$work/mcp|")"
   [ -n "$example" ] || fail 'README has no sh block under "### Serve arbiter'"'"'s tools over MCP"'
   expect 0 -- bash -c "$example"
@@ -230,37 +287,139 @@ done
 [ -z "$(ls -A "$work/empty")" ] || fail "a command that reads state created files in an empty data directory: $(ls -A "$work/empty")"
 
 step "the README's other shell examples"
+count_block 'CLI reference' 'npm run arbiter -- lint'
 grep -E '^npm run arbiter -- (lint|validate) ' README.md | while IFS= read -r line; do
   expect_code=0
   [[ "$line" == *validate* ]] && expect_code=1
   expect "$expect_code" -- bash -c "$line"
 done
 
+step "README: the fragments"
+for fragment in 'Defining a tool|const queryOrder = defineTool' 'Permission, approval, idempotency|const applyRefund = defineTool' \
+  'Durable sessions|const store = openSqliteStore' 'Events|const bus = new EventBus()'; do
+  skip_block "${fragment%%|*}" "${fragment#*|}" 'a fragment of a program: model, orders, tools and the rest are the reader'"'"'s own'
+done
+
+step "README: Tamper-evident audit, as printed (on the Quick start's .arbiter)"
+while IFS= read -r line; do
+  [ -z "$line" ] && continue
+  expect 0 -- bash -c "$line"
+  if [[ "$line" == *'audit verify'* ]]; then grep -q '^audit log intact' "$work/out" || fail "$line: not intact"; fi
+done < <(block 'Permission, approval, idempotency' 'audit verify')
+
+step "README: Many tools, arbiter route on the routing set"
+route_command="$(block 'Many tools' 'npm run arbiter -- route')"
+expect 1 -- bash -c "$route_command"
+grep -q '^arbiter: 5 of 120 requests matched no tool (' "$work/out" || fail 'route did not say why it exits 1, as the README says it does'
+
+step "README: Serve it, an endpoint that refuses the connection is one line"
+expected_line="$(block 'Serve it' 'is unreachable (ECONNREFUSED)' | head -n 1)"
+refused_url="$(grep -oE 'http://[^ ]+' <<<"$expected_line")"
+expect 2 -- env ARBITER_BASE_URL="$refused_url" ARBITER_API_KEY=none ARBITER_MODEL=gpt-4o npm run --silent arbiter -- serve --model openai --data-dir "$work/refused"
+[ "$(cat "$work/out")" = "$expected_line" ] || fail "serve printed $(cat "$work/out"), the README shows $expected_line"
+printf 'skipped the second line (a refused key): it needs an endpoint that refuses keys; src/models/check-model-endpoint.test.ts checks it\n'
+
+step "README: Serve it, arbiter fake-endpoint and serve --model openai"
+fake_block="$(block 'Serve it' 'fake-endpoint --port')"
+fake_command="$(head -n 1 <<<"$fake_block" | sed 's/ *&.*$//')"
+start_background fake bash -c "$fake_command"
+fake_pid=$background_pid
+wait_for_log "$work/fake.log" '^export ARBITER_BASE_URL=' "$fake_pid"
+fake_exports="$(grep '^export ' "$work/fake.log")"
+openai_serve="$(sed -n 2p <<<"$fake_block")"
+[[ "$openai_serve" == "${fake_exports#export } npm run arbiter -- serve --model openai" ]] ||
+  fail "the README's serve line ($openai_serve) does not use what fake-endpoint printed ($fake_exports)"
+# The same command as the first block's second line, with the variables the fake endpoint printed.
+serve_block="$(block 'Serve it' '# http://127.0.0.1:8787/')"
+[[ "$openai_serve" == *"$(sed -n 2p <<<"$serve_block" | sed 's/ *#.*$//')" ]] || fail 'the two serve --model openai lines differ'
+start_background serve-openai bash -c "$openai_serve --port 8791 --data-dir $work/serve-openai"
+serve_openai_pid=$background_pid
+wait_for_log "$work/serve-openai.log" 'listening on' "$serve_openai_pid"
+grep -q 'reachable, key accepted, model listed' "$work/serve-openai.log" || fail 'serve --model openai did not check the fake endpoint'
+node scripts/readme-smoke-client.mjs chat http://127.0.0.1:8791 demo-customer-token-this-machine-only 'Where is my order SO20260901?' >"$work/out" || fail 'no answer through the fake endpoint'
+sed 's/^/  | /' "$work/out"
+grep -qx 'stop: completed' "$work/out" && grep -q '^tools: query_order' "$work/out" || fail 'the run on the fake endpoint did not complete with query_order'
+grep -q 'tool call query_order' "$work/fake.log" || fail 'the fake endpoint did not answer with the tool call'
+stop_background "$serve_openai_pid"
+
+step "README: MCP, a client's stdio entry (Claude Desktop) as printed, paths filled in"
+block "MCP / Serve arbiter's tools over MCP" '"arbiter-shop"' |
+  sed "s|/path/to/arbiter/.arbiter|$work/mcp-desktop|; s|/path/to/arbiter|$work/arbiter|" >"$work/desktop.json"
+expect 0 -- node scripts/readme-smoke-client.mjs mcp-stdio "$work/desktop.json"
+grep -q '^tools: query_order' "$work/out" || fail 'the stdio entry did not list the shop tools'
+
+step "README: MCP, an MCP server's tools (mcp tools, serve --mcp)"
+while IFS= read -r line; do
+  [ -z "$line" ] && continue
+  case "$line" in
+  *'mcp tools'*)
+    expect 1 -- bash -c "$line"
+    grep -q '^arbiter: exit 1: ' "$work/out" || fail 'mcp tools did not say why it exits 1'
+    [ "$(grep -c '"\$schema"' "$work/out")" = 1 ] || fail 'mcp tools repeats the $schema note'
+    ;;
+  *'serve --mcp'*)
+    start_background serve-mcp bash -c "$line --port 8792 --data-dir $work/serve-mcp"
+    wait_for_log "$work/serve-mcp.log" 'listening on' "$background_pid"
+    grep -E 'MCP server "files": [0-9]+ tools mounted' "$work/serve-mcp.log" | sed 's/^/  | /' | cut -c1-120
+    grep -qE 'MCP server "files": [0-9]+ tools mounted' "$work/serve-mcp.log" || fail 'serve --mcp did not mount the files server'
+    stop_background "$background_pid"
+    ;;
+  *) expect 0 -- bash -c "$line" ;;
+  esac
+done < <(block "MCP / Use an MCP server's tools" 'mcp-server-filesystem /tmp/arbiter-share' | sed "s|/tmp/arbiter-share|$work/share|g")
+skip_block "MCP / Use an MCP server's tools" '"crm"' 'a config with servers and tokens of the reader'"'"'s own (${CRM_TOKEN_C1001}); test/mcp-config.test.ts reads this shape'
+
+step "README: Many nodes on PostgreSQL, useChat"
+skip_block 'Serve it / Many nodes on PostgreSQL' 'apt-get install -y postgresql' 'needs root and a PostgreSQL cluster; test/cluster/many-nodes.test.ts runs three nodes on a throwaway one'
+skip_block 'Use it from a React app (`useChat`)' '// chat.tsx' 'needs a browser; test/browser/use-chat.test.ts builds this very snippet with vite and drives it in Chromium'
+
 step "Use it in your project: a fresh project installs the packed tarball"
 # npm pack of this clone (its dist/ was built by the README's npm install above); the tarball is
 # installed into a new project, its dependencies linked from the clone's node_modules as the lockfile
 # resolved them (test/package/install-tarball.ts: a fresh npm install would compile better-sqlite3).
+skip_block 'Use it in your project' 'npm install @arbiter-runtime/core' 'the npm registry: this machine installs the packed tarball instead, as the next block says'
+count_block 'Use it in your project' 'npm pack'
+skip_block 'Use it in your project' 'npm approve-scripts' 'the dependencies here are links into the checkout, so npm would record a file: path, not better-sqlite3@12.11.1'
 npm pack --silent --ignore-scripts --pack-destination "$work" >/dev/null # dist/ is built
 tarball="$(ls "$work"/arbiter-runtime-core-*.tgz)"
 project="$work/project"
 mkdir -p "$project"
 printf '{ "name": "my-project", "private": true, "type": "module" }\n' >"$project/package.json"
+# Besides the package, what the README's programs import: the AG-UI client and the OpenTelemetry SDK.
 node --import tsx -e "
   const { installTarball } = await import('./test/package/install-tarball.ts');
   installTarball({ tarball: process.argv[1], name: '@arbiter-runtime/core', consumer: process.argv[2],
-    checkout: process.cwd(), devDependencies: ['@types/node', 'typescript'] });
+    checkout: process.cwd(), devDependencies: ['@types/node', 'typescript', '@ag-ui/client', '@opentelemetry/api',
+    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics'] });
 " "$tarball" "$project"
-readme_block '## Use it in your project' json >"$project/tsconfig.json"
-# Every TypeScript block of these sections that names its file (// tools.ts, // agent.ts, // server.ts;
-# // reconcile.ts and // egress.ts under "Permission, approval, idempotency"; // a2a-call.ts under "A2A").
-awk -v dir="$project" '
-  /^## / { in_section = ($0 == "## Use it in your project" || $0 == "## Permission, approval, idempotency" || $0 == "## A2A") }
-  in_section && /^```ts$/ { in_block = 1; file = ""; next }
-  in_block && /^```/ { in_block = 0; next }
-  in_block && file == "" && match($0, /^\/\/ [a-z0-9-]+\.ts$/) { file = dir "/" substr($0, 4); print > file; next }
-  in_block && file != "" { print >> file }
-' README.md
-for file in tools.ts agent.ts server.ts reconcile.ts egress.ts a2a-call.ts; do [ -f "$project/$file" ] || fail "README has no $file snippet"; done
+block 'Use it in your project' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
+# Every TypeScript program of the README that names its file (// tools.ts, // memory.ts, …), under that name;
+# the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
+for program in 'Permission, approval, idempotency / Reconciling unknown outcomes|reconcile.ts' \
+  'Permission, approval, idempotency / Data leaving after untrusted content|egress.ts' 'Memory|memory.ts' \
+  'Many tools|many-tools.ts' 'Choosing the API|model.ts' 'Tracing|tracing.ts' 'Use it in your project|tools.ts' \
+  'Use it in your project|agent.ts' 'Use it in your project|server.ts' 'A2A / Calling another agent|a2a-call.ts'; do
+  block "${program%%|*}" "// ${program#*|}" >"$project/${program#*|}"
+done
+block "MCP / Use an MCP server's tools" 'mountMcpServers' >"$project/mcp-agent.ts"
+block 'A real model' 'new ResilientModel' >"$project/real-model.ts"
+block 'AG-UI' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
+block 'A2A' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
+skip_block 'A2A / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
+block 'Use it in your project' '"name": "time"' >"$project/time.json"
+# The MCP config the README wrote in the checkout, its server's path made absolute for the project.
+sed "s|node_modules/.bin/|$work/arbiter/node_modules/.bin/|" mcp.json >"$project/mcp.json"
+# A second fake endpoint, on the README's time.json and a turn that reads notes.txt through the MCP server.
+node -e '
+  const script = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  script.turns.push({ when: "notes", steps: [
+    { call: { name: "files_read_text_file", arguments: { path: process.argv[2] } } }, { say: "I read notes.txt." } ] });
+  require("fs").writeFileSync(process.argv[3], JSON.stringify(script));
+' "$project/time.json" "$work/share/notes.txt" "$work/fake-time.json"
+start_background fake-time node dist/src/cli/main.js fake-endpoint --port 0 --script "$work/fake-time.json"
+wait_for_log "$work/fake-time.log" '^export ' "$background_pid"
+time_endpoint="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake-time.log" | cut -d= -f2)"
+fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
 (
   cd "$project"
   expect 0 -- node node_modules/typescript/bin/tsc
@@ -269,15 +428,32 @@ for file in tools.ts agent.ts server.ts reconcile.ts egress.ts a2a-call.ts; do [
   grep -qx "$(node -p 'require("./node_modules/@arbiter-runtime/core/package.json").version')" "$work/out" || fail 'arbiter --version does not print the package version'
   expect 0 -- npx arbiter demo --events none --data-dir "$work/project-data"
   grep -q 'awaiting approval' "$work/out" || fail 'the installed demo did not stop at the approval'
+  grep -q 'decide later: npx arbiter approve ap_' "$work/out" || fail 'the installed demo did not print the installed form of "decide later"'
   # agent.ts as the README runs it, on an endpoint that is not there: it says why, not "error undefined".
   expect 0 -- env ARBITER_BASE_URL=http://127.0.0.1:9/v1 ARBITER_API_KEY=none ARBITER_MODEL=none node dist/agent.js
   grep -q '^error ' "$work/out" && ! grep -q 'error undefined' "$work/out" || fail 'agent.ts did not say why the run failed'
+  # And as the README's sh block runs it, on the fake endpoint answering with time.json.
+  agent_run="$(block 'Use it in your project' 'node dist/agent.js' |
+    sed "s|https://api.openai.com/v1|$time_endpoint|; s|sk-\.\.\.|fake|; s|gpt-4o-mini|fake-model|")"
+  expect 0 -- bash -c "$agent_run"
+  grep -qE '^completed In Asia/Tokyo it is ' "$work/out" || fail 'agent.ts on the fake endpoint did not tell the time'
   # The approval section's programs print what the README says they print.
   expect 0 -- node dist/reconcile.js
   grep -q 'Refund RF1 is on its way. | 1 refund' "$work/out" || fail 'reconcile.ts did not complete the interrupted refund from the shop'
   expect 0 -- node dist/egress.js
   grep -q 'send_email waits for a person: This conversation contains content from the web' "$work/out" || fail 'egress.ts: the mail did not wait with its reason'
   grep -q 'awaiting_approval | 0 mails sent' "$work/out" || fail 'egress.ts: a mail was sent'
+  expect 0 -- node dist/memory.js
+  grep -qE '^- as of [0-9-]+, the customer said: drink = green tea$' "$work/out" || fail 'memory.ts did not recall the fact'
+  expect 0 -- node dist/many-tools.js
+  diff <(block 'Many tools' 'step 1: ') "$work/out" >/dev/null || fail "many-tools.ts printed $(cat "$work/out"), not what the README shows"
+  expect 0 -- env ARBITER_BASE_URL="$time_endpoint" ARBITER_API_KEY=fake ARBITER_MODEL=fake-model node dist/mcp-agent.js
+  grep -qx 'completed I read notes.txt.' "$work/out" || fail 'the MCP client program did not complete'
+  grep -q 'tool call files_read_text_file' "$work/fake-time.log" || fail 'the MCP client program did not call files_read_text_file'
+  expect 0 -- env ARBITER_BASE_URL="$fake_url" ARBITER_API_KEY=fake ARBITER_MODEL=fake-model node dist/real-model.js
+  expect 0 -- env ARBITER_BASE_URL="$fake_url" ARBITER_API_KEY=fake ARBITER_MODEL=fake-model node dist/model.js
+  expect 0 -- timeout 20 node dist/tracing.js
+  ! grep -q 'tracing is off' "$work/out" || fail "tracing.ts: $(cat "$work/out")"
   # a2a-call.ts: a second arbiter, started in the script, called over A2A from its Agent Card.
   expect 0 -- node dist/a2a-call.js
   grep -q '^completed | Your order SO20260901 is shipped' "$work/out" || fail 'a2a-call.ts: the order question did not come back from the other agent'
@@ -299,5 +475,50 @@ for file in tools.ts agent.ts server.ts reconcile.ts egress.ts a2a-call.ts; do [
   wait "$server_pid" || true
   server_pid=""
 )
+# The CLI on the same module and the README's time.json, as the README starts it in the project.
+start_background serve-time bash -c "cd '$project' && npx arbiter serve --tools dist/tools.js --script time.json --port 8793 --data-dir '$work/serve-time'"
+wait_for_log "$work/serve-time.log" 'listening on' "$background_pid"
+node scripts/readme-smoke-client.mjs chat http://127.0.0.1:8793 demo-customer-token-this-machine-only 'What time is it?' >"$work/out" || fail 'serve --tools dist/tools.js did not answer'
+sed 's/^/  | /' "$work/out"
+grep -qE '^answer: In Asia/Tokyo it is ' "$work/out" || fail 'serve --tools dist/tools.js --script time.json did not tell the time'
+stop_background "$background_pid"
+
+step "README: A real model and Choosing the API, on the fake endpoint"
+for section in 'A real model' 'Choosing the API'; do
+  real="$(block "$section" 'serve --model openai' |
+    sed -E "s|https://[a-z.-]+/v1|$fake_url|; s|ARBITER_API_KEY=\.\.\.|ARBITER_API_KEY=fake|; s|ARBITER_MODEL=.*|ARBITER_MODEL=fake-model|; s|serve --model openai|serve --model openai --port 8794 --data-dir $work/serve-real|")"
+  start_background serve-real bash -c "$real"
+  wait_for_log "$work/serve-real.log" 'listening on' "$background_pid"
+  grep -q 'reachable, key accepted, model listed' "$work/serve-real.log" || fail "$section: serve did not check the endpoint"
+  stop_background "$background_pid"
+done
+printf '  (ARBITER_API=responses: the fake endpoint speaks Chat Completions only, so no message is sent with it)\n'
+
+step "README: the server's clients (Serve it, MCP over HTTP, AG-UI, A2A) against npm run arbiter -- serve"
+serve_command="$(block 'Serve it' '# http://127.0.0.1:8787/' | head -n 1 | sed 's/ *#.*$//')"
+start_background serve-demo bash -c "$serve_command --data-dir $work/serve-demo"
+wait_for_log "$work/serve-demo.log" 'listening on http://127.0.0.1:8787' "$background_pid"
+serve_demo_pid=$background_pid
+curl -fsS http://127.0.0.1:8787/ | grep -qi '<html' || fail 'serve has no chat page at http://127.0.0.1:8787/'
+block "MCP / Serve arbiter's tools over MCP" '"arbiter-http"' >"$work/http.json"
+expect 0 -- node scripts/readme-smoke-client.mjs mcp-http "$work/http.json"
+grep -q '^tools: query_order' "$work/out" || fail 'the HTTP MCP entry did not list the shop tools'
+(
+  cd "$project"
+  export ARBITER_TOKEN=demo-customer-token-this-machine-only
+  expect 0 -- node ag-ui.mjs
+  grep -q '^\[query_order\]' "$work/out" && ! grep -q 'undefined' "$work/out" || fail "ag-ui.mjs: $(cat "$work/out")"
+  # After an interrupt (a refund that waits for a person), no "undefined".
+  sed "s/Where is my order SO20260901?/My teapot arrived cracked, I want a refund./" ag-ui.mjs >ag-ui-refund.mjs
+  expect 0 -- node ag-ui-refund.mjs
+  grep -q '^waiting for approval:' "$work/out" && ! grep -q 'undefined' "$work/out" || fail "ag-ui.mjs after an interrupt: $(cat "$work/out")"
+  expect 0 -- node a2a.mjs
+  grep -q 'COMPLETED' "$work/out" || fail "a2a.mjs: $(cat "$work/out")"
+)
+stop_background "$serve_demo_pid"
+stop_background "$fake_pid"
+
+step "every README code block ran or was skipped with its reason"
+node scripts/readme-blocks.mjs uncovered "$covered" >"$work/uncovered" || fail "README blocks this script neither runs nor skips: $(cat "$work/uncovered")"
 
 printf '\nreadme-smoke: every README command behaved as documented (%ss)\n' "$((SECONDS - started))"

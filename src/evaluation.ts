@@ -2,7 +2,8 @@
  * @module
  * `@arbiter-runtime/core/evaluation`: evaluation suites (`suite.json`, one
  * case per file, scripted or on the configured model), their reports and
- * baselines, and the error-message experiment. A suite names a toolkit
+ * baselines, the error-message experiment, and the built-in routing set
+ * (`builtInRoutingSet`: its directory inside the package). A suite names a toolkit
  * (its tools, gate rules and state) that the caller supplies.
  *
  * @example
@@ -18,6 +19,7 @@ export {
   type BaselineComparison,
   type BrokenCall,
   type BrokenCallCorpus,
+  builtInRoutingSet,
   type CaseApprover,
   type CaseExpectations,
   type CaseGateSpec,
@@ -40,10 +42,13 @@ export {
   formatSuiteReport,
   type InternalDetail,
   loadSuite,
+  type RoutingQuery,
+  type RoutingSet,
   type RunEvalCaseOptions,
   type RunSuiteOptions,
   readBaseline,
   readBrokenCallCorpus,
+  readRoutingSet,
   runErrorMessageExperiment,
   runEvalCase,
   runSuite,

@@ -150,4 +150,87 @@ describe('errors a person can cause', () => {
     expectOneLine(arbiter(['memory', 'show', 'nope', '--user', 'C1001', '--data-dir', data]), /no such fact nope/);
     expect(arbiter(['memory', 'show', 'nope', '--user', 'C1001', '--data-dir', data]).code).toBe(1);
   });
+
+  it.each([
+    [
+      'validate, a tools file that is not there',
+      ['validate', '--tools', 'nope.json', '--calls', 'x'],
+      /nope\.json: cannot read/,
+    ],
+    ['lint, a tools file that is not there', ['lint', '--tools', 'nope.json'], /nope\.json: cannot read/],
+    ['approvals, no store', ['approvals', '--data-dir', 'no-store'], /no arbiter store at/],
+    ['audit, no store', ['audit', '--data-dir', 'no-store'], /no arbiter store at/],
+    ['eval, a suite that is not there', ['eval', '--suite', 'nope'], /nope\/suite\.json: no suite here/],
+    ['stats, nothing recorded', ['stats', '--data-dir', 'no-store'], /no runs recorded/],
+    ['mcp tools without a server', ['mcp', 'tools'], /^arbiter: mcp tools needs either/],
+  ])('%s: one line with the arbiter: prefix, once', (_name, args, pattern) => {
+    expectOneLine(arbiter(args.map((arg) => (arg === 'no-store' ? join(scratch, 'no-store') : arg))), pattern);
+  });
+
+  it('route: exit 1 says which requests matched no tool', () => {
+    const queries = join(scratch, 'queries.jsonl');
+    writeFileSync(queries, '{"id":"q1","query":"where is my order SO20260901"}\n{"id":"hi","query":"xyzzy plugh"}\n');
+    const result = arbiter([
+      'route',
+      '--tools',
+      'examples/shop/shop-tools.openai.json',
+      '--queries',
+      queries,
+      '--top',
+      '2',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toHaveLength(2);
+    expectOneLine(result, /^arbiter: 1 of 2 requests matched no tool \(hi\)/);
+  });
+
+  it('mcp tools: exit 1 says why, and the $schema note comes once for the server', () => {
+    const result = arbiter([
+      'mcp',
+      'tools',
+      '--name',
+      'files',
+      '--',
+      'node_modules/.bin/mcp-server-filesystem',
+      scratch,
+    ]);
+    expectOneLine(result, /^arbiter: exit 1: \d+ of \d+ tools have lint warnings/);
+    expect(result.code).toBe(1);
+    expect(result.stdout.match(/"\$schema"/g)).toHaveLength(1);
+  });
+
+  it('serve --model openai on an endpoint fetch cannot reach: the cause, not "fetch failed"', () => {
+    const result = arbiter(['serve', '--model', 'openai', '--port', '0', '--data-dir', join(scratch, 'bad-port')], {
+      ARBITER_BASE_URL: 'http://127.0.0.1:9/v1',
+      ARBITER_API_KEY: 'none',
+      ARBITER_MODEL: 'gpt-4o',
+    });
+    expectOneLine(result, /is unreachable \(bad port\); check ARBITER_BASE_URL/);
+    expect(result.stderr).not.toContain('fetch failed');
+  });
+
+  it('the demo outside the checkout prints the installed form of "decide later" (npx arbiter …)', () => {
+    const run = spawnSync(
+      process.execPath,
+      // The built CLI (npm run build), as a project runs the installed one: tsx resolves from the checkout only.
+      [join(process.cwd(), 'dist/src/cli/main.js'), 'demo', '--events', 'none', '--data-dir', 'data'],
+      { encoding: 'utf8', cwd: mkdtempSync(join(tmpdir(), 'arbiter-project-')), timeout: 60_000 },
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/decide later: npx arbiter approve ap_[0-9a-f]+ --data-dir data /);
+    expect(run.stdout).toMatch(/to take it back: npx arbiter undo /);
+    expect(run.stdout).not.toContain('npm run arbiter');
+  });
+
+  it('fake-endpoint: a bad port, a port in use and a missing script are one line each', () => {
+    expectOneLine(arbiter(['fake-endpoint', '--port', 'none']), /--port must be an integer from 0 to 65535/);
+    expectOneLine(
+      arbiter(['fake-endpoint', '--port', String(busyPort)]),
+      new RegExp(`address already in use 127\\.0\\.0\\.1:${busyPort}.*--port`),
+    );
+    expectOneLine(
+      arbiter(['fake-endpoint', '--port', '0', '--script', join(scratch, 'no-script.json')]),
+      /no-script\.json.*cannot be read as JSON/,
+    );
+  });
 });

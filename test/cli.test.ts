@@ -155,7 +155,7 @@ describe('arbiter command line', () => {
     const missing = join(dataDirectory(), 'nonexistent');
     const undo = arbiter('undo', 'call_3', '--data-dir', missing);
     expect(undo.code).toBe(2);
-    expect(undo.stderr).toBe(`no arbiter store at ${join(missing, 'arbiter.db')}\n`);
+    expect(undo.stderr).toBe(`arbiter: no arbiter store at ${join(missing, 'arbiter.db')}\n`);
     expect(existsSync(missing)).toBe(false);
   });
 

@@ -14,6 +14,7 @@ describe('README "Many tools"', () => {
     if (program === undefined || shown === undefined) throw new Error('"Many tools" needs a ts block and its output');
     const code = program.code
       .replace("'@arbiter-runtime/core/testing'", JSON.stringify(resolve('src/testing.ts')))
+      .replace("'@arbiter-runtime/core/evaluation'", JSON.stringify(resolve('src/evaluation.ts')))
       .replace("'@arbiter-runtime/core'", JSON.stringify(resolve('src/index.ts')));
     expect(code).not.toContain('@arbiter-runtime/core');
     const file = join(mkdtempSync(join(tmpdir(), 'arbiter-readme-')), 'many-tools.mts');

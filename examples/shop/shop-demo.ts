@@ -103,6 +103,11 @@ export interface ShopDemoOptions {
   readonly onSession?: (sessionId: string) => void;
   /** Adds tools next to the shop's (`arbiter demo --mcp FILE`: MCP servers' tools). */
   readonly mountTools?: (registry: ToolRegistry) => void;
+  /**
+   * How the commands the demo prints (decide later, undo) start: `npm run arbiter --` in a checkout (the
+   * default), `npx arbiter` where the package is installed.
+   */
+  readonly cli?: string;
 }
 
 /** How the demo ended: the stop reason of its last run. */
@@ -145,14 +150,16 @@ export async function runShopDemo({
   continueWaiting = false,
   onSession,
   mountTools,
+  cli = defaultCli,
 }: ShopDemoOptions): Promise<ShopDemoResult> {
   // Looked up before anything is opened: a mistyped id must not leave a data directory behind.
-  if (requestedSession !== undefined) await requireDemoSession({ dataDirectory, sessionId: requestedSession });
+  if (requestedSession !== undefined) await requireDemoSession({ dataDirectory, sessionId: requestedSession, cli });
   const open = (locale: Locale) =>
     openDemo({
       dataDirectory,
       locale,
       modelLatencyMs,
+      cli,
       ...(now === undefined ? {} : { now }),
       ...(mountTools === undefined ? {} : { mountTools }),
     });
@@ -219,6 +226,7 @@ export async function runShopDemo({
         for (const line of laterHint({
           locale,
           dataDirectory,
+          cli,
           approvalIds: pending.map((record) => record.approvalId),
         }))
           write(line);
@@ -304,12 +312,15 @@ export async function resumeShopDemo({
   locale: fallbackLocale = 'en',
   dataDirectory = '.arbiter',
   write,
+  cli = defaultCli,
 }: {
   sessionId: string;
   /** Only for a session stored without its language: the run goes on in the one it began in. */
   locale?: Locale;
   dataDirectory?: string;
   write: (line: string) => void;
+  /** As `ShopDemoOptions.cli`. */
+  cli?: string;
 }): Promise<RunResult> {
   const stored = await withDemoStore({
     dataDirectory,
@@ -318,7 +329,7 @@ export async function resumeShopDemo({
         ? undefined
         : (await new SqliteSessionStore({ database: store.database }).load(sessionId))?.locale,
   });
-  const demo = openDemo({ dataDirectory, locale: stored ?? fallbackLocale });
+  const demo = openDemo({ dataDirectory, locale: stored ?? fallbackLocale, cli });
   try {
     const result = await runSession({ ...demo.runOptions, sessions: demo.sessions, sessionId, resume: true });
     demo.saveRun({ result, sessionId });
@@ -356,7 +367,15 @@ async function withDemoStore<Result>({
 const demoModelName = (locale: Locale) => `scripted:${shopDemoScripts[locale].name}`;
 
 /** Fails with a `ShopUsageError` unless the data directory's store holds `sessionId`; creates nothing. */
-async function requireDemoSession({ dataDirectory, sessionId }: { dataDirectory: string; sessionId: string }) {
+async function requireDemoSession({
+  dataDirectory,
+  sessionId,
+  cli,
+}: {
+  dataDirectory: string;
+  sessionId: string;
+  cli: string;
+}) {
   if (dataDirectory === ':memory:') {
     throw new ShopUsageError({
       message: `--session ${sessionId}: nothing is kept in memory, so there is no session to continue`,
@@ -371,7 +390,7 @@ async function requireDemoSession({ dataDirectory, sessionId }: { dataDirectory:
   throw new ShopUsageError({
     message:
       `no session ${sessionId} in ${join(dataDirectory, 'arbiter.db')}; run the demo without --session to start a ` +
-      `new one (\`npm run arbiter -- sessions list --data-dir ${dataDirectory}\` shows the stored ones)`,
+      `new one (\`${cli} sessions list --data-dir ${dataDirectory}\` shows the stored ones)`,
   });
 }
 
@@ -451,12 +470,14 @@ function openDemo({
   now,
   modelLatencyMs = 0,
   mountTools,
+  cli = defaultCli,
 }: {
   dataDirectory: string;
   locale: Locale;
   now?: () => Date;
   modelLatencyMs?: number;
   mountTools?: (registry: ToolRegistry) => void;
+  cli?: string;
 }) {
   const inMemory = dataDirectory === ':memory:';
   if (!inMemory) mkdirSync(dataDirectory, { recursive: true });
@@ -488,7 +509,7 @@ function openDemo({
     broker,
     audit,
     store,
-    transcript: new ShopTranscript({ locale, undoHint: (entry) => undoHint({ locale, dataDirectory, entry }) }),
+    transcript: new ShopTranscript({ locale, undoHint: (entry) => undoHint({ locale, dataDirectory, entry, cli }) }),
     runOptions: {
       model,
       tools: registry,
@@ -537,14 +558,19 @@ function dataDirectoryFlag(dataDirectory: string): string {
   return dataDirectory === '.arbiter' ? '' : ` --data-dir ${dataDirectory}`;
 }
 
+/** How a checkout runs the CLI (`npm run arbiter -- approve ID`). */
+const defaultCli = 'npm run arbiter --';
+
 function laterHint({
   locale,
   dataDirectory,
   approvalIds,
+  cli,
 }: {
   locale: Locale;
   dataDirectory: string;
   approvalIds: readonly string[];
+  cli: string;
 }): string[] {
   const indent = ' '.repeat(10);
   if (dataDirectory === ':memory:') {
@@ -557,19 +583,29 @@ function laterHint({
   const flag = dataDirectoryFlag(dataDirectory);
   return approvalIds.flatMap((approvalId) =>
     locale === 'zh-CN'
-      ? [`${indent}稍后确认：npm run arbiter -- approve ${approvalId}${flag}（拒绝：加 --reject --reason "…"）`]
-      : [`${indent}decide later: npm run arbiter -- approve ${approvalId}${flag}   (or: --reject --reason "…")`],
+      ? [`${indent}稍后确认：${cli} approve ${approvalId}${flag}（拒绝：加 --reject --reason "…"）`]
+      : [`${indent}decide later: ${cli} approve ${approvalId}${flag}   (or: --reject --reason "…")`],
   );
 }
 
 /** The line under a reversible call that ran: the command that takes it back. */
-function undoHint({ locale, dataDirectory, entry }: { locale: Locale; dataDirectory: string; entry: AuditRecord }) {
+function undoHint({
+  locale,
+  dataDirectory,
+  entry,
+  cli,
+}: {
+  locale: Locale;
+  dataDirectory: string;
+  entry: AuditRecord;
+  cli: string;
+}) {
   if (dataDirectory === ':memory:') {
     return locale === 'zh-CN'
       ? '可撤销（内存模式：用 --data-dir 保存后可用 arbiter undo 撤销）'
       : 'reversible (in memory: use --data-dir to take it back later with arbiter undo)';
   }
-  const command = `npm run arbiter -- undo ${entry.toolCallId} --run ${entry.runId}${dataDirectoryFlag(dataDirectory)}`;
+  const command = `${cli} undo ${entry.toolCallId} --run ${entry.runId}${dataDirectoryFlag(dataDirectory)}`;
   return locale === 'zh-CN' ? `可撤销：${command}` : `reversible; to take it back: ${command}`;
 }
 

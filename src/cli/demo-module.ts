@@ -23,6 +23,8 @@ export interface DemoRunOptions {
   readonly sessionId?: string;
   /** Adds tools next to the shop's (`--mcp FILE`). */
   readonly mountTools?: (registry: ToolRegistry) => void;
+  /** How the commands the demo prints start (`cliInvocation()`). */
+  readonly cli?: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export interface DemoModule {
     dataDirectory: string;
     locale?: Locale;
     write: (line: string) => void;
+    cli?: string;
   }): Promise<{ readonly stopReason: StopReason }>;
   openDemoTools(options: { dataDir: string; mustExist?: boolean }): { tools: ToolSet; close: () => void };
   /** The default suite directory of `arbiter eval`. */

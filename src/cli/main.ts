@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Locale } from '../core/locale.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { UsageError } from '../errors/usage-error.js';
+import { cliInvocation } from './cli-invocation.js';
 import type { CommandResult } from './cli-output.js';
 import { commandUsage, fullUsage, packageVersion } from './command-usage.js';
 import { demoApprovalMode } from './demo-approval-mode.js';
@@ -92,6 +93,7 @@ const commands: Record<string, Command> = {
             dataDirectory,
             ...(locale === undefined ? {} : { locale }),
             write: (line) => lines.push(line),
+            cli: cliInvocation(),
           });
           return { stdout: lines, failed: result.stopReason === 'error' };
         },
@@ -170,6 +172,10 @@ const commands: Record<string, Command> = {
       unwatch();
     }
   },
+  'fake-endpoint': async (args) => {
+    const { runFakeEndpoint } = await import('./commands/fake-endpoint.js');
+    return runFakeEndpoint({ args, write: (line) => process.stdout.write(`${line}\n`) });
+  },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   memory: async (args) => print(await (await import('./commands/memory.js')).memoryCommand({ args })),
   stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
@@ -238,6 +244,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
       ),
     ...(values.session === undefined ? {} : { sessionId: values.session }),
     ...(mcp === undefined ? {} : { mountTools: (registry) => mcp.attach(registry) }),
+    cli: cliInvocation(),
   });
   const result = await running.finally(() => mcp?.close());
   return result.stopReason === 'error' ? 1 : 0;
@@ -251,8 +258,20 @@ function parseLocale(value: string | undefined): Locale {
 
 function print(result: CommandResult): number {
   for (const line of result.stdout) process.stdout.write(`${line}\n`);
-  for (const line of result.stderr) process.stderr.write(`${line}\n`);
+  for (const line of withPrefix(result.stderr)) process.stderr.write(`${line}\n`);
   return result.exitCode;
+}
+
+/**
+ * Every message on stderr starts `arbiter: `, once: the lines before a blank line or a usage text get it
+ * unless they have it already; the usage text after them is printed as it is.
+ */
+function withPrefix(lines: readonly string[]): string[] {
+  let message = true;
+  return lines.map((line) => {
+    if (line === '' || line.includes('\n') || /^(Usage:|\s)/.test(line)) message = false;
+    return message && !line.startsWith('arbiter: ') ? `arbiter: ${line}` : line;
+  });
 }
 
 function fail(message: string): number {

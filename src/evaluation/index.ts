@@ -35,5 +35,6 @@ export { createFixtureTools, type FixtureToolSpec } from './fixture-tools.js';
 export { formatExperimentReport } from './format-experiment-report.js';
 export { formatCaseTable, formatSuiteReport } from './format-suite-report.js';
 export { type EvalSuite, loadSuite } from './load-suite.js';
+export { builtInRoutingSet, type RoutingQuery, type RoutingSet, readRoutingSet } from './routing-set.js';
 export { type CaseResult, type RunEvalCaseOptions, runEvalCase } from './run-eval-case.js';
 export { type RunSuiteOptions, runSuite, type SuiteReport } from './run-suite.js';

@@ -7,7 +7,16 @@ import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { fromOpenAiTool, type OpenAiFunctionTool } from '../tools/from-openai-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 
-/** The built-in routing set: 56 tools of eight domains and 120 labelled requests, half in English, half in Chinese. */
+/**
+ * The built-in routing set's directory, wherever the package is (a
+ * checkout's `evals/routing`, an installed package's `dist/evals/routing`):
+ * `tools.json`, 56 tools of eight domains in OpenAI format, and
+ * `queries.jsonl`, 120 labelled requests, half in English, half in Chinese.
+ *
+ * @example
+ * import { join } from 'node:path';
+ * const tools = JSON.parse(readFileSync(join(builtInRoutingSet, 'tools.json'), 'utf8'));
+ */
 export const builtInRoutingSet = fileURLToPath(new URL('../../evals/routing', import.meta.url));
 
 /** One labelled request: the tool that should handle it. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../errors/model-error.js';
 import { createStreamAssembler, mapFinishReason } from './assemble-stream.js';
-import { type FakeAnswer, toStreamChunks } from './test-support/chat-completion-chunks.js';
+import { type FakeAnswer, toStreamChunks } from './chat-completion-chunks.js';
 
 const identity = { id: 'chatcmpl-test', model: 'gpt-4o-mini' };
 

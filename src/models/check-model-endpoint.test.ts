@@ -49,6 +49,15 @@ describe('checkModelEndpoint', () => {
     expect(check.status === 'failed' ? check.error : undefined).toMatchObject({ kind: 'network', model: 'gpt-4o' });
   });
 
+  it('names the cause fetch hides behind "fetch failed", e.g. a port fetch refuses to dial', async () => {
+    // Port 9 (discard) is on fetch's list of bad ports: the connection is never tried.
+    const baseUrl = 'http://127.0.0.1:9/v1';
+    const check = await checkModelEndpoint({ baseUrl, apiKey, models: ['gpt-4o'] });
+    expect(check.message).toBe(
+      `model endpoint ${baseUrl} (model gpt-4o) is unreachable (bad port); check ARBITER_BASE_URL`,
+    );
+  });
+
   it('fails on a refused key without repeating what the endpoint said about it', async () => {
     const { url } = await serving(() => ({
       kind: 'error',

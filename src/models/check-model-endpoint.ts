@@ -120,11 +120,19 @@ async function readModelIds(response: Response): Promise<string[] | undefined> {
   );
 }
 
-/** The system's reason a connection failed (`ECONNREFUSED`, `ENOTFOUND`…), not the whole error. */
+/**
+ * The system's reason a connection failed (`ECONNREFUSED`, `ENOTFOUND`, undici's `bad port`…), not the
+ * whole error: the innermost cause's code, else its message. fetch's own "fetch failed" says nothing.
+ */
 function networkCause(error: unknown): string {
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string') {
-    return cause.code;
+  let current: unknown = error instanceof Error ? error.cause : undefined;
+  let detail: string | undefined;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    if ('code' in current && typeof current.code === 'string') detail = current.code;
+    else if ('message' in current && typeof current.message === 'string' && current.message !== '') {
+      detail = current.message;
+    }
+    current = 'cause' in current ? current.cause : undefined;
   }
-  return error instanceof Error ? error.message : 'connection failed';
+  return detail ?? (error instanceof Error ? error.message : 'connection failed');
 }

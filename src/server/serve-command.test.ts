@@ -20,6 +20,7 @@ describe('arbiter serve', () => {
       skipModelCheck: false,
       scriptFile: undefined,
       allowSelfApproval: false,
+      memoryTools: false,
       principalLimits: {},
     });
     expect(parseServeFlags(['--max-streams', '3', '--allow-self-approval'])).toMatchObject({

@@ -16,7 +16,7 @@
  * this test is about what the page makes of a resume.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,8 +24,8 @@ import Database from 'better-sqlite3';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoTokens } from '../../src/server/auth-config.js';
+import { chromiumPath, skipWithoutChromium } from './chromium.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const screenshots = 'test-results';
 const serverScript = join(import.meta.dirname, 'resumable-server.ts');
 const question = 'Where is my order SO20260901?';
@@ -52,10 +52,9 @@ interface StreamedEvent {
   readonly text?: string;
 }
 
-// Skipped only on a developer machine without Chromium; CI (CI=true) installs it, so there a missing browser fails.
-const skipBrowser = !existsSync(chromiumPath) && process.env['CI'] !== 'true';
+const suite = 'chat page after a crash-resume';
 
-describe.skipIf(skipBrowser)('chat page after a crash-resume', () => {
+describe.skipIf(skipWithoutChromium(suite))(suite, () => {
   let browser: BrowserContext;
   let profile: string;
   const children: ChildProcess[] = [];

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +6,8 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoTokens } from '../../src/server/auth-config.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/start-server.js';
+import { chromiumPath, skipWithoutChromium } from './chromium.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const screenshots = 'test-results';
 
 /** Records, per assistant bubble, every length its text had: more than a few means it streamed. */
@@ -42,10 +42,9 @@ interface PageGlobals {
   readonly streamed: number[][];
 }
 
-// Skipped only on a developer machine without Chromium; CI (CI=true) installs it, so there a missing browser fails.
-const skipBrowser = !existsSync(chromiumPath) && process.env['CI'] !== 'true';
+const suite = 'chat page in a real browser';
 
-describe.skipIf(skipBrowser)('chat page in a real browser', () => {
+describe.skipIf(skipWithoutChromium(suite))(suite, () => {
   let browser: BrowserContext;
   let profile: string;
   const servers: { running: RunningServer; dataDir: string }[] = [];

@@ -19,8 +19,8 @@ import { namedSessionId } from '../../src/server/named-session.js';
 import { uiChatScript } from '../../src/server/protocols/ai-sdk-ui/test-support/ui-chat-script.js';
 import { testAuth, testTokens } from '../../src/server/test-support/test-server.js';
 import { readmeSnippets } from '../package/readme-snippets.js';
+import { chromiumPath, skipWithoutChromium } from './chromium.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const screenshots = 'test-results';
 const pageSource = join(import.meta.dirname, 'use-chat');
 /** Built inside the checkout, so the page's imports resolve from its node_modules. */
@@ -45,10 +45,9 @@ interface PageGlobals {
   readonly document: { querySelectorAll(selector: string): ArrayLike<{ readonly textContent: string | null }> };
 }
 
-// Skipped only on a developer machine without Chromium; CI (CI=true) installs it, so there a missing browser fails.
-const skipBrowser = !existsSync(chromiumPath) && process.env['CI'] !== 'true';
+const suite = 'useChat against arbiter in a real browser';
 
-describe.skipIf(skipBrowser)('useChat against arbiter in a real browser', { timeout: 60_000 }, () => {
+describe.skipIf(skipWithoutChromium(suite))(suite, { timeout: 60_000 }, () => {
   let browser: BrowserContext;
   let profile: string;
   let server: { url: string; process: ChildProcess; dataDir: string };

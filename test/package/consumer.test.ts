@@ -89,7 +89,7 @@ const entryNames: Record<string, readonly string[]> = {
     'createMcpHttpRoute',
     'callToolThroughGate',
   ],
-  '/evaluation': ['loadSuite', 'runSuite', 'formatSuiteReport', 'compareWithBaseline'],
+  '/evaluation': ['loadSuite', 'runSuite', 'formatSuiteReport', 'compareWithBaseline', 'builtInRoutingSet'],
   '/observe': ['createTraceWriter', 'createProgressPrinter', 'computeMetrics', 'startOpenTelemetry'],
   '/testing': ['ScriptedModel', 'createFixtureTools', 'createMemoryJournal'],
 };

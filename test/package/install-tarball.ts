@@ -86,6 +86,21 @@ export function installTarball({
     chmodSync(join(target, file), 0o755);
     symlinkSync(relative(bin, join(target, file)), join(bin, command));
   }
+  // The consumer's own tools get their commands too, as npm links them (`npx tsc`).
+  for (const dependency of devDependencies) {
+    const installed = join(consumer, 'node_modules', dependency);
+    const { bin: commands } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      bin?: string | Record<string, string>;
+    };
+    const entries =
+      typeof commands === 'string'
+        ? [[dependency.split('/').at(-1) ?? dependency, commands]]
+        : Object.entries(commands ?? {});
+    for (const [command, file] of entries) {
+      if (command !== undefined && file !== undefined)
+        symlinkSync(relative(bin, join(installed, file)), join(bin, command));
+    }
+  }
   writeFileSync(
     join(consumer, 'package.json'),
     `${JSON.stringify(

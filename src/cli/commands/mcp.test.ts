@@ -31,6 +31,18 @@ describe('arbiter mcp tools', () => {
       '  warning: parameter "path" has no description: say what it is and, for a format, give an example',
     );
     expect(result.stdout.at(-1)).toMatch(/^total: \d+ tokens per turn for 1\d tools$/);
+    // The server writes every schema as draft-07: said once, not under each of its tools.
+    const schemaNotes = result.stdout.filter((line) => line.includes('"$schema"'));
+    expect(schemaNotes).toEqual([
+      expect.stringMatching(
+        /^note \(all 1\d tools\): inputSchema's "\$schema" \(.*draft-07.*\) dropped; read as JSON Schema 2020-12$/,
+      ),
+    ]);
+    expect(result.stdout[1]).toBe(schemaNotes[0]);
+    // Exit 1 says why, on one line.
+    expect(result.stderr).toEqual([
+      expect.stringMatching(/^exit 1: 1\d of 1\d tools have lint warnings \(\d+ in all, listed above\)$/),
+    ]);
   });
 
   it('names the tools it refuses, and says so in the exit code and as JSON', async () => {

@@ -73,7 +73,7 @@ export async function mcpToolsCommand({ args }: { args: readonly string[] }): Pr
   });
   const [executable, ...commandArgs] = command;
   if ((values.url === undefined) === (executable === undefined)) {
-    throw new UsageError({ message: 'arbiter mcp tools needs either -- COMMAND [ARGS…] or --url URL' });
+    throw new UsageError({ message: 'mcp tools needs either -- COMMAND [ARGS…] or --url URL' });
   }
   if (!/^[a-zA-Z][a-zA-Z0-9_-]{0,23}$/.test(values.name)) {
     throw new UsageError({
@@ -140,17 +140,37 @@ function report(mount: McpServerMount, protocolVersion: string, json: boolean): 
   const exitCode = refused.length > 0 || tools.some((tool) => tool.warnings.length > 0) ? 1 : 0;
   if (json) return { exitCode, stdout: [JSON.stringify({ protocolVersion, tools, refused, totalTokens })], stderr: [] };
   const stdout: string[] = [`MCP server "${mount.server.name}" speaks protocol revision ${protocolVersion}`];
+  // A note about the server's way of writing schemas (a dropped "$schema") is said once, not under every tool.
+  const shared = sharedNotes(tools.map((tool) => tool.notes));
+  for (const [note, count] of shared) {
+    stdout.push(`note (${count === tools.length ? `all ${count} tools` : `${count} tools`}): ${note}`);
+  }
   for (const tool of tools) {
     stdout.push(`${tool.name}  ${tool.sideEffect} (${tool.tierReason})  ${tool.tokens} tokens per turn`);
     for (const warning of tool.warnings) stdout.push(`  warning: ${warning}`);
-    for (const note of tool.notes) stdout.push(`  note: ${note}`);
+    for (const note of tool.notes) if (!shared.has(note)) stdout.push(`  note: ${note}`);
   }
   for (const message of refused) stdout.push(`refused: ${message}`);
   stdout.push(
     `total: ${totalTokens} tokens per turn for ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'}` +
       (refused.length === 0 ? '' : `; ${refused.length} refused`),
   );
-  return { exitCode, stdout, stderr: [] };
+  const warned = tools.filter((tool) => tool.warnings.length > 0).length;
+  const warnings = tools.reduce((sum, tool) => sum + tool.warnings.length, 0);
+  const reasons = [
+    ...(warned === 0
+      ? []
+      : [`${warned} of ${tools.length} tools have lint warnings (${warnings} in all, listed above)`]),
+    ...(refused.length === 0 ? [] : [`${refused.length} refused (listed above)`]),
+  ];
+  return { exitCode, stdout, stderr: reasons.length === 0 ? [] : [`exit 1: ${reasons.join('; ')}`] };
+}
+
+/** Notes that two or more tools share, with how many tools carry each. */
+function sharedNotes(notesPerTool: readonly (readonly string[])[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const notes of notesPerTool) for (const note of new Set(notes)) counts.set(note, (counts.get(note) ?? 0) + 1);
+  return new Map([...counts].filter(([, count]) => count > 1));
 }
 
 function tierReason(tool: MountedMcpTool): string {

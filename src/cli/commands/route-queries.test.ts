@@ -52,6 +52,11 @@ describe('arbiter route', () => {
     const result = routeQueries({ toolsFile: tools, queriesFile: queries });
     expect(result.exitCode).toBe(1);
     expect(result.stdout[0]).toBe('{"id":"hi","tools":[]}');
+    expect(result.stderr).toMatchInlineSnapshot(`
+      [
+        "1 of 2 requests matched no tool (hi): they share no word with any tool's name, description or parameters, so a run would send every tool",
+      ]
+    `);
   });
 
   it.each([

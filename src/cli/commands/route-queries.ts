@@ -19,7 +19,8 @@ export interface QueryRecord {
  * send with it as the first step of a run: one JSON line `{"id", "tools":
  * [...]}`, the tools in the order of the tools file (as they are sent).
  * Exit 0 when every request matched a tool, 1 when any matched none (its
- * `tools` is empty: a run would send every tool), 2 when a file is
+ * `tools` is empty: a run would send every tool; one stderr line names
+ * those requests), 2 when a file is
  * unreadable or malformed or a tool would be refused at registration.
  *
  * @example
@@ -47,7 +48,7 @@ export function routeQueries({
     }
     throw error;
   }
-  let unmatched = 0;
+  const unmatched: string[] = [];
   const stdout = queries.map(({ id, query }) => {
     const choice = chooseTools({
       specs: registry.specs,
@@ -55,10 +56,16 @@ export function routeQueries({
       topK: top,
       onNoMatch: 'kept',
     });
-    if (choice.reason === 'no_match') unmatched += 1;
+    if (choice.reason === 'no_match') unmatched.push(id);
     return JSON.stringify({ id, tools: choice.tools });
   });
-  return { exitCode: unmatched > 0 ? 1 : 0, stdout, stderr: [] };
+  if (unmatched.length === 0) return { exitCode: 0, stdout, stderr: [] };
+  const shown = unmatched.length > 10 ? [...unmatched.slice(0, 10), '…'] : unmatched;
+  const reason =
+    `${unmatched.length} of ${queries.length} ${queries.length === 1 ? 'request' : 'requests'} matched no tool ` +
+    `(${shown.join(', ')}): they share no word with any tool's name, description or parameters, ` +
+    'so a run would send every tool';
+  return { exitCode: 1, stdout, stderr: [reason] };
 }
 
 /**

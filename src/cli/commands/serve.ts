@@ -1,10 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readA2aConfig } from '../../a2a/client/a2a-agent-config.js';
 import { type A2aMounts, openA2aMounts } from '../../a2a/client/mount-a2a-agents.js';
 import type { Locale } from '../../core/locale.js';
-import { InputFileError } from '../../errors/input-file-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { describeMcpChanges } from '../../mcp/client/describe-mcp-changes.js';
 import { readMcpConfig } from '../../mcp/client/mcp-server-config.js';
@@ -12,7 +10,6 @@ import { type McpMounts, openMcpMounts } from '../../mcp/client/mount-mcp-server
 import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
 import { createConfiguredModel, readConfiguredEndpoint } from '../../models/create-configured-model.js';
 import type { Model } from '../../models/model.js';
-import type { Script } from '../../models/script.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
 import type { AssembledServer } from '../../server/create-server.js';
@@ -21,10 +18,12 @@ import { loadToolsModule, type ToolsModule } from '../../server/load-tools-modul
 import { defaultPrincipalLimits, type PrincipalLimitOptions } from '../../server/principal-limits.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../server/start-server.js';
 import { withStreamingDelay } from '../../server/with-streaming-delay.js';
+import { readScriptFile } from '../read-script-file.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
-               [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--allow-self-approval]
+               [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
+               [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
       --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
@@ -44,6 +43,8 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
       --script FILE   the scripted model's script (JSON); default: the shop chat
       ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
                       one piece (benchmarks); default: paced for a person (400 ms, then 15 ms a fragment)
+      --memory-tools  mount save_fact and recall_facts beside the tools: long-term memory of each user,
+                      bound to the caller's tenant and user (README "Memory")
       --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
       --max-streams N, --sessions-per-minute N, --messages-per-minute N
                       per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
@@ -70,6 +71,8 @@ export interface ServeFlags {
   readonly skipModelCheck: boolean;
   readonly scriptFile: string | undefined;
   readonly allowSelfApproval: boolean;
+  /** `--memory-tools`: mount `save_fact` and `recall_facts`. */
+  readonly memoryTools: boolean;
   readonly principalLimits: PrincipalLimitOptions;
 }
 
@@ -96,6 +99,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
       script: { type: 'string' },
       'skip-model-check': { type: 'boolean', default: false },
       'allow-self-approval': { type: 'boolean', default: false },
+      'memory-tools': { type: 'boolean', default: false },
       'max-streams': { type: 'string' },
       'sessions-per-minute': { type: 'string' },
       'messages-per-minute': { type: 'string' },
@@ -148,6 +152,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     skipModelCheck: values['skip-model-check'],
     scriptFile: values.script,
     allowSelfApproval: values['allow-self-approval'],
+    memoryTools: values['memory-tools'],
     principalLimits: {
       ...(maxStreams === undefined ? {} : { maxStreams }),
       ...(sessionsPerMinute === undefined ? {} : { sessionsPerMinute }),
@@ -215,7 +220,7 @@ export async function serveOptions(
   if (flags.model === 'openai') {
     model = createConfiguredModel({ env: environment });
   } else if (flags.scriptFile !== undefined) {
-    const script = await readScript(flags.scriptFile);
+    const script = await readScriptFile(flags.scriptFile);
     const latencyMs = scriptedLatencyMs(environment);
     model = withStreamingDelay(
       new ScriptedModel({ script }),
@@ -232,6 +237,7 @@ export async function serveOptions(
     host: flags.host,
     dataDir: flags.dataDir,
     allowSelfApproval: flags.allowSelfApproval,
+    memoryTools: flags.memoryTools,
     principalLimits: flags.principalLimits,
     ...(auth === undefined ? {} : { auth }),
     ...(domain === undefined ? {} : { tools: domain.tools, gateRules: domain.gateRules }),
@@ -350,6 +356,7 @@ export async function runServe({
   }
   const where = storeUrl === undefined ? `data in ${flags.dataDir}` : `store ${shownStoreUrl(storeUrl)}`;
   write(`arbiter serve: listening on ${running.url} (${where}, model ${flags.model})`);
+  if (flags.memoryTools) write('arbiter serve: memory tools mounted (save_fact, recall_facts)');
   if (flags.authFile === undefined) {
     write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);
   }
@@ -424,17 +431,4 @@ function storeUrlFrom(environment: Readonly<Record<string, string | undefined>>)
 /** The connection string without its password, for the start-up line. */
 function shownStoreUrl(value: string): string {
   return value.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
-}
-
-async function readScript(file: string): Promise<Script> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new InputFileError({ file, problem: `cannot be read as JSON`, cause: error });
-  }
-  if (typeof value !== 'object' || value === null || !Array.isArray((value as { turns?: unknown }).turns)) {
-    throw new InputFileError({ file, problem: `a script needs "name" and a "turns" array` });
-  }
-  return value as Script;
 }

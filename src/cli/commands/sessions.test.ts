@@ -83,6 +83,20 @@ describe('arbiter sessions', () => {
     expect(json.stdout.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['first']);
   });
 
+  it('sizes the table to its longest id, so the columns still line up', async () => {
+    const long = `chat-${'x'.repeat(60)}`;
+    await seed(async (store) => {
+      await store.create({ sessionId: long });
+      await store.create({ sessionId: 's' });
+    });
+    const [header = '', ...rows] = (await sessions('list')).stdout;
+    const statusAt = header.indexOf('status');
+    expect(statusAt).toBe(long.length + 2);
+    for (const row of rows) expect(row.slice(statusAt, statusAt + 4)).toBe('idle');
+    const updatedAt = header.indexOf('updated');
+    for (const row of rows) expect(row.slice(updatedAt)).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
   it('shows a session, redacting sensitive fields and their copies in text with --redact', async () => {
     await seed(async (store) => {
       await store.create({ sessionId: 's1', slots: { order_id: 'SO20260901', phone: '+86 138 0000 1234' } });

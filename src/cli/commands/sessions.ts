@@ -10,6 +10,7 @@ import type { ToolSet } from '../../tools/tool-registry.js';
 import { redact } from '../../util/redact.js';
 import type { CommandResult } from '../cli-output.js';
 import { sessionsUsage } from '../command-usage.js';
+import { formatTable, type TableColumn } from '../format-table.js';
 import { readToolsFile } from '../read-input-file.js';
 import { withDataStore } from './open-data-store.js';
 
@@ -153,10 +154,7 @@ export async function listSessions({
     const summaries = sessions === undefined ? [] : await sessions.list({ limit });
     if (json) return done(summaries.map((summary) => JSON.stringify(summary)));
     if (summaries.length === 0) return done([`no sessions in ${join(dataDirectory, 'arbiter.db')}`]);
-    return done([
-      'id                                    status             messages  steps  tokens    version  updated',
-      ...summaries.map(listLine),
-    ]);
+    return done(formatTable({ columns: listColumns, rows: summaries.map(listRow) }));
   });
 }
 
@@ -422,17 +420,27 @@ function usage(message: string): CommandResult {
   return { exitCode: 2, stdout: [], stderr: [`arbiter: ${message}`, '', sessionsUsage] };
 }
 
-function listLine(summary: SessionSummary): string {
+const listColumns: readonly TableColumn[] = [
+  { heading: 'id' },
+  { heading: 'status' },
+  { heading: 'messages', align: 'right' },
+  { heading: 'steps', align: 'right' },
+  { heading: 'tokens', align: 'right' },
+  { heading: 'version', align: 'right' },
+  { heading: 'updated' },
+];
+
+function listRow(summary: SessionSummary): string[] {
   const tokens = summary.usage.inputTokens + summary.usage.outputTokens;
   return [
-    summary.id.padEnd(37),
-    summary.status.padEnd(18),
-    String(summary.messageCount).padStart(8),
-    String(summary.stepCount).padStart(6),
-    String(tokens).padStart(7),
-    String(summary.version).padStart(8),
-    ` ${iso(summary.updatedAt)}`,
-  ].join(' ');
+    summary.id,
+    summary.status,
+    String(summary.messageCount),
+    String(summary.stepCount),
+    String(tokens),
+    String(summary.version),
+    iso(summary.updatedAt),
+  ];
 }
 
 function messageLines({

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type FakeAnswer, toChatCompletion, toStreamChunks } from './chat-completion-chunks.js';
+import { type FakeAnswer, toChatCompletion, toStreamChunks } from '../chat-completion-chunks.js';
 import { type FakeResponsesAnswer, toResponseEvents, toResponseObject } from './response-events.js';
 
 /** Timing shared by every reply. */

@@ -5,7 +5,7 @@ export {
   type FakeUsage,
   toChatCompletion,
   toStreamChunks,
-} from './chat-completion-chunks.js';
+} from '../chat-completion-chunks.js';
 export {
   type FakeChatServer,
   type FakeModels,

@@ -1,4 +1,4 @@
-import type { FakeToolCall, FakeUsage } from './chat-completion-chunks.js';
+import type { FakeToolCall, FakeUsage } from '../chat-completion-chunks.js';
 
 /** What a fake Responses API answer holds, in the order OpenAI emits its output items. */
 export interface FakeResponsesAnswer {

@@ -48,6 +48,23 @@ async function run(agent: HttpAgent, parameters: Parameters<HttpAgent['runAgent'
   return { ...result, events, interrupts, types: events.map((event) => event.type) };
 }
 
+/**
+ * A run the server refuses. HttpAgent reports the failure with `console.error` (message and stack) before
+ * it rejects; here the refusal is the expected outcome, so the report is checked and kept off the output.
+ */
+async function expectRefused(attempt: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+  try {
+    await expect(attempt()).rejects.toThrow(pattern);
+    expect(reported).toHaveBeenCalledWith(
+      'Agent execution failed:',
+      expect.objectContaining({ message: expect.stringMatching(pattern) }),
+    );
+  } finally {
+    reported.mockRestore();
+  }
+}
+
 function say(agent: HttpAgent, content: string): void {
   agent.addMessage({ id: randomUUID(), role: 'user', content });
 }
@@ -160,7 +177,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     const approve = [{ interruptId: interrupt.id, status: 'resolved' as const, payload: { decision: 'approve' } }];
 
     // Four eyes: the customer (an approver too) may not approve his own refund; nothing is decided.
-    await expect(run(customer, { resume: approve })).rejects.toThrow(/HTTP 403.*self_approval/);
+    await expectRefused(() => run(customer, { resume: approve }), /HTTP 403.*self_approval/);
     const audit = new SqliteAuditLog({ database: server.server.store.database });
     expect(
       audit.listAudit({ sessionId: threadSessionId(alicePrincipal, threadId) }).map((row) => row.outcome),
@@ -171,13 +188,13 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
       approvals: [expect.objectContaining({ approvalId: interrupt.id, sessionId })],
     });
     // Another tenant's approver sees neither the thread by its name nor by its session id.
-    await expect(run(agentFor(tokens.mallory, threadId), { resume: approve })).rejects.toThrow(/HTTP 404/);
-    await expect(run(agentFor(tokens.mallory, sessionId), { resume: approve })).rejects.toThrow(/HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.mallory, threadId), { resume: approve }), /HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.mallory, sessionId), { resume: approve }), /HTTP 404/);
     // A customer of the tenant who is not an approver: the thread is not his, by either.
-    await expect(run(agentFor(tokens.bob, threadId), { resume: approve })).rejects.toThrow(/HTTP 404/);
-    await expect(run(agentFor(tokens.bob, sessionId), { resume: approve })).rejects.toThrow(/HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.bob, threadId), { resume: approve }), /HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.bob, sessionId), { resume: approve }), /HTTP 404/);
     // The approver's own name for the thread is his own (empty) thread, not the customer's.
-    await expect(run(agentFor(tokens.staff, threadId), { resume: approve })).rejects.toThrow(/HTTP 404/);
+    await expectRefused(() => run(agentFor(tokens.staff, threadId), { resume: approve }), /HTTP 404/);
 
     const staff = agentFor(tokens.staff, sessionId);
     const decided = await run(staff, { resume: approve });
@@ -245,7 +262,9 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
         throw new Error('upstream exploded at /srv/secret/path');
       },
     };
-    server = await startTestServer({ auth, model: broken });
+    // The server's log line for the failed call, kept here instead of on stderr.
+    const logged: { event?: unknown }[] = [];
+    server = await startTestServer({ auth, model: broken, logger: (line) => logged.push(line) });
     const agent = agentFor(tokens.alice);
     say(agent, 'Hello');
     const seen: BaseEvent[] = [];
@@ -267,6 +286,7 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(String((seen[0] as { message?: string }).message)).not.toContain('/srv/secret');
     // The client reports the RUN_ERROR to its subscribers; runAgent itself settles normally.
     expect(failed).toBeUndefined();
+    expect(logged.map((line) => line.event)).toContain('model_call_failed');
 
     // On the wire: RUN_STARTED, the state, then RUN_ERROR, each valid, with no internals anywhere.
     const raw = await post(tokens.alice, input());
