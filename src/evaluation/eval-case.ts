@@ -83,6 +83,12 @@ export interface CaseExpectations {
   /** Facts the toolkit reports after the run (e.g. `{ "refunds": 2 }`), compared as JSON. */
   readonly state?: Readonly<Record<string, unknown>>;
   /**
+   * The case runs with an audit log (SQLite, in memory): each tool named
+   * has a row, every row is in the tenant's hash chain, and the chain
+   * verifies (`verifyChain`).
+   */
+  readonly audit?: { readonly tools: readonly string[] };
+  /**
    * Whether model-facing texts (tool messages and answers) may contain SQL,
    * file paths, stack traces or internal error names. Default false: any is a failure.
    */

@@ -147,6 +147,12 @@ const expectations = {
       additionalProperties: false,
     },
     state: { type: 'object' },
+    audit: {
+      type: 'object',
+      properties: { tools: { type: 'array', items: { type: 'string' } } },
+      required: ['tools'],
+      additionalProperties: false,
+    },
     allowInternalDetails: { type: 'boolean' },
   },
   additionalProperties: false,

@@ -10,6 +10,7 @@ import { ScriptedModel } from '../models/scripted-model.js';
 import { observeRunTrace, type RunObservation } from '../observe/run-observation.js';
 import type { RunTrace } from '../observe/run-trace.js';
 import { TraceRecorder } from '../observe/trace-recorder.js';
+import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
 import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -116,6 +117,8 @@ export async function runEvalCase({
       locale: evalCase.locale,
     });
     const idempotency = new SqliteIdempotencyStore({ database: store.database });
+    // Only where the case asks: an audit log is also where cumulative rules read their history from.
+    const audit = evalCase.expect.audit === undefined ? undefined : new SqliteAuditLog({ database: store.database });
     const events = new EventBus();
     const recorder = new TraceRecorder({ onRun: (run) => runs.push(run) });
     events.subscribe((event) => recorder.record(event));
@@ -133,6 +136,7 @@ export async function runEvalCase({
         gate,
         approvals: caseApprovals(evalCase.gate?.approver),
         idempotency,
+        ...(audit === undefined ? {} : { audit }),
         locale: evalCase.locale,
         describeError: errorDescriber(evalCase.errorStyle),
         ...(evalCase.principal === undefined ? {} : { principal: evalCase.principal }),
@@ -157,6 +161,7 @@ export async function runEvalCase({
       },
     });
     if (last.error !== undefined) failures.push(`run error: ${last.error.code}: ${last.error.message}`);
+    if (audit !== undefined) failures.push(...(await checkAudit(audit, evalCase.expect.audit?.tools ?? [])));
     return finish(failures);
   } catch (error) {
     return finish([`case could not run: ${error instanceof Error ? error.message : String(error)}`]);
@@ -164,6 +169,20 @@ export async function runEvalCase({
     toolkit?.close?.();
     store?.close();
   }
+}
+
+/** What the case's audit log must show: a row for each tool named, every row chained, the chain intact. */
+async function checkAudit(audit: SqliteAuditLog, tools: readonly string[]): Promise<string[]> {
+  await audit.flush();
+  const rows = audit.listAudit();
+  const failures = tools
+    .filter((tool) => !rows.some((row) => row.tool === tool))
+    .map((tool) => `audit: no row for ${tool}`);
+  const report = audit.verifyChain();
+  if (report.rows === 0) failures.push('audit: no rows');
+  if (report.unchained > 0) failures.push(`audit: ${report.unchained} of ${report.rows} rows are not in a hash chain`);
+  for (const finding of report.findings) failures.push(`audit: ${finding.message}`);
+  return failures;
 }
 
 /** The tools of the selected groups plus the tools named; all of them when nothing is selected. */

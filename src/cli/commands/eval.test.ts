@@ -37,7 +37,7 @@ describe('arbiter eval', () => {
 
   it('passes every case of the built-in shop suite, with no regression against the saved baseline', () => {
     expect(run.stderr).toEqual([]);
-    expect(run.stdout).toContain('summary: 25 cases, 25 passed, 0 failed');
+    expect(run.stdout).toContain('summary: 26 cases, 26 passed, 0 failed');
     expect(run.stdout).toContain(`against baseline ${baseline}: 0 regressions (pass → fail), 0 fixes (fail → pass)`);
     expect(run.exitCode).toBe(0);
   });
@@ -111,7 +111,7 @@ describe('arbiter eval', () => {
     writeFileSync(caseFile, readFileSync(caseFile, 'utf8').replace('"don\'t know"', '"will arrive tomorrow"'));
     const result = await evalCommand({ suite: copy });
     expect(result.exitCode).toBe(1);
-    expect(result.stdout).toContain('summary: 25 cases, 24 passed, 1 failed');
+    expect(result.stdout).toContain('summary: 26 cases, 25 passed, 1 failed');
     expect(result.stdout).toContain('    - answer: does not contain "will arrive tomorrow"');
   });
 
@@ -122,9 +122,9 @@ describe('arbiter eval', () => {
       cases: { id: string; passed: boolean; stopReason: string }[];
       metrics: { runs: number; gateDenials: number };
     };
-    expect(report.passed).toBe(25);
+    expect(report.passed).toBe(26);
     expect(report.cases.find((entry) => entry.id === 'retry-storm')?.stopReason).toBe('tool_failures');
-    expect(report.metrics.gateDenials).toBe(4);
+    expect(report.metrics.gateDenials).toBe(5);
   });
 
   it('exits 2 on a suite, baseline or flag it cannot use', async () => {
