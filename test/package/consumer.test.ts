@@ -35,7 +35,7 @@ const preludes: Record<string, string> = {
 
 const snippets = readmeSnippets({ file: 'README.md' });
 /** The package's entry points beside the root, as its `exports` map names them. */
-const subpaths = ['sqlite', 'postgres', 'openai', 'server', 'mcp', 'evaluation', 'observe', 'testing'] as const;
+const subpaths = ['sqlite', 'postgres', 'openai', 'server', 'mcp', 'a2a', 'evaluation', 'observe', 'testing'] as const;
 const subpathPattern = new RegExp(`/(${subpaths.join('|')})$`);
 const sectionSnippets = (section: string, language: string): ReadmeSnippet[] =>
   snippets.filter((snippet) => snippet.section === section && snippet.language === language);
