@@ -58,7 +58,8 @@ const point = (where: string) => {
 };
 
 const shop = openShopDatabase({ path: join(directory, 'shop.db') });
-const backend = openSqliteBackend({ path: join(directory, 'arbiter.db') });
+// A killed process's history reservation lapses after 2 s here (30 s by default): the resumed process waits for it.
+const backend = openSqliteBackend({ path: join(directory, 'arbiter.db'), historyLeaseMs: 2000 });
 const { tools: shopTools, gateRules } = createShopDomain({
   database: shop,
   now: () => new Date('2026-09-05T08:00:00Z'),

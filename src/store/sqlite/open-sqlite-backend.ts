@@ -54,6 +54,7 @@ export function openSqliteBackend({
   approvalTtlMs,
   approvalGrantTtlMs,
   auditRetentionDays,
+  historyLeaseMs,
 }: {
   /** A file, or `:memory:`. */
   path: string;
@@ -69,6 +70,8 @@ export function openSqliteBackend({
   approvalGrantTtlMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
+  /** How long a killed process's history reservation holds others back (see `SqliteAuditLog`). Default 30 s. */
+  historyLeaseMs?: number;
 }): SqliteBackend {
   const runtime = openSqliteStore({
     path,
@@ -90,6 +93,7 @@ export function openSqliteBackend({
       database,
       ...clock,
       ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
+      ...(historyLeaseMs === undefined ? {} : { historyLeaseMs }),
     }),
     events: new SqliteEventLog({ database }),
     runtime,

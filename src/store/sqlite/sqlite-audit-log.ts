@@ -29,6 +29,7 @@ import {
 } from '../audit-rows.js';
 import {
   type HistoryReservationStatements,
+  historyReservationLeaseMs,
   historyReservationSql,
   reserveHistoryInStore,
 } from '../history-reservations.js';
@@ -86,6 +87,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
   readonly #waiting: AuditRowValues[] = [];
   /** Whether a queued write will insert `#waiting`. */
   #queued = false;
+  readonly #historyLeaseMs: number;
   /** Waiting rows that could not be written: thrown by the next append or flush. */
   #failure: unknown;
 
@@ -95,8 +97,15 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     now = Date.now,
     minimumRetentionDays = defaultAuditRetentionDays,
     auditKey = process.env.ARBITER_AUDIT_KEY,
+    historyLeaseMs = historyReservationLeaseMs,
   }: {
     database: Database.Database;
+    /**
+     * How long a history reservation holds without renewal: after a kill,
+     * the next call of the same principal whose rule reads history waits
+     * this long at most. Default 30 s.
+     */
+    historyLeaseMs?: number;
     /** The key purge checkpoints are signed with (HMAC-SHA256). Default `ARBITER_AUDIT_KEY`; without one they carry no signature. */
     auditKey?: string | undefined;
     /** The clock `purge` measures ages from. Default `Date.now`. */
@@ -117,6 +126,7 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     this.#pending = pendingWrites(database);
     this.#busyWaitMs = busyWaitMs;
     this.#now = now;
+    this.#historyLeaseMs = historyLeaseMs;
     const statement = this.#statement;
     this.#reservations = {
       take: ({ key, holder, expiresAt, now: at }) => {
@@ -262,7 +272,12 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
    * this database file (`history_reservations`, see `reserveHistoryInStore`).
    */
   reserveHistory(principalKey: string): Promise<HistoryRelease> {
-    return reserveHistoryInStore({ statements: this.#reservations, key: principalKey, now: this.#now });
+    return reserveHistoryInStore({
+      statements: this.#reservations,
+      key: principalKey,
+      now: this.#now,
+      leaseMs: this.#historyLeaseMs,
+    });
   }
 
   findCalls({ tool, runId, sessionId, tenantId, userId, since, decisions = executed }: CallHistoryFilter): PastCall[] {
