@@ -12,6 +12,9 @@ const entries = ['sqlite', 'postgres', 'openai', 'server', 'evaluation', 'observ
   replacement: fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url)),
 }));
 
+/** Test files that time processes: run alone (see `projects`). */
+const timed = ['test/cluster/**/*.test.ts', 'test/crash/**/*.test.ts', 'test/browser/**/*.test.ts'];
+
 export default defineConfig({
   resolve: {
     alias: [
@@ -20,9 +23,27 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        // Most files wait on child processes, sockets and databases more than on the CPU: two at a time.
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: timed,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // Kills, restarts, several server nodes and a browser, whose timing a neighbour could disturb: one at a
+        // time, after the rest.
+        extends: true,
+        test: { name: 'timed', include: timed, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
