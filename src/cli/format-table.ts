@@ -1,8 +1,6 @@
-/** One column of a text table: its heading, and whether its values line up on the right (numbers). */
-export interface TableColumn {
-  readonly heading: string;
-  readonly align?: 'left' | 'right';
-}
+import type { TableColumn } from '../observe/render-table.js';
+
+export type { TableColumn };
 
 /**
  * Lines of a plain-text table whose columns are as wide as their widest
