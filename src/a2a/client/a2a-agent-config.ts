@@ -1,5 +1,5 @@
 import { InputFileError } from '../../errors/input-file-error.js';
-import { readConfigJson } from '../../mcp/client/mcp-server-config.js';
+import { parseToolOverrides, positiveSetting, readConfigJson } from '../../mcp/client/mcp-server-config.js';
 import type { SideEffect } from '../../tools/tool-types.js';
 import { isRecord } from '../../util/is-record.js';
 
@@ -44,9 +44,7 @@ export interface A2aAgentConfig {
 }
 
 const agentName = /^[a-zA-Z][a-zA-Z0-9_-]{0,23}$/;
-const sideEffects: readonly SideEffect[] = ['read', 'reversible', 'irreversible'];
 const agentKeys = new Set(['name', 'agentCard', 'headers', 'bearer', 'trusted', 'timeoutMs', 'skills']);
-const skillKeys = new Set(['sideEffect', 'timeoutMs', 'disabled']);
 
 /**
  * Reads the A2A agents of a tool-servers config file (`arbiter serve --mcp
@@ -135,8 +133,8 @@ export function parseA2aConfig({
     const bearer = entry['bearer'] === undefined ? undefined : expand(entry['bearer'], 'bearer');
     const trusted = entry['trusted'];
     if (trusted !== undefined && typeof trusted !== 'boolean') fail(`${where}: "trusted" must be true or false`);
-    const timeoutMs = positive(entry['timeoutMs'], `${where}: "timeoutMs"`, fail);
-    const skills = parseSkills(entry['skills'], where, fail);
+    const timeoutMs = positiveSetting(entry['timeoutMs'], `${where}: "timeoutMs"`, fail);
+    const skills = parseToolOverrides({ value: entry['skills'], field: 'skills', names: 'skill ids', where, fail });
     agents.push({
       name: name as string,
       agentCard,
@@ -148,44 +146,4 @@ export function parseA2aConfig({
     });
   }
   return agents;
-}
-
-function parseSkills(
-  value: unknown,
-  where: string,
-  fail: (problem: string) => never,
-): Record<string, A2aSkillOverride> | undefined {
-  if (value === undefined) return undefined;
-  if (!isRecord(value)) {
-    return fail(`${where}: "skills" must map skill ids to { "sideEffect", "timeoutMs", "disabled" }`);
-  }
-  const overrides: Record<string, A2aSkillOverride> = {};
-  for (const [skill, override] of Object.entries(value)) {
-    if (!isRecord(override)) return fail(`${where}: "skills.${skill}" must be an object`);
-    const unknown = Object.keys(override).filter((key) => !skillKeys.has(key));
-    if (unknown.length > 0) fail(`${where}: "skills.${skill}" has unknown setting ${unknown.join(', ')}`);
-    const sideEffect = override['sideEffect'];
-    if (sideEffect !== undefined && !sideEffects.includes(sideEffect as SideEffect)) {
-      fail(`${where}: "skills.${skill}.sideEffect" must be one of ${sideEffects.join(', ')}`);
-    }
-    const timeoutMs = positive(override['timeoutMs'], `${where}: "skills.${skill}.timeoutMs"`, fail);
-    const disabled = override['disabled'];
-    if (disabled !== undefined && typeof disabled !== 'boolean') {
-      fail(`${where}: "skills.${skill}.disabled" must be true or false`);
-    }
-    overrides[skill] = {
-      ...(sideEffect === undefined ? {} : { sideEffect: sideEffect as SideEffect }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(disabled === true ? { disabled: true } : {}),
-    };
-  }
-  return overrides;
-}
-
-function positive(value: unknown, setting: string, fail: (problem: string) => never): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    return fail(`${setting} must be a whole number from 1`);
-  }
-  return value;
 }

@@ -227,15 +227,15 @@ export function parseMcpConfig({
     if (args !== undefined && !(Array.isArray(args) && args.every((arg) => typeof arg === 'string'))) {
       fail(`${where}: "args" must be an array of strings`);
     }
-    const timeoutMs = positive(entry['timeoutMs'], `${where}: "timeoutMs"`, fail);
-    const maxConnections = positive(entry['maxConnections'], `${where}: "maxConnections"`, fail);
+    const timeoutMs = positiveSetting(entry['timeoutMs'], `${where}: "timeoutMs"`, fail);
+    const maxConnections = positiveSetting(entry['maxConnections'], `${where}: "maxConnections"`, fail);
     const trusted = entry['trusted'];
     if (trusted !== undefined && typeof trusted !== 'boolean') fail(`${where}: "trusted" must be true or false`);
     const protocolVersion = entry['protocolVersion'];
     if (protocolVersion !== undefined && !protocolVersions.includes(protocolVersion as McpProtocolVersion)) {
       fail(`${where}: "protocolVersion" must be ${protocolVersions.map((version) => `"${version}"`).join(' or ')}`);
     }
-    const tools = parseOverrides(entry['tools'], where, fail);
+    const tools = parseToolOverrides({ value: entry['tools'], field: 'tools', names: 'tool names', where, fail });
     const perPrincipalMap = entry['perPrincipal'];
     let perPrincipal: McpServerConfig['perPrincipal'];
     if (perPrincipalMap !== undefined) {
@@ -270,27 +270,45 @@ export function parseMcpConfig({
   return servers;
 }
 
-function parseOverrides(
-  value: unknown,
-  where: string,
-  fail: (problem: string) => never,
-): Record<string, McpToolOverride> | undefined {
+/**
+ * The per-tool settings of a config entry (`tools` of an MCP server,
+ * `skills` of an A2A agent): each name maps to `sideEffect`, `timeoutMs`
+ * and `disabled`, anything else a one-line error naming the field.
+ *
+ * @example
+ * const skills = parseToolOverrides({ value: entry['skills'], field: 'skills', names: 'skill ids', where, fail });
+ */
+export function parseToolOverrides({
+  value,
+  field,
+  names,
+  where,
+  fail,
+}: {
+  value: unknown;
+  /** The entry's key, e.g. `tools`. */
+  field: string;
+  /** What the keys are, in the error, e.g. `tool names`. */
+  names: string;
+  where: string;
+  fail: (problem: string) => never;
+}): Record<string, McpToolOverride> | undefined {
   if (value === undefined) return undefined;
   if (!isRecord(value))
-    return fail(`${where}: "tools" must map tool names to { "sideEffect", "timeoutMs", "disabled" }`);
+    return fail(`${where}: "${field}" must map ${names} to { "sideEffect", "timeoutMs", "disabled" }`);
   const overrides: Record<string, McpToolOverride> = {};
   for (const [tool, override] of Object.entries(value)) {
-    if (!isRecord(override)) return fail(`${where}: "tools.${tool}" must be an object`);
+    const setting = `${where}: "${field}.${tool}`;
+    if (!isRecord(override)) return fail(`${setting}" must be an object`);
     const unknown = Object.keys(override).filter((key) => !['sideEffect', 'timeoutMs', 'disabled'].includes(key));
-    if (unknown.length > 0) fail(`${where}: "tools.${tool}" has unknown setting ${unknown.join(', ')}`);
+    if (unknown.length > 0) fail(`${setting}" has unknown setting ${unknown.join(', ')}`);
     const sideEffect = override['sideEffect'];
     if (sideEffect !== undefined && !sideEffects.includes(sideEffect as SideEffect)) {
-      fail(`${where}: "tools.${tool}.sideEffect" must be one of ${sideEffects.join(', ')}`);
+      fail(`${setting}.sideEffect" must be one of ${sideEffects.join(', ')}`);
     }
-    const timeoutMs = positive(override['timeoutMs'], `${where}: "tools.${tool}.timeoutMs"`, fail);
+    const timeoutMs = positiveSetting(override['timeoutMs'], `${setting}.timeoutMs"`, fail);
     const disabled = override['disabled'];
-    if (disabled !== undefined && typeof disabled !== 'boolean')
-      fail(`${where}: "tools.${tool}.disabled" must be true or false`);
+    if (disabled !== undefined && typeof disabled !== 'boolean') fail(`${setting}.disabled" must be true or false`);
     overrides[tool] = {
       ...(sideEffect === undefined ? {} : { sideEffect: sideEffect as SideEffect }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
@@ -300,7 +318,8 @@ function parseOverrides(
   return overrides;
 }
 
-function positive(value: unknown, setting: string, fail: (problem: string) => never): number | undefined {
+/** A setting that must be a whole number from 1 when given. */
+export function positiveSetting(value: unknown, setting: string, fail: (problem: string) => never): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     return fail(`${setting} must be a whole number from 1`);
