@@ -59,53 +59,30 @@ function scenario({ grantTtlMs = 24 * hour }: { grantTtlMs?: number } = {}) {
         onUnclearError: 'give_up',
       },
     });
+  /** What every run of the scenario shares: the rules in force (a payment from `limit` needs a person). */
+  const run = (limit: number, locale: Locale) => ({
+    sessions,
+    model: model(),
+    tools,
+    principal,
+    gate: createTierGate({ rules: rules(limit), tools }),
+    approvals: broker,
+    audit,
+    locale,
+  });
   const ask = async (locale: Locale = 'en') => {
     const session = await sessions.create({ principal });
-    const first = await runSession({
-      sessions,
-      sessionId: session.id,
-      userMessage: 'pay',
-      model: model(),
-      tools,
-      principal,
-      gate: createTierGate({ rules: rules(10_000), tools }),
-      approvals: broker,
-      audit,
-      locale,
-    });
+    const first = await runSession({ ...run(10_000, locale), sessionId: session.id, userMessage: 'pay' });
     expect(first.stopReason).toBe('awaiting_approval');
     const [pending] = broker.listApprovals({ runId: first.runId });
     if (pending === undefined) throw new Error('no approval asked');
     return { sessionId: session.id, approvalId: pending.approvalId };
   };
   const resume = (approvalId: string, limit: number, locale: Locale = 'en') =>
-    resumeAfterApproval({
-      sessions,
-      broker,
-      approvalId,
-      decision: 'approve',
-      approver: 'li.wei',
-      model: model(),
-      tools,
-      principal,
-      gate: createTierGate({ rules: rules(limit), tools }),
-      audit,
-      locale,
-    });
+    resumeAfterApproval({ ...run(limit, locale), broker, approvalId, decision: 'approve', approver: 'li.wei' });
   /** Resumes the suspended run of `sessionId` (as the server does once nothing is pending), deciding nothing. */
   const resumeRun = (sessionId: string, locale: Locale) =>
-    runSession({
-      sessions,
-      sessionId,
-      resume: true,
-      model: model(),
-      tools,
-      principal,
-      gate: createTierGate({ rules: rules(10_000), tools }),
-      approvals: broker,
-      audit,
-      locale,
-    });
+    runSession({ ...run(10_000, locale), sessionId, resume: true });
   const toolText = async (sessionId: string) =>
     ((await sessions.load(sessionId))?.messages ?? [])
       .filter((message) => message.role === 'tool')
