@@ -427,7 +427,10 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   app.route('/v1/ag-ui', agUiRoutes(dependencies));
   // arbiter as an A2A agent: the public Agent Card, and JSON-RPC behind the bearer auth (see a2aRoutes).
   app.get(agentCardPath, agentCardRoute(dependencies.tools));
-  app.route('/v1/a2a', a2aRoutes(dependencies));
+  const a2a = a2aRoutes(dependencies);
+  // With and without a trailing slash: clients (the conformance kit among them) join the card's URL with '/'.
+  app.route('/v1/a2a', a2a);
+  app.route('/v1/a2a/', a2a);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.onError((error, c) => {

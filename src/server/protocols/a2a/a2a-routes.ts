@@ -1,14 +1,14 @@
-import { A2A_VERSION_HEADER, AGENT_CARD_PATH, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from '@a2a-js/sdk';
+import { A2A_VERSION_HEADER, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from '@a2a-js/sdk';
 import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { stream as streamBody } from 'hono/streaming';
-import { readJsonBody } from '../../read-json-body.js';
 import type { ServerDependencies, ServerEnv } from '../../server-env.js';
 import { arbiterAgentCard } from './arbiter-agent-card.js';
 import { ArbiterAgentExecutor } from './arbiter-agent-executor.js';
 import { ArbiterTaskStore } from './arbiter-task-store.js';
 import { OncePerMessageHandler } from './once-per-message-handler.js';
 import { PrincipalUser } from './principal-user.js';
+import { readJsonRpcRequest } from './read-json-rpc-request.js';
 
 /**
  * `POST /v1/a2a`: arbiter as an A2A agent over JSON-RPC, answered by the
@@ -19,6 +19,9 @@ import { PrincipalUser } from './principal-user.js';
  * every `/v1` route: the principal is the token's. Tasks are arbiter runs
  * (`ArbiterAgentExecutor`), read back from arbiter's records (`ArbiterTaskStore`);
  * a message sent again with the same `messageId` runs once (`OncePerMessageHandler`).
+ * Whatever goes wrong is a JSON-RPC error object (`readJsonRpcRequest` for
+ * the body); a streaming call refused before its first event (SubscribeToTask
+ * on a finished task) is answered as one too, without opening a stream.
  *
  * @example
  * app.route('/v1/a2a', a2aRoutes(dependencies));
@@ -36,43 +39,43 @@ export function a2aRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
   const transport = new JsonRpcTransportHandler(handler);
   const routes = new Hono<ServerEnv>();
   routes.post('/', async (c) => {
-    const body = await readJsonBody(c);
+    const read = await readJsonRpcRequest(c);
+    if ('answer' in read) return c.json(read.answer);
+    const { body, id } = read;
     const context = new ServerCallContext({
       user: new PrincipalUser(c.get('principal')),
       requestedVersion: c.req.header(A2A_VERSION_HEADER) ?? '1.0',
     });
-    const id = typeof body === 'object' && body !== null && 'id' in body ? (body as { id: unknown }).id : null;
+    const failure = (error: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+    });
     try {
       validateVersion(context.requestedVersion, await handler.getAgentCard(), 'JSONRPC');
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json(failure(error));
     }
-    const answer = await transport.handle(body as Record<string, unknown>, context);
+    const answer = await transport.handle(body, context);
     if (!(Symbol.asyncIterator in answer)) return c.json(answer);
+    // A call refused before its first event (a finished task's subscription, an unknown task) is a plain
+    // JSON-RPC error, as the binding wants and the SDK's own handler answers: the stream opens only on an event.
+    let first: IteratorResult<unknown>;
+    try {
+      first = await answer.next();
+    } catch (error) {
+      return c.json(failure(error));
+    }
     for (const [name, value] of Object.entries(SSE_HEADERS)) c.header(name, value);
     return streamBody(c, async (stream) => {
       try {
+        if (first.done) return;
+        await stream.write(formatSSEEvent(first.value));
         for await (const event of answer) await stream.write(formatSSEEvent(event));
       } catch (error) {
-        await stream.write(
-          formatSSEErrorEvent({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }),
-        );
+        await stream.write(formatSSEErrorEvent(failure(error)));
       }
     });
   });
   return routes;
 }
-
-/**
- * `GET /.well-known/agent-card.json`: the Agent Card (`arbiterAgentCard`),
- * public as A2A discovery expects, its endpoint on the request's own origin.
- *
- * @example
- * app.get(agentCardPath, agentCardRoute(dependencies.tools));
- */
-export function agentCardRoute(tools: ServerDependencies['tools']) {
-  return (c: Context) => c.json(arbiterAgentCard({ tools, url: new URL('/v1/a2a', c.req.url).href }));
-}
-
-/** Where A2A clients look for the card. */
-export const agentCardPath = `/${AGENT_CARD_PATH}`;
