@@ -12,9 +12,15 @@ export interface A2aServerTexts {
   readonly noText: string;
 }
 
+/** `text` as one sentence ending in `stop`: a rule's reason may end with its own full stop, or none. */
+function sentence(text: string, stop: '.' | '。'): string {
+  const trimmed = text.trim();
+  return /[.!?。！？]$/u.test(trimmed) ? trimmed : `${trimmed}${stop}`;
+}
+
 const en: A2aServerTexts = {
   awaitingApproval: ({ approvalId, tool, reason }) =>
-    `${tool} waits for a person's approval (approval ${approvalId}): ${reason}. The task continues once it is decided.`,
+    `${tool} waits for a person's approval (approval ${approvalId}): ${sentence(reason, '.')} The task continues once it is decided.`,
   stopped: (stopReason) => `The task stopped without an answer (${stopReason}); a person should take over.`,
   failed: 'The task failed; the error was logged on the server.',
   canceled: 'The task was canceled.',
@@ -23,7 +29,7 @@ const en: A2aServerTexts = {
 
 const zhCn: A2aServerTexts = {
   awaitingApproval: ({ approvalId, tool, reason }) =>
-    `${tool} 需要人工审批（审批 ${approvalId}）：${reason}。审批决定后任务会继续。`,
+    `${tool} 需要人工审批（审批 ${approvalId}）：${sentence(reason, '。')}审批决定后任务会继续。`,
   stopped: (stopReason) => `任务未给出答复就停止了（${stopReason}）；请转人工处理。`,
   failed: '任务失败；错误已记录在服务器上。',
   canceled: '任务已取消。',

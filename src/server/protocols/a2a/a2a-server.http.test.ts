@@ -132,9 +132,13 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
     expect(approvals[0]?.tool).toBe('apply_refund');
     expect(approvals[0]?.reason).not.toBe('');
     expect(partText(task)).toContain(approvals[0]?.approvalId);
+    // The rule's reason ends with its own full stop: the text has one, not two.
+    expect(partText(task)).toContain('must approve it. The task continues once it is decided.');
+    expect(partText(task)).not.toContain('..');
     // tasks/get says the same, from the records.
     const read = await client.getTask({ tenant: '', id: task.id });
     expect(read.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(partText(read)).toContain('must approve it. The task continues once it is decided.');
     expect(read.status?.message?.metadata?.approvals).toEqual(approvals);
 
     // The requester cannot approve his own refund; the tenant's approver can, through the ordinary route.
