@@ -1,12 +1,18 @@
 import { A2A_VERSION_HEADER, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from '@a2a-js/sdk';
-import { DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  validateVersion,
+} from '@a2a-js/sdk/server';
 import { Hono } from 'hono';
 import { stream as streamBody } from 'hono/streaming';
 import type { ServerDependencies, ServerEnv } from '../../server-env.js';
 import { arbiterAgentCard } from './arbiter-agent-card.js';
 import { ArbiterAgentExecutor } from './arbiter-agent-executor.js';
 import { ArbiterTaskStore } from './arbiter-task-store.js';
-import { OncePerMessageHandler } from './once-per-message-handler.js';
+import { a2aRequestSignalKey, OncePerMessageHandler } from './once-per-message-handler.js';
 import { PrincipalUser } from './principal-user.js';
 import { readJsonRpcRequest } from './read-json-rpc-request.js';
 
@@ -27,14 +33,19 @@ import { readJsonRpcRequest } from './read-json-rpc-request.js';
  * app.route('/v1/a2a', a2aRoutes(dependencies));
  */
 export function a2aRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
+  const executor = new ArbiterAgentExecutor(dependencies);
+  const buses = new DefaultExecutionEventBusManager();
   const handler = new OncePerMessageHandler({
     inner: new DefaultRequestHandler(
       // The card's own URL does not matter here (versions are checked against it); the published card has the request's.
       arbiterAgentCard({ tools: dependencies.tools, url: '/v1/a2a' }),
       new ArbiterTaskStore({ sources: dependencies, manager: dependencies.manager }),
-      new ArbiterAgentExecutor(dependencies),
+      executor,
+      buses,
     ),
     sources: dependencies,
+    buses,
+    follower: executor,
   });
   const transport = new JsonRpcTransportHandler(handler);
   const routes = new Hono<ServerEnv>();
@@ -46,6 +57,7 @@ export function a2aRoutes(dependencies: ServerDependencies): Hono<ServerEnv> {
       user: new PrincipalUser(c.get('principal')),
       requestedVersion: c.req.header(A2A_VERSION_HEADER) ?? '1.0',
     });
+    context.state.set(a2aRequestSignalKey, c.req.raw.signal);
     const failure = (error: unknown) => ({
       jsonrpc: '2.0',
       id,

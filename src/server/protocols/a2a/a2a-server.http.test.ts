@@ -269,6 +269,86 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
     expect(partText(done)).toContain('RF');
   });
 
+  it('follows an input-required task with SubscribeToTask after a restart, where no execution follows it, to completed', async () => {
+    const first = await startTestServer();
+    const task = asTask(
+      await send(await clientFor(testTokens.alice, first.url), 'My teapot arrived cracked, I want a refund.'),
+    );
+    const approvalId = approvalsOf(task)[0]?.approvalId;
+    await first.close();
+    server = await startTestServer({ dataDir: first.dataDir });
+    // Another customer of the tenant, and a customer of another tenant, find no such task to follow.
+    for (const token of [testTokens.bob, testTokens.mallory]) {
+      await expect(collect((await clientFor(token)).resubscribeTask({ tenant: '', id: task.id }))).rejects.toThrow(
+        /not found/i,
+      );
+    }
+    const stream = (await clientFor(testTokens.alice)).resubscribeTask({ tenant: '', id: task.id });
+    const opening = await stream.next();
+    expect(opening.value?.payload?.$case).toBe('task');
+    const snapshot = opening.value?.payload?.$case === 'task' ? opening.value.payload.value : undefined;
+    expect(snapshot?.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const following = collect(stream);
+    // The stream stays open while the task waits for a person (it used to close here, with no final state).
+    const early = await Promise.race([
+      following.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, 300, 'open')),
+    ]);
+    expect(early).toBe('open');
+    const decided = await server.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(202);
+    const events = await following;
+    const states = events.map((event) =>
+      event.payload?.$case === 'statusUpdate' ? event.payload.value.status?.state : undefined,
+    );
+    expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(states.filter((state) => state === TaskState.TASK_STATE_COMPLETED)).toHaveLength(1);
+    // Nothing from before the snapshot is told again: no second input-required.
+    expect(states).not.toContain(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(JSON.stringify(events)).toContain('RF');
+  });
+
+  it('ends a subscription that follows a waiting task from the records when the task is canceled', async () => {
+    const first = await startTestServer();
+    const task = asTask(
+      await send(await clientFor(testTokens.alice, first.url), 'My teapot arrived cracked, I want a refund.'),
+    );
+    await first.close();
+    server = await startTestServer({ dataDir: first.dataDir });
+    const client = await clientFor(testTokens.alice);
+    const stream = client.resubscribeTask({ tenant: '', id: task.id });
+    expect((await stream.next()).value?.payload?.$case).toBe('task');
+    const following = collect(stream);
+    const canceled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const events = await Promise.race([
+      following,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the subscription never ended')), 5000)),
+    ]);
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it("follows a customer's input-required task for the tenant's approver (no execution of his on this node), to completed", async () => {
+    server = await startTestServer();
+    const task = asTask(await send(await clientFor(testTokens.alice), 'My teapot arrived cracked, I want a refund.'));
+    const approvalId = approvalsOf(task)[0]?.approvalId;
+    const stream = (await clientFor(testTokens.staff)).resubscribeTask({ tenant: '', id: task.id });
+    expect((await stream.next()).value?.payload?.$case).toBe('task');
+    const following = collect(stream);
+    await server.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    const last = (await following).at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("runs the README's A2A snippet against a server: the order's answer", async () => {
     server = await startTestServer();
     const [snippet] = readmeSnippets({ file: 'README.md' }).filter(

@@ -58,6 +58,7 @@ export class ArbiterAgentExecutor implements AgentExecutor {
     try {
       await this.#follow({
         runId: found.run.runId,
+        afterSeq: 0,
         taskId,
         contextId: found.task.contextId,
         locale: found.run.locale,
@@ -66,6 +67,63 @@ export class ArbiterAgentExecutor implements AgentExecutor {
       });
     } finally {
       this.#following.delete(taskId);
+    }
+  };
+
+  /**
+   * Publishes on `bus` what happens to a task from the run's event after
+   * `afterSeq` on, until the task is final or `signal` aborts: a
+   * subscription to a task no execution of this process follows (one that
+   * waits for a person since a restart, or runs on another node). Returns at
+   * once for a task with no run yet, or a final one.
+   */
+  followTask = async ({
+    principal,
+    taskId,
+    afterSeq,
+    bus,
+    signal,
+  }: {
+    principal: Principal;
+    taskId: string;
+    /** The run's last seq the subscriber's snapshot already reflects; `undefined` follows from its start. */
+    afterSeq: { runId: string; seq: number } | undefined;
+    bus: ExecutionEventBus;
+    signal: AbortSignal;
+  }): Promise<void> => {
+    const found = await readA2aTask(this.#dependencies, { principal, taskId });
+    if (found?.run === undefined || isFinalTaskState(found.task.status?.state) || signal.aborted) return;
+    let finishFollowing = () => {};
+    // A waiting run canceled elsewhere ends with no event of its own (`cancelA2aRun`): its record says so.
+    const watch = setInterval(() => {
+      void readA2aTask(this.#dependencies, { principal, taskId }).then(
+        (now) => {
+          const status = now?.task.status;
+          if (status?.state !== TaskState.TASK_STATE_CANCELED) return;
+          bus.publish(
+            AgentEvent.statusUpdate({ taskId, contextId: found.task.contextId, status, metadata: undefined }),
+          );
+          finishFollowing();
+          // A read that failed (the database busy) is tried again at the next beat.
+        },
+        () => undefined,
+      );
+    }, this.#dependencies.heartbeatMs);
+    try {
+      await this.#follow({
+        runId: found.run.runId,
+        afterSeq: afterSeq?.runId === found.run.runId ? afterSeq.seq : 0,
+        taskId,
+        contextId: found.task.contextId,
+        locale: found.run.locale,
+        bus,
+        onFinish: (finish) => {
+          finishFollowing = finish;
+          signal.addEventListener('abort', finish, { once: true });
+        },
+      });
+    } finally {
+      clearInterval(watch);
     }
   };
 
@@ -122,6 +180,7 @@ export class ArbiterAgentExecutor implements AgentExecutor {
   /** Publishes the run's events as the task's status until the task has reached a final state. */
   async #follow({
     runId,
+    afterSeq,
     taskId,
     contextId,
     locale,
@@ -129,6 +188,8 @@ export class ArbiterAgentExecutor implements AgentExecutor {
     onFinish,
   }: {
     runId: string;
+    /** The run's events after this seq are followed (0: all of them). */
+    afterSeq: number;
     taskId: string;
     contextId: string;
     locale: Locale;
@@ -184,7 +245,7 @@ export class ArbiterAgentExecutor implements AgentExecutor {
           });
         }
       };
-      void Promise.resolve(follow({ runId, afterSeq: 0, push })).then((followed) => {
+      void Promise.resolve(follow({ runId, afterSeq, push })).then((followed) => {
         unfollow = followed.unfollow;
         if (done) unfollow();
       });

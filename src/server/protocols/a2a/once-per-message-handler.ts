@@ -16,16 +16,27 @@ import type {
   SubscribeToTaskRequest,
   Task,
   TaskPushNotificationConfig,
+  TaskState,
 } from '@a2a-js/sdk';
-import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import {
+  type A2ARequestHandler,
+  DefaultExecutionEventBus,
+  type ExecutionEventBusManager,
+  ExecutionEventQueue,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server';
 import type { ServerDependencies } from '../../server-env.js';
 import { a2aContextSlot, a2aMessageTaskId, a2aStartsRunKey, a2aTaskSessionId } from './a2a-task-session.js';
 import { isFinalTaskState } from './a2a-task-state.js';
+import type { ArbiterAgentExecutor } from './arbiter-agent-executor.js';
 import { principalOf } from './principal-user.js';
 import { readA2aTask } from './read-a2a-task.js';
 
+/** The `ServerCallContext.state` key of the HTTP request's `AbortSignal` (aborted when the client goes). */
+export const a2aRequestSignalKey = 'arbiter.a2a.requestSignal';
+
 /** What the handler needs of the server: the records a task is read from, and the session limit. */
-export type OncePerMessageSources = Pick<ServerDependencies, 'sessions' | 'runs' | 'approvals' | 'limits'>;
+export type OncePerMessageSources = Pick<ServerDependencies, 'sessions' | 'runs' | 'approvals' | 'limits' | 'manager'>;
 
 /**
  * The SDK's request handler, with a new message run at most once per
@@ -44,10 +55,26 @@ export type OncePerMessageSources = Pick<ServerDependencies, 'sessions' | 'runs'
 export class OncePerMessageHandler implements A2ARequestHandler {
   readonly #inner: A2ARequestHandler;
   readonly #sources: OncePerMessageSources;
+  readonly #buses: ExecutionEventBusManager | undefined;
+  readonly #follower: Pick<ArbiterAgentExecutor, 'followTask'> | undefined;
 
-  constructor({ inner, sources }: { inner: A2ARequestHandler; sources: OncePerMessageSources }) {
+  constructor({
+    inner,
+    sources,
+    buses,
+    follower,
+  }: {
+    inner: A2ARequestHandler;
+    sources: OncePerMessageSources;
+    /** The event buses `inner` follows its executions on: a task with none here is followed by `follower`. */
+    buses?: ExecutionEventBusManager;
+    /** Follows a task from arbiter's records (`ArbiterAgentExecutor.followTask`); without it, subscriptions are the SDK's. */
+    follower?: Pick<ArbiterAgentExecutor, 'followTask'>;
+  }) {
     this.#inner = inner;
     this.#sources = sources;
+    this.#buses = buses;
+    this.#follower = follower;
   }
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -145,11 +172,64 @@ export class OncePerMessageHandler implements A2ARequestHandler {
     return this.#inner.deleteTaskPushNotificationConfig(params, context);
   }
 
-  resubscribe(
+  /**
+   * The SDK's subscription, which follows only an execution of this process
+   * and otherwise closes after the task as it stands; a task that is not
+   * final and that no execution here follows (it waits for a person since a
+   * restart, another node runs it, another user of the tenant subscribes) is
+   * followed from arbiter's records instead, to its final state as on the node
+   * that runs it.
+   */
+  async *resubscribe(
     params: SubscribeToTaskRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    return this.#inner.resubscribe(params, context);
+    const principal = principalOf(context.user);
+    const live = this.#buses?.getByTaskId(params.id, context) !== undefined;
+    if (this.#follower === undefined || principal === undefined || live) {
+      yield* this.#inner.resubscribe(params, context);
+      return;
+    }
+    // Where the run stood before the snapshot: the following starts there, so nothing falls in between.
+    const found = await readA2aTask(this.#sources, { principal, taskId: params.id });
+    const afterSeq =
+      found?.run === undefined
+        ? undefined
+        : { runId: found.run.runId, seq: await this.#sources.manager.lastSeq(found.run.runId) };
+    let state: TaskState | undefined;
+    for await (const event of this.#inner.resubscribe(params, context)) {
+      if (event.payload?.$case === 'task') state = event.payload.value.status?.state;
+      yield event;
+    }
+    if (state === undefined || isFinalTaskState(state)) return;
+    const bus = new DefaultExecutionEventBus();
+    const queue = new ExecutionEventQueue(bus);
+    const abort = new AbortController();
+    // A client gone while the task waits (for a day, perhaps) ends the following now, not at the next event.
+    const request = context.state.get(a2aRequestSignalKey);
+    if (request instanceof AbortSignal) {
+      request.addEventListener(
+        'abort',
+        () => {
+          abort.abort();
+          queue.stop();
+        },
+        { once: true },
+      );
+    }
+    void this.#follower
+      .followTask({ principal, taskId: params.id, afterSeq, bus, signal: abort.signal })
+      .finally(() => bus.finished());
+    try {
+      for await (const event of queue.events()) {
+        if (event.kind === 'statusUpdate') yield { payload: { $case: 'statusUpdate', value: event.data } };
+        else if (event.kind === 'artifactUpdate') yield { payload: { $case: 'artifactUpdate', value: event.data } };
+        else if (event.kind === 'task') yield { payload: { $case: 'task', value: event.data } };
+      }
+    } finally {
+      abort.abort();
+      queue.stop();
+    }
   }
 
   listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
