@@ -96,7 +96,7 @@ describe('A2A conformance (JSON-RPC binding, A2A 1.0): what the conformance kit 
     expect(card.securitySchemes.bearer?.scheme?.$case).toBe('httpAuthSecurityScheme');
   });
 
-  it('serves the card with Cache-Control and an ETag; the same tag again is answered 304', async () => {
+  it('serves the card with Cache-Control, an ETag and Last-Modified; a current copy is answered 304', async () => {
     server = await startTestServer();
     const first = await fetch(`${server.url}/.well-known/agent-card.json`);
     expect(first.status).toBe(200);
@@ -111,6 +111,15 @@ describe('A2A conformance (JSON-RPC binding, A2A 1.0): what the conformance kit 
     expect(again.headers.get('etag')).toBe(etag);
     const stale = await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { 'if-none-match': 'W/"0"' } });
     expect(stale.status).toBe(200);
+    // Last-Modified (a MAY of the kit): If-Modified-Since counts only without If-None-Match.
+    const lastModified = first.headers.get('last-modified') ?? '';
+    expect(Date.parse(lastModified)).toBeLessThanOrEqual(Date.now());
+    const since = { 'if-modified-since': lastModified };
+    expect((await fetch(`${server.url}/.well-known/agent-card.json`, { headers: since })).status).toBe(304);
+    const older = { 'if-modified-since': new Date(Date.parse(lastModified) - 60_000).toUTCString() };
+    expect((await fetch(`${server.url}/.well-known/agent-card.json`, { headers: older })).status).toBe(200);
+    const both = { ...since, 'if-none-match': 'W/"0"' };
+    expect((await fetch(`${server.url}/.well-known/agent-card.json`, { headers: both })).status).toBe(200);
   });
 
   it('answers POST /v1/a2a/ (a trailing slash, as the kit and many clients send it) like /v1/a2a, behind the same auth', async () => {
