@@ -182,6 +182,62 @@ describe('tool errors from third-party text mark the conversation', () => {
     expect(audit).toEqual(['track_parcel:allowed:order_not_found', 'send_email:allowed:ok']);
   });
 
+  it('keeps the mark of an error answered in a turn that then waited for a person, through the resumed run', async () => {
+    // The error's tool message is not in the session yet while the turn waits: only the journal carries its mark.
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const sent: Mail[] = [];
+      const tools = new ToolRegistry()
+        .register(fromCarrier)
+        .register(
+          defineTool<{ order_id: string }>({
+            name: 'cancel_order',
+            description: 'Cancel an order. Not for refunds: use refund_order.',
+            parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+            sideEffect: 'irreversible',
+            execute: ({ order_id }) => ({ order_id, cancelled: true }),
+          }),
+        )
+        .register(sendEmail(sent, 'reversible', () => ({ verdict: 'allow', rule: 'mail_allowed' })));
+      const events: AgentEvent[] = [];
+      const bus = new EventBus();
+      bus.subscribe((event) => void events.push(event));
+      const session = await backend.sessions.create({ principal });
+      const common = { tools, principal, gate: createTierGate({ tools }), audit: backend.audit, events: bus };
+      const first = await runSession({
+        ...common,
+        sessions: backend.sessions,
+        approvals: backend.approvals,
+        sessionId: session.id,
+        userMessage: 'Where is my parcel? If it is lost, cancel the order.',
+        model: sequenceModel([
+          calls(['track_parcel', { order_id: 'SO20260901' }], ['cancel_order', { order_id: 'SO20260901' }]),
+        ]),
+      });
+      expect(first.stopReason).toBe('awaiting_approval');
+      const cancel = events.find((event) => event.type === 'approval:required');
+      if (cancel?.type !== 'approval:required') throw new Error('no approval was asked for');
+      expect(cancel.tool).toBe('cancel_order');
+      const resumed = await resumeAfterApproval({
+        sessions: backend.sessions,
+        broker: backend.approvals,
+        approvalId: cancel.approvalId,
+        decision: 'approve',
+        approver: 'staff-li',
+        model: sequenceModel([calls(['send_email', leak]), { role: 'assistant', content: 'Sent.' }]),
+        ...common,
+      });
+      expect(resumed.status === 'resumed' ? resumed.result.stopReason : resumed.status).toBe('awaiting_approval');
+      expect(sent).toEqual([]);
+      expect(events.filter((event) => event.type === 'approval:required').at(-1)).toMatchObject({
+        tool: 'send_email',
+        rule: 'egress_after_untrusted_content',
+      });
+    } finally {
+      backend.close();
+    }
+  });
+
   it('holds each mail of data split over several: one approval lets one mail go, the next waits again', async () => {
     const backend = openSqliteBackend({ path: ':memory:' });
     try {

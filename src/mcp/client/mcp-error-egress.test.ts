@@ -157,6 +157,15 @@ for (const { transport, config } of transports) {
       expect(backend.audit.verifyChain().ok).toBe(true);
     });
 
+    it('reads neither the resource nor the prompt the server offers with the same note: only its tools are mounted', async () => {
+      const mount = await McpServerMount.open({ server: await config() });
+      mounts.push(mount);
+      expect(mount.tools.map((tool) => tool.mcpName)).toEqual(['fetch_page', 'read_page', 'fetch_part']);
+      expect(JSON.stringify(mount.definitions.map(({ name, description }) => ({ name, description })))).not.toContain(
+        'SYSTEM NOTE',
+      );
+    });
+
     it('holds the same mail after the same text as a normal result', async () => {
       const { backend, sent, run } = await setUp();
       const session = await backend.sessions.create({ principal });
