@@ -68,6 +68,17 @@ describe('recalled facts in the context', () => {
     expect(recalledFactsMessage({ facts: [] })).toBeUndefined();
   });
 
+  it('marks the message untrusted when a fact in it is not the user’s own word, in the run’s language', () => {
+    expect(recalledFactsMessage({ facts: facts.slice(0, 1) })?.untrusted).toBeUndefined();
+    expect(recalledFactsMessage({ facts: facts.slice(2) })?.untrusted).toBe('unverified remembered facts');
+    expect(recalledFactsMessage({ facts, locale: 'zh-CN' })?.untrusted).toBe('未核实的记忆事实');
+    expect(
+      withRecalledFacts({ messages: conversation(), facts }).find(
+        (message) => message.role === 'system' && message.untrusted !== undefined,
+      ),
+    ).toBeDefined();
+  });
+
   it('pins the facts after the leading system messages and replaces an earlier pinned message', () => {
     const messages = conversation();
     const pinned = withRecalledFacts({ messages, facts });

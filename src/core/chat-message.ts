@@ -8,6 +8,13 @@ export interface ToolCall {
 export interface SystemMessage {
   readonly role: 'system';
   readonly content: string;
+  /**
+   * Set when the content carries text of third-party origin (recalled facts
+   * a tool result or the model's reading said, see `recalledFactsMessage`):
+   * names that source. The run counts the conversation as holding untrusted
+   * content, as for a marked tool message; never sent to the model.
+   */
+  readonly untrusted?: string;
 }
 
 export interface UserMessage {

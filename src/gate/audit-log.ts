@@ -37,7 +37,9 @@ export interface AuditEntry {
    * `ok`; the tool's error code; `not_run` (refused by the gate or a person);
    * `replayed:ok` / `replayed:CODE` (an idempotency key returned the first
    * outcome); `outcome_unknown`; `aborted`; `infrastructure_failure`;
-   * `undone` / `undo_failed` (see `undoToolCall`).
+   * `undone` / `undo_failed` (see `undoToolCall`); `awaiting_approval`
+   * (decision `denied`: a person was asked about an egress call and has not
+   * decided; a later row of the same tool call says how it ended).
    */
   readonly outcome: string;
   readonly durationMs: number;

@@ -4,8 +4,10 @@ import type { GatedCall, GateRuntime } from './gated-call.js';
 /**
  * Appends the call's audit entry: who made it, with what (hashed and
  * redacted), how the gate decided (`call.decision`, `rule`, `approver`) and
- * what came of it. Every call that reached the gate is audited exactly once,
- * refused or run.
+ * what came of it. Every call that reached the gate is audited exactly once
+ * with how it ended, refused or run; an egress call a person was asked
+ * about has one row more, `awaiting_approval`, written when the person is
+ * asked.
  *
  * @example
  * await auditToolCall(runtime, call, 'not_run');
@@ -14,7 +16,7 @@ import type { GatedCall, GateRuntime } from './gated-call.js';
 export function auditToolCall(
   runtime: GateRuntime,
   call: GatedCall,
-  /** `ok`, the tool's error code, `not_run`, `replayed:…`, `outcome_unknown`, … (see `AuditEntry.outcome`). */
+  /** `ok`, the tool's error code, `not_run`, `awaiting_approval`, `replayed:…`, `outcome_unknown`, … (see `AuditEntry.outcome`). */
   outcome: string,
   /** The call that executed first under the idempotency key, for a replay or a refused claim. */
   replayOf?: OriginalCall,

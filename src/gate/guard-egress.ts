@@ -6,8 +6,9 @@ export const egressAfterUntrustedRule = 'egress_after_untrusted_content';
 
 /**
  * The guard against the "lethal trifecta": once the run's conversation holds
- * content from an untrusted source (`runtime.untrustedSources`: results of
- * tools declaring `untrustedOutput`, kept with the session), a call of a tool
+ * content from an untrusted source (`runtime.untrustedSources`: results and
+ * errors of tools declaring `untrustedOutput`, tool errors marked `untrusted`,
+ * recalled facts that were not the user's, kept with the session), a call of a tool
  * that sends data outside (`egress`) waits for a person, whatever its tier
  * or its own rule says, and the approver reads why ("this conversation
  * contains content from …"). A denial stays a denial; a call already held

@@ -22,9 +22,12 @@ const approved: ApprovalStep = { status: 'approved' };
  * the call unexecuted (default deny). `approval:required` goes out when
  * the broker says a person is being asked (`onRequired`, once per
  * approval), before it waits, and again from a resumed run that stops on
- * an approval its event log never announced; `approval:resolved` goes out with any decision. A refusal is
- * audited here with its rule; an approval sets `call.decision` and
- * `call.approver` for the audit that follows the execution.
+ * an approval its event log never announced; `approval:resolved` goes out with any decision. When a
+ * person is asked about an egress call (a mail, a post), it is audited at
+ * once as `awaiting_approval` (decision `denied`: not let through yet, with
+ * the rule that holds it), so an auditor sees a held mail while it waits. A refusal is audited here
+ * with its rule; an approval sets `call.decision` and `call.approver` for
+ * the audit that follows the execution.
  *
  * @example
  * const approval = await requestApproval(runtime, call, verdict);
@@ -39,8 +42,15 @@ export async function requestApproval(
   const { step, toolCallId, toolName } = call;
   call.rule = verdict.rule;
   let announced = false;
+  let held: Promise<void> | undefined;
   const announce = (approvalId: string, details?: { readonly expiresAt?: number }) => {
     announced = true;
+    if (call.tool.definition.egress === true) {
+      // A held mail shows in the audit while it waits, not only once a person decided: not let through (yet), and why.
+      call.decision = 'denied';
+      held = Promise.resolve(auditToolCall(runtime, call, 'awaiting_approval'));
+      held.catch(() => {});
+    }
     emitter.emit({
       type: 'approval:required',
       step,
@@ -73,8 +83,10 @@ export async function requestApproval(
   if (state.status === 'pending') {
     // Asked before this run resumed, yet never announced: the process that asked died before writing the event.
     if (!announced && runtime.wasAnnounced?.(state.approvalId) === false) announce(state.approvalId);
+    await held;
     return { status: 'pending', approvalId: state.approvalId };
   }
+  await held;
   if (state.status === 'denied' && state.code === 'approval_used' && hasIdempotencyKey(runtime, call)) {
     // Let through before, with no recorded result (its process died): the call's idempotency key knows whether it
     // ran (its result is replayed), may be running (outcome unknown) or never started (it runs now, once).

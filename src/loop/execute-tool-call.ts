@@ -4,6 +4,7 @@ import { RetryableToolError } from '../errors/retryable-tool-error.js';
 import { ToolTimeoutError } from '../errors/tool-timeout-error.js';
 import type { GatedCall } from '../gate/gated-call.js';
 import type { ToolContext } from '../tools/tool-types.js';
+import { untrustedErrorSource } from '../tools/untrusted-source.js';
 import { isThenable } from '../util/is-thenable.js';
 import { prepareWhileWaiting } from './prepare-while-waiting.js';
 import type { RunRuntime } from './run-runtime.js';
@@ -26,7 +27,9 @@ const aborted: ToolExecution = { ok: false, failure: 'aborted' };
  * else the run's) and classifies how it ended.
  * Precedence: `RetryableToolError`, then `FatalToolError`, then a timeout
  * (for the model only when the tool is `retrySafe`), then the run's abort,
- * then anything else as an infrastructure failure. Never throws.
+ * then anything else as an infrastructure failure. Never throws. A tool
+ * error whose text is a third party's (see `untrustedErrorSource`) names
+ * its source in the error's `untrusted`.
  *
  * @example
  * const execution = await executeToolCall(runtime, call);
@@ -47,13 +50,13 @@ export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Pro
     return { ok: true, data: await result };
   } catch (error) {
     const texts = runtime.texts;
-    if (RetryableToolError.isInstance(error)) {
-      const message = texts.retryable({ tool: toolName, code: error.code, message: error.message });
-      return { ok: false, failure: 'model', error: { code: error.code, retryable: true, message } };
-    }
-    if (FatalToolError.isInstance(error)) {
-      const message = texts.refused({ tool: toolName, code: error.code, message: error.message });
-      return { ok: false, failure: 'model', error: { code: error.code, retryable: false, message } };
+    if (RetryableToolError.isInstance(error) || FatalToolError.isInstance(error)) {
+      // The tool's own text reaches the model: a third party's, when the tool or the error says so.
+      const source = untrustedErrorSource({ definition: tool.definition, error });
+      const untrusted = source === undefined ? {} : { untrusted: source };
+      const { code, retryable } = error;
+      const message = (retryable ? texts.retryable : texts.refused)({ tool: toolName, code, message: error.message });
+      return { ok: false, failure: 'model', error: { code, retryable, message, ...untrusted } };
     }
     const timedOut = ToolTimeoutError.isInstance(error);
     if (timedOut && timeoutMs !== undefined) {

@@ -44,12 +44,16 @@ export async function runBatch(
 ): Promise<BatchResult> {
   const { journal, runId, control, texts } = runtime;
   const contents = new Map<string, string>();
-  /** The untrusted source of each call that brought third-party content into the conversation. */
+  /** The untrusted source of each call that brought third-party content into the conversation, result or error. */
   const untrusted = new Map<string, string>();
+  // A result of a tool declaring `untrustedOutput`, or an error quoting a third party: either reaches the model.
   const noteUntrusted = (call: ToolCall, outcome: ToolOutcome) => {
     const definition = outcome.ok ? tools.get(call.function.name)?.definition : undefined;
-    const source =
-      definition === undefined || !outcome.ok ? undefined : untrustedSource({ definition, result: outcome.data });
+    const source = !outcome.ok
+      ? outcome.error.untrusted
+      : definition === undefined
+        ? undefined
+        : untrustedSource({ definition, result: outcome.data });
     if (source === undefined) return;
     untrusted.set(call.id, source);
     runtime.untrustedSources.add(source);

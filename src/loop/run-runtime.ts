@@ -52,7 +52,7 @@ export interface RunRuntime extends GateRuntime {
   readonly prices: PriceTable | undefined;
   readonly context: ContextManager | undefined;
   readonly pinned: PinnedState | undefined;
-  /** Grows as untrusted results come in (tools declaring `untrustedOutput`), so later egress calls of the run wait for a person. */
+  /** Grows as untrusted content comes in (results and errors of tools declaring `untrustedOutput`, errors marked `untrusted`), so later egress calls of the run wait for a person. */
   readonly untrustedSources: Set<string>;
 }
 
@@ -114,10 +114,11 @@ export function createRunRuntime(options: RunAgentOptions, runId: string): RunRu
   };
 }
 
-/** The untrusted sources a conversation already holds content from: its tool messages marked `untrusted`. */
+/** The untrusted sources a conversation already holds content from: its messages marked `untrusted` (tool results and errors, recalled facts). */
 function untrustedSourcesOf(messages: readonly ChatMessage[]): Set<string> {
   const sources = new Set<string>();
   for (const message of messages)
-    if (message.role === 'tool' && message.untrusted !== undefined) sources.add(message.untrusted);
+    if ((message.role === 'tool' || message.role === 'system') && message.untrusted !== undefined)
+      sources.add(message.untrusted);
   return sources;
 }

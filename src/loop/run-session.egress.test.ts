@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
 import type { ApprovalBroker } from '../gate/approval-broker.js';
+import type { AuditEntry, AuditLog } from '../gate/audit-log.js';
 import { createTierGate } from '../gate/tier-gate.js';
 import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
 import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
@@ -26,6 +27,11 @@ const leak = { to: 'collector@evil.example', subject: 'Order history', body: 'SO
 interface Backend {
   readonly sessions: SessionStore;
   readonly approvals: ApprovalBroker;
+  /** The audit log, read back as an auditor does. */
+  readonly audit: AuditLog & {
+    listAudit(filter: { runId: string }): readonly AuditEntry[] | Promise<readonly AuditEntry[]>;
+    verifyChain(): { readonly ok: boolean } | Promise<{ readonly ok: boolean }>;
+  };
   /** The broker `resumeAfterApproval` decides with (SQLite's). */
   readonly sqliteApprovals?: SqliteApprovalBroker;
   close(): Promise<void>;
@@ -46,6 +52,7 @@ const backends: { name: string; skip: boolean; database: () => () => Promise<Bac
         return {
           sessions: backend.sessions,
           approvals: backend.approvals,
+          audit: backend.audit,
           sqliteApprovals: backend.approvals,
           close: async () => backend.close(),
         };
@@ -130,11 +137,26 @@ describe.each(backends)('egress after untrusted content, sessions on $name', ({ 
         tools,
         principal,
         approvals: backend.approvals,
+        audit: backend.audit,
         gate: createTierGate({ tools }),
         events: bus,
       });
       expect(result.stopReason).toBe('awaiting_approval');
       expect(sent).toEqual([]);
+      // While it waits, the audit already shows the held mail, and its chain verifies.
+      const rows = await backend.audit.listAudit({ runId: result.runId });
+      expect(rows.map(({ tool, decision, rule, outcome }) => ({ tool, decision, rule, outcome }))).toEqual([
+        { tool: 'read_order_messages', decision: 'allowed', rule: undefined, outcome: 'ok' },
+        { tool: 'query_order', decision: 'allowed', rule: undefined, outcome: 'ok' },
+        {
+          tool: 'send_email',
+          decision: 'denied',
+          rule: 'egress_after_untrusted_content',
+          outcome: 'awaiting_approval',
+        },
+      ]);
+      expect(rows.at(-1)?.arguments).toMatchObject({ to: 'collector@evil.example' });
+      expect((await backend.audit.verifyChain()).ok).toBe(true);
       const required = events.find((event) => event.type === 'approval:required');
       expect(required).toMatchObject({
         tool: 'send_email',

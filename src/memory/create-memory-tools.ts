@@ -224,8 +224,16 @@ export function createMemoryTools({
     dataScope: 'tenant_user',
     groups: ['memory'],
     progress: { en: 'Checking what I remember…', 'zh-CN': '正在查找记忆…' },
-    // A fact a tool result said is third-party content still: recalled, it marks the conversation (egress waits).
-    untrustedOutput: (result) => (recalledToolResults(result) ? texts.rememberedToolResults : undefined),
+    // A fact a tool result said is third-party content still, and so is one the model inferred (perhaps from a
+    // page it read, told to save it as an inference): recalled, either marks the conversation (egress waits).
+    untrustedOutput: (result) => {
+      const recalled = recalledSources(result);
+      return recalled.has('tool_result')
+        ? texts.rememberedToolResults
+        : recalled.has('inference')
+          ? texts.rememberedUnverified
+          : undefined;
+    },
     execute: async (args, context) => {
       const recalled = await recallMemory({
         memory,
@@ -252,11 +260,16 @@ export function createMemoryTools({
   return [saveFact, recallFacts];
 }
 
-/** Whether a `recall_facts` result holds a fact that came from a tool result. */
-function recalledToolResults(result: unknown): boolean {
-  if (typeof result !== 'object' || result === null) return false;
+/** The sources of the facts a `recall_facts` result holds that are not verified as the user's own words. */
+function recalledSources(result: unknown): Set<unknown> {
+  if (typeof result !== 'object' || result === null) return new Set();
   const facts: unknown = (result as { facts?: unknown }).facts;
-  return Array.isArray(facts) && facts.some((fact: { source?: unknown }) => fact?.source === 'tool_result');
+  if (!Array.isArray(facts)) return new Set();
+  return new Set(
+    facts
+      .filter((fact: { verified?: unknown }) => fact?.verified !== true)
+      .map((fact: { source?: unknown }) => fact?.source),
+  );
 }
 
 function describeSaved(

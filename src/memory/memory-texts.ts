@@ -15,6 +15,8 @@ export interface MemoryTexts {
   readonly userId: string;
   /** The untrusted source recalled facts from tool results are, as an approval card names it. */
   readonly rememberedToolResults: string;
+  /** The untrusted source recalled facts the user never said are (the model inferred them, perhaps from a text it read). */
+  readonly rememberedUnverified: string;
   noPrincipal(): string;
   invalidFact(details: { field: string }): string;
   keepsUsersWord(details: { key: string }): string;
@@ -42,6 +44,7 @@ const english: MemoryTexts = {
   tenantId: 'The tenant; filled in by the system.',
   userId: 'The user; filled in by the system.',
   rememberedToolResults: 'facts remembered from tool results',
+  rememberedUnverified: 'unverified remembered facts',
   noPrincipal: () => 'Memory is only available in a conversation with a signed-in user.',
   invalidFact: ({ field }) =>
     `The fact's ${field} is not valid: use a short key and a non-empty value without control characters.`,
@@ -67,6 +70,7 @@ const chinese: MemoryTexts = {
   tenantId: '租户；由系统填写。',
   userId: '用户；由系统填写。',
   rememberedToolResults: '从工具结果中记下的事实',
+  rememberedUnverified: '未核实的记忆事实',
   noPrincipal: () => '只有在已登录用户的对话中才能使用记忆。',
   invalidFact: ({ field }) => `事实的 ${field} 无效：请使用简短的 key 和非空、不含控制字符的 value。`,
   keepsUsersWord: ({ key }) =>

@@ -16,4 +16,4 @@ export type {
   ToolDefinition,
   ToolProgress,
 } from './tool-types.js';
-export { untrustedSource } from './untrusted-source.js';
+export { untrustedErrorSource, untrustedSource } from './untrusted-source.js';

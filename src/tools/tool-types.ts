@@ -164,7 +164,12 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    * `true` names the source after the tool; a string names it as people
    * should read it in the approval card (`the order messages`); a function
    * decides per result (a name, or undefined for a result that carries none,
-   * e.g. recalled facts that all came from the user).
+   * e.g. recalled facts that all came from the user). It holds for the
+   * tool's failures too: the text of every `RetryableToolError` or
+   * `FatalToolError` it throws marks the conversation (named by the string,
+   * else the tool's name), since an error is as easily a third party's words
+   * as a result. A tool without it marks an error that quotes a third party
+   * with the error's own `untrusted`.
    */
   readonly untrustedOutput?: boolean | string | ((result: unknown) => string | undefined);
   /** Rolls back a `reversible` call. */

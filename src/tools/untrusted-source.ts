@@ -26,3 +26,33 @@ export function untrustedSource({
   if (typeof declared === 'string' && declared.trim() !== '') return declared.trim();
   return declared === true || typeof declared === 'string' ? definition.name : undefined;
 }
+
+/**
+ * The name of the untrusted source a tool's own error text (a
+ * `RetryableToolError` or `FatalToolError` it threw, whose message reaches
+ * the model) comes from. The safe default holds: a tool that declares
+ * `untrustedOutput` in any form has every such error counted as untrusted,
+ * named as its results are (a function, which judges results, gives way to
+ * the tool's name); any other tool's error counts only when it says so
+ * itself (`untrusted: true` names the tool, a string names the source).
+ * Undefined for an error whose text is the tool's own.
+ *
+ * @example
+ * untrustedErrorSource({ definition: mcpTool, error }); // 'MCP server shop'
+ * untrustedErrorSource({ definition: payOrder, error: { untrusted: 'the payment gateway' } }); // 'the payment gateway'
+ */
+export function untrustedErrorSource({
+  definition,
+  error,
+}: {
+  definition: Pick<ToolDefinition, 'name' | 'untrustedOutput'>;
+  /** The error the tool threw: only its `untrusted` mark is read. */
+  error: { readonly untrusted?: string | true | undefined };
+}): string | undefined {
+  const said = error.untrusted;
+  if (typeof said === 'string' && said.trim() !== '') return said.trim();
+  const declared = definition.untrustedOutput;
+  if (typeof declared === 'string' && declared.trim() !== '') return declared.trim();
+  const marked = said !== undefined || (declared !== undefined && declared !== false);
+  return marked ? definition.name : undefined;
+}
