@@ -23,6 +23,7 @@ export {
   A2aAgentMount,
   type A2aAnswer,
   A2aConnectionError,
+  type A2aEndpoint,
   type A2aMounts,
   type A2aSkillOverride,
   type A2aTexts,

@@ -19,9 +19,11 @@ import { sha256Hex } from '../../util/sha256.js';
 import type { A2aAgentConfig } from './a2a-agent-config.js';
 import { A2aConnectionError } from './a2a-connection-error.js';
 import { a2aMessageId } from './a2a-message-id.js';
+import { a2aOriginFetch } from './a2a-origin-fetch.js';
 import { a2aSkillFingerprint } from './a2a-skill-fingerprint.js';
 import { type A2aAnswer, a2aTaskOutcome } from './a2a-task-outcome.js';
 import { callA2aSkill } from './call-a2a-skill.js';
+import { type A2aEndpoint, chooseA2aEndpoint } from './choose-a2a-endpoint.js';
 
 /** Characters of a skill's description passed to the model; a third party's text is kept short. */
 const maxDescriptionChars = 1200;
@@ -72,6 +74,9 @@ export interface MountedA2aSkill {
  * idempotency key from its arguments, and its A2A `messageId` is derived
  * from that key as the runtime scopes it (`a2aMessageId`): sent again after
  * a crash, it is the same message, which an arbiter agent runs once.
+ * Requests go only to the card URL's origin and the entry's
+ * `allowedOrigins` (`a2aOriginFetch`, `chooseA2aEndpoint`), and the
+ * endpoint used is part of each skill's fingerprint.
  *
  * @example
  * const billing = await A2aAgentMount.open({ agent: { name: 'billing', agentCard: 'http://127.0.0.1:8787/.well-known/agent-card.json', bearer: token } });
@@ -80,29 +85,35 @@ export interface MountedA2aSkill {
 export class A2aAgentMount {
   readonly agent: A2aAgentConfig;
   readonly card: AgentCard;
+  /** The interface of the card its calls go to (an allowed origin's). */
+  readonly endpoint: A2aEndpoint;
   readonly skills: readonly MountedA2aSkill[];
   readonly #client: Client;
 
   private constructor({
     agent,
     card,
+    endpoint,
     client,
     reserved,
   }: {
     agent: A2aAgentConfig;
     card: AgentCard;
+    endpoint: A2aEndpoint;
     client: Client;
     reserved: ReadonlySet<string>;
   }) {
     this.agent = agent;
     this.card = card;
+    this.endpoint = endpoint;
     this.#client = client;
     this.skills = this.#build(reserved);
   }
 
   /**
    * Reads the Agent Card and builds a tool per skill. A card that cannot be
-   * read, or offers no transport the SDK speaks, rejects with
+   * read (or only by a redirect to an origin not allowed), or offers no
+   * transport the SDK speaks at an allowed origin, rejects with
    * `A2aConnectionError` naming the agent and the URL.
    */
   static async open({
@@ -119,16 +130,21 @@ export class A2aAgentMount {
       ...agent.headers,
       ...(agent.bearer === undefined ? {} : { Authorization: `Bearer ${agent.bearer}` }),
     };
-    const withCredentials: typeof fetch = (input, init) => {
-      const headers = new Headers(init?.headers);
-      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-      return fetchImpl(input, { ...init, headers });
-    };
+    const origins = new Set([new URL(agent.agentCard).origin, ...(agent.allowedOrigins ?? [])]);
+    const withCredentials = a2aOriginFetch({ agent: agent.name, origins, headers: extra, fetchImpl });
     try {
       const card = await new DefaultAgentCardResolver({ fetchImpl: withCredentials }).resolve(
         agent.agentCard,
         agent.agentCard,
       );
+      const { endpoint, refused } = chooseA2aEndpoint({ card, origins });
+      if (endpoint === undefined) {
+        throw new Error(
+          refused.length === 0
+            ? 'it names no JSON-RPC or HTTP+JSON endpoint'
+            : `it names no endpoint at an allowed origin, only ${refused.slice(0, 3).join(', ')}; add its origin to "allowedOrigins" if that is meant`,
+        );
+      }
       const factory = new ClientFactory(
         ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
           transports: [
@@ -137,8 +153,9 @@ export class A2aAgentMount {
           ],
         }),
       );
-      const client = await factory.createFromAgentCard(card);
-      return new A2aAgentMount({ agent, card, client, reserved });
+      // Only the chosen interface is handed on: the SDK cannot pick another.
+      const client = await factory.createFromAgentCard({ ...card, supportedInterfaces: [endpoint] });
+      return new A2aAgentMount({ agent, card, endpoint, client, reserved });
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       throw new A2aConnectionError({
@@ -185,6 +202,7 @@ export class A2aAgentMount {
         description: text,
         parameters: a2aSkillParameters,
         agentCard: agent.agentCard,
+        endpoint: this.endpoint,
         skill,
         sideEffect: tier.sideEffect,
       });
