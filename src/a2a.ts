@@ -27,6 +27,7 @@ export {
   type A2aMounts,
   type A2aSkillOverride,
   type A2aTexts,
+  a2aContextId,
   a2aMessageId,
   a2aSkillFingerprint,
   a2aSkillParameters,

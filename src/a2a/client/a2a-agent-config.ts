@@ -49,6 +49,16 @@ export interface A2aAgentConfig {
    * redirect to one is not followed.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * The agent treats a repeated `messageId` as the same message (answers
+   * with the task the first send started, acts once), as an arbiter agent
+   * does. The A2A spec does not ask it of agents, and the SDK's default
+   * handler starts a task per message, so it is off by default: a write
+   * call whose answer was lost is then sent again only when the agent shows
+   * it has no task for it (see `reconcileA2aCall`); with it on, also when
+   * the agent cannot tell.
+   */
+  readonly deduplicatesMessageIds?: boolean;
 }
 
 const agentName = /^[a-zA-Z][a-zA-Z0-9_-]{0,23}$/;
@@ -61,6 +71,7 @@ const agentKeys = new Set([
   'timeoutMs',
   'skills',
   'allowedOrigins',
+  'deduplicatesMessageIds',
 ]);
 
 /**
@@ -152,6 +163,10 @@ export function parseA2aConfig({
     if (trusted !== undefined && typeof trusted !== 'boolean') fail(`${where}: "trusted" must be true or false`);
     const timeoutMs = positiveSetting(entry['timeoutMs'], `${where}: "timeoutMs"`, fail);
     const skills = parseToolOverrides({ value: entry['skills'], field: 'skills', names: 'skill ids', where, fail });
+    const deduplicates = entry['deduplicatesMessageIds'];
+    if (deduplicates !== undefined && typeof deduplicates !== 'boolean') {
+      fail(`${where}: "deduplicatesMessageIds" must be true or false`);
+    }
     const origins = entry['allowedOrigins'];
     const allowedOrigins =
       origins === undefined
@@ -174,6 +189,7 @@ export function parseA2aConfig({
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(skills === undefined ? {} : { skills }),
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
+      ...(deduplicates === true ? { deduplicatesMessageIds: true } : {}),
     });
   }
   return agents;
