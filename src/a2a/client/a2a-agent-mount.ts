@@ -153,7 +153,10 @@ export class A2aAgentMount {
         throw new Error(
           refused.length === 0
             ? 'it names no JSON-RPC or HTTP+JSON endpoint'
-            : `it names no endpoint at an allowed origin, only ${refused.slice(0, 3).join(', ')}; add its origin to "allowedOrigins" if that is meant`,
+            : `it names no endpoint at an allowed origin, only ${refused
+                .slice(0, 3)
+                .map((url) => JSON.stringify(url.slice(0, 200)))
+                .join(', ')}; add its origin to "allowedOrigins" if that is meant`,
         );
       }
       const factory = new ClientFactory(

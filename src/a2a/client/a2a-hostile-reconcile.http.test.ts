@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { emptyCallHistory } from '../../core/call-history.js';
 import type { Principal } from '../../core/principal.js';
 import { runSession } from '../../loop/run-session.js';
 import { scriptedCalls, toolMessages } from '../../mcp/client/test-support/mcp-harness.js';
@@ -331,6 +332,35 @@ describe('A2A client: a write call whose answer was lost is reconciled by asking
     expect(sends()).toHaveLength(2);
     expect(JSON.parse(answer)).toEqual({ answer: `Paid: ${pay.message}`, taskId: 'task-1' });
     expect(outcomes).toEqual(['ok']);
+  });
+
+  it("never answers another principal's reconcile with this call's task", async () => {
+    behaviour = plain;
+    store = openSqliteStore({ path: ':memory:' });
+    const registry = await mount({});
+    const tool = registry.get('payer_pay_invoice')?.definition;
+    if (tool === undefined) throw new Error('not mounted');
+    const context = (principal: Principal) => ({
+      runId: 'run_direct',
+      sessionId: undefined,
+      step: 1,
+      toolCallId: 'call_1',
+      principal,
+      signal: new AbortController().signal,
+      locale: 'en' as const,
+      history: emptyCallHistory,
+    });
+    const lost = await Promise.resolve(tool.execute(pay, context(caller))).catch((error: unknown) => error);
+    expect(lost).toMatchObject({ code: 'tool_timeout' });
+    const key = tool.idempotencyKey?.(pay, context(caller)) ?? '';
+    // The same call by a user of another tenant, reconciled in the same process: its own message, its own context.
+    const other: Principal = { tenantId: 'other', userId: 'desk', roles: [] };
+    expect(await tool.reconcile?.(pay, key, context(other))).toEqual({ status: 'unknown' });
+    expect(await tool.reconcile?.(pay, key, context(caller))).toEqual({
+      status: 'happened',
+      result: { answer: `Paid: ${pay.message}`, taskId: 'task-1' },
+    });
+    expect(acted).toHaveLength(1);
   });
 
   it('derives a context per call and principal', () => {
