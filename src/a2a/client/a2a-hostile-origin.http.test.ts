@@ -170,7 +170,13 @@ describe('A2A client: requests go only to the origins the config names', () => {
 
   it("does not mount a card that names another origin's endpoint, nor one that names the same host by another name", async () => {
     const sameServerOtherName = home.origin.replace('127.0.0.1', 'localhost');
-    for (const endpoint of [`${elsewhere.origin}/rpc`, `${sameServerOtherName}/rpc`, 'file:///etc/passwd']) {
+    const userinfoTrick = `http://${home.origin.slice('http://'.length)}@${elsewhere.origin.slice('http://'.length)}/rpc`;
+    for (const endpoint of [
+      `${elsewhere.origin}/rpc`,
+      `${sameServerOtherName}/rpc`,
+      userinfoTrick,
+      'file:///etc/passwd',
+    ]) {
       homeCard = cardAt(endpoint);
       const { mounts, answer } = await mountAndCall();
       expect(answer, endpoint).toBeUndefined();
@@ -179,6 +185,22 @@ describe('A2A client: requests go only to the origins the config names', () => {
       expect(home.requests.map((request) => request.path)).toEqual(['/.well-known/agent-card.json']);
       home.requests.length = 0;
     }
+    expect(leaked()).toEqual([]);
+  });
+
+  it("skips a foreign endpoint listed first and calls the card's own", async () => {
+    homeCard = (response) => {
+      const card = rawAgentCard({ endpoint: `${elsewhere.origin}/rpc`, skills });
+      const [foreign] = card['supportedInterfaces'] as Record<string, unknown>[];
+      card['supportedInterfaces'] = [
+        foreign,
+        { url: `${home.origin}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      ];
+      sendJson(response, card);
+    };
+    const { mounts, answer } = await mountAndCall();
+    expect(mounts.agents[0]?.endpoint.url).toBe(`${home.origin}/rpc`);
+    expect(answer).toEqual({ answer: 'paid by home', taskId: 'task-home' });
     expect(leaked()).toEqual([]);
   });
 
