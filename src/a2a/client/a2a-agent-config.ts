@@ -54,9 +54,10 @@ export interface A2aAgentConfig {
    * with the task the first send started, acts once), as an arbiter agent
    * does. The A2A spec does not ask it of agents, and the SDK's default
    * handler starts a task per message, so it is off by default: a write
-   * call whose answer was lost is then sent again only when the agent shows
-   * it has no task for it (see `reconcileA2aCall`); with it on, also when
-   * the agent cannot tell.
+   * call whose answer was lost is then never sent again; the agent is asked
+   * (`reconcileA2aCall`), a completed task is the call's result, anything
+   * else waits for a person. With it on, a call the agent shows no
+   * completed task for is sent again with the same `messageId`.
    */
   readonly deduplicatesMessageIds?: boolean;
 }
