@@ -41,10 +41,39 @@ export interface A2aAgentConfig {
   readonly timeoutMs?: number;
   /** Per skill (by id): tier, time limit, or left out. */
   readonly skills?: Readonly<Record<string, A2aSkillOverride>>;
+  /**
+   * Origins besides the card's own (`https://rpc.example.com`) that its
+   * requests may go to: an endpoint the card names there, or a redirect of
+   * the card there. Requests (and so the headers and bearer) go nowhere
+   * else: a card naming another origin's endpoint is not mounted, a
+   * redirect to one is not followed.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * The agent treats a repeated `messageId` as the same message (answers
+   * with the task the first send started, acts once), as an arbiter agent
+   * does. The A2A spec does not ask it of agents, and the SDK's default
+   * handler starts a task per message, so it is off by default: a write
+   * call whose answer was lost is then never sent again; the agent is asked
+   * (`reconcileA2aCall`), a completed task is the call's result, anything
+   * else waits for a person. With it on, a call the agent shows no
+   * completed task for is sent again with the same `messageId`.
+   */
+  readonly deduplicatesMessageIds?: boolean;
 }
 
 const agentName = /^[a-zA-Z][a-zA-Z0-9_-]{0,23}$/;
-const agentKeys = new Set(['name', 'agentCard', 'headers', 'bearer', 'trusted', 'timeoutMs', 'skills']);
+const agentKeys = new Set([
+  'name',
+  'agentCard',
+  'headers',
+  'bearer',
+  'trusted',
+  'timeoutMs',
+  'skills',
+  'allowedOrigins',
+  'deduplicatesMessageIds',
+]);
 
 /**
  * Reads the A2A agents of a tool-servers config file (`arbiter serve --mcp
@@ -135,6 +164,23 @@ export function parseA2aConfig({
     if (trusted !== undefined && typeof trusted !== 'boolean') fail(`${where}: "trusted" must be true or false`);
     const timeoutMs = positiveSetting(entry['timeoutMs'], `${where}: "timeoutMs"`, fail);
     const skills = parseToolOverrides({ value: entry['skills'], field: 'skills', names: 'skill ids', where, fail });
+    const deduplicates = entry['deduplicatesMessageIds'];
+    if (deduplicates !== undefined && typeof deduplicates !== 'boolean') {
+      fail(`${where}: "deduplicatesMessageIds" must be true or false`);
+    }
+    const origins = entry['allowedOrigins'];
+    const allowedOrigins =
+      origins === undefined
+        ? undefined
+        : Array.isArray(origins)
+          ? origins.map(
+              (origin: unknown, at) =>
+                httpOrigin(expand(origin, `allowedOrigins.${at}`)) ??
+                fail(
+                  `${where}: "allowedOrigins" must list http(s) origins such as "https://rpc.example.com" (no path), got ${JSON.stringify(origin)}`,
+                ),
+            )
+          : fail(`${where}: "allowedOrigins" must be a list of http(s) origins such as ["https://rpc.example.com"]`);
     agents.push({
       name: name as string,
       agentCard,
@@ -143,7 +189,19 @@ export function parseA2aConfig({
       ...(trusted === true ? { trusted: true } : {}),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(skills === undefined ? {} : { skills }),
+      ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
+      ...(deduplicates === true ? { deduplicatesMessageIds: true } : {}),
     });
   }
   return agents;
+}
+
+/** `text` as an origin when it is one (`https://host[:port]`, nothing after but an optional `/`). */
+function httpOrigin(text: string): string | undefined {
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const bare =
+    url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+  return bare ? url.origin : undefined;
 }

@@ -18,14 +18,20 @@ import { canonicalJson } from '../../util/canonical-json.js';
 import { sha256Hex } from '../../util/sha256.js';
 import type { A2aAgentConfig } from './a2a-agent-config.js';
 import { A2aConnectionError } from './a2a-connection-error.js';
+import { a2aContextId } from './a2a-context-id.js';
 import { a2aMessageId } from './a2a-message-id.js';
+import { a2aOriginFetch } from './a2a-origin-fetch.js';
 import { a2aSkillFingerprint } from './a2a-skill-fingerprint.js';
 import { type A2aAnswer, a2aTaskOutcome } from './a2a-task-outcome.js';
 import { callA2aSkill } from './call-a2a-skill.js';
+import { type A2aEndpoint, chooseA2aEndpoint } from './choose-a2a-endpoint.js';
+import { reconcileA2aCall } from './reconcile-a2a-call.js';
 
 /** Characters of a skill's description passed to the model; a third party's text is kept short. */
 const maxDescriptionChars = 1200;
 const defaultTimeoutMs = 120_000;
+/** Write calls whose task id is remembered (for `reconcile`), the oldest forgotten first. */
+const maxRememberedTasks = 1000;
 
 /** The arguments every A2A skill's tool takes. */
 export const a2aSkillParameters: JsonSchema = {
@@ -70,8 +76,16 @@ export interface MountedA2aSkill {
  * returns the final artifact as its result (`a2aTaskOutcome`: a task that
  * ends otherwise is a tool error). A call that is not a `read` has an
  * idempotency key from its arguments, and its A2A `messageId` is derived
- * from that key as the runtime scopes it (`a2aMessageId`): sent again after
- * a crash, it is the same message, which an arbiter agent runs once.
+ * from that key as the runtime scopes it (`a2aMessageId`), and it is sent
+ * in a context of its own (`a2aContextId`). A call whose answer was lost
+ * is reconciled by asking the agent (`reconcileA2aCall`): a completed
+ * task is its result; otherwise it is not sent again but waits for a
+ * person, unless the entry says the agent deduplicates message ids
+ * (`deduplicatesMessageIds`, as an arbiter agent does), when the same
+ * message is sent again and answered with the first send's task.
+ * Requests go only to the card URL's origin and the entry's
+ * `allowedOrigins` (`a2aOriginFetch`, `chooseA2aEndpoint`), and the
+ * endpoint used is part of each skill's fingerprint.
  *
  * @example
  * const billing = await A2aAgentMount.open({ agent: { name: 'billing', agentCard: 'http://127.0.0.1:8787/.well-known/agent-card.json', bearer: token } });
@@ -80,29 +94,37 @@ export interface MountedA2aSkill {
 export class A2aAgentMount {
   readonly agent: A2aAgentConfig;
   readonly card: AgentCard;
+  /** The interface of the card its calls go to (an allowed origin's). */
+  readonly endpoint: A2aEndpoint;
   readonly skills: readonly MountedA2aSkill[];
   readonly #client: Client;
+  /** The task each write call's message started, by message id, as this process saw the agent name it. */
+  readonly #startedTasks = new Map<string, string>();
 
   private constructor({
     agent,
     card,
+    endpoint,
     client,
     reserved,
   }: {
     agent: A2aAgentConfig;
     card: AgentCard;
+    endpoint: A2aEndpoint;
     client: Client;
     reserved: ReadonlySet<string>;
   }) {
     this.agent = agent;
     this.card = card;
+    this.endpoint = endpoint;
     this.#client = client;
     this.skills = this.#build(reserved);
   }
 
   /**
    * Reads the Agent Card and builds a tool per skill. A card that cannot be
-   * read, or offers no transport the SDK speaks, rejects with
+   * read (or only by a redirect to an origin not allowed), or offers no
+   * transport the SDK speaks at an allowed origin, rejects with
    * `A2aConnectionError` naming the agent and the URL.
    */
   static async open({
@@ -119,16 +141,24 @@ export class A2aAgentMount {
       ...agent.headers,
       ...(agent.bearer === undefined ? {} : { Authorization: `Bearer ${agent.bearer}` }),
     };
-    const withCredentials: typeof fetch = (input, init) => {
-      const headers = new Headers(init?.headers);
-      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-      return fetchImpl(input, { ...init, headers });
-    };
+    const origins = new Set([new URL(agent.agentCard).origin, ...(agent.allowedOrigins ?? [])]);
+    const withCredentials = a2aOriginFetch({ agent: agent.name, origins, headers: extra, fetchImpl });
     try {
       const card = await new DefaultAgentCardResolver({ fetchImpl: withCredentials }).resolve(
         agent.agentCard,
         agent.agentCard,
       );
+      const { endpoint, refused } = chooseA2aEndpoint({ card, origins });
+      if (endpoint === undefined) {
+        throw new Error(
+          refused.length === 0
+            ? 'it names no JSON-RPC or HTTP+JSON endpoint'
+            : `it names no endpoint at an allowed origin, only ${refused
+                .slice(0, 3)
+                .map((url) => JSON.stringify(url.slice(0, 200)))
+                .join(', ')}; add its origin to "allowedOrigins" if that is meant`,
+        );
+      }
       const factory = new ClientFactory(
         ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
           transports: [
@@ -137,8 +167,9 @@ export class A2aAgentMount {
           ],
         }),
       );
-      const client = await factory.createFromAgentCard(card);
-      return new A2aAgentMount({ agent, card, client, reserved });
+      // Only the chosen interface is handed on: the SDK cannot pick another.
+      const client = await factory.createFromAgentCard({ ...card, supportedInterfaces: [endpoint] });
+      return new A2aAgentMount({ agent, card, endpoint, client, reserved });
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       throw new A2aConnectionError({
@@ -156,6 +187,16 @@ export class A2aAgentMount {
   /** Registers the skills' tools in `registry`. */
   attach(registry: ToolRegistry): void {
     for (const skill of this.skills) registry.register(skill.definition);
+  }
+
+  /** Notes the task a write call's message started, for `reconcile` to ask about. */
+  #remember(messageId: string, taskId: string): void {
+    this.#startedTasks.delete(messageId);
+    this.#startedTasks.set(messageId, taskId);
+    for (const oldest of this.#startedTasks.keys()) {
+      if (this.#startedTasks.size <= maxRememberedTasks) break;
+      this.#startedTasks.delete(oldest);
+    }
   }
 
   #build(reserved: ReadonlySet<string>): MountedA2aSkill[] {
@@ -185,6 +226,7 @@ export class A2aAgentMount {
         description: text,
         parameters: a2aSkillParameters,
         agentCard: agent.agentCard,
+        endpoint: this.endpoint,
         skill,
         sideEffect: tier.sideEffect,
       });
@@ -243,14 +285,27 @@ export class A2aAgentMount {
         ? {}
         : {
             idempotencyKey: keyOf,
-            // An interrupted call is sent again with the same messageId (derived from this key): an agent that
-            // treats a repeated message id as the same message (an arbiter agent does) answers with the task the
-            // first send started, so it still acts once, and the call gets that task's outcome.
-            reconcile: () => ({ status: 'not_happened' as const }),
+            // An interrupted call: the agent is asked what became of it, since an agent that does not deduplicate
+            // message ids (the SDK's default handler starts a task per message) would act twice on a resend.
+            reconcile: (_args: Record<string, unknown>, key: string, context: ToolContext) => {
+              const messageId = a2aMessageId({ key, principal: context.principal });
+              return reconcileA2aCall({
+                client: this.#client,
+                agent: agent.name,
+                messageId,
+                contextId: a2aContextId({ key, principal: context.principal }),
+                startedTask: this.#startedTasks.get(messageId),
+                deduplicates: agent.deduplicatesMessageIds === true,
+                trusted,
+                locale: context.locale,
+                signal: AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]),
+              });
+            },
           }),
       execute: async (args: Record<string, unknown>, context: ToolContext): Promise<A2aAnswer> => {
-        const messageId =
-          sideEffect === 'read' ? randomUUID() : a2aMessageId({ key: keyOf(args), principal: context.principal });
+        const key = sideEffect === 'read' ? undefined : keyOf(args);
+        const messageId = key === undefined ? randomUUID() : a2aMessageId({ key, principal: context.principal });
+        const contextId = key === undefined ? '' : a2aContextId({ key, principal: context.principal });
         const deadline = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([context.signal, deadline]);
         try {
@@ -260,6 +315,8 @@ export class A2aAgentMount {
             skill,
             text: String(args['message']),
             messageId,
+            contextId,
+            ...(key === undefined ? {} : { onTask: (taskId: string) => this.#remember(messageId, taskId) }),
             context,
             signal,
           });

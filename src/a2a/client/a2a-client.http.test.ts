@@ -259,9 +259,20 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     expect(a2aMessageId({ key, principal: otherTenant })).not.toBe(a2aMessageId({ key, principal: caller }));
     const before = await remoteRuns();
     const progress: unknown[] = [];
-    // The process "died" after sending: the reconciled call runs execute again with the same arguments.
     const first = (await tool.execute(orderQuestion, directContext(caller, progress))) as { taskId: string };
-    expect(await tool.reconcile?.(orderQuestion, key, directContext(caller))).toEqual({ status: 'not_happened' });
+    // Had its answer been lost, reconciling asks B: this process saw B name the task (GetTask) …
+    expect(await tool.reconcile?.(orderQuestion, key, directContext(caller))).toEqual({
+      status: 'happened',
+      result: first,
+    });
+    // … and a process that never saw it (the first died) lists the call's own context (ListTasks). B lists no
+    // tasks at all, and silence is not proof: it cannot tell, so the call is not sent again and a person checks …
+    const fresh = (await mountBilling()).registry.get('billing_query_order')?.definition;
+    expect(await fresh?.reconcile?.(orderQuestion, key, directContext(caller))).toEqual({ status: 'unknown' });
+    // … unless the entry says B deduplicates message ids (an arbiter agent does): then it is sent again.
+    const told = (await mountBilling({ deduplicatesMessageIds: true })).registry.get('billing_query_order')?.definition;
+    expect(await told?.reconcile?.(orderQuestion, key, directContext(caller))).toEqual({ status: 'not_happened' });
+    // Sent again anyway (B deduplicates message ids): the same messageId gets the same task, not a second run.
     const second = (await tool.execute(orderQuestion, directContext(caller))) as { taskId: string };
     expect(second).toEqual(first);
     expect(await remoteRuns()).toBe(before + 1);
@@ -326,6 +337,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
         problem({ name: 'billing', agentCard: card, skills: { refund: { sideEffect: 'none' } } }),
         problem({ name: 'billing', agentCard: card, timeoutMs: 0 }),
         problem({ name: 'billing', agentCard: card, trusted: 'yes' }),
+        problem({ name: 'billing', agentCard: card, deduplicatesMessageIds: 1 }),
       ]),
     ).toMatchInlineSnapshot(`
       [
@@ -336,6 +348,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
         "FILE: agent "billing": "skills.refund.sideEffect" must be one of read, reversible, irreversible",
         "FILE: agent "billing": "timeoutMs" must be a whole number from 1",
         "FILE: agent "billing": "trusted" must be true or false",
+        "FILE: agent "billing": "deduplicatesMessageIds" must be true or false",
       ]
     `);
     const twice = configFile([

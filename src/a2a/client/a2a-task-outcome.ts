@@ -3,6 +3,7 @@ import type { Locale } from '../../core/locale.js';
 import { FatalToolError } from '../../errors/fatal-tool-error.js';
 import { RetryableToolError } from '../../errors/retryable-tool-error.js';
 import { a2aTexts } from './a2a-texts.js';
+import { plainA2aId } from './plain-a2a-id.js';
 
 /** What a call has seen of its remote task when the task stops: its last state, message and artifacts. */
 export interface A2aTaskView {
@@ -17,8 +18,8 @@ export interface A2aTaskView {
 export interface A2aAnswer {
   /** The answer's text: the artifacts' text parts (data parts as JSON), else the final status message's. */
   readonly answer: string;
-  /** The remote task's id, for a person looking it up there. */
-  readonly taskId: string;
+  /** The remote task's id, for a person looking it up there; left out when it is not a plain id (`plainA2aId`). */
+  readonly taskId?: string;
 }
 
 const approvalId = /^[A-Za-z0-9_-]{1,64}$/;
@@ -48,14 +49,15 @@ export function a2aTaskOutcome({
   locale: Locale;
 }): A2aAnswer {
   const texts = a2aTexts(locale);
-  const { taskId } = view;
+  const taskId = plainA2aId(view.taskId);
+  const task = taskId === undefined ? {} : { taskId };
   const spoken = partsText(view.statusMessage?.parts ?? []);
   const detail = trusted && spoken !== '' ? cut(spoken) : undefined;
   const withDetail = detail === undefined ? {} : { detail };
   switch (view.state) {
     case TaskState.TASK_STATE_COMPLETED: {
       const answer = partsText(view.artifacts.flatMap((artifact) => artifact.parts));
-      return { answer: answer !== '' ? answer : spoken !== '' ? spoken : texts.emptyAnswer({ agent }), taskId };
+      return { answer: answer !== '' ? answer : spoken !== '' ? spoken : texts.emptyAnswer({ agent }), ...task };
     }
     case TaskState.TASK_STATE_INPUT_REQUIRED: {
       const listed: unknown = view.statusMessage?.metadata?.approvals;
@@ -66,26 +68,26 @@ export function a2aTaskOutcome({
         });
         throw new FatalToolError({
           code: 'a2a_awaiting_approval',
-          message: texts.awaitingApproval({ agent, taskId, approvals, ...withDetail }),
+          message: texts.awaitingApproval({ agent, ...task, approvals, ...withDetail }),
         });
       }
       throw new RetryableToolError({
         code: 'a2a_input_required',
-        message: texts.inputRequired({ agent, taskId, ...withDetail }),
+        message: texts.inputRequired({ agent, ...task, ...withDetail }),
         field: 'message',
       });
     }
     case TaskState.TASK_STATE_AUTH_REQUIRED:
-      throw new FatalToolError({ code: 'a2a_auth_required', message: texts.authRequired({ agent, taskId }) });
+      throw new FatalToolError({ code: 'a2a_auth_required', message: texts.authRequired({ agent, ...task }) });
     case TaskState.TASK_STATE_REJECTED:
       throw new FatalToolError({
         code: 'a2a_task_rejected',
-        message: texts.rejected({ agent, taskId, ...withDetail }),
+        message: texts.rejected({ agent, ...task, ...withDetail }),
       });
     case TaskState.TASK_STATE_CANCELED:
-      throw new FatalToolError({ code: 'a2a_task_canceled', message: texts.canceled({ agent, taskId }) });
+      throw new FatalToolError({ code: 'a2a_task_canceled', message: texts.canceled({ agent, ...task }) });
     default:
-      throw new FatalToolError({ code: 'a2a_task_failed', message: texts.failed({ agent, taskId, ...withDetail }) });
+      throw new FatalToolError({ code: 'a2a_task_failed', message: texts.failed({ agent, ...task, ...withDetail }) });
   }
 }
 

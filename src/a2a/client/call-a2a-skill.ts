@@ -12,6 +12,8 @@ import { type A2aTaskView, isStoppedTaskState, partsText } from './a2a-task-outc
  * before the task stopped (an agent that answers a repeated message with
  * the task as it stands) is followed with `tasks/get` until it does. An
  * agent that answers with a message instead of a task has completed.
+ * `onTask` is told the task's id as soon as the agent names it, so a call
+ * whose answer is then lost can still be asked about.
  * Anything the SDK or the transport throws, unless `signal` aborted it,
  * rejects with `A2aConnectionError`.
  *
@@ -24,6 +26,8 @@ export async function callA2aSkill({
   skill,
   text,
   messageId,
+  contextId = '',
+  onTask,
   context,
   signal,
   pollMs = 250,
@@ -33,6 +37,9 @@ export async function callA2aSkill({
   skill: string;
   text: string;
   messageId: string;
+  /** The context to send the message in (`a2aContextId`); empty: the agent starts one. */
+  contextId?: string;
+  onTask?: (taskId: string) => void;
   context: ToolContext;
   /** The run's signal and the call's time limit together. */
   signal: AbortSignal;
@@ -52,17 +59,22 @@ export async function callA2aSkill({
       message: said === '' ? name : `${name}: ${said.length > 200 ? `${said.slice(0, 200)}…` : said}`,
     });
   };
+  const named = (id: string) => {
+    if (id === '' || id === taskId) return;
+    taskId = id;
+    onTask?.(id);
+  };
   const take = (event: StreamResponse) => {
     const payload = event.payload;
     if (payload === undefined) return;
     if (payload.$case === 'task') {
-      taskId = payload.value.id;
+      named(payload.value.id);
       state = payload.value.status?.state ?? state;
       statusMessage = payload.value.status?.message;
       for (const artifact of payload.value.artifacts) artifacts.set(artifact.artifactId, artifact);
       report(statusMessage);
     } else if (payload.$case === 'statusUpdate') {
-      taskId = payload.value.taskId || taskId;
+      named(payload.value.taskId);
       state = payload.value.status?.state ?? state;
       if (payload.value.status?.message !== undefined) statusMessage = payload.value.status.message;
       report(payload.value.status?.message);
@@ -88,7 +100,7 @@ export async function callA2aSkill({
         tenant: '',
         message: {
           messageId,
-          contextId: '',
+          contextId,
           taskId: '',
           role: Role.ROLE_USER,
           parts: [
