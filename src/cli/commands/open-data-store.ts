@@ -4,7 +4,7 @@ import { describeStoreLocation, type StoreLocation, storeConnectTimeoutMs, store
 
 /** What `withBackend` says of a store that is not there yet, the same for every command. */
 export function noStoreMessage(location: StoreLocation): string {
-  return `no arbiter store at ${describeStoreLocation(location)} (run the demo or arbiter serve first, or name one with --data-dir or --store)`;
+  return `no arbiter store at ${describeStoreLocation(location)}`;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { ConfigurationError } from '../../errors/configuration-error.js';
-import { UsageError } from '../../errors/usage-error.js';
 
 /**
  * Where an operational command finds arbiter's data: a PostgreSQL store
@@ -23,7 +22,7 @@ export const storeConnectTimeoutMs = 4_000;
 /**
  * The store a command's flags and environment name: `--store` wins over
  * `ARBITER_STORE_URL`, either over `--data-dir`. A value that is not a
- * PostgreSQL connection string is a usage error naming where it came from.
+ * PostgreSQL connection string is a `ConfigurationError` naming where it came from.
  *
  * @example
  * storeLocation({ values: { 'data-dir': '.arbiter', store: undefined }, environment: process.env });
@@ -55,14 +54,15 @@ export function describeStoreLocation(location: StoreLocation): string {
 }
 
 /**
- * `value` when it is a PostgreSQL connection string, else a usage error naming `source`.
+ * `value` when it is a PostgreSQL connection string, else a `ConfigurationError` naming `source` (one line).
  *
  * @example
  * checkStoreUrl(flags.store, '--store');
  */
 export function checkStoreUrl(value: string, source: string): string {
   if (/^postgres(ql)?:\/\/./.test(value)) return value;
-  throw new UsageError({
+  throw new ConfigurationError({
+    setting: source,
     message: `${source} must be a PostgreSQL connection string (postgres://user@host:5432/database), got "${shownStoreUrl(value)}"`,
   });
 }
