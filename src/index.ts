@@ -176,6 +176,9 @@ export {
 // The storage interfaces (the SQLite backend: `@arbiter-runtime/core/sqlite`).
 export type {
   ActiveRun,
+  ApprovalStore,
+  AuditStore,
+  Backend,
   BegunRun,
   RunRecord,
   RuntimeStore,

@@ -139,10 +139,14 @@ describe('errors a person can cause', () => {
     );
   });
 
-  it('memory list and show for someone with no facts: as the README says (0, and 1 "no such fact")', () => {
+  it('memory list and show: 2 without a store, as every operational command; 0 and 1 "no such fact" with one', () => {
     const data = join(scratch, 'memory');
     const listed = arbiter(['memory', 'list', '--user', 'C1001', '--data-dir', data]);
-    expect(listed).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(listed).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `arbiter: no arbiter store at ${join(data, 'arbiter.db')}\n`,
+    });
     arbiter(['demo', '--events', 'none', '--data-dir', data]);
     expect(arbiter(['memory', 'forget', '--all', '--user', 'C1001', '--data-dir', data]).code).toBe(0);
     const after = arbiter(['memory', 'list', '--user', 'C1001', '--data-dir', data]);

@@ -180,11 +180,11 @@ describe('arbiter command line', () => {
       'approvals --all: 2',
       'approve ap_000000000000: 2',
       'audit: 2',
-      'sessions list: 0',
-      'sessions show nope: 1',
-      'sessions export nope: 1',
-      'sessions fork nope --at 1: 1',
-      'sessions purge --expired: 0',
+      'sessions list: 2',
+      'sessions show nope: 2',
+      'sessions export nope: 2',
+      'sessions fork nope --at 1: 2',
+      'sessions purge --expired: 2',
       'stats: 1',
     ]);
     expect(readdirSync(directory)).toEqual([]);

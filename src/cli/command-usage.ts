@@ -1,13 +1,52 @@
 import { readFileSync } from 'node:fs';
+import { defaultPrincipalLimits } from '../server/principal-limits.js';
+
+/** The usage lines of `arbiter serve`, for the CLI's help text. */
+export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
+               [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
+               [--allow-self-approval] [--node-id NAME] [--lease-ms N]
+               [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
+      Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
+      --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
+                      number of nodes serve one database; default: SQLite in --data-dir
+      --node-id NAME, --lease-ms N  with --store: this node's name in leases and logs (default: random), and how
+                      long a run's lease lasts unrenewed, i.e. how soon another node resumes a dead node's runs (10000)
+      --auth FILE     bearer tokens → principals (JSON, tokens of 32+ characters); default: the demo
+                      tokens, shown at start, on a loopback --host only
+      --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
+                      default: the shop example (examples/shop/shop-domain), with its refund hard cap
+      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, README "MCP"); each
+                      tool gets the tier its annotations give, behind the same gate, approvals and audit
+      --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
+                      ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
+                      checked at start (GET /models): unreachable, key refused or model not listed exits 2
+      --skip-model-check  start without that check
+      --script FILE   the scripted model's script (JSON); default: the shop chat
+      ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
+                      one piece (benchmarks); default: paced for a person (400 ms, then 15 ms a fragment)
+      --memory-tools  mount save_fact and recall_facts beside the tools: long-term memory of each user,
+                      bound to the caller's tenant and user (README "Memory")
+      --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
+      --max-streams N, --sessions-per-minute N, --messages-per-minute N
+                      per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
+      ARBITER_METRICS_TOKEN  scrape token (32+ characters) for /metrics of all tenants; without it,
+                      only tokens with the "metrics" role read /metrics (their own tenant's)
+`;
+
+/** Where every operational command finds its store, and the application's tools. */
+export const storeUsage = `      --data-dir DIR  the SQLite store DIR/arbiter.db (default .arbiter)
+      --store URL     a PostgreSQL store (postgres://user:password@host:5432/database; also ARBITER_STORE_URL),
+                      the same database arbiter serve --store uses`;
 
 /** The usage text of `arbiter audit purge`, for the CLI's help. */
 export const auditPurgeUsage = `Usage:
-  arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
+  arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]
       DAYS is at least the retention (ARBITER_AUDIT_RETENTION_DAYS, default 400, never below 30).`;
 
 /** The usage text of `arbiter events`, for the CLI's help. */
 export const eventsUsage = `Usage:
-  arbiter events prune --older-than DAYS [--data-dir DIR]`;
+  arbiter events prune --older-than DAYS [--data-dir DIR | --store URL]
+${storeUsage}`;
 
 /** The usage lines of `arbiter mcp serve`, for the CLI's help text. */
 export const mcpServeUsage = `  arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
@@ -24,12 +63,13 @@ export const mcpServeUsage = `  arbiter mcp serve --tenant ID --user ID [--roles
 
 /** The usage text of `arbiter memory`, for the CLI's help. */
 export const memoryUsage = `Usage:
-  arbiter memory list --user ID [--tenant T] [--history] [--json] [--data-dir DIR]
-  arbiter memory show FACT_ID --user ID [--tenant T] [--no-redact] [--json] [--data-dir DIR]
-  arbiter memory forget (--key KEY | --fact FACT_ID | --all) --user ID [--tenant T] [--data-dir DIR]
-  arbiter memory export --user ID [--tenant T] [--no-redact] [--data-dir DIR]
-  arbiter memory purge --expired [--data-dir DIR]
-Without --tenant, the user's tenant is used when the user has facts in exactly one.`;
+  arbiter memory list --user ID [--tenant T] [--history] [--json] [--data-dir DIR | --store URL]
+  arbiter memory show FACT_ID --user ID [--tenant T] [--no-redact] [--json] [--data-dir DIR | --store URL]
+  arbiter memory forget (--key KEY | --fact FACT_ID | --all) --user ID [--tenant T] [--data-dir DIR | --store URL]
+  arbiter memory export --user ID [--tenant T] [--no-redact] [--data-dir DIR | --store URL]
+  arbiter memory purge --expired [--data-dir DIR | --store URL]
+Without --tenant, the user's tenant is used when the user has facts in exactly one.
+${storeUsage}`;
 
 /** The usage lines of `arbiter mcp`, for the CLI's help text. */
 export const mcpUsage = `  arbiter mcp tools [--name NAME] [--json] [--timeout-ms N] -- COMMAND [ARGS…]
@@ -44,11 +84,14 @@ export const mcpUsage = `  arbiter mcp tools [--name NAME] [--json] [--timeout-m
 
 /** The usage text of `arbiter sessions`, for the CLI's help. */
 export const sessionsUsage = `Usage:
-  arbiter sessions list [--data-dir DIR] [--limit N] [--json]
-  arbiter sessions show ID [--data-dir DIR] [--redact] [--sensitive FIELD,...] [--tools FILE] [--full] [--json]
-  arbiter sessions export ID [--data-dir DIR] [--no-redact] [--sensitive FIELD,...] [--tools FILE]
-  arbiter sessions fork ID --at N [--data-dir DIR]
-  arbiter sessions purge (--older-than DAYS | --expired) [--data-dir DIR]`;
+  arbiter sessions list [--limit N] [--json] [--data-dir DIR | --store URL]
+  arbiter sessions show ID [--redact] [--sensitive FIELD,...] [--tools MODULE|FILE] [--full] [--json] [--data-dir DIR | --store URL]
+  arbiter sessions export ID [--no-redact] [--sensitive FIELD,...] [--tools MODULE|FILE] [--data-dir DIR | --store URL]
+  arbiter sessions fork ID --at N [--data-dir DIR | --store URL]
+  arbiter sessions purge (--older-than DAYS | --expired) [--data-dir DIR | --store URL]
+      --tools MODULE  the application's tools module (as arbiter serve --tools): current names and sensitive
+                      fields; a .json FILE (OpenAI function-calling tools) gives names only; default the shop example
+${storeUsage}`;
 
 /**
  * Every command's usage, in one place: `arbiter help` prints them all,
@@ -73,33 +116,36 @@ export const commandUsages: Readonly<Record<string, string>> = {
   lint: `arbiter lint --tools FILE [--json]
     Warn about tool definitions models misuse; print tokens per turn.
     Exit 0 no warnings, 1 warnings, 2 bad input file.`,
-  approvals: `arbiter approvals [--all] [--json] [--data-dir DIR]
+  approvals: `arbiter approvals [--all] [--json] [--data-dir DIR | --store URL]
     List pending approvals (--all: decided ones too).`,
-  approve: `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--data-dir DIR]
-    Decide one approval (the demo's suspended run then continues).`,
-  audit: `arbiter audit [--session ID] [--json] [--data-dir DIR]
+  approve: `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--tools MODULE]
+                [--data-dir DIR | --store URL]
+    Decide one approval. Without --tools and --store, the shop demo's suspended run then continues;
+    with them, the run continues where the application runs it (arbiter serve resumes it).`,
+  audit: `arbiter audit [--session ID] [--json] [--data-dir DIR | --store URL]
     The append-only audit log.
-arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR]
+arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]
     Delete (after archiving to FILE as JSON lines) audit rows older than DAYS; the purge is audited.
     DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).
-arbiter audit verify [--json] [--data-dir DIR]
+arbiter audit verify [--json] [--data-dir DIR | --store URL]
     Recompute the audit hash chains; one line per row changed, inserted or deleted. Exit 0 intact, 1 tampered.
     Purge checkpoints are checked against ARBITER_AUDIT_KEY when set.`,
-  events: `arbiter events prune --older-than DAYS [--data-dir DIR]
+  events: `arbiter events prune --older-than DAYS [--data-dir DIR | --store URL]
     Delete the logged events of runs that finished more than DAYS ago.`,
-  undo: `arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]
-    Roll back one executed reversible call (e.g. add_order_note).`,
+  undo: `arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--tools MODULE] [--data-dir DIR | --store URL]
+    Roll back one executed reversible call with its tool's undo (default tools: the shop example).`,
   sessions: `arbiter sessions list | show ID | export ID | fork ID --at N | purge (--older-than DAYS | --expired)
-             [--data-dir DIR]
-    Stored sessions (default data directory .arbiter).`,
+             [--tools MODULE] [--data-dir DIR | --store URL]
+    Stored sessions.`,
   memory: `arbiter memory list | show FACT_ID | forget (--key K | --fact ID | --all) | export  --user ID [--tenant T]
-             [--data-dir DIR]
-arbiter memory purge --expired [--data-dir DIR]
+             [--data-dir DIR | --store URL]
+arbiter memory purge --expired [--data-dir DIR | --store URL]
     Long-term memory about one person: see it, export it (sensitive values redacted), forget it.`,
-  serve: `arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE] [--mcp FILE]
-              [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
-              [--allow-self-approval] [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
-    The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").`,
+  serve: `arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR | --store URL [--node-id NAME] [--lease-ms N]]
+              [--auth FILE] [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]]
+              [--script FILE] [--memory-tools] [--allow-self-approval] [--max-streams N]
+              [--sessions-per-minute N] [--messages-per-minute N]
+    The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (arbiter serve --help: every flag).`,
   'fake-endpoint': `arbiter fake-endpoint [--port 8790] [--host 127.0.0.1] [--model fake-model] [--script FILE]
     A local OpenAI-compatible Chat Completions endpoint answered by a script (default: the shop chat, a
     tool call then an answer), to try --model openai offline; prints the ARBITER_* variables to export.`,
@@ -108,7 +154,7 @@ arbiter eval --experiment error-messages [--json]
 arbiter eval --experiment routing [--suite DIR] [--top K] [--json]
     The evaluation suite (default evals/shop), the message-quality experiment,
     and tool routing on a labelled set (default evals/routing).`,
-  stats: `arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
+  stats: `arbiter stats [--data-dir DIR | --store URL] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
     Metrics over the runs in a data directory.`,
   mcp: `arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
     The tools as an MCP server over stdio, every call validated, gated and audited (README, "MCP").
@@ -120,11 +166,13 @@ arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--be
 const detailedUsages: Readonly<Record<string, string>> = {
   'audit purge': auditPurgeUsage,
   'audit verify': `Usage:
-  arbiter audit verify [--json] [--data-dir DIR]
+  arbiter audit verify [--json] [--data-dir DIR | --store URL]
       Recompute each tenant's audit hash chain from the stored rows and name every row that was changed,
       inserted or deleted by hand, and every purge checkpoint whose signature does not hold.
       Exit 0 intact, 1 tampered, 2 no store or bad usage. Purge checkpoints are signed with
-      ARBITER_AUDIT_KEY (HMAC) when it is set, and checked against it.`,
+      ARBITER_AUDIT_KEY (HMAC) when it is set, and checked against it.
+${storeUsage}`,
+  serve: `Usage:\n${serveUsage}`,
   events: eventsUsage,
   'events prune': eventsUsage,
   memory: memoryUsage,

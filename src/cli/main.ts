@@ -6,6 +6,7 @@ import { UsageError } from '../errors/usage-error.js';
 import { cliInvocation } from './cli-invocation.js';
 import type { CommandResult } from './cli-output.js';
 import { commandUsage, fullUsage, packageVersion } from './command-usage.js';
+import { storeLocation, storeOptions } from './commands/store-location.js';
 import { demoApprovalMode } from './demo-approval-mode.js';
 import { loadDemoModule } from './demo-module.js';
 
@@ -21,7 +22,7 @@ const commands: Record<string, Command> = {
       options: { tools: { type: 'string' }, calls: { type: 'string' }, lang: { type: 'string', default: 'en' } },
     });
     if (values.tools === undefined || values.calls === undefined)
-      return fail('validate needs --tools FILE and --calls FILE');
+      return fail('validate needs --tools FILE and --calls FILE', 'validate');
     const { validateCalls } = await import('./commands/validate-calls.js');
     return print(validateCalls({ toolsFile: values.tools, callsFile: values.calls, locale: parseLocale(values.lang) }));
   },
@@ -31,9 +32,10 @@ const commands: Record<string, Command> = {
       options: { tools: { type: 'string' }, queries: { type: 'string' }, top: { type: 'string' } },
     });
     if (values.tools === undefined || values.queries === undefined)
-      return fail('route needs --tools FILE and --queries FILE');
+      return fail('route needs --tools FILE and --queries FILE', 'route');
     const top = values.top === undefined ? undefined : Number(values.top);
-    if (top !== undefined && !(Number.isInteger(top) && top >= 1)) return fail('--top must be a whole number >= 1');
+    if (top !== undefined && !(Number.isInteger(top) && top >= 1))
+      return fail('--top must be a whole number >= 1', 'route');
     const { routeQueries } = await import('./commands/route-queries.js');
     return print(
       routeQueries({ toolsFile: values.tools, queriesFile: values.queries, ...(top === undefined ? {} : { top }) }),
@@ -44,7 +46,7 @@ const commands: Record<string, Command> = {
       args: [...args],
       options: { tools: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
-    if (values.tools === undefined) return fail('lint needs --tools FILE');
+    if (values.tools === undefined) return fail('lint needs --tools FILE', 'lint');
     const { lintTools } = await import('./commands/lint-tools.js');
     return print(lintTools({ toolsFile: values.tools, json: values.json }));
   },
@@ -54,11 +56,18 @@ const commands: Record<string, Command> = {
       options: {
         all: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
-        ...dataDirOption,
+        ...storeOptions,
       },
     });
     const { approvalsCommand } = await import('./commands/approvals.js');
-    return print(await approvalsCommand({ dataDirectory: values['data-dir'], all: values.all, json: values.json }));
+    return print(
+      await approvalsCommand({
+        dataDirectory: values['data-dir'],
+        store: values.store,
+        all: values.all,
+        json: values.json,
+      }),
+    );
   },
   approve: async (args) => {
     const { values, positionals } = parseArgs({
@@ -69,26 +78,43 @@ const commands: Record<string, Command> = {
         reason: { type: 'string' },
         by: { type: 'string' },
         lang: { type: 'string' },
-        ...dataDirOption,
+        tools: { type: 'string' },
+        ...storeOptions,
       },
     });
     const [approvalId] = positionals;
-    if (approvalId === undefined) return fail('approve needs the approval id');
+    if (approvalId === undefined)
+      return fail('approve needs the approval id (arbiter approvals lists them)', 'approve');
     const dataDirectory = values['data-dir'];
     // Without --lang, the lines follow the language of the approval's session.
     const locale = values.lang === undefined ? undefined : parseLocale(values.lang);
-    const [{ approveCommand }, demo] = await Promise.all([import('./commands/approve.js'), loadDemoModule()]);
+    const { approveCommand } = await import('./commands/approve.js');
+    const location = storeLocation({ values, environment: process.env });
     return print(
       await approveCommand({
         approvalId,
         decision: values.reject ? 'reject' : 'approve',
         dataDirectory,
+        store: values.store,
         ...(locale === undefined ? {} : { locale }),
         ...(values.by === undefined ? {} : { approver: values.by }),
         ...(values.reason === undefined ? {} : { reason: values.reason }),
-        resume: async ({ sessionId }) => {
+        resume: async ({ sessionId, runId }) => {
+          // On PostgreSQL the nodes of arbiter serve continue the run; the demo's runs continue here.
+          if (location.dialect === 'postgres') {
+            const { requeueServerRun } = await import('./commands/open-data-store.js');
+            const requeued = await requeueServerRun({ location, runId });
+            return {
+              stdout: [
+                requeued
+                  ? `run ${runId} handed back to the servers on the store`
+                  : `resume session ${sessionId} to continue`,
+              ],
+            };
+          }
+          if (values.tools !== undefined) return { stdout: [`resume session ${sessionId} to continue`] };
           const lines: string[] = [];
-          const result = await demo.resumeDemo({
+          const result = await (await loadDemoModule()).resumeDemo({
             sessionId,
             dataDirectory,
             ...(locale === undefined ? {} : { locale }),
@@ -117,12 +143,13 @@ const commands: Record<string, Command> = {
     }
     const { values } = parseArgs({
       args: [...args],
-      options: { session: { type: 'string' }, json: { type: 'boolean', default: false }, ...dataDirOption },
+      options: { session: { type: 'string' }, json: { type: 'boolean', default: false }, ...storeOptions },
     });
     const { auditCommand } = await import('./commands/audit.js');
     return print(
       await auditCommand({
         dataDirectory: values['data-dir'],
+        store: values.store,
         json: values.json,
         ...(values.session === undefined ? {} : { sessionId: values.session }),
       }),
@@ -132,18 +159,22 @@ const commands: Record<string, Command> = {
     const { values, positionals } = parseArgs({
       args: [...args],
       allowPositionals: true,
-      options: { run: { type: 'string' }, by: { type: 'string' }, ...dataDirOption },
+      options: { run: { type: 'string' }, by: { type: 'string' }, tools: { type: 'string' }, ...storeOptions },
     });
     const [toolCallId] = positionals;
-    if (toolCallId === undefined) return fail('undo needs the tool call id');
+    if (toolCallId === undefined) return fail('undo needs the tool call id (arbiter audit lists them)', 'undo');
     const dataDirectory = values['data-dir'];
-    const { undoCommand } = await import('./commands/undo.js');
+    const [{ undoCommand }, { openApplicationTools }] = await Promise.all([
+      import('./commands/undo.js'),
+      import('./commands/open-application-tools.js'),
+    ]);
     return print(
       await undoCommand({
         toolCallId,
         dataDirectory,
+        store: values.store,
         // Opened only once the store is there: opening the shop creates its database.
-        tools: async () => (await loadDemoModule()).openDemoTools({ dataDir: dataDirectory, mustExist: true }),
+        tools: () => openApplicationTools({ module: values.tools, dataDir: dataDirectory, mustExist: true }),
         ...(values.run === undefined ? {} : { runId: values.run }),
         ...(values.by === undefined ? {} : { undoneBy: values.by }),
       }),
@@ -151,12 +182,21 @@ const commands: Record<string, Command> = {
   },
   events: async (args) => print(await (await import('./commands/events.js')).eventsCommand({ args })),
   sessions: async (args) => {
-    const { sessionsCommand } = await import('./commands/sessions.js');
-    const shop = (await loadDemoModule()).openDemoTools({ dataDir: ':memory:' });
+    const [{ sessionsCommand }, { openApplicationTools }] = await Promise.all([
+      import('./commands/sessions.js'),
+      import('./commands/open-application-tools.js'),
+    ]);
+    // --tools MODULE: the application's tools; a .json FILE stays the sessions command's own (names only).
+    const { module, rest } = takeToolsModule(args);
+    const dataDirectory = parseArgs({ args: rest, options: storeOptions, strict: false }).values['data-dir'];
+    const opened = await openApplicationTools({
+      module,
+      dataDir: module === undefined ? ':memory:' : typeof dataDirectory === 'string' ? dataDirectory : '.arbiter',
+    });
     try {
-      return print(await sessionsCommand({ args, environment: { tools: shop.tools } }));
+      return print(await sessionsCommand({ args: rest, environment: { tools: opened.tools } }));
     } finally {
-      shop.close();
+      await opened.close();
     }
   },
   serve: async (args) => {
@@ -178,7 +218,7 @@ const commands: Record<string, Command> = {
   },
   eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   memory: async (args) => print(await (await import('./commands/memory.js')).memoryCommand({ args })),
-  stats: async (args) => print((await import('./commands/stats.js')).statsFromArgs(args)),
+  stats: async (args) => print(await (await import('./commands/stats.js')).statsFromArgs(args)),
   mcp: async (args) => {
     if (args[0] !== 'serve') return print(await (await import('./commands/mcp.js')).mcpCommand({ args }));
     const { runMcpServe } = await import('./commands/mcp-serve.js');
@@ -187,6 +227,20 @@ const commands: Record<string, Command> = {
 };
 
 const dataDirOption = { 'data-dir': { type: 'string', default: '.arbiter' } } as const;
+
+/** `--tools MODULE` taken out of `args` when it names a module (not a `.json` tools file), and the rest. */
+function takeToolsModule(args: readonly string[]): { module: string | undefined; rest: string[] } {
+  const rest = [...args];
+  for (let index = 0; index < rest.length; index += 1) {
+    const argument = rest[index] as string;
+    const inline = argument.startsWith('--tools=') ? argument.slice('--tools='.length) : undefined;
+    const value = inline ?? (argument === '--tools' ? rest[index + 1] : undefined);
+    if (value === undefined || value.endsWith('.json')) continue;
+    rest.splice(index, inline === undefined ? 2 : 1);
+    return { module: value, rest };
+  }
+  return { module: undefined, rest };
+}
 
 async function runDemo(args: readonly string[]): Promise<number> {
   const { values } = parseArgs({
@@ -274,8 +328,10 @@ function withPrefix(lines: readonly string[]): string[] {
   });
 }
 
-function fail(message: string): number {
-  process.stderr.write(`arbiter: ${message}\n\n${usage}`);
+/** A usage error: the message, then the usage of `command` (all commands' when none is named). */
+function fail(message: string, command?: string): number {
+  const shown = (command === undefined ? undefined : commandUsage({ command })) ?? usage;
+  process.stderr.write(`arbiter: ${message}\n\n${shown}`);
   return 2;
 }
 

@@ -4,8 +4,9 @@ import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import { UndoError } from '../errors/undo-error.js';
 import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
+import type { AuditRecord } from '../store/audit-rows.js';
+import type { AuditStore } from '../store/backend.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { AuditRecord, SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import type { ToolContext } from '../tools/tool-types.js';
 import { argumentsHash } from '../util/sha256.js';
@@ -45,7 +46,7 @@ export async function undoToolCall({
   locale = 'en',
   signal = new AbortController().signal,
 }: {
-  audit: SqliteAuditLog;
+  audit: Pick<AuditStore, 'listAudit' | 'append'>;
   sessions: SessionStore;
   tools: ToolSet;
   toolCallId: string;
@@ -59,7 +60,7 @@ export async function undoToolCall({
   signal?: AbortSignal;
 }): Promise<UndoResult> {
   const startedAt = performance.now();
-  const entries = audit.listAudit({ toolCallId, ...(runId === undefined ? {} : { runId }) });
+  const entries = await audit.listAudit({ toolCallId, ...(runId === undefined ? {} : { runId }) });
   const runs = new Set(entries.map((entry) => entry.runId));
   if (runs.size > 1) {
     throw new UndoError({ toolCallId, failure: 'not_found', runCount: runs.size });

@@ -1,5 +1,6 @@
 export type { EventLog, ReadEventsOptions } from '../events/event-log.js';
 export { isStoreBusy, retryWhileBusy } from '../util/retry-while-busy.js';
+export type { ApprovalStore, AuditStore, Backend } from './backend.js';
 export type { RunRecord, RuntimeStore } from './runtime-store.js';
 export type {
   ModelCallDecision,

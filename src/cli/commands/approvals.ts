@@ -1,13 +1,10 @@
-import {
-  type ApprovalRecord,
-  type ApprovalStatus,
-  SqliteApprovalBroker,
-} from '../../store/sqlite/sqlite-approval-broker.js';
+import type { ApprovalRecord, ApprovalStatus } from '../../store/approval-rows.js';
 import type { CommandResult } from '../cli-output.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation } from './store-location.js';
 
 /**
- * `arbiter approvals [--all] [--json] [--data-dir DIR]`: lists the approvals
+ * `arbiter approvals [--all] [--json] [--data-dir DIR | --store URL]`: lists the approvals
  * waiting for a person (all of them with `all`), oldest first, one line each
  * with the id to pass to `arbiter approve`. Exit 0; 2 when there is no store.
  *
@@ -16,19 +13,26 @@ import { withDataStore } from './open-data-store.js';
  */
 export async function approvalsCommand({
   dataDirectory = '.arbiter',
+  store,
+  environment = process.env,
   all = false,
   json = false,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   all?: boolean;
   json?: boolean;
 }): Promise<CommandResult> {
-  return withDataStore({
-    dataDirectory,
-    work: (store, path): CommandResult => {
-      if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`no arbiter store at ${path}`] };
+  const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment });
+  return withBackend({
+    location,
+    work: async (backend): Promise<CommandResult> => {
+      if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [noStoreMessage(location)] };
       const filter: { status?: ApprovalStatus } = all ? {} : { status: 'pending' };
-      const approvals = new SqliteApprovalBroker({ database: store.database }).listApprovals(filter);
+      const approvals = await backend.approvals.listApprovals(filter);
       if (json) return { exitCode: 0, stdout: approvals.map((approval) => JSON.stringify(approval)), stderr: [] };
       if (approvals.length === 0)
         return { exitCode: 0, stdout: [all ? 'no approvals' : 'no pending approvals'], stderr: [] };

@@ -2,10 +2,10 @@ import { userInfo } from 'node:os';
 import type { Locale } from '../../core/locale.js';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
 import { isMcpRunId } from '../../mcp/server/mcp-run.js';
-import { type ApprovalRecord, SqliteApprovalBroker } from '../../store/sqlite/sqlite-approval-broker.js';
-import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
+import type { ApprovalRecord } from '../../store/approval-rows.js';
 import type { CommandResult } from '../cli-output.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation } from './store-location.js';
 
 /** Continues a suspended run once all its approvals are decided; returns the lines to print. */
 export type ResumeSuspendedRun = (target: {
@@ -49,7 +49,7 @@ const texts: Record<
 };
 
 /**
- * `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--data-dir DIR]`:
+ * `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--tools MODULE] [--data-dir DIR | --store URL]`:
  * records a person's decision on a pending approval in the store. When no
  * other approval of that run is still pending and `resume` is given (the
  * application's way to continue its runs, e.g. the shop demo's), the run
@@ -65,6 +65,8 @@ export async function approveCommand({
   approver = userInfo().username,
   reason,
   dataDirectory = '.arbiter',
+  store,
+  environment = process.env,
   locale,
   resume,
 }: {
@@ -73,17 +75,21 @@ export async function approveCommand({
   approver?: string;
   reason?: string;
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** The language of the lines it prints. Default: the language of the session the approval belongs to (else English). */
   locale?: Locale;
   resume?: ResumeSuspendedRun;
 }): Promise<CommandResult> {
-  const recorded = await withDataStore({
-    dataDirectory,
-    work: async (store, path): Promise<{ record: ApprovalRecord; pending: number; locale: Locale } | CommandResult> => {
-      if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`no arbiter store at ${path}`] };
-      const broker = new SqliteApprovalBroker({ database: store.database });
+  const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment });
+  const recorded = await withBackend({
+    location,
+    work: async (backend): Promise<{ record: ApprovalRecord; pending: number; locale: Locale } | CommandResult> => {
+      if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [noStoreMessage(location)] };
       try {
-        const record = broker.resolveApproval({
+        const record = await backend.approvals.resolveApproval({
           approvalId,
           decision,
           approver,
@@ -91,11 +97,11 @@ export async function approveCommand({
         });
         const session =
           locale === undefined && record.sessionId !== undefined
-            ? await new SqliteSessionStore({ database: store.database }).load(record.sessionId)
+            ? await backend.sessions.load(record.sessionId)
             : undefined;
         return {
           record,
-          pending: broker.countPending({ runId: record.runId }),
+          pending: await backend.approvals.countPending({ runId: record.runId }),
           locale: locale ?? session?.locale ?? 'en',
         };
       } catch (error) {

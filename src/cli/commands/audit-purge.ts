@@ -5,11 +5,11 @@ import { ArbiterError } from '../../errors/arbiter-error.js';
 import { AuditRetentionError } from '../../errors/audit-retention-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import type { AuditArchive } from '../../gate/audit-retention.js';
-import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import type { CommandResult } from '../cli-output.js';
 import { auditPurgeUsage } from '../command-usage.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
 import { parseDays } from './parse-days.js';
+import { storeLocation, storeOptions } from './store-location.js';
 
 /**
  * `arbiter audit purge --older-than DAYS [--archive FILE]`: deletes the
@@ -25,8 +25,11 @@ export async function auditPurgeCommand({
   args,
   minimumRetentionDays,
   now = Date.now,
+  environment = process.env,
 }: {
   args: readonly string[];
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** The audit log's retention, e.g. from `ARBITER_AUDIT_RETENTION_DAYS`. Default 400. */
   minimumRetentionDays?: number;
   /** The clock ages are measured from. Default `Date.now`. */
@@ -36,7 +39,7 @@ export async function auditPurgeCommand({
     const { values } = parseArgs({
       args: [...args],
       options: {
-        'data-dir': { type: 'string', default: '.arbiter' },
+        ...storeOptions,
         'older-than': { type: 'string' },
         archive: { type: 'string' },
         by: { type: 'string' },
@@ -45,15 +48,13 @@ export async function auditPurgeCommand({
     const olderThanDays = parseDays(values['older-than'], '--older-than');
     if (olderThanDays === undefined) return usage('audit purge needs --older-than DAYS');
     const archivePath = values.archive;
-    return await withDataStore({
-      dataDirectory: values['data-dir'],
-      work: (store, path): CommandResult => {
-        if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: no arbiter store at ${path}`] };
-        const audit = new SqliteAuditLog({
-          database: store.database,
-          now,
-          ...(minimumRetentionDays === undefined ? {} : { minimumRetentionDays }),
-        });
+    const location = storeLocation({ values, environment });
+    return await withBackend({
+      location,
+      now,
+      auditRetentionDays: minimumRetentionDays,
+      work: async (backend): Promise<CommandResult> => {
+        if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] };
         const archive: AuditArchive | undefined =
           archivePath === undefined
             ? undefined
@@ -62,7 +63,7 @@ export async function auditPurgeCommand({
                 write: (rows) =>
                   writeArchive({ path: archivePath, lines: rows.map((row) => `${JSON.stringify(row)}\n`) }),
               };
-        const { before, deleted } = audit.purge({
+        const { before, deleted } = await backend.audit.purge({
           olderThanDays,
           by: values.by ?? userInfo().username,
           ...(archive === undefined ? {} : { archive }),

@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util';
-import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import type { CommandResult } from '../cli-output.js';
-
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation, storeOptions } from './store-location.js';
 
 /** The usage text of `arbiter audit verify`, for the CLI's help. */
 export const auditVerifyUsage = `Usage:
-  arbiter audit verify [--json] [--data-dir DIR]
+  arbiter audit verify [--json] [--data-dir DIR | --store URL]
       Checks purge checkpoints against ARBITER_AUDIT_KEY when it is set.`;
 
 /**
@@ -26,25 +25,29 @@ export const auditVerifyUsage = `Usage:
 export async function auditVerifyCommand({
   args,
   key,
+  environment = process.env,
 }: {
   args: readonly string[];
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`). */
   key?: string | undefined;
 }): Promise<CommandResult> {
-  let values: { 'data-dir': string; json: boolean };
+  let values: { 'data-dir': string; store?: string | undefined; json: boolean };
   try {
     values = parseArgs({
       args: [...args],
-      options: { 'data-dir': { type: 'string', default: '.arbiter' }, json: { type: 'boolean', default: false } },
-    }).values as { 'data-dir': string; json: boolean };
+      options: { ...storeOptions, json: { type: 'boolean', default: false } },
+    }).values as { 'data-dir': string; store?: string; json: boolean };
   } catch (error) {
     return { exitCode: 2, stdout: [], stderr: [`arbiter: ${(error as Error).message}`, auditVerifyUsage] };
   }
-  return withDataStore({
-    dataDirectory: values['data-dir'],
-    work: (store, path): CommandResult => {
-      if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: no arbiter store at ${path}`] };
-      const report = new SqliteAuditLog({ database: store.database }).verifyChain({ key });
+  const location = storeLocation({ values, environment });
+  return withBackend({
+    location,
+    work: async (backend): Promise<CommandResult> => {
+      if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] };
+      const report = await backend.audit.verifyChain({ key });
       const heads = [...report.heads].map(([tenant, hash]) => ({ tenant, hash }));
       if (values.json) {
         return {

@@ -1,6 +1,6 @@
-import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import type { CommandResult } from '../cli-output.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation } from './store-location.js';
 
 const columns = [
   'at',
@@ -18,7 +18,7 @@ const columns = [
 ];
 
 /**
- * `arbiter audit [--session ID] [--json] [--data-dir DIR]`: prints the
+ * `arbiter audit [--session ID] [--json] [--data-dir DIR | --store URL]`: prints the
  * append-only audit log, oldest first: a table, or with `json` one JSON
  * line per entry (arguments with sensitive fields redacted, their sha256).
  * Exit 0, also when there is nothing to show; 2 when there is no store.
@@ -28,20 +28,25 @@ const columns = [
  */
 export async function auditCommand({
   dataDirectory = '.arbiter',
+  store,
+  environment = process.env,
   sessionId,
   json = false,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   sessionId?: string;
   json?: boolean;
 }): Promise<CommandResult> {
-  return withDataStore({
-    dataDirectory,
-    work: (store, path): CommandResult => {
-      if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`no arbiter store at ${path}`] };
-      const entries = new SqliteAuditLog({ database: store.database }).listAudit(
-        sessionId === undefined ? {} : { sessionId },
-      );
+  const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment });
+  return withBackend({
+    location,
+    work: async (backend): Promise<CommandResult> => {
+      if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [noStoreMessage(location)] };
+      const entries = await backend.audit.listAudit(sessionId === undefined ? {} : { sessionId });
       if (json) return { exitCode: 0, stdout: entries.map((entry) => JSON.stringify(entry)), stderr: [] };
       if (entries.length === 0) {
         return {

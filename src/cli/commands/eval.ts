@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../../errors/arbiter-error.js';
@@ -89,7 +89,13 @@ export async function evalCommand({
     const baseline = baselineFile === undefined ? undefined : readBaseline(baselineFile);
     const report = await runSuite({ suite, toolkits: evalToolkits, useConfiguredModel: model === 'configured' });
     const comparison = baseline === undefined ? undefined : compareWithBaseline({ report, baseline });
+    const replaced = writeBaseline !== undefined && existsSync(writeBaseline);
     if (writeBaseline !== undefined) writeFileSync(writeBaseline, `${JSON.stringify(toBaseline(report), null, 2)}\n`);
+    // Said every time: a baseline replaced by accident is a regression check silently moved.
+    const written =
+      writeBaseline === undefined
+        ? []
+        : [`baseline ${replaced ? 'replaced' : 'written'}: ${writeBaseline} (${report.cases.length} cases)`];
     const exitCode = comparison === undefined ? (report.failed > 0 ? 1 : 0) : comparison.regressions.length > 0 ? 1 : 0;
     const stdout = json
       ? [JSON.stringify(jsonReport(report, comparison))]
@@ -98,7 +104,7 @@ export async function evalCommand({
           ...(comparison === undefined ? {} : { comparison }),
           ...(baselineFile === undefined ? {} : { baselineFile }),
         });
-    return { exitCode, stdout, stderr: [] };
+    return json ? { exitCode, stdout, stderr: written } : { exitCode, stdout: [...stdout, ...written], stderr: [] };
   } catch (error) {
     // A bad suite, baseline or model configuration, or a toolkit refusing its options: said, exit 2.
     if (ArbiterError.isInstance(error)) {

@@ -1,19 +1,20 @@
 import { parseArgs } from 'node:util';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
-import { SqliteEventLog } from '../../store/sqlite/sqlite-event-log.js';
 import type { CommandResult } from '../cli-output.js';
 import { eventsUsage } from '../command-usage.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
 import { parseDays } from './parse-days.js';
+import { storeLocation, storeOptions } from './store-location.js';
 
 const dayMs = 86_400_000;
 
 /**
  * `arbiter events prune --older-than DAYS`: deletes the logged events of
  * finished runs whose last event is older than DAYS (see `EventLog.prune`:
- * whole runs, never a run that is running or awaiting approval). Exit 0
- * done (also with no store yet), 2 bad usage.
+ * whole runs, never a run that is running or awaiting approval), in the
+ * SQLite file of `--data-dir` or the PostgreSQL store of `--store`. Exit 0
+ * done, 2 bad usage or no store.
  *
  * @example
  * const result = await eventsCommand({ args: ['prune', '--older-than', '30'] });
@@ -21,8 +22,11 @@ const dayMs = 86_400_000;
 export async function eventsCommand({
   args,
   now = Date.now,
+  environment = process.env,
 }: {
   args: readonly string[];
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   /** The clock ages are measured from. Default `Date.now`. */
   now?: () => number;
 }): Promise<CommandResult> {
@@ -32,17 +36,16 @@ export async function eventsCommand({
   try {
     const { values } = parseArgs({
       args: [...rest],
-      options: { 'data-dir': { type: 'string', default: '.arbiter' }, 'older-than': { type: 'string' } },
+      options: { ...storeOptions, 'older-than': { type: 'string' } },
     });
     const olderThanDays = parseDays(values['older-than'], '--older-than');
     if (olderThanDays === undefined) return usage('events prune needs --older-than DAYS');
-    return await withDataStore({
-      dataDirectory: values['data-dir'],
-      work: (store): CommandResult => {
-        const pruned =
-          store === undefined
-            ? 0
-            : new SqliteEventLog({ database: store.database }).prune({ before: now() - olderThanDays * dayMs });
+    const location = storeLocation({ values, environment });
+    return await withBackend({
+      location,
+      work: async (backend): Promise<CommandResult> => {
+        if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] };
+        const pruned = await backend.events.prune({ before: now() - olderThanDays * dayMs });
         return {
           exitCode: 0,
           stdout: [

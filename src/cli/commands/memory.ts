@@ -2,12 +2,11 @@ import { parseArgs } from 'node:util';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { exportFacts, type FactExport } from '../../memory/export-facts.js';
-import { SqliteMemoryStore } from '../../store/sqlite/sqlite-memory-store.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { MemoryAdministration } from '../../store/backend.js';
 import type { CommandResult } from '../cli-output.js';
 import { memoryUsage } from '../command-usage.js';
-import { withDataStore } from './open-data-store.js';
-import { defaultDataDirectory } from './sessions.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation, storeOptions } from './store-location.js';
 
 /**
  * `arbiter memory …`: what long-term memory holds about one person, and
@@ -23,9 +22,12 @@ import { defaultDataDirectory } from './sessions.js';
 export async function memoryCommand({
   args,
   now = Date.now,
+  environment = process.env,
 }: {
   args: readonly string[];
   now?: () => number;
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
 }): Promise<CommandResult> {
   const [subcommand, ...rest] = args;
   try {
@@ -33,7 +35,7 @@ export async function memoryCommand({
       args: [...rest],
       allowPositionals: true,
       options: {
-        'data-dir': { type: 'string', default: defaultDataDirectory },
+        ...storeOptions,
         user: { type: 'string' },
         tenant: { type: 'string' },
         key: { type: 'string' },
@@ -46,13 +48,20 @@ export async function memoryCommand({
       },
     });
     const redactSensitive = !values['no-redact'];
+    const location = storeLocation({ values, environment });
+    const noStore = (): CommandResult => ({
+      exitCode: 2,
+      stdout: [],
+      stderr: [`arbiter: ${noStoreMessage(location)}`],
+    });
     if (subcommand === 'purge') {
       if (!values.expired) throw new UsageError({ message: 'memory purge needs --expired' });
-      return await withDataStore({
-        dataDirectory: values['data-dir'],
-        work: (store) => {
-          const purged =
-            store === undefined ? 0 : new SqliteMemoryStore({ database: store.database, now }).purgeExpired();
+      return await withBackend({
+        location,
+        now,
+        work: async (backend) => {
+          if (backend === undefined) return noStore();
+          const purged = await backend.memory.purgeExpired();
           return done([`purged ${purged} expired facts`]);
         },
       });
@@ -65,11 +74,20 @@ export async function memoryCommand({
     const userId = values.user;
     if (userId === undefined || userId === '')
       throw new UsageError({ message: `memory ${subcommand} needs --user ID` });
-    return await withDataStore({
-      dataDirectory: values['data-dir'],
-      work: (store) => {
-        if (store === undefined) return subcommand === 'show' ? noFact(positionals[0] ?? '') : done([]);
-        const tenantId = values.tenant ?? tenantOf(store, userId);
+    if (subcommand === 'show' && positionals[0] === undefined)
+      throw new UsageError({ message: 'memory show needs a FACT_ID' });
+    if (subcommand === 'forget') {
+      const chosen = [values.key !== undefined, values.fact !== undefined, values.all].filter(Boolean).length;
+      if (chosen !== 1)
+        throw new UsageError({ message: 'memory forget needs exactly one of --key KEY, --fact FACT_ID, --all' });
+    }
+    return await withBackend({
+      location,
+      now,
+      work: async (backend) => {
+        if (backend === undefined) return noStore();
+        const memory = backend.memory;
+        const tenantId = values.tenant ?? (await tenantOf(memory, userId));
         // Nobody remembered in any tenant: nothing to list, show, export or forget (not a usage error).
         if (tenantId === undefined) {
           if (subcommand === 'show') return noFact(positionals[0] ?? '');
@@ -78,12 +96,11 @@ export async function memoryCommand({
           if (subcommand === 'forget') return done([`forgot 0 fact versions of ${userId}`]);
           return done([]);
         }
-        const memory = new SqliteMemoryStore({ database: store.database, now });
         const owner = { tenantId, userId };
         switch (subcommand) {
           case 'list': {
             const facts = exportFacts({
-              facts: memory.list({ ...owner, history: values.history }),
+              facts: await memory.list({ ...owner, history: values.history }),
               now: now(),
               redactSensitive,
             });
@@ -92,24 +109,20 @@ export async function memoryCommand({
             return done(facts.map(line));
           }
           case 'show': {
-            const factId = positionals[0];
-            if (factId === undefined) throw new UsageError({ message: 'memory show needs a FACT_ID' });
-            const fact = memory.get({ ...owner, factId });
+            const factId = positionals[0] ?? '';
+            const fact = await memory.get({ ...owner, factId });
             if (fact === undefined) return noFact(factId);
             const [shown] = exportFacts({ facts: [fact], now: now(), redactSensitive }) as [FactExport];
             return done(values.json ? [JSON.stringify(shown)] : describe(shown));
           }
           case 'export':
             return done(
-              exportFacts({ facts: memory.list({ ...owner, history: true }), now: now(), redactSensitive }).map(
+              exportFacts({ facts: await memory.list({ ...owner, history: true }), now: now(), redactSensitive }).map(
                 (fact) => JSON.stringify(fact),
               ),
             );
           default: {
-            const chosen = [values.key !== undefined, values.fact !== undefined, values.all].filter(Boolean).length;
-            if (chosen !== 1)
-              throw new UsageError({ message: 'memory forget needs exactly one of --key KEY, --fact FACT_ID, --all' });
-            const forgotten = memory.forget({
+            const forgotten = await memory.forget({
               ...owner,
               ...(values.key === undefined ? {} : { key: values.key }),
               ...(values.fact === undefined ? {} : { factId: values.fact }),
@@ -136,14 +149,8 @@ export async function memoryCommand({
 }
 
 /** The one tenant the user has facts in, undefined when none; a usage error when several (then --tenant decides). */
-function tenantOf(store: SqliteStore, userId: string): string | undefined {
-  const tenants = (
-    store.database
-      .prepare('SELECT DISTINCT tenant_id FROM memory_facts WHERE user_id = ? ORDER BY tenant_id')
-      .all(userId) as {
-      tenant_id: string;
-    }[]
-  ).map((row) => row.tenant_id);
+async function tenantOf(memory: MemoryAdministration, userId: string): Promise<string | undefined> {
+  const tenants = await memory.tenantsOfUser({ userId });
   if (tenants.length <= 1) return tenants[0];
   throw new UsageError({
     message: `user ${userId} has facts in ${tenants.length} tenants (${tenants.join(', ')}): say which with --tenant T`,

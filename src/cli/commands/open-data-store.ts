@@ -1,28 +1,122 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { openSqliteStore, type SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Backend } from '../../store/backend.js';
+import { describeStoreLocation, type StoreLocation, storeConnectTimeoutMs, storeFailure } from './store-location.js';
+
+/** What `withBackend` says of a store that is not there yet, the same for every command. */
+export function noStoreMessage(location: StoreLocation): string {
+  return `no arbiter store at ${describeStoreLocation(location)}`;
+}
 
 /**
- * Runs `work` on the store under `dataDirectory` (`arbiter.db`), or with
- * `undefined` when there is none yet: a read command never creates one.
- * The store is closed afterwards.
+ * Connects once to the PostgreSQL store at `location` and disconnects,
+ * within `storeConnectTimeoutMs`: a server checks its store this way before
+ * it starts, so a wrong password, a missing database or a host that does not
+ * answer is one line naming the flag, not a stack trace or half a minute of
+ * retries (the retries are for a database that restarts under a running node).
  *
  * @example
- * const result = await withDataStore({ dataDirectory: '.arbiter', work: (store) => (store === undefined ? empty() : list(store)) });
+ * await checkStoreReachable(location);
  */
-export async function withDataStore<Result>({
-  dataDirectory,
-  work,
-}: {
-  dataDirectory: string;
-  work: (store: SqliteStore | undefined, path: string) => Result | Promise<Result>;
-}): Promise<Result> {
-  const path = join(dataDirectory, 'arbiter.db');
-  if (!existsSync(path)) return work(undefined, path);
-  const store = openSqliteStore({ path });
+export async function checkStoreReachable(location: StoreLocation): Promise<void> {
+  if (location.dialect !== 'postgres') return;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+  client.on('error', () => {});
   try {
-    return await work(store, path);
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    throw storeFailure({ error, location });
   } finally {
-    store.close();
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Runs `work` on the backend at `location`: the SQLite file (or `undefined`
+ * when there is none yet: a command never creates one) or the PostgreSQL
+ * store, opened with a small pool that gives up within a few seconds with
+ * one line naming `--store` / `ARBITER_STORE_URL`. The backend is closed
+ * afterwards. pg is loaded only for PostgreSQL.
+ *
+ * @example
+ * const result = await withBackend({ location, work: (backend) => (backend === undefined ? empty() : list(backend)) });
+ */
+export async function withBackend<Result>({
+  location,
+  work,
+  now,
+  auditRetentionDays,
+}: {
+  location: StoreLocation;
+  work: (backend: Backend | undefined, where: string) => Result | Promise<Result>;
+  /** The clock of approvals, sessions and memory; default `Date.now`. */
+  now?: () => number;
+  /** The audit log's minimum retention (`audit purge`); default the backend's (400 days). */
+  auditRetentionDays?: number | undefined;
+}): Promise<Result> {
+  const where = describeStoreLocation(location);
+  const clock = {
+    ...(now === undefined ? {} : { now }),
+    ...(auditRetentionDays === undefined ? {} : { auditRetentionDays }),
+  };
+  let backend: Backend;
+  if (location.dialect === 'sqlite') {
+    if (!existsSync(location.path)) return work(undefined, where);
+    const { openSqliteBackend } = await import('../../store/sqlite/open-sqlite-backend.js');
+    backend = openSqliteBackend({ path: location.path, ...clock });
+  } else {
+    const { openPostgresBackend } = await import('../../store/postgres/open-postgres-backend.js');
+    try {
+      backend = await openPostgresBackend({
+        connectionString: location.url,
+        poolSize: 2,
+        connectWaitMs: 0,
+        connectTimeoutMs: storeConnectTimeoutMs,
+        ...clock,
+      });
+    } catch (error) {
+      throw storeFailure({ error, location });
+    }
+  }
+  try {
+    return await work(backend, where);
+  } finally {
+    await backend.close();
+  }
+}
+
+/**
+ * Hands a server run whose approvals are all decided back to the nodes of a
+ * PostgreSQL store (`arbiter serve --store`): free to claim, every node woken;
+ * whichever claims it continues it, as after a decision through the HTTP API.
+ * Answers whether a run was waiting there.
+ *
+ * @example
+ * await requeueServerRun({ location, runId });
+ */
+export async function requeueServerRun({
+  location,
+  runId,
+}: {
+  location: StoreLocation & { dialect: 'postgres' };
+  runId: string;
+}): Promise<boolean> {
+  const { openPostgresBackend } = await import('../../store/postgres/open-postgres-backend.js');
+  let backend: Awaited<ReturnType<typeof openPostgresBackend>>;
+  try {
+    backend = await openPostgresBackend({
+      connectionString: location.url,
+      poolSize: 1,
+      connectWaitMs: 0,
+      connectTimeoutMs: storeConnectTimeoutMs,
+    });
+  } catch (error) {
+    throw storeFailure({ error, location });
+  }
+  try {
+    return (await backend.serverRuns.requeue(runId, { wake: true })) !== 'not_waiting';
+  } finally {
+    await backend.close();
   }
 }

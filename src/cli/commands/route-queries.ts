@@ -48,6 +48,13 @@ export function routeQueries({
     }
     throw error;
   }
+  if (queries.length === 0) {
+    return {
+      exitCode: 2,
+      stdout: [],
+      stderr: [`${queriesFile} holds no requests (one {"id", "query"} JSON object a line)`],
+    };
+  }
   const unmatched: string[] = [];
   const stdout = queries.map(({ id, query }) => {
     const choice = chooseTools({

@@ -15,42 +15,14 @@ import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-c
 import type { AssembledServer } from '../../server/create-server.js';
 import { loadDefaultDomain } from '../../server/default-domain.js';
 import { loadToolsModule, type ToolsModule } from '../../server/load-tools-module.js';
-import { defaultPrincipalLimits, type PrincipalLimitOptions } from '../../server/principal-limits.js';
+import type { PrincipalLimitOptions } from '../../server/principal-limits.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../server/start-server.js';
 import { withStreamingDelay } from '../../server/with-streaming-delay.js';
 import { readScriptFile } from '../read-script-file.js';
+import { checkStoreReachable } from './open-data-store.js';
+import { checkStoreUrl, shownStoreUrl, storeLocation } from './store-location.js';
 
-/** The usage lines of `arbiter serve`, for the CLI's help text. */
-export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
-               [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
-               [--allow-self-approval]
-               [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
-      Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
-      --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
-                      number of nodes serve one database; default: SQLite in --data-dir
-      --node-id NAME, --lease-ms N  with --store: this node's name in leases and logs (default: random), and how
-                      long a run's lease lasts unrenewed, i.e. how soon another node resumes a dead node's runs (10000)
-      --auth FILE     bearer tokens → principals (JSON, tokens of 32+ characters); default: the demo
-                      tokens, shown at start, on a loopback --host only
-      --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
-                      default: the shop example (examples/shop/shop-domain), with its refund hard cap
-      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, README "MCP"); each
-                      tool gets the tier its annotations give, behind the same gate, approvals and audit
-      --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
-                      ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
-                      checked at start (GET /models): unreachable, key refused or model not listed exits 2
-      --skip-model-check  start without that check
-      --script FILE   the scripted model's script (JSON); default: the shop chat
-      ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
-                      one piece (benchmarks); default: paced for a person (400 ms, then 15 ms a fragment)
-      --memory-tools  mount save_fact and recall_facts beside the tools: long-term memory of each user,
-                      bound to the caller's tenant and user (README "Memory")
-      --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
-      --max-streams N, --sessions-per-minute N, --messages-per-minute N
-                      per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
-      ARBITER_METRICS_TOKEN  scrape token (32+ characters) for /metrics of all tenants; without it,
-                      only tokens with the "metrics" role read /metrics (their own tenant's)
-`;
+export { serveUsage } from '../command-usage.js';
 
 /** `arbiter serve`'s flags, checked. */
 export interface ServeFlags {
@@ -335,11 +307,13 @@ export async function runServe({
       throw error;
     }
   }
-  const storeUrl = flags.storeUrl ?? storeUrlFrom(environment);
+  const location = storeLocation({ values: { 'data-dir': flags.dataDir, store: flags.storeUrl }, environment });
+  const storeUrl = location.dialect === 'postgres' ? location.url : undefined;
   let running: RunningServer<AssembledServer>;
   try {
     if (storeUrl === undefined) running = await startServer(options);
     else {
+      await checkStoreReachable(location);
       // Loaded only for PostgreSQL: a SQLite server never loads pg.
       const { startPostgresServer } = await import('../../server/postgres-server.js');
       running = await startPostgresServer({
@@ -401,14 +375,6 @@ async function checkConfiguredModel({
   return `arbiter serve: ${check.message}; ${retries}`;
 }
 
-/** A PostgreSQL connection string, or a `UsageError` naming where it came from. */
-function checkStoreUrl(value: string, source: string): string {
-  if (/^postgres(ql)?:\/\/./.test(value)) return value;
-  throw new UsageError({
-    message: `${source} must be a PostgreSQL connection string (postgres://user@host:5432/database), got "${shownStoreUrl(value)}"`,
-  });
-}
-
 /** `ARBITER_SCRIPTED_LATENCY_MS`, checked; undefined when unset or empty. */
 function scriptedLatencyMs(environment: Readonly<Record<string, string | undefined>>): number | undefined {
   const value = environment['ARBITER_SCRIPTED_LATENCY_MS'];
@@ -420,15 +386,4 @@ function scriptedLatencyMs(environment: Readonly<Record<string, string | undefin
     });
   }
   return latencyMs;
-}
-
-/** `ARBITER_STORE_URL`, checked; undefined when unset or empty. */
-function storeUrlFrom(environment: Readonly<Record<string, string | undefined>>): string | undefined {
-  const value = environment['ARBITER_STORE_URL'];
-  return value === undefined || value === '' ? undefined : checkStoreUrl(value, 'ARBITER_STORE_URL');
-}
-
-/** The connection string without its password, for the start-up line. */
-function shownStoreUrl(value: string): string {
-  return value.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
 }

@@ -1,18 +1,17 @@
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactConversation } from '../../context/redact-conversation.js';
 import type { ChatMessage } from '../../core/chat-message.js';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
-import type { Session, SessionSummary } from '../../store/session-store.js';
-import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
+import type { Session, SessionStore, SessionSummary } from '../../store/session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import { redact } from '../../util/redact.js';
 import type { CommandResult } from '../cli-output.js';
 import { sessionsUsage } from '../command-usage.js';
 import { formatTable, type TableColumn } from '../format-table.js';
 import { readToolsFile } from '../read-input-file.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation, storeOptions } from './store-location.js';
 
 /** Where `arbiter` keeps its store unless `--data-dir` says otherwise. */
 export const defaultDataDirectory = '.arbiter';
@@ -50,7 +49,7 @@ export async function sessionsCommand({
       args: [...rest],
       allowPositionals: true,
       options: {
-        'data-dir': { type: 'string', default: defaultDataDirectory },
+        ...storeOptions,
         limit: { type: 'string' },
         json: { type: 'boolean', default: false },
         redact: { type: 'boolean', default: false },
@@ -64,6 +63,7 @@ export async function sessionsCommand({
       },
     });
     const dataDirectory = values['data-dir'];
+    const store = values.store;
     const sessionId = positionals[0];
     const sensitive = (values.sensitive ?? '').split(',').filter((field) => field !== '');
     const toolNames = [
@@ -75,6 +75,7 @@ export async function sessionsCommand({
       case 'list':
         return await listSessions({
           dataDirectory,
+          store,
           limit: parseCount(values.limit, '--limit') ?? 50,
           json: values.json,
         });
@@ -82,6 +83,7 @@ export async function sessionsCommand({
         if (sessionId === undefined) return usage('sessions show needs a session ID');
         return await showSession({
           dataDirectory,
+          store,
           sessionId,
           redact: values.redact,
           sensitive,
@@ -94,6 +96,7 @@ export async function sessionsCommand({
         if (sessionId === undefined) return usage('sessions export needs a session ID');
         return await exportSession({
           dataDirectory,
+          store,
           sessionId,
           redact: !values['no-redact'],
           sensitive,
@@ -108,7 +111,7 @@ export async function sessionsCommand({
             'sessions fork needs --at N: the new session keeps messages 0 to N-1 (`sessions show ID` numbers them)',
           );
         }
-        return await forkSession({ dataDirectory, sessionId, atMessage });
+        return await forkSession({ dataDirectory, store, sessionId, atMessage });
       }
       case 'purge': {
         const olderThanDays = parseCount(values['older-than'], '--older-than');
@@ -116,6 +119,7 @@ export async function sessionsCommand({
           return usage('sessions purge needs --older-than DAYS or --expired');
         return await purgeSessions({
           dataDirectory,
+          store,
           expired: values.expired,
           ...(olderThanDays === undefined ? {} : { olderThanDays }),
         });
@@ -143,17 +147,20 @@ export async function sessionsCommand({
  */
 export async function listSessions({
   dataDirectory = defaultDataDirectory,
+  store,
   limit = 50,
   json = false,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
   limit?: number;
   json?: boolean;
 }): Promise<CommandResult> {
-  return withStore(dataDirectory, async (sessions) => {
-    const summaries = sessions === undefined ? [] : await sessions.list({ limit });
+  return withStore({ dataDirectory, store }, async (sessions, where) => {
+    const summaries = await sessions.list({ limit });
     if (json) return done(summaries.map((summary) => JSON.stringify(summary)));
-    if (summaries.length === 0) return done([`no sessions in ${join(dataDirectory, 'arbiter.db')}`]);
+    if (summaries.length === 0) return done([`no sessions in ${where}`]);
     return done(formatTable({ columns: listColumns, rows: summaries.map(listRow) }));
   });
 }
@@ -168,6 +175,7 @@ export async function listSessions({
  */
 export async function showSession({
   dataDirectory = defaultDataDirectory,
+  store,
   sessionId,
   redact: redacting = false,
   sensitive = [],
@@ -177,6 +185,8 @@ export async function showSession({
   json = false,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
   sessionId: string;
   redact?: boolean;
   sensitive?: readonly string[];
@@ -185,7 +195,7 @@ export async function showSession({
   full?: boolean;
   json?: boolean;
 }): Promise<CommandResult> {
-  return withStore(dataDirectory, async (sessions) => {
+  return withStore({ dataDirectory, store }, async (sessions) => {
     const loaded = await loadForDisplay({ sessions, sessionId, redacting, sensitive, toolNames, tools });
     if (loaded === undefined) return missing(sessionId);
     const { session, shown, stale } = loaded;
@@ -220,6 +230,7 @@ export async function showSession({
  */
 export async function exportSession({
   dataDirectory = defaultDataDirectory,
+  store,
   sessionId,
   redact: redacting = true,
   sensitive = [],
@@ -227,13 +238,15 @@ export async function exportSession({
   tools,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
   sessionId: string;
   redact?: boolean;
   sensitive?: readonly string[];
   toolNames?: readonly string[];
   tools?: Pick<ToolSet, 'get'>;
 }): Promise<CommandResult> {
-  return withStore(dataDirectory, async (sessions) => {
+  return withStore({ dataDirectory, store }, async (sessions) => {
     const loaded = await loadForDisplay({ sessions, sessionId, redacting, sensitive, toolNames, tools });
     if (loaded === undefined) return missing(sessionId);
     const { shown, stale } = loaded;
@@ -251,15 +264,18 @@ export async function exportSession({
  */
 export async function forkSession({
   dataDirectory = defaultDataDirectory,
+  store,
   sessionId,
   atMessage,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
   sessionId: string;
   atMessage?: number;
 }): Promise<CommandResult> {
-  return withStore(dataDirectory, async (sessions) => {
-    if (sessions === undefined || (await sessions.load(sessionId)) === undefined) return missing(sessionId);
+  return withStore({ dataDirectory, store }, async (sessions) => {
+    if ((await sessions.load(sessionId)) === undefined) return missing(sessionId);
     try {
       const fork = await sessions.fork({ sessionId, ...(atMessage === undefined ? {} : { atMessage }) });
       return done([
@@ -283,15 +299,17 @@ export async function forkSession({
  */
 export async function purgeSessions({
   dataDirectory = defaultDataDirectory,
+  store,
   olderThanDays,
   expired = false,
 }: {
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
   olderThanDays?: number;
   expired?: boolean;
 }): Promise<CommandResult> {
-  return withStore(dataDirectory, async (sessions) => {
-    if (sessions === undefined) return done(['purged 0 sessions']);
+  return withStore({ dataDirectory, store }, async (sessions) => {
     const { sessionIds } = await sessions.purge({ expired, ...(olderThanDays === undefined ? {} : { olderThanDays }) });
     return done([`purged ${sessionIds.length} session${sessionIds.length === 1 ? '' : 's'}`, ...sessionIds]);
   });
@@ -374,14 +392,21 @@ function parseCount(value: string | undefined, flag: string): number | undefined
   return number;
 }
 
-/** The sessions of the data directory's store for `work`, or nothing when there is no store yet (a listing creates no files). */
+/**
+ * The sessions of the store `--store`, `ARBITER_STORE_URL` or `--data-dir` names, for `work`; exit 2 with one
+ * line when there is no store yet (a command creates no files).
+ */
 function withStore(
-  dataDirectory: string,
-  work: (sessions: SqliteSessionStore | undefined) => Promise<CommandResult>,
+  { dataDirectory, store }: { dataDirectory: string; store: string | undefined },
+  work: (sessions: SessionStore, where: string) => Promise<CommandResult>,
 ): Promise<CommandResult> {
-  return withDataStore({
-    dataDirectory,
-    work: (store) => work(store === undefined ? undefined : new SqliteSessionStore({ database: store.database })),
+  const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment: process.env });
+  return withBackend({
+    location,
+    work: (backend, where) =>
+      backend === undefined
+        ? { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] }
+        : work(backend.sessions, where),
   });
 }
 
@@ -398,14 +423,14 @@ async function loadForDisplay({
   toolNames,
   tools,
 }: {
-  sessions: SqliteSessionStore | undefined;
+  sessions: SessionStore;
   sessionId: string;
   redacting: boolean;
   sensitive: readonly string[];
   toolNames: readonly string[] | undefined;
   tools: Pick<ToolSet, 'get'> | undefined;
 }) {
-  const session = await sessions?.load(sessionId);
+  const session = await sessions.load(sessionId);
   if (session === undefined) return undefined;
   const shown = redacting ? redactSession({ session, sensitive, ...(tools === undefined ? {} : { tools }) }) : session;
   const stale = toolNames === undefined ? undefined : findStaleToolNames({ messages: session.messages, toolNames });

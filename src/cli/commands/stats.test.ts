@@ -28,7 +28,7 @@ describe('arbiter stats', () => {
     const handedOff = stored.filter((run) => run.stopReason === 'tool_failures').length;
     expect(handedOff).toBe(1);
 
-    const result = statsCommand({ dataDirectory });
+    const result = await statsCommand({ dataDirectory });
     expect(result.exitCode).toBe(0);
     expect(result.stdout[0]).toBe(
       `runs in ${dataDirectory}: ${stored.length} (${stored.length} in arbiter.db, ${stored.length} in traces.jsonl)`,
@@ -42,7 +42,7 @@ describe('arbiter stats', () => {
     expect(table).toMatch(/\| tool success rate +\| +\d+\.\d% \|/);
 
     const json = JSON.parse(
-      statsFromArgs(['--data-dir', dataDirectory, '--json', '--price', '1,4,USD']).stdout[0] ?? '',
+      (await statsFromArgs(['--data-dir', dataDirectory, '--json', '--price', '1,4,USD'])).stdout[0] ?? '',
     );
     expect(json.metrics).toMatchObject({
       runs: stored.length,
@@ -51,7 +51,7 @@ describe('arbiter stats', () => {
     });
     expect(json.metrics.costPerTask).toBeGreaterThan(0);
 
-    const prometheus = statsFromArgs(['--data-dir', dataDirectory, '--prometheus']).stdout;
+    const prometheus = (await statsFromArgs(['--data-dir', dataDirectory, '--prometheus'])).stdout;
     expect(prometheus).toContain(`arbiter_runs ${stored.length}`);
     expect(prometheus).toContain('arbiter_runs_by_stop_reason{stop_reason="tool_failures"} 1');
   });
@@ -84,7 +84,7 @@ describe('arbiter stats', () => {
     trace.stop();
     expect(result.stopReason).toBe('tool_failures');
 
-    const stats = statsCommand({ dataDirectory, json: true });
+    const stats = await statsCommand({ dataDirectory, json: true });
     const { metrics, tracedRuns } = JSON.parse(stats.stdout[0] ?? '');
     expect(tracedRuns).toBe(1);
     expect(metrics).toMatchObject({
@@ -97,16 +97,16 @@ describe('arbiter stats', () => {
     });
   });
 
-  it('exits 1 when the directory holds no runs, and 2 on a bad flag', () => {
-    const empty = statsCommand({ dataDirectory: mkdtempSync(join(tmpdir(), 'arbiter-stats-empty-')) });
+  it('exits 1 when the directory holds no runs, and 2 on a bad flag', async () => {
+    const empty = await statsCommand({ dataDirectory: mkdtempSync(join(tmpdir(), 'arbiter-stats-empty-')) });
     expect(empty.exitCode).toBe(1);
     expect(empty.stderr[0]).toMatch(/^no runs recorded in .* yet/);
-    expect(statsCommand({ dataDirectory: 'runs-here' }).stderr).toEqual([
+    expect((await statsCommand({ dataDirectory: 'runs-here' })).stderr).toEqual([
       'no runs recorded in runs-here yet (looked for arbiter.db and traces.jsonl); the demo records some: ' +
         '`npm run demo -- --data-dir runs-here` from a checkout (`arbiter demo` where the package is installed)',
     ]);
-    expect(statsFromArgs(['--price', 'cheap'])).toMatchObject({ exitCode: 2 });
-    expect(statsFromArgs(['--limit', '0'])).toMatchObject({ exitCode: 2 });
+    expect(await statsFromArgs(['--price', 'cheap'])).toMatchObject({ exitCode: 2 });
+    expect(await statsFromArgs(['--limit', '0'])).toMatchObject({ exitCode: 2 });
   });
 });
 

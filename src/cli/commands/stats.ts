@@ -7,8 +7,9 @@ import { formatMetricsTable } from '../../observe/format-metrics.js';
 import { metricsToPrometheus } from '../../observe/prometheus-metrics.js';
 import { observeRunRecord, observeTraceLines, type RunObservation } from '../../observe/run-observation.js';
 import { parseTraceLines } from '../../observe/trace-line.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CommandResult } from '../cli-output.js';
+import { withBackend } from './open-data-store.js';
+import { storeLocation, storeOptions } from './store-location.js';
 
 /** Where `arbiter stats` looks inside the data directory. */
 export const statsSources = { store: 'arbiter.db', trace: 'traces.jsonl' } as const;
@@ -16,6 +17,10 @@ export const statsSources = { store: 'arbiter.db', trace: 'traces.jsonl' } as co
 export interface StatsCommandOptions {
   /** The directory the demo and the server write to. Default `.arbiter`. */
   readonly dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`) to read the runs from; else `ARBITER_STORE_URL`, else the data directory. */
+  readonly store?: string | undefined;
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
   readonly json?: boolean;
   /** Print Prometheus text lines instead of the table. */
   readonly prometheus?: boolean;
@@ -36,24 +41,22 @@ export interface StatsCommandOptions {
  * @example
  * const result = statsCommand({ dataDirectory: '.arbiter', price: { inputPerMillion: 0.15, outputPerMillion: 0.6 } });
  */
-export function statsCommand({
+export async function statsCommand({
   dataDirectory = '.arbiter',
+  store,
+  environment = process.env,
   json = false,
   prometheus = false,
   price,
   limit = 1000,
-}: StatsCommandOptions): CommandResult {
-  const storePath = join(dataDirectory, statsSources.store);
+}: StatsCommandOptions): Promise<CommandResult> {
+  const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment });
   const tracePath = join(dataDirectory, statsSources.trace);
-  const stored: RunObservation[] = [];
-  if (existsSync(storePath)) {
-    const store = openSqliteStore({ path: storePath });
-    try {
-      stored.push(...store.listRuns({ limit }).map(observeRunRecord));
-    } finally {
-      store.close();
-    }
-  }
+  const stored: RunObservation[] = await withBackend({
+    location,
+    work: async (backend) =>
+      backend === undefined ? [] : (await backend.runtime.listRuns({ limit })).map(observeRunRecord),
+  });
   const traced = existsSync(tracePath) ? observeTraceLines(parseTraceLines(readFileSync(tracePath, 'utf8'))) : [];
   const runs = new Map<string, RunObservation>();
   for (const run of [...stored].reverse()) runs.set(run.runId, run);
@@ -111,13 +114,13 @@ export function parsePrice(text: string): TokenPrice {
  * Parses `arbiter stats`' flags and runs it: what `main.ts` calls.
  *
  * @example
- * process.exitCode = print(statsFromArgs(['--data-dir', '.arbiter']));
+ * process.exitCode = print(await statsFromArgs(['--data-dir', '.arbiter']));
  */
-export function statsFromArgs(args: readonly string[]): CommandResult {
+export async function statsFromArgs(args: readonly string[]): Promise<CommandResult> {
   const { values } = parseArgs({
     args: [...args],
     options: {
-      'data-dir': { type: 'string', default: '.arbiter' },
+      ...storeOptions,
       json: { type: 'boolean', default: false },
       prometheus: { type: 'boolean', default: false },
       price: { type: 'string' },
@@ -129,8 +132,9 @@ export function statsFromArgs(args: readonly string[]): CommandResult {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
       throw new UsageError({ message: `--limit must be a positive integer, got "${values.limit}"` });
     }
-    return statsCommand({
+    return await statsCommand({
       dataDirectory: values['data-dir'],
+      store: values.store,
       json: values.json,
       prometheus: values.prometheus,
       ...(values.price === undefined ? {} : { price: parsePrice(values.price) }),

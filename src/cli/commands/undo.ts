@@ -1,20 +1,19 @@
 import { userInfo } from 'node:os';
 import { UndoError } from '../../errors/undo-error.js';
 import { undoToolCall } from '../../loop/undo-tool-call.js';
-import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
-import { SqliteSessionStore } from '../../store/sqlite/sqlite-session-store.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import type { CommandResult } from '../cli-output.js';
-import { withDataStore } from './open-data-store.js';
+import { noStoreMessage, withBackend } from './open-data-store.js';
+import { storeLocation } from './store-location.js';
 
 /** Tools opened for one command, e.g. on the application's database, and how to close them again. */
 export interface OpenedTools {
   readonly tools: ToolSet;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /**
- * `arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--data-dir DIR]`: rolls
+ * `arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--tools MODULE] [--data-dir DIR | --store URL]`: rolls
  * back one executed reversible call with its tool's `undo` (see
  * `undoToolCall`) and audits it. The application supplies its `tools`, or
  * a function that opens them, called only once the store is there (opening
@@ -32,24 +31,31 @@ export async function undoCommand({
   runId,
   undoneBy = userInfo().username,
   dataDirectory = '.arbiter',
+  store,
+  environment = process.env,
   tools: toolsOrOpen,
 }: {
   toolCallId: string;
   runId?: string;
   undoneBy?: string;
   dataDirectory?: string;
+  /** A PostgreSQL connection string (`--store`); else `ARBITER_STORE_URL`, else the SQLite file in `dataDirectory`. */
+  store?: string | undefined;
+  /** Where `ARBITER_STORE_URL` is read. Default `process.env`. */
+  environment?: Readonly<Record<string, string | undefined>>;
   tools: ToolSet | (() => OpenedTools | Promise<OpenedTools>);
 }): Promise<CommandResult> {
-  return withDataStore({
-    dataDirectory,
-    work: async (store, path): Promise<CommandResult> => {
-      if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`no arbiter store at ${path}`] };
+  const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment });
+  return withBackend({
+    location,
+    work: async (backend): Promise<CommandResult> => {
+      if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [noStoreMessage(location)] };
       const { tools, close } =
         typeof toolsOrOpen === 'function' ? await toolsOrOpen() : { tools: toolsOrOpen, close: () => {} };
       try {
         const undone = await undoToolCall({
-          audit: new SqliteAuditLog({ database: store.database }),
-          sessions: new SqliteSessionStore({ database: store.database }),
+          audit: backend.audit,
+          sessions: backend.sessions,
           tools,
           toolCallId,
           undoneBy,
@@ -67,7 +73,7 @@ export async function undoCommand({
         const cause = error.failure === 'undo_failed' && error.cause instanceof Error ? `: ${error.cause.message}` : '';
         return { exitCode: 1, stdout: [], stderr: [`${error.message}${cause}`] };
       } finally {
-        close();
+        await close();
       }
     },
   });

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Backend } from '../backend.js';
 import type { Migration } from '../sqlite/migrations/migration.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { postgresMigrations } from './migrations/index.js';
@@ -19,7 +20,7 @@ import { PostgresSessionStore } from './postgres-session-store.js';
  * @example
  * const { sessions, approvals, close } = await openPostgresBackend({ connectionString: 'postgres://localhost/arbiter' });
  */
-export interface PostgresBackend {
+export interface PostgresBackend extends Backend {
   /** Sessions and their run journals (`SessionStore`). */
   readonly sessions: PostgresSessionStore;
   /** Approvals any node can decide and resume (`ApprovalBroker`). */
@@ -66,6 +67,8 @@ export async function openPostgresBackend({
   pool,
   schema,
   poolSize,
+  connectWaitMs,
+  connectTimeoutMs,
   migrations = postgresMigrations,
   now,
   approvalTtlMs,
@@ -81,6 +84,10 @@ export async function openPostgresBackend({
   schema?: string;
   /** Connections of the backend's own pool. Default 10. */
   poolSize?: number;
+  /** How long a checkout keeps trying while the database refuses connections. Default 30 s; 0: one try. */
+  connectWaitMs?: number;
+  /** How long one connection attempt of the backend's own pool may take. Default: no limit. */
+  connectTimeoutMs?: number;
   /** Default: every migration the PostgreSQL backend has. */
   migrations?: readonly Migration[];
   /** The clock of sessions, approvals and idempotency claims. Default `Date.now`. */
@@ -99,6 +106,8 @@ export async function openPostgresBackend({
     ...(pool === undefined ? {} : { pool }),
     ...(schema === undefined ? {} : { schema }),
     ...(poolSize === undefined ? {} : { poolSize }),
+    ...(connectWaitMs === undefined ? {} : { connectWaitMs }),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
   });
   let schemaVersion: number;
   try {

@@ -134,6 +134,7 @@ export class PostgresDatabase {
     schema,
     poolSize = 10,
     connectWaitMs = defaultConnectWaitMs,
+    connectTimeoutMs,
   }: {
     connectionString?: string;
     pool?: pg.Pool;
@@ -146,6 +147,8 @@ export class PostgresDatabase {
      * Default 30 s; 0: one try.
      */
     connectWaitMs?: number;
+    /** How long one connection attempt of arbiter's own pool may take. Default: no limit (pg's). */
+    connectTimeoutMs?: number;
   }): PostgresDatabase {
     if (schema !== undefined && !schemaPattern.test(schema)) {
       throw new ConfigurationError({
@@ -161,7 +164,8 @@ export class PostgresDatabase {
       });
     }
     const options = schema === undefined ? {} : { options: `-c search_path=${pg.escapeIdentifier(schema)}` };
-    const ownPool = new pg.Pool({ connectionString, max: poolSize, ...options });
+    const timeout = connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs };
+    const ownPool = new pg.Pool({ connectionString, max: poolSize, ...options, ...timeout });
     // An idle connection the server dropped must not take the process down; the next checkout reconnects.
     ownPool.on('error', () => {});
     return new PostgresDatabase({ pool: ownPool, schema, ownsPool: true, connectWaitMs });

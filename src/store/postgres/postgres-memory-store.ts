@@ -39,6 +39,9 @@ const insertFact = namedStatement(
      source_call_id, source_tool, trusted, sensitive, created_at, expires_at, supersedes, embedding, search_terms)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 );
+const selectTenantsOfUser = namedStatement(
+  'SELECT DISTINCT tenant_id FROM memory_facts WHERE user_id = $1 ORDER BY tenant_id',
+);
 const selectFact = namedStatement(
   `SELECT ${columns} FROM memory_facts f WHERE f.fact_id = $1 AND f.tenant_id = $2 AND f.user_id = $3`,
 );
@@ -177,5 +180,12 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async purgeExpired(): Promise<number> {
     return (await this.#database.query(deleteExpired, [this.#now()])).rowCount ?? 0;
+  }
+
+  /** The tenants a user has facts in, for an operator who names only the user. */
+  async tenantsOfUser({ userId }: { userId: string }): Promise<readonly string[]> {
+    return (await this.#database.query<{ tenant_id: string }>(selectTenantsOfUser, [userId])).rows.map(
+      (row) => row.tenant_id,
+    );
   }
 }

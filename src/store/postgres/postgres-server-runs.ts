@@ -233,14 +233,20 @@ export class PostgresServerRuns {
    * decided while it was stopping) is marked, and `finish` requeues it as it
    * stops: `deferred`. Otherwise (ended, unknown): `not_waiting`.
    */
-  async requeue(runId: string): Promise<'requeued' | 'deferred' | 'not_waiting'> {
+  async requeue(
+    runId: string,
+    { wake = false }: { wake?: boolean } = {},
+  ): Promise<'requeued' | 'deferred' | 'not_waiting'> {
     const { rows } = await this.#database.query<{ status: string; resume_requested: boolean }>(requeue, [
       runId,
       this.#now(),
     ]);
     const row = rows[0];
     if (row === undefined) return 'not_waiting';
-    return row.resume_requested ? 'deferred' : 'requeued';
+    if (row.resume_requested) return 'deferred';
+    // Every node is told it may claim the run (a node requeueing it does this itself, after its own bookkeeping).
+    if (wake) await this.#database.query('SELECT pg_notify($1, $2)', [runQueueChannel, runId]);
+    return 'requeued';
   }
 
   /** Deletes a run `owner` recorded and could not begin (its session refused it). */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { Backend } from '../backend.js';
 import type { Migration } from './migrations/index.js';
 import { SqliteApprovalBroker } from './sqlite-approval-broker.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
@@ -14,7 +15,7 @@ import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
  * @example
  * const { sessions, approvals, close } = openSqliteBackend({ path: ':memory:' });
  */
-export interface SqliteBackend {
+export interface SqliteBackend extends Backend {
   /** Sessions and their run journals (`SessionStore`). */
   readonly sessions: SqliteSessionStore;
   /** Approvals that survive a restart (`ApprovalBroker`). */

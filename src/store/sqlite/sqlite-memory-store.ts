@@ -171,4 +171,13 @@ export class SqliteMemoryStore implements MemoryStore {
       return this.#statement('DELETE FROM memory_facts WHERE expires_at <= ?').run(now).changes;
     })();
   }
+
+  /** The tenants a user has facts in, for an operator who names only the user. */
+  tenantsOfUser({ userId }: { userId: string }): readonly string[] {
+    return (
+      this.#statement('SELECT DISTINCT tenant_id FROM memory_facts WHERE user_id = ? ORDER BY tenant_id').all(
+        userId,
+      ) as { tenant_id: string }[]
+    ).map((row) => row.tenant_id);
+  }
 }
