@@ -33,7 +33,7 @@ describe('arbiter eval', () => {
   let run: CommandResult;
   beforeAll(async () => {
     run = await evalCommand({ suite, baseline });
-  });
+  }, 120_000);
 
   it('passes every case of the built-in shop suite, with no regression against the saved baseline', () => {
     expect(run.stderr).toEqual([]);
@@ -159,7 +159,8 @@ describe('arbiter eval --experiment error-messages', () => {
   beforeAll(async () => {
     result = await evalCommand({ suite, experiment: 'error-messages' });
     report = JSON.parse((await evalCommand({ suite, experiment: 'error-messages', json: true })).stdout[0] ?? '');
-  });
+    // Two runs of the whole corpus: on a loaded 2-core machine this takes longer than the default hook timeout.
+  }, 180_000);
 
   it('feeds at least 30 varied broken calls to the scripted model under each error style', () => {
     expect(result.exitCode).toBe(0);
