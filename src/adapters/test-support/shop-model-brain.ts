@@ -3,6 +3,9 @@
  * reads the prompt the SDK sends and answers as a careless but correctable
  * model would.
  *
+ * The refund is the one the customer's first message names ("refund 80
+ * yuan on SO20260902"; default `correctedRefund`).
+ *
  * - A first request (no tool result yet): `apply_refund` with a malformed
  *   order id (`2026-0902`), which arbiter refuses with its message.
  * - After exactly one tool result: the corrected call (`SO20260902`, 80.00 yuan).
@@ -21,7 +24,20 @@ export const correctedRefund = {
   reason: 'The mug arrived with a chipped handle.',
 } as const;
 
-const malformedRefund = { ...correctedRefund, order_id: '2026-0902' };
+/** The refund the conversation's first user message asks for, and the malformed first try at it. */
+function refundsAskedIn(prompt: readonly { role: string; content: unknown }[]) {
+  const first = prompt.find((message) => message.role === 'user');
+  const words = JSON.stringify(first?.content ?? '');
+  const order = /SO(\d{4})(\d{4})/.exec(words);
+  const yuan = /(\d+) yuan/.exec(words);
+  const corrected = {
+    ...correctedRefund,
+    ...(order === null ? {} : { order_id: order[0] }),
+    ...(yuan === null ? {} : { amount_cents: Number(yuan[1]) * 100 }),
+  };
+  const malformed = { ...corrected, order_id: order === null ? '2026-0902' : `${order[1]}-${order[2]}` };
+  return { corrected, malformed };
+}
 
 /** A brain with its own call ids (`call_1`, `call_2`, …), unique across the requests it answers. */
 export function createShopBrain({ prefix = 'call' }: { prefix?: string } = {}): {
@@ -38,11 +54,12 @@ export function createShopBrain({ prefix = 'call' }: { prefix?: string } = {}): 
     seen,
     turn(prompt) {
       const results = toolResultTexts(prompt);
+      const { corrected, malformed } = refundsAskedIn(prompt);
       const last = prompt.at(-1);
-      if (last?.role === 'user') return results.length === 0 ? call(malformedRefund) : call(correctedRefund);
+      if (last?.role === 'user') return results.length === 0 ? call(malformed) : call(corrected);
       const text = results.at(-1) ?? '';
       seen.push(text);
-      if (results.length === 1) return call(correctedRefund);
+      if (results.length === 1) return call(corrected);
       return { kind: 'text', text: `The tool said: ${text}` };
     },
   };
