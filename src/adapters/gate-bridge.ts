@@ -90,15 +90,23 @@ export interface ProposedCall {
   readonly toolCallId: string;
   /** The step of the loop the call was made in (for the audit). */
   readonly step: number;
+  /**
+   * The loop asks again about a call already in its conversation (the
+   * AI SDK re-checks an approved call from the client's history before it
+   * executes it): the loop's approval round is kept, and `run` decides.
+   */
+  readonly asked?: boolean;
 }
 
 /**
  * arbiter's tool runner seen from another framework's loop. Two questions,
  * each answered by arbiter's own steps (no second copy of the pipeline):
  *
- * - `needsApproval`: validated, bound and put to the gate; true exactly
- *   while arbiter's approval of the call is pending (it is recorded the
- *   first time), so the loop's own approval request mirrors arbiter's.
+ * - `needsApproval`: validated, bound and put to the gate; for a new call,
+ *   true exactly while arbiter's approval of it is pending (recorded the
+ *   first time), so the loop's own approval request mirrors arbiter's; for
+ *   a call the loop asked about before (`asked`), true whenever the gate
+ *   holds it for a person, so the loop's round goes on to `run`.
  * - `run`: the whole tool runner (`runToolCall`: validation with every
  *   issue, the repeated-call brake, bound parameters, gate, approval,
  *   idempotency claim, execution under its time limit, audit). The loop's
@@ -185,7 +193,9 @@ export function createGateBridge({
         const key = { runId, toolCallId: call.id, tool: proposed.tool, argumentsHash: approvalBinding(gated) };
         const existing = await approvals.find(key);
         if (existing !== undefined) {
-          // Asked before (the loop checks again, or the model made the same call): nothing is asked twice.
+          // Asked before: nothing is asked twice. The loop checking a call it asked about keeps its round (`run`
+          // decides); a call the model made again skips the round once arbiter's approval is no longer pending.
+          if (proposed.asked === true) return true;
           if (existing.status !== 'pending') return false;
           announce(proposed, existing.approvalId, existing.reason);
           return true;

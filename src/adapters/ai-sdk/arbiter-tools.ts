@@ -83,7 +83,13 @@ export function arbiterTools(tools: ToolSet, options: ArbiterLoopOptions): Arbit
       description,
       inputSchema: inputSchemaOf(parameters),
       needsApproval: (input, { toolCallId, messages }) =>
-        bridge.needsApproval({ tool: name, input, toolCallId, step: stepOf(messages) }),
+        bridge.needsApproval({
+          tool: name,
+          input,
+          toolCallId,
+          step: stepOf(messages),
+          asked: mentionsCall(messages, toolCallId),
+        }),
       execute: (input, { toolCallId, messages }) =>
         bridge.run({ tool: name, input, toolCallId, step: stepOf(messages) }),
       toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
@@ -107,6 +113,24 @@ function inputSchemaOf(parameters: JsonSchema): ArbiterInputSchema {
     },
   } as const;
   return schema;
+}
+
+/**
+ * Whether the call is already in the conversation: the SDK re-checks a
+ * call from the client's history before it executes an approval of it
+ * (AI SDK 6 drops the approval when the tool then says it needs none).
+ */
+function mentionsCall(messages: readonly unknown[], toolCallId: string): boolean {
+  return messages.some((message) => {
+    const content = (message as { role?: unknown; content?: unknown }).content;
+    return (
+      (message as { role?: unknown }).role === 'assistant' &&
+      Array.isArray(content) &&
+      content.some(
+        (part: { type?: unknown; toolCallId?: unknown }) => part.type === 'tool-call' && part.toolCallId === toolCallId,
+      )
+    );
+  });
 }
 
 /** The step a call was made in: one more than the assistant messages before it. */
