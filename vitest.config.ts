@@ -7,7 +7,17 @@ import { defineConfig } from 'vitest/config';
  * compiler, these aliases for vitest, the package's own `exports` for the
  * built `dist/`).
  */
-const entries = ['sqlite', 'postgres', 'openai', 'server', 'evaluation', 'observe', 'testing'].map((name) => ({
+const entries = [
+  'sqlite',
+  'postgres',
+  'openai',
+  'server',
+  'evaluation',
+  'observe',
+  'testing',
+  'ai-sdk',
+  'openai-agents',
+].map((name) => ({
   find: `@arbiter-runtime/core/${name}`,
   replacement: fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url)),
 }));

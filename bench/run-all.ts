@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runAgUiBench } from './ag-ui-bench.js';
 import { runAgentPathsBench } from './agent-paths-bench.js';
+import { runAiSdkToolsBench } from './ai-sdk-tools-bench.js';
 import { runAuditChainBench } from './audit-chain-bench.js';
 import { runClusterBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
@@ -43,6 +44,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['mcp', runMcpBench],
   ['memory', runMemoryBench],
   ['ag-ui', runAgUiBench],
+  ['ai-sdk', () => runAiSdkToolsBench()],
 ];
 
 const only = [

@@ -1,3 +1,4 @@
+import { isExternalRunId } from '../adapters/external-run.js';
 import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
 import { HttpError } from '../errors/http-error.js';
@@ -119,8 +120,8 @@ export async function decideApproval(
     });
   }
   const pending = await approvals.countPending({ runId: run.runId });
-  // An MCP caller's run has nothing to resume: its client repeats the approved call.
-  const resumed = pending === 0 && !isMcpRunId(run.runId);
+  // An MCP caller's run, or another framework's loop, has nothing to resume: its client or loop repeats the call.
+  const resumed = pending === 0 && !isMcpRunId(run.runId) && !isExternalRunId(run.runId);
   if (resumed) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
   return { approvalId, decision: approval.status, runId: run.runId, pending, resumed };
 }

@@ -54,4 +54,19 @@ describe('the packages each entry point reaches', () => {
     expect(packagesReachedFrom('postgres.ts', { types: false })).toEqual(new Set(['pg']));
     expect(packagesReachedFrom('sqlite.ts', { types: false })).toEqual(new Set(['better-sqlite3']));
   });
+
+  it('keeps the AI SDK and OpenAI Agents out of the root entry, types included, and loads neither from their adapters', () => {
+    const outsideLoops = (packages: Set<string>) =>
+      [...packages].filter((name) => name === 'ai' || name.startsWith('@ai-sdk/') || name.startsWith('@openai/agents'));
+    for (const entry of ['index.ts', 'server.ts', 'sqlite.ts', 'testing.ts']) {
+      expect({ entry, reached: outsideLoops(packagesReachedFrom(entry, { types: true })) }).toEqual({
+        entry,
+        reached: [],
+      });
+    }
+    // The adapters build the SDKs' shapes themselves: installing either SDK is the application's choice.
+    expect(outsideLoops(packagesReachedFrom('ai-sdk.ts', { types: true }))).toEqual([]);
+    expect(outsideLoops(packagesReachedFrom('openai-agents.ts', { types: false }))).toEqual([]);
+    expect(outsideLoops(packagesReachedFrom('openai-agents.ts', { types: true }))).toEqual(['@openai/agents']);
+  });
 });

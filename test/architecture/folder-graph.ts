@@ -26,6 +26,7 @@ export const floors: Readonly<Record<string, number>> = {
   mcp: 6,
   a2a: 6,
   cli: 6,
+  adapters: 6,
 };
 
 /** One folder importing another, with the files that do it. */

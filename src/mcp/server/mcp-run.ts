@@ -1,7 +1,6 @@
-import type { Awaitable } from '../../core/awaitable.js';
+import { type ExternalRunRecords, recordExternalRun } from '../../adapters/external-run.js';
 import type { Locale } from '../../core/locale.js';
 import type { Principal } from '../../core/principal.js';
-import type { ServerRun, ServerRunStatus } from '../../store/server-run.js';
 import { sha256Hex } from '../../util/sha256.js';
 
 /** Every MCP run id starts so; nothing else arbiter makes does. */
@@ -33,22 +32,17 @@ export function isMcpRunId(runId: string): boolean {
 }
 
 /** Where the server's runs are recorded (`ServerRuns` on SQLite): what MCP calls need of it. */
-export interface McpRunRecords {
-  insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun;
-  setStatus(runId: string, status: ServerRunStatus): void;
-  find(runId: string): Awaitable<ServerRun | undefined>;
-}
+export type McpRunRecords = ExternalRunRecords;
 
 /**
  * Makes sure the principal's MCP run is recorded, with its tenant and
  * principal: the approval routes read them to keep other tenants out and
- * to apply the four-eyes rule. Its session id is the run id (no session
- * exists); it is recorded `completed`, so start-up recovery leaves it be.
+ * to apply the four-eyes rule (see `recordExternalRun`).
  *
  * @example
  * await recordMcpRun({ runs, principal, locale: 'en' });
  */
-export async function recordMcpRun({
+export function recordMcpRun({
   runs,
   principal,
   locale,
@@ -57,22 +51,5 @@ export async function recordMcpRun({
   principal: Principal;
   locale: Locale;
 }): Promise<string> {
-  const runId = mcpRunId(principal);
-  if ((await runs.find(runId)) !== undefined) return runId;
-  try {
-    runs.insert({
-      runId,
-      sessionId: runId,
-      tenantId: principal.tenantId,
-      principal: { tenantId: principal.tenantId, userId: principal.userId, roles: [...principal.roles] },
-      locale,
-      messageOffset: 0,
-    });
-  } catch (error) {
-    // Another call of the same principal recorded it first.
-    if ((await runs.find(runId)) === undefined) throw error;
-    return runId;
-  }
-  runs.setStatus(runId, 'completed');
-  return runId;
+  return recordExternalRun({ runs, runId: mcpRunId(principal), principal, locale });
 }

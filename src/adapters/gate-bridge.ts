@@ -1,0 +1,243 @@
+import type { Awaitable } from '../core/awaitable.js';
+import type { ToolCall } from '../core/chat-message.js';
+import type { Locale } from '../core/locale.js';
+import type { Principal } from '../core/principal.js';
+import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import type { EventBus } from '../events/event-bus.js';
+import { approvalBinding } from '../gate/approval-binding.js';
+import type { AuditLog } from '../gate/audit-log.js';
+import { checkGate } from '../gate/check-gate.js';
+import type { IdempotencyStore } from '../gate/idempotency-store.js';
+import { requestApproval } from '../gate/request-approval.js';
+import type { ToolGate } from '../gate/tool-gate.js';
+import { bindToolCall } from '../loop/bind-tool-call.js';
+import { parseToolCall } from '../loop/parse-tool-call.js';
+import { createRunRuntime } from '../loop/run-runtime.js';
+import { runToolCall } from '../loop/run-tool-call.js';
+import type { ToolCallReport } from '../loop/tool-call-report.js';
+import type { Model } from '../models/model.js';
+import type { ToolSet } from '../tools/tool-registry.js';
+import { isRecord } from '../util/is-record.js';
+import { argumentsText } from '../validation/nesting-depth.js';
+import { adapterTexts } from './adapter-texts.js';
+import { type ExternalLoop, type ExternalRunRecords, externalRunId, recordExternalRun } from './external-run.js';
+import { type ExternalApprovals, LoopApprovals } from './loop-approvals.js';
+
+/** What arbiter's gate needs to stand inside another framework's loop, per request. */
+export interface ArbiterLoopOptions {
+  /** Who is calling, from the server's own authentication: bound parameters are filled from it, never from the model. */
+  readonly principal: Principal;
+  /**
+   * The application's conversation (chat id, thread id) the calls belong
+   * to; with the principal it names the run approvals are bound to. Absent:
+   * one run per principal.
+   */
+  readonly conversationId?: string;
+  /** The rules; default allow-all (then nothing waits for a person). */
+  readonly gate?: ToolGate;
+  /** arbiter's approval store (`server.approvals`, a `SqliteApprovalBroker`): the only place an approval is given. */
+  readonly approvals: ExternalApprovals;
+  /** Idempotency claims: an executed call answered again from its recorded result. */
+  readonly idempotency?: IdempotencyStore;
+  /** Where every call is recorded. Default: in memory, for the cumulative rules only. */
+  readonly audit?: AuditLog;
+  /**
+   * The server's run records (`server.runs`): the run is recorded with its
+   * tenant and principal so `POST /v1/approvals/:id` finds it and applies
+   * the four-eyes rule. Needed when approvers decide through the server.
+   */
+  readonly runs?: ExternalRunRecords;
+  /** Where the calls' events go (`tool:proposed`, `approval:required`, `tool:end`, …). */
+  readonly events?: EventBus;
+  /** The language of every model-facing text. Default `en`. */
+  readonly locale?: Locale;
+  /** Default per-call time limit; a tool's own `timeoutMs` wins. */
+  readonly toolTimeoutMs?: number;
+  /** Stops every call of this request (the request's own signal). */
+  readonly signal?: AbortSignal;
+  /** Told when a call waits for a person, with arbiter's approval id (to show beside the loop's own approval request). */
+  readonly onApprovalRequired?: (approval: ArbiterApprovalRequest) => void;
+}
+
+/** A call that waits for a person in arbiter's store, as the outside loop's client may show it. */
+export interface ArbiterApprovalRequest {
+  /** arbiter's approval id: what an approver decides (`POST /v1/approvals/:id`). */
+  readonly approvalId: string;
+  readonly runId: string;
+  /** The outside loop's id of the call. */
+  readonly toolCallId: string;
+  readonly tool: string;
+  /** Why, for the approver. */
+  readonly reason: string;
+}
+
+/**
+ * What an outside loop gets back from one call, ready to be its tool
+ * result: `text` is what the model reads (arbiter's message for a refusal
+ * or a call that waits, in the run's language).
+ */
+export type ArbiterToolResult =
+  | { readonly status: 'ok'; readonly data: unknown; readonly text: string }
+  | { readonly status: 'error'; readonly error: ToolErrorPayload; readonly text: string }
+  | { readonly status: 'awaiting_approval'; readonly approvalId: string; readonly text: string }
+  | { readonly status: 'aborted'; readonly started: boolean; readonly text: string };
+
+/** One proposed call, as an outside loop hands it over. */
+export interface ProposedCall {
+  readonly tool: string;
+  /** The arguments, parsed (an object) or as the model sent them (a JSON string). */
+  readonly input: unknown;
+  readonly toolCallId: string;
+  /** The step of the loop the call was made in (for the audit). */
+  readonly step: number;
+  /**
+   * The loop asks again about a call already in its conversation (the
+   * AI SDK re-checks an approved call from the client's history before it
+   * executes it): the loop's approval round is kept, and `run` decides.
+   */
+  readonly asked?: boolean;
+}
+
+/**
+ * arbiter's tool runner seen from another framework's loop. Two questions,
+ * each answered by arbiter's own steps (no second copy of the pipeline):
+ *
+ * - `needsApproval`: validated, bound and put to the gate; for a new call,
+ *   true exactly while arbiter's approval of it is pending (recorded the
+ *   first time), so the loop's own approval request mirrors arbiter's; for
+ *   a call the loop asked about before (`asked`), true whenever the gate
+ *   holds it for a person, so the loop's round goes on to `run`.
+ * - `run`: the whole tool runner (`runToolCall`: validation with every
+ *   issue, the repeated-call brake, bound parameters, gate, approval,
+ *   idempotency claim, execution under its time limit, audit). The loop's
+ *   own approval answer is no input to it: a call that needs a person runs
+ *   only when arbiter's store holds an approval for exactly this call
+ *   (run, arguments hash, definition fingerprint, policy) given by someone
+ *   else, and only once; run again, it answers from the recorded result.
+ *
+ * @example
+ * const bridge = createGateBridge({ tools: registry, loop: 'ai_sdk', options: { principal, approvals } });
+ * const result = await bridge.run({ tool: 'query_order', input: { order_id: 'SO20260901' }, toolCallId: 'call_1', step: 1 });
+ */
+export interface GateBridge {
+  readonly runId: string;
+  needsApproval(call: ProposedCall): Promise<boolean>;
+  run(call: ProposedCall): Promise<ArbiterToolResult>;
+}
+
+/** Never asked: the outside loop has its own model. */
+const outsideModel: Model = {
+  name: 'outside-loop',
+  generate: () => Promise.reject(new Error("another framework's loop calls its own model")),
+};
+
+/**
+ * Builds the bridge for one request of an outside loop (see `GateBridge`).
+ *
+ * @example
+ * const bridge = createGateBridge({ tools: registry, loop: 'openai_agents', options: { principal, approvals, gate } });
+ */
+export function createGateBridge({
+  tools,
+  loop,
+  options,
+}: {
+  tools: ToolSet;
+  loop: ExternalLoop;
+  options: ArbiterLoopOptions;
+}): GateBridge {
+  const { principal, locale = 'en' } = options;
+  const runId = externalRunId({ loop, principal, conversationId: options.conversationId });
+  const approvals = new LoopApprovals({ broker: options.approvals, requester: principal.userId });
+  const runtime = createRunRuntime(
+    {
+      model: outsideModel,
+      tools,
+      messages: [],
+      principal,
+      approvals,
+      ...(options.gate === undefined ? {} : { gate: options.gate }),
+      ...(options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
+      ...(options.audit === undefined ? {} : { audit: options.audit }),
+      ...(options.events === undefined ? {} : { events: options.events }),
+      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      locale,
+    },
+    runId,
+  );
+  const texts = adapterTexts(locale);
+  let recorded: Awaitable<unknown> | undefined;
+  const record = (): Awaitable<unknown> => {
+    if (options.runs === undefined) return undefined;
+    recorded ??= recordExternalRun({ runs: options.runs, runId, principal, locale });
+    return recorded;
+  };
+  const announce = (call: ProposedCall, approvalId: string, reason: string) =>
+    options.onApprovalRequired?.({ approvalId, runId, toolCallId: call.toolCallId, tool: call.tool, reason });
+
+  return {
+    runId,
+    async needsApproval(proposed) {
+      const call = toToolCall(proposed);
+      const checked = parseToolCall(runtime, tools, call);
+      // An invalid call needs nobody: `run` hands the model arbiter's message.
+      if (!checked.ok) return false;
+      const head = { step: proposed.step, toolCallId: call.id, toolName: proposed.tool, startedAt: performance.now() };
+      const gated = bindToolCall(runtime, head, checked.tool, checked.args);
+      try {
+        const checking = checkGate(runtime, gated);
+        const verdict = checking instanceof Promise ? await checking : checking;
+        if (verdict.decision !== 'require_approval') return false;
+        await record();
+        const key = { runId, toolCallId: call.id, tool: proposed.tool, argumentsHash: approvalBinding(gated) };
+        const existing = await approvals.find(key);
+        if (existing !== undefined) {
+          // Asked before: nothing is asked twice. The loop checking a call it asked about keeps its round (`run`
+          // decides); a call the model made again skips the round once arbiter's approval is no longer pending.
+          if (proposed.asked === true) return true;
+          if (existing.status !== 'pending') return false;
+          announce(proposed, existing.approvalId, existing.reason);
+          return true;
+        }
+        const approval = await requestApproval(runtime, gated, verdict);
+        if (approval.status !== 'pending') return false;
+        announce(proposed, approval.approvalId, verdict.reason);
+        return true;
+      } finally {
+        gated.releaseHistory();
+      }
+    },
+    async run(proposed) {
+      await record();
+      const report = await runToolCall(runtime, tools, toToolCall(proposed), proposed.step, 'run');
+      return toResult(report);
+    },
+  };
+
+  async function toResult(report: ToolCallReport): Promise<ArbiterToolResult> {
+    switch (report.kind) {
+      case 'done':
+        return report.outcome.ok
+          ? { status: 'ok', data: report.outcome.data, text: report.content }
+          : { status: 'error', error: report.outcome.error, text: report.content };
+      case 'pending_approval': {
+        const records = await options.approvals.listApprovals({ runId });
+        const reason = records.find((record) => record.approvalId === report.approvalId)?.reason;
+        const text = texts.awaitingApproval({ tool: report.tool, approvalId: report.approvalId, reason });
+        return { status: 'awaiting_approval', approvalId: report.approvalId, text };
+      }
+      case 'aborted':
+        return { status: 'aborted', started: report.started, text: texts.aborted(report) };
+      case 'held':
+        // Only arbiter's own turns hold a call behind another; an outside loop's call is run alone.
+        return { status: 'aborted', started: false, text: texts.aborted({ tool: report.tool, started: false }) };
+    }
+  }
+}
+
+function toToolCall({ tool, input, toolCallId }: ProposedCall): ToolCall {
+  // Arguments nested past the limit are not serialised (that recursion overflows): validation refuses them.
+  const text = typeof input === 'string' ? input : isRecord(input) ? argumentsText(input) : JSON.stringify(input ?? {});
+  return { id: toolCallId, type: 'function', function: { name: tool, arguments: text } };
+}
