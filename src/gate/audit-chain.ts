@@ -9,7 +9,10 @@ import { sha256Hex } from '../util/sha256.js';
  * canonical JSON of everything the row records (`auditWrittenColumns`, in
  * order: proposal, validation, decision and rule, approver, idempotency
  * replay, outcome). A row changed, deleted or slipped in by SQL breaks the
- * chain at that row, and `verifyAuditChain` names it. Deleting the newest
+ * chain at that row, and `verifyAuditChain` names it. A row without hashes
+ * is accepted only when it is older than the chain (`AuditChainOrigin`,
+ * recorded by the migration that started it); any other is named as
+ * inserted. Deleting the newest
  * rows of a chain cannot be seen from the chain alone: compare the heads
  * `verifyAuditChain` returns with ones recorded elsewhere.
  */
@@ -96,12 +99,34 @@ export interface AuditChainRow {
   readonly chainHash: string | null;
 }
 
+/**
+ * When the chain began, as the store recorded it (`audit_chain_origin`, written
+ * by the migration that started it and never changed): a row without hashes is
+ * older than the chain only at or below `lastRowId`, older than `startedAt`,
+ * and before the log's first chained row; and the rows at or below
+ * `lastRowId` may only have become fewer (a purge) since.
+ */
+export interface AuditChainOrigin {
+  /** The newest `audit_id` when the chain began (0 for a log created with it). */
+  readonly lastRowId: number;
+  /** How many rows the log had then. */
+  readonly rowsThen: number;
+  /** The database's clock then, in milliseconds since the epoch. */
+  readonly startedAt: number;
+}
+
 /** What `verifyAuditChain` found wrong, naming the first row where it shows. */
 export interface AuditChainFinding {
   readonly auditId: number;
   readonly tenant: string;
-  /** `changed`: the row's content is not what was hashed; `inserted`: the row was not written by the log; `deleted`: rows before it are missing; `checkpoint`: a purge checkpoint whose signature does not hold. */
-  readonly kind: 'changed' | 'inserted' | 'deleted' | 'checkpoint';
+  /**
+   * `changed`: the row's content is not what was hashed; `inserted`: the row
+   * was not written by the log (also a row without hashes written after the
+   * chain began); `deleted`: rows before it are missing; `checkpoint`: a
+   * purge checkpoint whose signature does not hold; `origin`: the record of
+   * when the chain began is missing (row 0).
+   */
+  readonly kind: 'changed' | 'inserted' | 'deleted' | 'checkpoint' | 'origin';
   /** One line for a person: which row, what. */
   readonly message: string;
 }
@@ -111,7 +136,7 @@ export interface AuditChainReport {
   readonly ok: boolean;
   /** Rows read. */
   readonly rows: number;
-  /** Rows written before the chain existed (no hash), not checked. */
+  /** Rows written before the chain existed (no hash, older than its origin), not checked. */
   readonly unchained: number;
   readonly findings: readonly AuditChainFinding[];
   /** The newest hash of every chain: record it elsewhere to detect rows deleted from the end. */
@@ -157,9 +182,11 @@ function checkpointSignature({ chainStarts, key }: { chainStarts: Readonly<Recor
  * `audit_id` order) and names the first row where each break shows: a row
  * changed after it was written, a row inserted by hand, rows deleted before
  * a row (outside a purge, whose checkpoint row records where the remaining
- * chain starts). With `key` (`ARBITER_AUDIT_KEY`), checkpoints must carry
- * its signature. After a finding the check goes on from the row's stored
- * hash, so one tampered row is reported once.
+ * chain starts), a row without hashes that is not older than the chain
+ * (`origin`: after its start, or more rows before it than it recorded).
+ * With `key` (`ARBITER_AUDIT_KEY`), checkpoints must carry its signature.
+ * After a finding the check goes on from the row's stored hash, so one
+ * tampered row is reported once.
  *
  * @example
  * const report = verifyAuditChain({ rows, purgeTool: auditPurgeTool, argumentsColumn, key });
@@ -171,9 +198,15 @@ export function verifyAuditChain({
   toolColumn,
   argumentsColumn,
   tenantColumn,
+  atColumn,
+  origin,
   key,
 }: {
   rows: readonly AuditChainRow[];
+  /** When the chain began; undefined when the store has no record of it (a finding: rows without hashes are then never accepted). */
+  origin: AuditChainOrigin | undefined;
+  /** The index of `at` in a row's values. */
+  atColumn: number;
   /** The tool name of purge rows, whose arguments carry a checkpoint. */
   purgeTool: string;
   toolColumn: number;
@@ -214,12 +247,36 @@ export function verifyAuditChain({
   /** Per chain: the stored hash of its newest row, and that row's own previous hash (to spot an inserted row). */
   const heads = new Map<string, { hash: string; previousHash: string | null; auditId: number }>();
   let unchained = 0;
+  if (origin === undefined) {
+    findings.push({
+      auditId: 0,
+      tenant: '',
+      kind: 'origin',
+      message:
+        'the record of when the chain began (audit_chain_origin) is missing: no row without hashes can be trusted',
+    });
+  }
+  const firstChained = rows.find((row) => row.chainHash !== null)?.auditId ?? Number.POSITIVE_INFINITY;
   for (const row of rows) {
     const tenant = auditChainKey(row.values[tenantColumn] as string | null);
     const head = heads.get(tenant);
     if (row.chainHash === null) {
-      if (head === undefined) unchained += 1;
-      else findings.push(finding(row, tenant, 'inserted', 'has no chain hash: inserted outside the audit log'));
+      const olderThanChain =
+        origin !== undefined &&
+        head === undefined &&
+        row.auditId < firstChained &&
+        row.auditId <= origin.lastRowId &&
+        Number(row.values[atColumn]) < origin.startedAt;
+      if (olderThanChain) unchained += 1;
+      else
+        findings.push(
+          finding(
+            row,
+            tenant,
+            'inserted',
+            'has no chain hash but was written after the chain began: inserted outside the audit log',
+          ),
+        );
       continue;
     }
     const consistent = row.chainHash === auditRowHash({ previousHash: row.previousHash, values: row.values });
@@ -246,6 +303,21 @@ export function verifyAuditChain({
       }
     }
     heads.set(tenant, { hash: row.chainHash, previousHash: row.previousHash, auditId: row.auditId });
+  }
+  if (origin !== undefined) {
+    const beforeOrigin = rows.filter((row) => row.auditId <= origin.lastRowId);
+    const newest = beforeOrigin[beforeOrigin.length - 1];
+    if (newest !== undefined && beforeOrigin.length > origin.rowsThen) {
+      const tenant = auditChainKey(newest.values[tenantColumn] as string | null);
+      findings.push(
+        finding(
+          newest,
+          tenant,
+          'inserted',
+          `ends ${beforeOrigin.length} rows from before the chain began where ${origin.rowsThen} were recorded when it began: rows were inserted among them`,
+        ),
+      );
+    }
   }
   findings.sort((left, right) => left.auditId - right.auditId);
   return {

@@ -1,4 +1,9 @@
-import { type AuditChainReport, type AuditChainRow, verifyAuditChain } from '../gate/audit-chain.js';
+import {
+  type AuditChainOrigin,
+  type AuditChainReport,
+  type AuditChainRow,
+  verifyAuditChain,
+} from '../gate/audit-chain.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
 import { auditPurgeTool } from '../gate/audit-retention.js';
 import type { SideEffect } from '../tools/tool-types.js';
@@ -60,6 +65,7 @@ const writtenColumnNames = auditWrittenColumns.split(',').map((column) => column
 /** Where the chain reads a row's tenant, tool and arguments among its values. */
 export const auditColumnIndex = {
   tenant: writtenColumnNames.indexOf('tenant_id'),
+  at: writtenColumnNames.indexOf('at'),
   tool: writtenColumnNames.indexOf('tool'),
   arguments: writtenColumnNames.indexOf('arguments'),
   /** In a row linked by `linkAuditRows`: its own hash, the last value. */
@@ -158,9 +164,12 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
  */
 export function verifyAuditRows({
   rows,
+  origin,
   key,
 }: {
   rows: readonly AuditRow[];
+  /** The row of `audit_chain_origin` (`auditChainOriginSql`); undefined when it is missing. */
+  origin: AuditChainOriginRow | undefined;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
   key?: string | undefined;
 }): AuditChainReport {
@@ -170,9 +179,35 @@ export function verifyAuditRows({
     toolColumn: auditColumnIndex.tool,
     argumentsColumn: auditColumnIndex.arguments,
     tenantColumn: auditColumnIndex.tenant,
+    atColumn: auditColumnIndex.at,
+    origin:
+      origin === undefined
+        ? undefined
+        : {
+            lastRowId: Number(origin.last_row_id),
+            rowsThen: Number(origin.rows_then),
+            startedAt: Number(origin.started_at),
+          },
     key,
   });
 }
+
+/** The one row of `audit_chain_origin` as both backends read it (PostgreSQL's bigint may come as a string). */
+export interface AuditChainOriginRow {
+  last_row_id: number | string;
+  rows_then: number | string;
+  started_at: number | string;
+}
+
+/**
+ * Reads when the chain began (both dialects).
+ *
+ * @example
+ * const origin = database.prepare(auditChainOriginSql).get() as AuditChainOriginRow | undefined;
+ */
+export const auditChainOriginSql = 'SELECT last_row_id, rows_then, started_at FROM audit_chain_origin';
+
+export type { AuditChainOrigin };
 
 /**
  * The SQL condition (both dialects) of the rows a purge below `cutoff` deletes: those older than it that come

@@ -96,8 +96,32 @@ describe('arbiter audit verify', () => {
     expect(result.stdout.slice(0, 4)).toEqual([
       'row 2 (tenant bank) was changed after it was written (its content does not match its hash)',
       'row 5 (tenant bank) follows rows that were deleted (its previous hash is unknown)',
-      'row 6 (tenant bank) has no chain hash: inserted outside the audit log',
+      'row 6 (tenant bank) has no chain hash but was written after the chain began: inserted outside the audit log',
       'audit log tampered: 3 findings in 5 rows',
+    ]);
+  });
+
+  it('exits 1 for rows without hashes forged after the chain began: a new tenant, no tenant, an id before the chain', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      audit.append(entry('call_1', Date.now()));
+      const forge = (id: string, tenant: string) =>
+        store.database.exec(`
+          INSERT INTO audit_log (${id === '' ? '' : 'audit_id, '}at, run_id, step, tool_call_id, tool, side_effect,
+            arguments_hash, arguments, decision, outcome, duration_ms, tenant_id)
+          VALUES (${id === '' ? '' : `${id}, `}1, 'run-x', 1, 'call_x', 'send_payment', 'irreversible', 'h', '{}',
+            'approved', 'ok', 0, ${tenant})`);
+      forge('', "'mallory-corp'");
+      forge('', 'NULL');
+      forge('-1', "'bank'");
+    });
+    const result = await verify();
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout.slice(0, 4)).toEqual([
+      'row -1 (tenant bank) ends 1 rows from before the chain began where 0 were recorded when it began: rows were inserted among them',
+      'row 2 (tenant mallory-corp) has no chain hash but was written after the chain began: inserted outside the audit log',
+      'row 3 (tenant -) has no chain hash but was written after the chain began: inserted outside the audit log',
+      'audit log tampered: 3 findings in 4 rows; 1 rows from before the chain not checked',
     ]);
   });
 

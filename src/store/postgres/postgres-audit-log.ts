@@ -17,10 +17,12 @@ import {
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
 import {
+  type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
   auditChainColumns,
+  auditChainOriginSql,
   auditColumnIndex,
   auditPurgePrefix,
   auditWrittenColumns,
@@ -57,6 +59,7 @@ const chainCut = namedStatement(
   `SELECT DISTINCT ON (coalesce(tenant_id, '')) coalesce(tenant_id, '') AS tenant, chain_hash FROM audit_log
    WHERE ${auditPurgePrefix('$1')} AND chain_hash IS NOT NULL ORDER BY coalesce(tenant_id, ''), audit_id DESC`,
 );
+const chainOrigin = namedStatement(auditChainOriginSql);
 const everyRow = namedStatement(`SELECT ${columns} FROM audit_log ORDER BY audit_id`);
 const purgeCutoff = namedStatement(
   `SELECT LEAST($1::bigint,
@@ -185,7 +188,18 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
    * const { ok, findings } = await audit.verifyChain();
    */
   async verifyChain({ key = this.#auditKey }: { key?: string | undefined } = {}): Promise<AuditChainReport> {
-    return verifyAuditRows({ rows: (await this.#database.query<AuditRow>(everyRow, [])).rows, key });
+    const rows = (await this.#database.query<AuditRow>(everyRow, [])).rows;
+    return verifyAuditRows({ rows, origin: await this.#origin(), key });
+  }
+
+  /** When the chain began; undefined when the record is gone (the table dropped or its row deleted). */
+  async #origin(): Promise<AuditChainOriginRow | undefined> {
+    try {
+      return (await this.#database.query<AuditChainOriginRow>(chainOrigin, [])).rows[0];
+    } catch (error) {
+      if ((error as { code?: unknown }).code === '42P01') return undefined;
+      throw error;
+    }
   }
 
   /**

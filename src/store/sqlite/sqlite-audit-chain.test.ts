@@ -8,21 +8,34 @@ import { migrations } from './migrations/index.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { migrate } from './sqlite-store.js';
 
-describeAuditChainContract('SqliteAuditLog', ({ auditKey }) => {
+describeAuditChainContract('SqliteAuditLog', ({ auditKey, beforeChain = false }) => {
   const database = new Database(':memory:');
-  migrate(database, migrations);
-  return {
+  // A release before the chain: every migration but the gate's from 20 on.
+  migrate(
+    database,
+    beforeChain ? migrations.filter((migration) => migration.version < 20 || migration.version >= 30) : migrations,
+  );
+  const backend = {
     audit: new SqliteAuditLog({ database, auditKey }),
-    sql: (text) => {
+    explicitId: '',
+    sql: (text: string) => {
       database.exec(text);
     },
     dropAppendOnlyTriggers: () => {
       database.exec('DROP TRIGGER audit_log_refuses_update; DROP TRIGGER audit_log_refuses_delete');
     },
+    dropOriginTriggers: () => {
+      database.exec('DROP TRIGGER audit_chain_origin_refuses_update; DROP TRIGGER audit_chain_origin_refuses_delete');
+    },
+    migrateToLatest: () => {
+      migrate(database, migrations);
+      backend.audit = new SqliteAuditLog({ database, auditKey });
+    },
     close: () => {
       database.close();
     },
   };
+  return backend;
 });
 
 describe('SqliteAuditLog hash chain with two connections on one file', () => {

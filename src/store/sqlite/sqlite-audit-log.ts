@@ -19,9 +19,11 @@ import {
 } from '../../gate/audit-retention.js';
 import { isStoreBusy, retryWhileBusy } from '../../util/retry-while-busy.js';
 import {
+  type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
+  auditChainOriginSql,
   auditPurgePrefix,
   toAuditRecord,
   toAuditRowValues,
@@ -157,8 +159,19 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
     this.#pending.flush();
     return verifyAuditRows({
       rows: this.#statement('SELECT * FROM audit_log ORDER BY audit_id').all() as AuditRow[],
+      origin: this.#origin(),
       key,
     });
+  }
+
+  /** When the chain began; undefined when the record is gone (the table dropped or its row deleted). */
+  #origin(): AuditChainOriginRow | undefined {
+    try {
+      return this.#statement(auditChainOriginSql).get() as AuditChainOriginRow | undefined;
+    } catch (error) {
+      if (error instanceof Error && /no such table/.test(error.message)) return undefined;
+      throw error;
+    }
   }
 
   /**

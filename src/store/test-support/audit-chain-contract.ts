@@ -37,7 +37,27 @@ export interface AuditChainBackend {
   sql(text: string): Awaitable<unknown>;
   /** Drops or disables the triggers that keep the log append-only (what an attacker owning the table can do). */
   dropAppendOnlyTriggers(): Awaitable<void>;
+  /** Drops or disables the triggers that keep `audit_chain_origin` unchanged. */
+  dropOriginTriggers(): Awaitable<void>;
+  /** What an INSERT naming `audit_id` needs between its column list and VALUES (PostgreSQL: `OVERRIDING SYSTEM VALUE`). */
+  readonly explicitId: string;
   close(): Awaitable<void>;
+}
+
+/** How a backend is opened for the contract. */
+export interface AuditChainBackendOptions {
+  auditKey?: string | undefined;
+  /**
+   * Opened on the schema of a release before the hash chain (every migration
+   * but the gate's from 20 on), so rows can be written as that release wrote
+   * them; `migrateToLatest` then upgrades it in place and opens the log anew.
+   */
+  beforeChain?: boolean;
+}
+
+/** A backend opened `beforeChain`, upgraded in place by `migrateToLatest`. */
+export interface UpgradableAuditChainBackend extends AuditChainBackend {
+  migrateToLatest(): Awaitable<void>;
 }
 
 /**
@@ -51,12 +71,12 @@ export interface AuditChainBackend {
  */
 export function describeAuditChainContract(
   name: string,
-  create: (options: { auditKey?: string | undefined }) => Awaitable<AuditChainBackend>,
+  create: (options: AuditChainBackendOptions) => Awaitable<UpgradableAuditChainBackend>,
 ): void {
   describe(`${name} (audit hash chain)`, () => {
     const withBackend = async (
-      work: (backend: AuditChainBackend) => Promise<void>,
-      options: { auditKey?: string | undefined } = {},
+      work: (backend: UpgradableAuditChainBackend) => Promise<void>,
+      options: AuditChainBackendOptions = {},
     ) => {
       const backend = await create(options);
       try {
@@ -182,5 +202,130 @@ export function describeAuditChainContract(
         await backend.audit.purge({ olderThanDays: 400, by: 'retention-job' });
         expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, unsignedCheckpoints: 1 });
       }));
+
+    describe('a row without a hash is a finding unless it is older than the chain', () => {
+      const forge = (
+        backend: AuditChainBackend,
+        {
+          tenant,
+          at = Date.now(),
+          auditId,
+          toolCallId = 'call_forged',
+        }: { tenant: string | null; at?: number; auditId?: number; toolCallId?: string },
+      ) =>
+        backend.sql(
+          `INSERT INTO audit_log (${auditId === undefined ? '' : 'audit_id, '}at, run_id, step, tool_call_id, tool,
+             side_effect, arguments_hash, arguments, decision, outcome, duration_ms, tenant_id) ${auditId === undefined ? '' : backend.explicitId}
+           VALUES (${auditId === undefined ? '' : `${auditId}, `}${at}, 'run-a', 2, '${toolCallId}', 'send_payment',
+             'irreversible', 'hash', '{}', 'approved', 'ok', 1, ${tenant === null ? 'NULL' : `'${tenant}'`})`,
+        );
+      const findingsOf = async (backend: AuditChainBackend) =>
+        (await backend.audit.verifyChain()).findings.map(({ auditId, kind }) => ({ auditId, kind }));
+
+      it('names an unchained row of a tenant whose chain has not started', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await forge(backend, { tenant: 'new-bank' });
+          const report = await backend.audit.verifyChain();
+          expect(report).toMatchObject({ ok: false, unchained: 0 });
+          expect(report.findings.map(({ auditId, kind, tenant }) => ({ auditId, kind, tenant }))).toEqual([
+            { auditId: 6, kind: 'inserted', tenant: 'new-bank' },
+          ]);
+          expect(report.findings[0]?.message).toBe(
+            'row 6 (tenant new-bank) has no chain hash but was written after the chain began: inserted outside the audit log',
+          );
+        }));
+
+      it('names an unchained row without a tenant when no call without a principal was audited yet', () =>
+        withBackend(async (backend) => {
+          await backend.audit.append(row('call_1'));
+          await forge(backend, { tenant: null });
+          expect(await findingsOf(backend)).toEqual([{ auditId: 2, kind: 'inserted' }]);
+        }));
+
+      it('names every row of a tenant whose chain was stripped of its hashes and rewritten', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql(
+            `UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL, approver = 'mallory' WHERE tenant_id = 'bank'`,
+          );
+          expect(await findingsOf(backend)).toEqual([
+            { auditId: 1, kind: 'inserted' },
+            { auditId: 3, kind: 'inserted' },
+            { auditId: 5, kind: 'inserted' },
+          ]);
+        }));
+
+      it('names the only chain of a log stripped of its hashes', () =>
+        withBackend(async (backend) => {
+          await backend.audit.append(row('call_1'));
+          await backend.audit.append(row('call_2'));
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql('UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL');
+          expect(await findingsOf(backend)).toEqual([
+            { auditId: 1, kind: 'inserted' },
+            { auditId: 2, kind: 'inserted' },
+          ]);
+        }));
+
+      it('names an unchained row whose id and time are placed before the chain began', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await forge(backend, { tenant: 'bank', auditId: 0, at: Date.now() - 500 * day });
+          const report = await backend.audit.verifyChain();
+          expect(report.ok).toBe(false);
+          expect(report.findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+            { auditId: 0, kind: 'inserted' },
+          ]);
+        }));
+
+      it('names a stripped row even after the record of when the chain began is moved', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await backend.dropAppendOnlyTriggers();
+          await backend.dropOriginTriggers();
+          await backend.sql('UPDATE audit_chain_origin SET last_row_id = 1000, rows_then = 1000');
+          await backend.sql(`UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL WHERE audit_id = 5`);
+          expect(await findingsOf(backend)).toEqual([{ auditId: 5, kind: 'inserted' }]);
+          await backend.sql('DELETE FROM audit_chain_origin');
+          expect(await findingsOf(backend)).toEqual([
+            { auditId: 0, kind: 'origin' },
+            { auditId: 5, kind: 'inserted' },
+          ]);
+        }));
+
+      it('refuses to change or delete the record of when the chain began', () =>
+        withBackend(async (backend) => {
+          await expect(async () => backend.sql('UPDATE audit_chain_origin SET last_row_id = 1000')).rejects.toThrow(
+            /audit_chain_origin cannot be changed/,
+          );
+          await expect(async () => backend.sql('DELETE FROM audit_chain_origin')).rejects.toThrow(
+            /audit_chain_origin cannot be changed/,
+          );
+        }));
+
+      it('leaves rows from before the chain unchecked, and names one slipped in among them', () =>
+        withBackend(
+          async (backend) => {
+            for (const [index, tenant] of ['bank', null, 'other-bank'].entries()) {
+              await forge(backend, { tenant, at: Date.now() - 1000 + index, toolCallId: `legacy_${index}` });
+            }
+            await backend.migrateToLatest();
+            await backend.audit.append(row('call_1'));
+            await backend.audit.append(row('call_2', { tenantId: 'new-bank' }));
+            expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, rows: 5, unchained: 3 });
+            await forge(backend, { tenant: 'bank', auditId: 0, at: Date.now() - 2000 });
+            const report = await backend.audit.verifyChain();
+            expect(report.findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+              { auditId: 3, kind: 'inserted' },
+            ]);
+            expect(report.findings[0]?.message).toBe(
+              'row 3 (tenant other-bank) ends 4 rows from before the chain began where 3 were recorded when it began: rows were inserted among them',
+            );
+          },
+          { beforeChain: true },
+        ));
+    });
   });
 }
