@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { auditAnchorCommand } from './audit-anchor.js';
 import { auditPurgeCommand } from './audit-purge.js';
 import { auditVerifyCommand } from './audit-verify.js';
 
@@ -53,7 +54,7 @@ describe('arbiter audit verify', () => {
       audit.append(entry('call_1', Date.now()));
       audit.append(entry('call_2', Date.now(), 'other-bank'));
     });
-    expect((await verify()).stdout[0]).toBe('audit log intact: 3 rows, 2 chains');
+    expect((await verify()).stdout[0]).toBe('audit log intact: 3 rows, 2 tenants, 2 chains');
     process.env.ARBITER_AUDIT_KEY = 'secret-1';
     try {
       const purged = await auditPurgeCommand({ args: ['--older-than', '400', '--data-dir', dataDirectory] });
@@ -63,11 +64,11 @@ describe('arbiter audit verify', () => {
     }
     const intact = await verify('secret-1');
     expect(intact.exitCode).toBe(0);
-    expect(intact.stdout[0]).toBe('audit log intact: 3 rows, 3 chains');
+    expect(intact.stdout[0]).toBe('audit log intact: 3 rows, 3 tenants, 3 chains');
     expect(intact.stdout.slice(1).every((line) => /^head (-|bank|other-bank) [0-9a-f]{64}$/.test(line))).toBe(true);
     const unkeyed = await verify();
     expect(unkeyed.stdout[0]).toBe(
-      'audit log intact: 3 rows, 3 chains; 1 purge checkpoint not signed (plain hash, no ARBITER_AUDIT_KEY)',
+      'audit log intact: 3 rows, 3 tenants, 3 chains; 1 purge checkpoint not signed (plain hash, no ARBITER_AUDIT_KEY)',
     );
     const wrongKey = await verify('another');
     expect(wrongKey.exitCode).toBe(1);
@@ -123,6 +124,42 @@ describe('arbiter audit verify', () => {
       'row 3 (tenant -) has no chain hash but was written after the chain began: inserted outside the audit log',
       'audit log tampered: 3 findings in 4 rows; 1 rows from before the chain not checked',
     ]);
+  });
+
+  it('exports a signed anchor, and with it names rows deleted from the end of a chain that verify alone passes', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      for (const id of ['call_1', 'call_2', 'call_3']) audit.append(entry(id, Date.now()));
+      audit.append(entry('call_4', Date.now(), 'other-bank'));
+    });
+    const anchorFile = join(dataDirectory, 'anchor.json');
+    expect((await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: undefined })).exitCode).toBe(2);
+    const written = await auditAnchorCommand({ args: ['--data-dir', dataDirectory, '--out', anchorFile], key: 'k-1' });
+    expect(written).toMatchObject({ exitCode: 0, stdout: [`anchor of 4 rows, 2 chains written to ${anchorFile}`] });
+    const anchored = (key: string) =>
+      auditVerifyCommand({ args: ['--data-dir', dataDirectory, '--anchor', anchorFile], key });
+    expect((await anchored('k-1')).stdout[0]).toBe(
+      'audit log intact: 4 rows, 2 tenants, 2 chains; 2 anchored heads checked',
+    );
+    withDatabase((store) => {
+      store.database.exec(`DROP TRIGGER audit_log_refuses_delete; DELETE FROM audit_log WHERE tool_call_id = 'call_3'`);
+    });
+    expect(await verify('k-1')).toMatchObject({ exitCode: 0 });
+    const truncated = await anchored('k-1');
+    expect(truncated.exitCode).toBe(1);
+    expect(truncated.stdout[0]).toMatch(
+      /^chain sqlite of tenant bank ends at row 2 \(seq 2\) where the anchor of .+ holds row 3 \(seq 3\): rows were deleted after the anchor$/,
+    );
+    expect(await anchored('another key')).toMatchObject({
+      exitCode: 2,
+      stderr: [`arbiter: ${anchorFile}: audit anchor is not signed with the configured ARBITER_AUDIT_KEY`],
+    });
+    // A changed row is a finding of its own: a log with findings gets no anchor.
+    withDatabase((store) => {
+      store.database.exec(`DROP TRIGGER audit_log_refuses_update; UPDATE audit_log SET approver = 'mallory'`);
+    });
+    const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: 'k-1' });
+    expect(refused.exitCode).toBe(1);
   });
 
   it('exits 2 without a store, and on an unknown option', async () => {

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { checkAuditAnchor } from '../../gate/audit-anchor.js';
+import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import type { CommandResult } from '../cli-output.js';
 
@@ -6,8 +9,10 @@ import { withDataStore } from './open-data-store.js';
 
 /** The usage text of `arbiter audit verify`, for the CLI's help. */
 export const auditVerifyUsage = `Usage:
-  arbiter audit verify [--json] [--data-dir DIR]
-      Checks purge checkpoints against ARBITER_AUDIT_KEY when it is set.`;
+  arbiter audit verify [--anchor FILE] [--json] [--data-dir DIR]
+      Checks purge checkpoints against ARBITER_AUDIT_KEY when it is set; with --anchor (an
+      \`arbiter audit anchor\` file, signed with ARBITER_AUDIT_KEY), also names rows deleted or
+      rewritten after it.`;
 
 /**
  * `arbiter audit verify [--json]`: recomputes the audit log's hash chain
@@ -31,20 +36,33 @@ export async function auditVerifyCommand({
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`). */
   key?: string | undefined;
 }): Promise<CommandResult> {
-  let values: { 'data-dir': string; json: boolean };
+  let values: { 'data-dir': string; json: boolean; anchor: string | undefined };
   try {
     values = parseArgs({
       args: [...args],
-      options: { 'data-dir': { type: 'string', default: '.arbiter' }, json: { type: 'boolean', default: false } },
-    }).values as { 'data-dir': string; json: boolean };
+      options: {
+        'data-dir': { type: 'string', default: '.arbiter' },
+        json: { type: 'boolean', default: false },
+        anchor: { type: 'string' },
+      },
+    }).values as { 'data-dir': string; json: boolean; anchor: string | undefined };
   } catch (error) {
     return { exitCode: 2, stdout: [], stderr: [`arbiter: ${(error as Error).message}`, auditVerifyUsage] };
+  }
+  let anchored: readonly AnchoredChain[] | undefined;
+  if (values.anchor !== undefined) {
+    const read = readAnchor({ file: values.anchor, key });
+    if (!read.ok) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${read.reason}`] };
+    anchored = read.chains;
   }
   return withDataStore({
     dataDirectory: values['data-dir'],
     work: (store, path): CommandResult => {
       if (store === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: no arbiter store at ${path}`] };
-      const report = new SqliteAuditLog({ database: store.database }).verifyChain({ key });
+      const report = new SqliteAuditLog({ database: store.database }).verifyChain({
+        key,
+        ...(anchored === undefined ? {} : { anchored }),
+      });
       const heads = [...report.heads].map(([tenant, hash]) => ({ tenant, hash }));
       if (values.json) {
         return {
@@ -58,9 +76,11 @@ export async function auditVerifyCommand({
           ? ''
           : `; ${report.unsignedCheckpoints} purge checkpoint${report.unsignedCheckpoints === 1 ? '' : 's'} not signed (plain hash${key === undefined || key === '' ? ', no ARBITER_AUDIT_KEY' : ''})`;
       const unchained = report.unchained === 0 ? '' : `; ${report.unchained} rows from before the chain not checked`;
+      const anchor =
+        anchored === undefined ? '' : `; ${anchored.length} anchored head${anchored.length === 1 ? '' : 's'} checked`;
       const summary = report.ok
-        ? `audit log intact: ${report.rows} rows, ${heads.length} chain${heads.length === 1 ? '' : 's'}${unchained}${checkpoints}`
-        : `audit log tampered: ${report.findings.length} finding${report.findings.length === 1 ? '' : 's'} in ${report.rows} rows${unchained}${checkpoints}`;
+        ? `audit log intact: ${report.rows} rows, ${heads.length} tenant${heads.length === 1 ? '' : 's'}, ${report.chains.length} chain${report.chains.length === 1 ? '' : 's'}${unchained}${checkpoints}${anchor}`
+        : `audit log tampered: ${report.findings.length} finding${report.findings.length === 1 ? '' : 's'} in ${report.rows} rows${unchained}${checkpoints}${anchor}`;
       return {
         exitCode: report.ok ? 0 : 1,
         stdout: [
@@ -72,4 +92,23 @@ export async function auditVerifyCommand({
       };
     },
   });
+}
+
+function readAnchor({
+  file,
+  key,
+}: {
+  file: string;
+  key: string | undefined;
+}): { ok: true; chains: readonly AnchoredChain[] } | { ok: false; reason: string } {
+  if (key === undefined || key === '')
+    return { ok: false, reason: 'set ARBITER_AUDIT_KEY: an anchor is checked with it' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return { ok: false, reason: `cannot read the anchor ${file}: ${(error as Error).message}` };
+  }
+  const checked = checkAuditAnchor({ anchor: parsed, key });
+  return checked.ok ? { ok: true, chains: checked.chains } : { ok: false, reason: `${file}: ${checked.reason}` };
 }

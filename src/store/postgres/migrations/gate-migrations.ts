@@ -176,6 +176,18 @@ export const gatePostgresMigrations: readonly Migration[] = [
     `,
   },
   {
+    version: 27,
+    name: 'audit_chain_writers',
+    // The chain's second format (src/gate/audit-record-hash.ts): a chain per writer (one PostgresAuditLog on one node)
+    // and tenant, each row its writer and its place in that chain, hashed as a named, versioned record. A writer
+    // keeps its chains' heads in memory, so an append takes no lock and reads nothing: appends of one tenant on
+    // different nodes never wait for each other. Rows of the first format keep both null and verify as before.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN chain_writer text;
+      ALTER TABLE audit_log ADD COLUMN chain_seq bigint;
+    `,
+  },
+  {
     version: 28,
     name: 'audit_hash_chain',
     // Each row carries the hash of the previous row of its tenant's chain and its own (src/gate/audit-chain.ts).

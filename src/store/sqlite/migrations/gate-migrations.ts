@@ -326,6 +326,17 @@ export const gateMigrations: readonly Migration[] = [
     `,
   },
   {
+    version: 27,
+    name: 'audit_chain_writers',
+    // The chain's second format (src/gate/audit-record-hash.ts): a chain per writer and tenant, each row its writer
+    // and its place in that chain, hashed as a named, versioned record. A SQLite file is one writer ('sqlite').
+    // Rows of the first format keep both null and verify as before.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN chain_writer TEXT;
+      ALTER TABLE audit_log ADD COLUMN chain_seq INTEGER;
+    `,
+  },
+  {
     version: 28,
     name: 'audit_hash_chain',
     // Each row carries the hash of the previous row of its tenant's chain and its own (src/gate/audit-chain.ts),
