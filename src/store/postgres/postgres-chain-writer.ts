@@ -15,6 +15,8 @@ const appendedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
 const width = appendedColumns.split(',').length;
 /** Rows one INSERT writes at most: 64 × 23 values, far below PostgreSQL's 65,535 parameters. */
 const rowsPerInsert = 64;
+/** Chains a writer keeps of one tenant at most, each with its INSERT in flight beside the others'. */
+const defaultChainsPerTenant = 4;
 
 /** The INSERT of `rows` linked rows, one statement shape per count. */
 export function insertLinkedRows(rows: number) {
@@ -38,12 +40,14 @@ type Waiting =
   | { readonly kind: 'work'; readonly run: (lane: Lane) => Promise<void> };
 
 /**
- * The chains one `PostgresAuditLog` writes: one per tenant, under a writer
- * id of its own (random), so no other node ever writes them and an append
- * needs no lock and no read, only its INSERT. Appends of one tenant on this
- * node take turns (a chain is a sequence), and those that arrive while one
- * is being written go together in the next INSERT; appends of other
- * tenants, and of the same tenant on other nodes, go on beside them. An
+ * The chains one `PostgresAuditLog` writes: a few per tenant (up to
+ * `chainsPerTenant`), each under a writer id of its own (random), so no
+ * other node ever writes them and an append needs no lock and no read, only
+ * its INSERT. An append goes to a chain of its tenant with no INSERT in
+ * flight, or a new one, or else the one with the fewest rows waiting; rows
+ * that arrive while a chain's INSERT is in flight go together in its next
+ * one (a chain is a sequence). Appends of other tenants, and of the same
+ * tenant on other nodes, go on beside them. An
  * INSERT that fails (its outcome possibly unknown) ends the lane's chain:
  * the next row starts a new chain under a new writer id, so a row that did
  * commit is never followed by a second row in its place.
@@ -54,12 +58,23 @@ type Waiting =
  */
 export class PostgresChainWriter {
   readonly #database: PostgresDatabase;
-  readonly #lanes = new Map<string, Lane>();
+  readonly #lanes = new Map<string, Lane[]>();
   readonly #newWriter: () => string;
+  readonly #chainsPerTenant: number;
 
-  constructor({ database, newWriter = randomUUID }: { database: PostgresDatabase; newWriter?: () => string }) {
+  constructor({
+    database,
+    newWriter = randomUUID,
+    chainsPerTenant = defaultChainsPerTenant,
+  }: {
+    database: PostgresDatabase;
+    newWriter?: () => string;
+    /** Chains of one tenant this writer keeps at most. Default 4. */
+    chainsPerTenant?: number;
+  }) {
     this.#database = database;
     this.#newWriter = newWriter;
+    this.#chainsPerTenant = Math.max(1, chainsPerTenant);
   }
 
   /** Writes one row onto its tenant's chain; settles once it is committed (alone or with the rows beside it). */
@@ -113,12 +128,19 @@ export class PostgresChainWriter {
   }
 
   #lane(tenant: string): Lane {
-    let lane = this.#lanes.get(tenant);
-    if (lane === undefined) {
-      lane = { writer: this.#newWriter(), head: null, waiting: [], running: false };
-      this.#lanes.set(tenant, lane);
+    let lanes = this.#lanes.get(tenant);
+    if (lanes === undefined) {
+      lanes = [];
+      this.#lanes.set(tenant, lanes);
     }
-    return lane;
+    const idle = lanes.find((lane) => !lane.running);
+    if (idle !== undefined) return idle;
+    if (lanes.length < this.#chainsPerTenant) {
+      const lane: Lane = { writer: this.#newWriter(), head: null, waiting: [], running: false };
+      lanes.push(lane);
+      return lane;
+    }
+    return lanes.reduce((shortest, lane) => (lane.waiting.length < shortest.waiting.length ? lane : shortest));
   }
 
   #restart(lane: Lane): void {
