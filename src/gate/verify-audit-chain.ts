@@ -270,7 +270,7 @@ function checkAnchored({
         auditId: head?.auditId ?? 0,
         tenant: chain.tenant,
         kind: 'truncated',
-        message: `${label} differs from the anchor of ${when} at row ${chain.auditId}: rewritten after the anchor`,
+        message: `${label} differs from the anchor of ${when} at row ${chain.auditId}: rewritten since the anchor was taken`,
       },
     ];
   }

@@ -15,18 +15,19 @@ export const auditVerifyUsage = `Usage:
       rewritten after it.`;
 
 /**
- * `arbiter audit verify [--json]`: recomputes the audit log's hash chain
- * (one per tenant) and prints one line per finding, naming the first row
- * where each break shows: changed, inserted or deleted outside a purge (see
- * `verifyAuditChain`). With ARBITER_AUDIT_KEY set (`key`), purge
- * checkpoints must be signed with it; without, they are taken as plain
- * hashes and the summary says how many were unsigned. Then a summary line,
- * and each chain's head (record it elsewhere: rows deleted from the end of a
- * chain show only against it). Exit 0 intact, 1 findings, 2 bad usage or no
- * store.
+ * `arbiter audit verify [--anchor FILE] [--json]`: recomputes the audit
+ * log's hash chains (both formats) and prints one line per finding, naming
+ * the first row where each break shows: changed, inserted or deleted outside
+ * a purge, a row without hashes written after the chain began (see
+ * `verifyAuditChain`), and with an anchor (`arbiter audit anchor`, checked
+ * with `key`) a chain cut short or rewritten after it. With
+ * ARBITER_AUDIT_KEY set (`key`), purge checkpoints must be signed with it;
+ * without, they are taken as plain hashes and the summary says how many were
+ * unsigned. Then a summary line, and per tenant a seal over its chains'
+ * heads. Exit 0 intact, 1 findings, 2 bad usage, a bad anchor or no store.
  *
  * @example
- * const result = await auditVerifyCommand({ args: ['--data-dir', '.arbiter'], key: process.env.ARBITER_AUDIT_KEY });
+ * const result = await auditVerifyCommand({ args: ['--data-dir', '.arbiter', '--anchor', 'anchor.json'], key: process.env.ARBITER_AUDIT_KEY });
  */
 export async function auditVerifyCommand({
   args,

@@ -438,6 +438,19 @@ export function describeAuditChainContract(
           expect(report.findings[0]?.message).toMatch(
             /^chain \S+ of tenant bank ends at row 3 \(seq 2\) where the anchor of \S+ holds row 5 \(seq 3\): rows were deleted after the anchor$/,
           );
+          // Rewritten from the anchored row on, every hash recomputed: the chain holds, the anchor does not.
+          await backend.sql(`UPDATE audit_log SET chain_hash = 'rewritten' WHERE tool_call_id = 'call_4'`);
+          expect(
+            (await backend.audit.verifyChain({ anchored: checked.chains })).findings.map(({ auditId, kind }) => ({
+              auditId,
+              kind,
+            })),
+          ).toEqual([
+            { auditId: 3, kind: 'truncated' },
+            { auditId: 4, kind: 'changed' },
+            { auditId: 4, kind: 'truncated' },
+          ]);
+          await backend.sql(`DELETE FROM audit_log WHERE tool_call_id = 'call_4'`);
           await backend.sql(`DELETE FROM audit_log WHERE tenant_id = 'other-bank'`);
           expect(
             (await backend.audit.verifyChain({ anchored: checked.chains })).findings.map(({ kind, tenant }) => ({
@@ -446,6 +459,7 @@ export function describeAuditChainContract(
             })),
           ).toEqual([
             { kind: 'truncated', tenant: 'other-bank' },
+            { kind: 'truncated', tenant: '' },
             { kind: 'truncated', tenant: 'bank' },
           ]);
         }));
