@@ -20,7 +20,9 @@ import { arbiterDurablePath } from './agent-paths.js';
 import { type BenchResult, formatVerdict, isMainModule, target } from './measure.js';
 import { measurePaired, type PairedMeasurement } from './measure-paired.js';
 
-const unchained: readonly Migration[] = allMigrations.filter((migration) => migration.name !== 'audit_hash_chain');
+const unchained: readonly Migration[] = allMigrations.filter(
+  (migration) => migration.name !== 'audit_hash_chain' && migration.name !== 'audit_chain_writers',
+);
 const steps = 20;
 
 const percent = (fraction: number) => `${(fraction * 100).toFixed(1)}%`;

@@ -197,6 +197,66 @@ export async function runClusterBench(): Promise<BenchResult> {
   }
 }
 
+/**
+ * `npm run bench -- cluster-tenants`: the audit chain's cost of one tenant
+ * across nodes. Three nodes serve the same 300 runs (each with one audited
+ * call), once all of one tenant and once spread over three tenants,
+ * alternated, three rounds each; the medians are compared. Before the
+ * chain's second format every append of a tenant took that tenant's
+ * advisory lock, so one tenant's audited calls were written one at a time
+ * across all nodes; now each node writes its own chain of the tenant.
+ * Target: one tenant >= 0.9 × three tenants.
+ */
+export async function runClusterTenantsBench(): Promise<BenchResult> {
+  const binaries = findPostgresBinaries();
+  if (binaries === undefined) {
+    return {
+      lines: ['cluster-tenants: skipped, PostgreSQL server binaries not found (set ARBITER_POSTGRES_BINDIR)'],
+      ratios: {},
+    };
+  }
+  const cluster = await startPostgresCluster({ binaries });
+  try {
+    const ones: Round[] = [];
+    const threes: Round[] = [];
+    // Alternated, and which goes first alternates too: on a loaded machine the second of a pair may fare better.
+    for (let index = 0; index < rounds; index += 1) {
+      if (index % 2 === 0) ones.push(await round(cluster, 3, index, 1));
+      threes.push(await round(cluster, 3, index, 3));
+      if (index % 2 === 1) ones.push(await round(cluster, 3, index, 1));
+    }
+    const one = medianRound(ones);
+    const three = medianRound(threes);
+    const ratio = one.runsPerSecond / three.runsPerSecond;
+    const verdict: Target = target({
+      id: 'cluster_one_tenant_vs_three',
+      description: `runs/s on 3 nodes, all of one tenant / spread over 3 tenants (${sessions} runs, one audited call each)`,
+      value: ratio,
+      comparison: '>=',
+      limit: 0.9,
+    });
+    const describe = (name: string, result: Round) =>
+      `  ${name}: ${result.runsPerSecond.toFixed(1)} runs/s (${result.completed}/${sessions} completed in ` +
+      `${result.seconds.toFixed(2)} s); top waits: ${result.activity.waits.join('; ') || 'none'}`;
+    return {
+      lines: [
+        `cluster-tenants: 3 nodes, ${sessions} sessions × 1 message, scripted model ${modelLatencyMs} ms a call; median of ` +
+          `${rounds} rounds (runs/s one tenant ${ones.map((entry) => entry.runsPerSecond.toFixed(1)).join(', ')}; ` +
+          `three tenants ${threes.map((entry) => entry.runsPerSecond.toFixed(1)).join(', ')})`,
+        describe('1 tenant ', one),
+        describe('3 tenants', three),
+        `  1 tenant / 3 tenants: ${ratio.toFixed(2)} (target >= 0.90) ${verdict.met ? 'MET' : 'MISSED'}`,
+        ...[...one.failures, ...three.failures].slice(0, 3).map((failure) => `    failure: ${failure}`),
+      ],
+      ratios: { 'cluster.one_tenant_vs_three': ratio },
+      targets: [verdict],
+      figures: { ones, threes },
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
 /** The nodes' CPU seconds per completed run of a round. */
 function nodeCpuPerRun(result: Round): number {
   return result.cpu.nodes.reduce((sum, value) => sum + value, 0) / Math.max(1, result.completed);
@@ -258,7 +318,11 @@ function medianRound(results: readonly Round[]): Round {
 }
 
 /** A fresh database `name` on the cluster, and a directory with the nodes' tokens, tools and script. */
-async function prepareRound(cluster: PostgresCluster, name: string): Promise<{ storeUrl: string; directory: string }> {
+async function prepareRound(
+  cluster: PostgresCluster,
+  name: string,
+  tenants = 1,
+): Promise<{ storeUrl: string; directory: string }> {
   const admin = new pg.Client({ connectionString: cluster.connectionString });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
@@ -270,7 +334,7 @@ async function prepareRound(cluster: PostgresCluster, name: string): Promise<{ s
     JSON.stringify({
       tokens: Array.from({ length: sessions }, (_, user) => ({
         token: tokenOf(user),
-        tenantId: 'bench',
+        tenantId: tenants === 1 ? 'bench' : `bench-${user % tenants}`,
         userId: `U${user}`,
         roles: ['customer'],
       })),
@@ -308,9 +372,9 @@ async function prepareRound(cluster: PostgresCluster, name: string): Promise<{ s
   return { storeUrl, directory };
 }
 
-async function round(cluster: PostgresCluster, nodeCount: number, index: number): Promise<Round> {
-  const name = `bench_nodes_${nodeCount}_${index}`;
-  const { storeUrl, directory } = await prepareRound(cluster, name);
+async function round(cluster: PostgresCluster, nodeCount: number, index: number, tenants = 1): Promise<Round> {
+  const name = `bench_nodes_${nodeCount}_${index}${tenants === 1 ? '' : `_tenants_${tenants}`}`;
+  const { storeUrl, directory } = await prepareRound(cluster, name, tenants);
   const nodes: BenchNode[] = [];
   try {
     // Started one after another: the first creates the schema and the shop's database.

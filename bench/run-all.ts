@@ -16,7 +16,7 @@ import { runAgUiBench } from './ag-ui-bench.js';
 import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runAiSdkToolsBench } from './ai-sdk-tools-bench.js';
 import { runAuditChainBench } from './audit-chain-bench.js';
-import { runClusterBench } from './cluster-bench.js';
+import { runClusterBench, runClusterTenantsBench } from './cluster-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
@@ -39,6 +39,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['audit-chain', runAuditChainBench],
   ['sse', runSseBench],
   ['cluster', runClusterBench],
+  ['cluster-tenants', runClusterTenantsBench],
   ['routing', runRoutingBench],
   ['ui-stream', runUiStreamBench],
   ['mcp', runMcpBench],

@@ -38,6 +38,14 @@ export const storeUsage = `      --data-dir DIR  the SQLite store DIR/arbiter.db
       --store URL     a PostgreSQL store (postgres://user:password@host:5432/database; also ARBITER_STORE_URL),
                       the same database arbiter serve --store uses`;
 
+/** The usage text of `arbiter audit anchor`, for the CLI's help. */
+export const auditAnchorUsage = `Usage:
+  arbiter audit anchor [--out FILE] [--data-dir DIR | --store URL]
+      Verify the audit log and print (or write to FILE) an anchor: the head of every hash chain, signed
+      with ARBITER_AUDIT_KEY (HMAC-SHA256; required). Keep it outside the database; later,
+      \`arbiter audit verify --anchor FILE\` names rows deleted or rewritten after it.
+      Exit 0 written, 1 the log is tampered (no anchor written), 2 no key, no store or bad usage.`;
+
 /** The usage text of `arbiter audit purge`, for the CLI's help. */
 export const auditPurgeUsage = `Usage:
   arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]
@@ -127,9 +135,11 @@ export const commandUsages: Readonly<Record<string, string>> = {
 arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]
     Delete (after archiving to FILE as JSON lines) audit rows older than DAYS; the purge is audited.
     DAYS is at least ARBITER_AUDIT_RETENTION_DAYS (default 400, never below 30).
-arbiter audit verify [--json] [--data-dir DIR | --store URL]
+arbiter audit verify [--anchor FILE] [--json] [--data-dir DIR | --store URL]
     Recompute the audit hash chains; one line per row changed, inserted or deleted. Exit 0 intact, 1 tampered.
-    Purge checkpoints are checked against ARBITER_AUDIT_KEY when set.`,
+    Purge checkpoints are checked against ARBITER_AUDIT_KEY when set; --anchor also names rows deleted after it.
+arbiter audit anchor [--out FILE] [--data-dir DIR | --store URL]
+    The signed heads of every audit chain (ARBITER_AUDIT_KEY), to keep outside the database.`,
   events: `arbiter events prune --older-than DAYS [--data-dir DIR | --store URL]
     Delete the logged events of runs that finished more than DAYS ago.`,
   undo: `arbiter undo CALL_ID [--run RUN_ID] [--by NAME] [--tools MODULE] [--data-dir DIR | --store URL]
@@ -165,11 +175,14 @@ arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--be
 /** The commands and subcommands whose usage says more than their line in `arbiter help`. */
 const detailedUsages: Readonly<Record<string, string>> = {
   'audit purge': auditPurgeUsage,
+  'audit anchor': auditAnchorUsage,
   'audit verify': `Usage:
-  arbiter audit verify [--json] [--data-dir DIR | --store URL]
-      Recompute each tenant's audit hash chain from the stored rows and name every row that was changed,
-      inserted or deleted by hand, and every purge checkpoint whose signature does not hold.
-      Exit 0 intact, 1 tampered, 2 no store or bad usage. Purge checkpoints are signed with
+  arbiter audit verify [--anchor FILE] [--json] [--data-dir DIR | --store URL]
+      Recompute every audit hash chain from the stored rows and name every row that was changed,
+      inserted or deleted by hand, every row without hashes written after the chain began, and every
+      purge checkpoint whose signature does not hold. Rows deleted from the end of a chain show only
+      against an anchor (--anchor FILE, from \`arbiter audit anchor\`, checked with ARBITER_AUDIT_KEY).
+      Exit 0 intact, 1 tampered, 2 no store, bad anchor or bad usage. Purge checkpoints are signed with
       ARBITER_AUDIT_KEY (HMAC) when it is set, and checked against it.
 ${storeUsage}`,
   serve: `Usage:\n${serveUsage}`,

@@ -131,6 +131,10 @@ const commands: Record<string, Command> = {
       const { auditVerifyCommand } = await import('./commands/audit-verify.js');
       return print(await auditVerifyCommand({ args: args.slice(1), key: process.env['ARBITER_AUDIT_KEY'] }));
     }
+    if (args[0] === 'anchor') {
+      const { auditAnchorCommand } = await import('./commands/audit-anchor.js');
+      return print(await auditAnchorCommand({ args: args.slice(1), key: process.env['ARBITER_AUDIT_KEY'] }));
+    }
     if (args[0] === 'purge') {
       const { auditPurgeCommand } = await import('./commands/audit-purge.js');
       const retention = process.env['ARBITER_AUDIT_RETENTION_DAYS'];

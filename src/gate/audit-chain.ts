@@ -1,17 +1,22 @@
-import { createHmac } from 'node:crypto';
 import { canonicalJson } from '../util/canonical-json.js';
 import { sha256Hex } from '../util/sha256.js';
+import type { AuditChainRecord } from './audit-record-hash.js';
 
 /**
- * The audit log as a hash chain, one chain per tenant: every row stores the
- * hash of the previous row of its tenant (`previous_hash`, null for the
- * first) and its own hash (`chain_hash`) over that previous hash and the
- * canonical JSON of everything the row records (`auditWrittenColumns`, in
- * order: proposal, validation, decision and rule, approver, idempotency
- * replay, outcome). A row changed, deleted or slipped in by SQL breaks the
- * chain at that row, and `verifyAuditChain` names it. Deleting the newest
- * rows of a chain cannot be seen from the chain alone: compare the heads
- * `verifyAuditChain` returns with ones recorded elsewhere.
+ * The audit log as hash chains. Since the second format
+ * (`audit-record-hash.ts`) every writer (one `AuditLog` on one node; a
+ * SQLite file is one writer) keeps a chain per tenant: each row stores its
+ * writer, its place in that chain (`chain_seq`), the hash of the row before
+ * it and its own hash over a named, versioned record of what it says, so
+ * writers on different nodes never wait for each other and the table's
+ * column order means nothing. Rows of the first format (one chain per
+ * tenant, a hash over positional values) still verify. A row changed,
+ * deleted or slipped in by SQL breaks its chain at that row, and
+ * `verifyAuditChain` names it. A row without hashes is accepted only when it
+ * is older than the chain (`AuditChainOrigin`, recorded by the migration
+ * that started it). Deleting the newest rows of a chain cannot be seen from
+ * the chain alone: an anchor (`audit-anchor.ts`), exported and kept
+ * elsewhere, names them.
  */
 
 /**
@@ -25,8 +30,10 @@ export function auditChainKey(tenantId: string | null | undefined): string {
 }
 
 /**
- * The hash of one audit row: sha256 over the previous row's hash of the same
- * chain (empty for the first) and the canonical JSON of the row's values.
+ * The hash of one audit row of the first format (rows written before the
+ * second, which still verify): sha256 over the previous row's hash of the
+ * same chain (empty for the first) and the canonical JSON of the row's
+ * values, positional.
  *
  * @example
  * const hash = auditRowHash({ previousHash: null, values: toAuditRowValues(entry) });
@@ -43,8 +50,8 @@ export function auditRowHash({
 }
 
 /**
- * How many values every chained row hashes whatever they hold: the
- * columns the audit had when the chain began. A column added since (the
+ * How many values every row of the first format hashes whatever they hold:
+ * the columns the audit had when that chain began. A column added since (the
  * tool's definition fingerprint) comes after them and counts only when
  * set, so rows written before it existed still verify, and a value
  * written into it later breaks the row's hash.
@@ -57,53 +64,64 @@ function hashedValues(values: readonly (string | number | null)[]): readonly (st
   return end === values.length ? values : values.slice(0, end);
 }
 
-/**
- * Appends `previous_hash` and `chain_hash` to each row (values in the order
- * of `auditWrittenColumns`), oldest first, reading and advancing the heads
- * of the chains in `heads` (tenant → hash of its newest row). `headOf` is
- * asked for a chain `heads` does not know yet.
- *
- * @example
- * const linked = linkAuditRows({ rows, tenantColumn, heads, headOf: (tenant) => readHead(tenant) });
- */
-export function linkAuditRows({
-  rows,
-  tenantColumn,
-  heads,
-  headOf,
-}: {
-  rows: readonly (string | number | null)[][];
-  /** The index of `tenant_id` in a row's values. */
-  tenantColumn: number;
-  heads: Map<string, string | null>;
-  headOf: (tenant: string) => string | null;
-}): (string | number | null)[][] {
-  return rows.map((values) => {
-    const tenant = auditChainKey(values[tenantColumn] as string | null);
-    const previousHash = heads.has(tenant) ? (heads.get(tenant) ?? null) : headOf(tenant);
-    const chainHash = auditRowHash({ previousHash, values });
-    heads.set(tenant, chainHash);
-    return [...values, previousHash, chainHash];
-  });
-}
-
 /** A stored audit row as the chain sees it. */
 export interface AuditChainRow {
   readonly auditId: number;
-  /** The row's values in the order of `auditWrittenColumns`. */
+  /** The row's values in the order of `auditWrittenColumns`: what a row of the first format hashed. */
   readonly values: readonly (string | number | null)[];
+  /** The same values by name (`at`, `tool`, `arguments`, `tenantId`, …): what a row of the second format hashes. */
+  readonly record: AuditChainRecord;
+  /** The writer whose chain the row extends; null for a row of the first format (or without hashes). */
+  readonly writer: string | null;
+  /** The row's place in its writer's chain; null for a row of the first format. */
+  readonly seq: number | null;
   readonly previousHash: string | null;
   readonly chainHash: string | null;
+}
+
+/**
+ * When the chain began, as the store recorded it (`audit_chain_origin`, written
+ * by the migration that started it and never changed): a row without hashes is
+ * older than the chain only at or below `lastRowId`, older than `startedAt`,
+ * and before the log's first chained row; and the rows at or below
+ * `lastRowId` may only have become fewer (a purge) since.
+ */
+export interface AuditChainOrigin {
+  /** The newest `audit_id` when the chain began (0 for a log created with it). */
+  readonly lastRowId: number;
+  /** How many rows the log had then. */
+  readonly rowsThen: number;
+  /** The database's clock then, in milliseconds since the epoch. */
+  readonly startedAt: number;
 }
 
 /** What `verifyAuditChain` found wrong, naming the first row where it shows. */
 export interface AuditChainFinding {
   readonly auditId: number;
   readonly tenant: string;
-  /** `changed`: the row's content is not what was hashed; `inserted`: the row was not written by the log; `deleted`: rows before it are missing; `checkpoint`: a purge checkpoint whose signature does not hold. */
-  readonly kind: 'changed' | 'inserted' | 'deleted' | 'checkpoint';
+  /**
+   * `changed`: the row's content is not what was hashed; `inserted`: the row
+   * was not written by the log (also a row without hashes written after the
+   * chain began); `deleted`: rows before it are missing; `checkpoint`: a
+   * purge checkpoint whose signature does not hold; `origin`: the record of
+   * when the chain began is missing (row 0); `truncated`: a chain ends before
+   * the head an anchor recorded, or differs from it (the chain's newest row,
+   * 0 when none is left).
+   */
+  readonly kind: 'changed' | 'inserted' | 'deleted' | 'checkpoint' | 'origin' | 'truncated';
   /** One line for a person: which row, what. */
   readonly message: string;
+}
+
+/** The newest row of one chain, as `verifyAuditChain` found it. */
+export interface AuditChainEnd {
+  readonly tenant: string;
+  /** The chain's writer; null for a tenant's chain of the first format. */
+  readonly writer: string | null;
+  /** The row's place in its chain; null for the first format. */
+  readonly seq: number | null;
+  readonly auditId: number;
+  readonly hash: string;
 }
 
 /** The outcome of `verifyAuditChain`. */
@@ -111,171 +129,33 @@ export interface AuditChainReport {
   readonly ok: boolean;
   /** Rows read. */
   readonly rows: number;
-  /** Rows written before the chain existed (no hash), not checked. */
+  /** Rows written before the chain existed (no hash, older than its origin), not checked. */
   readonly unchained: number;
   readonly findings: readonly AuditChainFinding[];
-  /** The newest hash of every chain: record it elsewhere to detect rows deleted from the end. */
+  /**
+   * Per tenant, one hash sealing the heads of all its chains
+   * (`sealAuditChains`): it changes with every row appended to any of them.
+   * An anchor (`auditAnchor`) records every chain's head, signed.
+   */
   readonly heads: ReadonlyMap<string, string>;
+  /** The newest row of every chain. */
+  readonly chains: readonly AuditChainEnd[];
   /** Purge checkpoints whose signature could not be checked (unsigned, or no key configured). */
   readonly unsignedCheckpoints: number;
 }
 
-/** A purge's record of where the remaining chains start, as stored in the purge row's arguments. */
-export interface AuditCheckpoint {
-  /** Tenant → the hash of the newest row the purge deleted from its chain. */
-  readonly chain_starts: Readonly<Record<string, string>>;
-  /** HMAC-SHA256 (hex) of the canonical JSON of `chain_starts` with `ARBITER_AUDIT_KEY`; null when no key was configured (then only the purge row's own hash protects it). */
-  readonly signature: string | null;
-}
-
 /**
- * The checkpoint a purge records: where each chain it cut now starts,
- * signed with `key` when one is configured.
+ * One hash over the heads of a tenant's chains: sha256 of the canonical JSON
+ * of `['arbiter-audit-seal-v2', { tenant, chains }]`, the chains ordered by
+ * writer (the first format's chain, writer null, first).
  *
  * @example
- * const checkpoint = auditCheckpoint({ chainStarts: { acme: 'ab12…' }, key: process.env.ARBITER_AUDIT_KEY });
+ * const seal = sealAuditChains({ tenant: 'bank', chains: report.chains.filter((chain) => chain.tenant === 'bank') });
  */
-export function auditCheckpoint({
-  chainStarts,
-  key,
-}: {
-  chainStarts: Readonly<Record<string, string>>;
-  key?: string | undefined;
-}): AuditCheckpoint {
-  return {
-    chain_starts: chainStarts,
-    signature: key === undefined || key === '' ? null : checkpointSignature({ chainStarts, key }),
-  };
-}
-
-function checkpointSignature({ chainStarts, key }: { chainStarts: Readonly<Record<string, string>>; key: string }) {
-  return createHmac('sha256', key).update(canonicalJson(chainStarts)).digest('hex');
-}
-
-/**
- * Recomputes every chain of an audit log from its rows (all of them, in
- * `audit_id` order) and names the first row where each break shows: a row
- * changed after it was written, a row inserted by hand, rows deleted before
- * a row (outside a purge, whose checkpoint row records where the remaining
- * chain starts). With `key` (`ARBITER_AUDIT_KEY`), checkpoints must carry
- * its signature. After a finding the check goes on from the row's stored
- * hash, so one tampered row is reported once.
- *
- * @example
- * const report = verifyAuditChain({ rows, purgeTool: auditPurgeTool, argumentsColumn, key });
- * for (const finding of report.findings) console.log(finding.message);
- */
-export function verifyAuditChain({
-  rows,
-  purgeTool,
-  toolColumn,
-  argumentsColumn,
-  tenantColumn,
-  key,
-}: {
-  rows: readonly AuditChainRow[];
-  /** The tool name of purge rows, whose arguments carry a checkpoint. */
-  purgeTool: string;
-  toolColumn: number;
-  argumentsColumn: number;
-  tenantColumn: number;
-  key?: string | undefined;
-}): AuditChainReport {
-  const findings: AuditChainFinding[] = [];
-  const starts = new Map<string, Set<string>>();
-  let unsignedCheckpoints = 0;
-  for (const row of rows) {
-    if (row.values[toolColumn] !== purgeTool || row.chainHash === null) continue;
-    const checkpoint = readCheckpoint(row.values[argumentsColumn] ?? null);
-    if (checkpoint === undefined) continue;
-    const signed =
-      checkpoint.signature !== null &&
-      key !== undefined &&
-      key !== '' &&
-      checkpoint.signature === checkpointSignature({ chainStarts: checkpoint.chain_starts, key });
-    if (!signed) {
-      if (key !== undefined && key !== '') {
-        findings.push({
-          auditId: row.auditId,
-          tenant: auditChainKey(row.values[tenantColumn] as string | null),
-          kind: 'checkpoint',
-          message: `row ${row.auditId}: purge checkpoint is not signed with the configured ARBITER_AUDIT_KEY`,
-        });
-        continue;
-      }
-      unsignedCheckpoints += 1;
-    }
-    for (const [tenant, hash] of Object.entries(checkpoint.chain_starts)) {
-      const known = starts.get(tenant) ?? new Set<string>();
-      known.add(hash);
-      starts.set(tenant, known);
-    }
-  }
-  /** Per chain: the stored hash of its newest row, and that row's own previous hash (to spot an inserted row). */
-  const heads = new Map<string, { hash: string; previousHash: string | null; auditId: number }>();
-  let unchained = 0;
-  for (const row of rows) {
-    const tenant = auditChainKey(row.values[tenantColumn] as string | null);
-    const head = heads.get(tenant);
-    if (row.chainHash === null) {
-      if (head === undefined) unchained += 1;
-      else findings.push(finding(row, tenant, 'inserted', 'has no chain hash: inserted outside the audit log'));
-      continue;
-    }
-    const consistent = row.chainHash === auditRowHash({ previousHash: row.previousHash, values: row.values });
-    const expectedPrevious = head?.hash ?? null;
-    const linked =
-      row.previousHash === expectedPrevious ||
-      (head === undefined && (row.previousHash === null || starts.get(tenant)?.has(row.previousHash) === true));
-    if (!consistent) {
-      findings.push(
-        linked
-          ? finding(row, tenant, 'changed', 'was changed after it was written (its content does not match its hash)')
-          : finding(row, tenant, 'inserted', 'was inserted outside the audit log (its hash does not hold)'),
-      );
-    } else if (!linked) {
-      if (head !== undefined && row.previousHash === head.previousHash) {
-        findings.push({
-          auditId: head.auditId,
-          tenant,
-          kind: 'inserted',
-          message: `row ${head.auditId} (tenant ${tenant === '' ? '-' : tenant}) was inserted outside the audit log (the next row of its chain, ${row.auditId}, skips it)`,
-        });
-      } else {
-        findings.push(finding(row, tenant, 'deleted', 'follows rows that were deleted (its previous hash is unknown)'));
-      }
-    }
-    heads.set(tenant, { hash: row.chainHash, previousHash: row.previousHash, auditId: row.auditId });
-  }
-  findings.sort((left, right) => left.auditId - right.auditId);
-  return {
-    ok: findings.length === 0,
-    rows: rows.length,
-    unchained,
-    findings,
-    heads: new Map([...heads].map(([tenant, head]) => [tenant, head.hash])),
-    unsignedCheckpoints,
-  };
-}
-
-function finding(row: AuditChainRow, tenant: string, kind: AuditChainFinding['kind'], what: string): AuditChainFinding {
-  return {
-    auditId: row.auditId,
-    tenant,
-    kind,
-    message: `row ${row.auditId} (tenant ${tenant === '' ? '-' : tenant}) ${what}`,
-  };
-}
-
-function readCheckpoint(text: string | number | null): AuditCheckpoint | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    const parsed = JSON.parse(text) as { checkpoint?: AuditCheckpoint };
-    const checkpoint = parsed.checkpoint;
-    if (typeof checkpoint !== 'object' || checkpoint === null) return undefined;
-    if (typeof checkpoint.chain_starts !== 'object' || checkpoint.chain_starts === null) return undefined;
-    return checkpoint;
-  } catch {
-    return undefined;
-  }
+export function sealAuditChains({ tenant, chains }: { tenant: string; chains: readonly AuditChainEnd[] }): string {
+  const order = (chain: AuditChainEnd) => (chain.writer === null ? '' : `w:${chain.writer}`);
+  const heads = [...chains]
+    .sort((left, right) => (order(left) < order(right) ? -1 : order(left) > order(right) ? 1 : 0))
+    .map(({ writer, seq, auditId, hash }) => ({ writer, seq, auditId, hash }));
+  return sha256Hex(canonicalJson(['arbiter-audit-seal-v2', { tenant, chains: heads }]));
 }

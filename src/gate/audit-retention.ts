@@ -1,6 +1,6 @@
 import { AuditRetentionError } from '../errors/audit-retention-error.js';
 import { argumentsHash } from '../util/sha256.js';
-import type { AuditCheckpoint } from './audit-chain.js';
+import type { AuditCheckpoint } from './audit-checkpoint.js';
 import type { AuditEntry } from './audit-log.js';
 
 const dayMs = 86_400_000;

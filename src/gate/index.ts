@@ -23,17 +23,38 @@ export {
   denyAllApprovals,
 } from './approval-broker.js';
 export {
+  type AuditAnchor,
+  type AuditAnchorCheck,
+  auditAnchor,
+  auditAnchorFormat,
+  checkAuditAnchor,
+} from './audit-anchor.js';
+export {
+  type AuditChainEnd,
   type AuditChainFinding,
+  type AuditChainOrigin,
   type AuditChainReport,
   type AuditChainRow,
-  type AuditCheckpoint,
   auditChainKey,
-  auditCheckpoint,
   auditRowHash,
-  linkAuditRows,
-  verifyAuditChain,
+  sealAuditChains,
 } from './audit-chain.js';
+export {
+  type AuditCheckpoint,
+  type AuditCheckpointChain,
+  auditCheckpoint,
+  isSignedCheckpoint,
+  readAuditCheckpoint,
+} from './audit-checkpoint.js';
 export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
+export {
+  type AuditChainHead,
+  type AuditChainLink,
+  type AuditChainRecord,
+  auditRecordFormat,
+  auditRecordHash,
+  linkAuditRecords,
+} from './audit-record-hash.js';
 export {
   type AuditArchive,
   type AuditPurgeResult,
@@ -59,3 +80,4 @@ export { MemoryAuditLog } from './memory-audit-log.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
 export { toolDefinitionChangedOutcome, toolDefinitionChangeEntry } from './tool-definition-change.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';
+export { type AnchoredChain, verifyAuditChain } from './verify-audit-chain.js';

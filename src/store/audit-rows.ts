@@ -1,6 +1,14 @@
-import { type AuditChainReport, type AuditChainRow, verifyAuditChain } from '../gate/audit-chain.js';
+import {
+  type AuditChainOrigin,
+  type AuditChainReport,
+  type AuditChainRow,
+  auditChainKey,
+} from '../gate/audit-chain.js';
+import type { AuditCheckpointChain } from '../gate/audit-checkpoint.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
+import { type AuditChainHead, type AuditChainRecord, linkAuditRecords } from '../gate/audit-record-hash.js';
 import { auditPurgeTool } from '../gate/audit-retention.js';
+import { type AnchoredChain, verifyAuditChain } from '../gate/verify-audit-chain.js';
 import type { SideEffect } from '../tools/tool-types.js';
 
 /**
@@ -37,6 +45,9 @@ export interface AuditRow {
   replay_of_tool_call_id: string | null;
   /** The called tool's definition fingerprint (a third party's, pinned); null for other tools and older rows. */
   tool_fingerprint?: string | null;
+  /** The hash chain (`audit-chain.ts`): the writer and place of a row of the second format; null before it. */
+  chain_writer?: string | null;
+  chain_seq?: number | null;
   /** The hash chain (`audit-chain.ts`): null for rows written before it existed. */
   previous_hash?: string | null;
   chain_hash?: string | null;
@@ -52,18 +63,23 @@ export const auditWrittenColumns =
   'at, session_id, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments, decision, rule, approver, ' +
   'outcome, duration_ms, tenant_id, user_id, replay_of_run_id, replay_of_tool_call_id, tool_fingerprint';
 
-/** The columns of the hash chain, written after `auditWrittenColumns` (see `linkAuditRows`). */
-export const auditChainColumns = 'previous_hash, chain_hash';
+/** The columns of the hash chain, written after `auditWrittenColumns` (see `linkAuditRowValues`). */
+export const auditChainColumns = 'chain_writer, chain_seq, previous_hash, chain_hash';
 
 const writtenColumnNames = auditWrittenColumns.split(',').map((column) => column.trim()) as (keyof AuditRow)[];
+/** The name of each written column in the hashed record: `tool_call_id` → `toolCallId`. */
+const recordFieldNames = writtenColumnNames.map((column) =>
+  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()),
+);
 
 /** Where the chain reads a row's tenant, tool and arguments among its values. */
 export const auditColumnIndex = {
   tenant: writtenColumnNames.indexOf('tenant_id'),
+  at: writtenColumnNames.indexOf('at'),
   tool: writtenColumnNames.indexOf('tool'),
   arguments: writtenColumnNames.indexOf('arguments'),
-  /** In a row linked by `linkAuditRows`: its own hash, the last value. */
-  chainHash: writtenColumnNames.length + 1,
+  /** In a row linked by `linkAuditRowValues`: its own hash, the last value. */
+  chainHash: writtenColumnNames.length + 3,
 } as const;
 
 /**
@@ -74,12 +90,65 @@ export const auditColumnIndex = {
  * const report = verifyAuditChain({ rows: rows.map(toAuditChainRow), ... });
  */
 export function toAuditChainRow(row: AuditRow): AuditChainRow {
+  const values = writtenColumnNames.map((column) => (row[column] ?? null) as string | number | null);
   return {
     auditId: row.audit_id,
-    values: writtenColumnNames.map((column) => (row[column] ?? null) as string | number | null),
+    values,
+    record: toAuditChainRecord(values),
+    writer: row.chain_writer ?? null,
+    seq: row.chain_seq ?? null,
     previousHash: row.previous_hash ?? null,
     chainHash: row.chain_hash ?? null,
   };
+}
+
+/**
+ * A row's values (in the order of `auditWrittenColumns`) as the named record
+ * the chain hashes: each column under its camel-cased name.
+ *
+ * @example
+ * toAuditChainRecord(toAuditRowValues(entry)).toolCallId;
+ */
+export function toAuditChainRecord(values: readonly (string | number | null)[]): AuditChainRecord {
+  const record: Record<string, string | number | null> = {};
+  recordFieldNames.forEach((name, index) => {
+    record[name] = values[index] ?? null;
+  });
+  return record;
+}
+
+/**
+ * Appends the chain's four values (`auditChainColumns`) to each row, oldest
+ * first, each row linked onto the head of `writer`'s chain of its tenant in
+ * `heads` (tenant → head; a tenant missing from it is asked of `headOf`,
+ * null: the chain starts). Returns the linked rows and the heads after them;
+ * `heads` itself is not changed, so the caller keeps them only once the
+ * rows are committed.
+ *
+ * @example
+ * const { rows: linked, heads: next } = linkAuditRowValues({ rows, writer: 'sqlite', heads, headOf: () => null });
+ */
+export function linkAuditRowValues({
+  rows,
+  writer,
+  heads,
+  headOf,
+}: {
+  rows: readonly AuditRowValues[];
+  writer: string;
+  heads: ReadonlyMap<string, AuditChainHead | null>;
+  headOf: (tenant: string) => AuditChainHead | null;
+}): { rows: AuditRowValues[]; heads: Map<string, AuditChainHead | null> } {
+  const next = new Map(heads);
+  const linked = rows.map((values) => {
+    const tenant = auditChainKey(values[auditColumnIndex.tenant] as string | null);
+    const head = next.has(tenant) ? (next.get(tenant) ?? null) : headOf(tenant);
+    const { links, head: after } = linkAuditRecords({ records: [toAuditChainRecord(values)], writer, head });
+    next.set(tenant, after);
+    const [link] = links as [(typeof links)[number]];
+    return [...values, link.writer, link.seq, link.previousHash, link.chainHash];
+  });
+  return { rows: linked, heads: next };
 }
 
 /** An audit row's values, in the order of `auditWrittenColumns`. */
@@ -158,20 +227,78 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
  */
 export function verifyAuditRows({
   rows,
+  origin,
   key,
+  anchored,
 }: {
+  /** Chain heads from a checked anchor (`checkAuditAnchor`): rows deleted after it are named. */
+  anchored?: readonly AnchoredChain[] | undefined;
   rows: readonly AuditRow[];
+  /** The row of `audit_chain_origin` (`auditChainOriginSql`); undefined when it is missing. */
+  origin: AuditChainOriginRow | undefined;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
   key?: string | undefined;
 }): AuditChainReport {
   return verifyAuditChain({
     rows: rows.map(toAuditChainRow),
     purgeTool: auditPurgeTool,
-    toolColumn: auditColumnIndex.tool,
-    argumentsColumn: auditColumnIndex.arguments,
-    tenantColumn: auditColumnIndex.tenant,
+    ...(anchored === undefined ? {} : { anchored }),
+    origin:
+      origin === undefined
+        ? undefined
+        : {
+            lastRowId: Number(origin.last_row_id),
+            rowsThen: Number(origin.rows_then),
+            startedAt: Number(origin.started_at),
+          },
     key,
   });
+}
+
+/** The one row of `audit_chain_origin` as both backends read it (PostgreSQL's bigint may come as a string). */
+export interface AuditChainOriginRow {
+  last_row_id: number | string;
+  rows_then: number | string;
+  started_at: number | string;
+}
+
+/**
+ * Reads when the chain began (both dialects).
+ *
+ * @example
+ * const origin = database.prepare(auditChainOriginSql).get() as AuditChainOriginRow | undefined;
+ */
+export const auditChainOriginSql = 'SELECT last_row_id, rows_then, started_at FROM audit_chain_origin';
+
+export type { AuditChainOrigin };
+
+/** The newest row a purge deletes from one chain, as both dialects select it. */
+export interface AuditChainCut {
+  tenant: string;
+  /** Null for a chain of the first format. */
+  writer: string | null;
+  seq: number | null;
+  hash: string;
+}
+
+/**
+ * Where the chains a purge cut start again, as its checkpoint records them:
+ * the first format's by tenant, the second's by tenant, writer and place.
+ *
+ * @example
+ * const checkpoint = auditCheckpoint({ ...checkpointOf(cut), key });
+ */
+export function checkpointOf(cut: readonly AuditChainCut[]): {
+  chainStarts: Record<string, string>;
+  chains: AuditCheckpointChain[];
+} {
+  const chainStarts: Record<string, string> = {};
+  const chains: AuditCheckpointChain[] = [];
+  for (const { tenant, writer, seq, hash } of cut) {
+    if (writer === null || seq === null) chainStarts[tenant] = hash;
+    else chains.push({ tenant, writer, seq: Number(seq), hash });
+  }
+  return { chainStarts, chains };
 }
 
 /**

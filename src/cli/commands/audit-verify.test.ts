@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { auditAnchorCommand } from './audit-anchor.js';
 import { auditPurgeCommand } from './audit-purge.js';
 import { auditVerifyCommand } from './audit-verify.js';
 
@@ -53,7 +54,7 @@ describe('arbiter audit verify', () => {
       audit.append(entry('call_1', Date.now()));
       audit.append(entry('call_2', Date.now(), 'other-bank'));
     });
-    expect((await verify()).stdout[0]).toBe('audit log intact: 3 rows, 2 chains');
+    expect((await verify()).stdout[0]).toBe('audit log intact: 3 rows, 2 tenants, 2 chains');
     process.env.ARBITER_AUDIT_KEY = 'secret-1';
     try {
       const purged = await auditPurgeCommand({ args: ['--older-than', '400', '--data-dir', dataDirectory] });
@@ -63,11 +64,11 @@ describe('arbiter audit verify', () => {
     }
     const intact = await verify('secret-1');
     expect(intact.exitCode).toBe(0);
-    expect(intact.stdout[0]).toBe('audit log intact: 3 rows, 3 chains');
+    expect(intact.stdout[0]).toBe('audit log intact: 3 rows, 3 tenants, 3 chains');
     expect(intact.stdout.slice(1).every((line) => /^head (-|bank|other-bank) [0-9a-f]{64}$/.test(line))).toBe(true);
     const unkeyed = await verify();
     expect(unkeyed.stdout[0]).toBe(
-      'audit log intact: 3 rows, 3 chains; 1 purge checkpoint not signed (plain hash, no ARBITER_AUDIT_KEY)',
+      'audit log intact: 3 rows, 3 tenants, 3 chains; 1 purge checkpoint not signed (plain hash, no ARBITER_AUDIT_KEY)',
     );
     const wrongKey = await verify('another');
     expect(wrongKey.exitCode).toBe(1);
@@ -96,9 +97,69 @@ describe('arbiter audit verify', () => {
     expect(result.stdout.slice(0, 4)).toEqual([
       'row 2 (tenant bank) was changed after it was written (its content does not match its hash)',
       'row 5 (tenant bank) follows rows that were deleted (its previous hash is unknown)',
-      'row 6 (tenant bank) has no chain hash: inserted outside the audit log',
+      'row 6 (tenant bank) has no chain hash but was written after the chain began: inserted outside the audit log',
       'audit log tampered: 3 findings in 5 rows',
     ]);
+  });
+
+  it('exits 1 for rows without hashes forged after the chain began: a new tenant, no tenant, an id before the chain', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      audit.append(entry('call_1', Date.now()));
+      const forge = (id: string, tenant: string) =>
+        store.database.exec(`
+          INSERT INTO audit_log (${id === '' ? '' : 'audit_id, '}at, run_id, step, tool_call_id, tool, side_effect,
+            arguments_hash, arguments, decision, outcome, duration_ms, tenant_id)
+          VALUES (${id === '' ? '' : `${id}, `}1, 'run-x', 1, 'call_x', 'send_payment', 'irreversible', 'h', '{}',
+            'approved', 'ok', 0, ${tenant})`);
+      forge('', "'mallory-corp'");
+      forge('', 'NULL');
+      forge('-1', "'bank'");
+    });
+    const result = await verify();
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout.slice(0, 4)).toEqual([
+      'row -1 (tenant bank) ends 1 rows from before the chain began where 0 were recorded when it began: rows were inserted among them',
+      'row 2 (tenant mallory-corp) has no chain hash but was written after the chain began: inserted outside the audit log',
+      'row 3 (tenant -) has no chain hash but was written after the chain began: inserted outside the audit log',
+      'audit log tampered: 3 findings in 4 rows; 1 rows from before the chain not checked',
+    ]);
+  });
+
+  it('exports a signed anchor, and with it names rows deleted from the end of a chain that verify alone passes', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      for (const id of ['call_1', 'call_2', 'call_3']) audit.append(entry(id, Date.now()));
+      audit.append(entry('call_4', Date.now(), 'other-bank'));
+    });
+    const anchorFile = join(dataDirectory, 'anchor.json');
+    expect((await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: undefined })).exitCode).toBe(2);
+    const written = await auditAnchorCommand({ args: ['--data-dir', dataDirectory, '--out', anchorFile], key: 'k-1' });
+    expect(written).toMatchObject({ exitCode: 0, stdout: [`anchor of 4 rows, 2 chains written to ${anchorFile}`] });
+    const anchored = (key: string) =>
+      auditVerifyCommand({ args: ['--data-dir', dataDirectory, '--anchor', anchorFile], key });
+    expect((await anchored('k-1')).stdout[0]).toBe(
+      'audit log intact: 4 rows, 2 tenants, 2 chains; 2 anchored heads checked',
+    );
+    withDatabase((store) => {
+      store.database.exec(`DROP TRIGGER audit_log_refuses_delete; DELETE FROM audit_log WHERE tool_call_id = 'call_3'`);
+    });
+    expect(await verify('k-1')).toMatchObject({ exitCode: 0 });
+    const truncated = await anchored('k-1');
+    expect(truncated.exitCode).toBe(1);
+    expect(truncated.stdout[0]).toMatch(
+      /^chain sqlite of tenant bank ends at row 2 \(seq 2\) where the anchor of .+ holds row 3 \(seq 3\): rows were deleted after the anchor$/,
+    );
+    expect(await anchored('another key')).toMatchObject({
+      exitCode: 2,
+      stderr: [`arbiter: ${anchorFile}: audit anchor is not signed with the configured ARBITER_AUDIT_KEY`],
+    });
+    // A changed row is a finding of its own: a log with findings gets no anchor.
+    withDatabase((store) => {
+      store.database.exec(`DROP TRIGGER audit_log_refuses_update; UPDATE audit_log SET approver = 'mallory'`);
+    });
+    const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: 'k-1' });
+    expect(refused.exitCode).toBe(1);
   });
 
   it('exits 2 without a store, and on an unknown option', async () => {

@@ -5,7 +5,8 @@ import type {
   HistoryRelease,
   PastCall,
 } from '../../core/call-history.js';
-import { type AuditChainReport, auditChainKey, auditCheckpoint, linkAuditRows } from '../../gate/audit-chain.js';
+import type { AuditChainReport } from '../../gate/audit-chain.js';
+import { type AuditCheckpoint, auditCheckpoint } from '../../gate/audit-checkpoint.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -16,14 +17,17 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
+import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
 import {
+  type AuditChainCut,
+  type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
-  type AuditRowValues,
   auditChainColumns,
-  auditColumnIndex,
+  auditChainOriginSql,
   auditPurgePrefix,
   auditWrittenColumns,
+  checkpointOf,
   toAuditRecord,
   toAuditRowValues,
   verifyAuditRows,
@@ -35,28 +39,19 @@ import {
   reserveHistoryInStore,
 } from '../history-reservations.js';
 import { namedStatement } from './named-statement.js';
-import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
+import { insertLinkedRows, PostgresChainWriter } from './postgres-chain-writer.js';
+import type { PostgresDatabase } from './postgres-database.js';
 
 const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
 
 const columns = `audit_id, ${auditWrittenColumns}, ${auditChainColumns}`;
-const appendedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
-const append = namedStatement(
-  `INSERT INTO audit_log (${appendedColumns})
-   VALUES (${appendedColumns
-     .split(',')
-     .map((_, index) => `$${index + 1}`)
-     .join(', ')})`,
-);
-/** Held until COMMIT: appends to one tenant's chain take turns, across nodes. */
-const lockChain = namedStatement('SELECT pg_advisory_xact_lock(hashtext($1::text))');
-const chainHead = namedStatement(
-  "SELECT chain_hash FROM audit_log WHERE coalesce(tenant_id, '') = $1 ORDER BY audit_id DESC LIMIT 1",
-);
 const chainCut = namedStatement(
-  `SELECT DISTINCT ON (coalesce(tenant_id, '')) coalesce(tenant_id, '') AS tenant, chain_hash FROM audit_log
-   WHERE ${auditPurgePrefix('$1')} AND chain_hash IS NOT NULL ORDER BY coalesce(tenant_id, ''), audit_id DESC`,
+  `SELECT DISTINCT ON (coalesce(tenant_id, ''), chain_writer) coalesce(tenant_id, '') AS tenant,
+     chain_writer AS writer, chain_seq AS seq, chain_hash AS hash FROM audit_log
+   WHERE ${auditPurgePrefix('$1')} AND chain_hash IS NOT NULL
+   ORDER BY coalesce(tenant_id, ''), chain_writer, audit_id DESC`,
 );
+const chainOrigin = namedStatement(auditChainOriginSql);
 const everyRow = namedStatement(`SELECT ${columns} FROM audit_log ORDER BY audit_id`);
 const purgeCutoff = namedStatement(
   `SELECT LEAST($1::bigint,
@@ -93,6 +88,7 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
   readonly #minimumRetentionDays: number;
   readonly #reservations: HistoryReservationStatements;
   readonly #auditKey: string | undefined;
+  readonly #chains: PostgresChainWriter;
 
   constructor({
     database,
@@ -112,6 +108,7 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     this.#now = now;
     this.#minimumRetentionDays = checkAuditRetention(minimumRetentionDays);
     this.#auditKey = auditKey;
+    this.#chains = new PostgresChainWriter({ database });
     this.#reservations = {
       take: async ({ key, holder, expiresAt, now }) =>
         (await database.query(reservation.take, [key, holder, expiresAt, now])).rowCount === 1,
@@ -150,31 +147,33 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
   }): Promise<AuditPurgeResult> {
     const now = this.#now();
     const cutoff = auditPurgeCutoff({ now, olderThanDays, minimumRetentionDays: this.#minimumRetentionDays });
-    return this.#database.transaction(async (query) => {
+    const row = (checkpoint: AuditCheckpoint, before: number, deleted: number) =>
+      toAuditRowValues(
+        auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location, checkpoint }),
+      );
+    // The purge row goes onto this log's chain of calls without a tenant, in the purge's transaction.
+    return this.#chains.withChain('', async (query, link) => {
       const before = (await query<{ before: number }>(purgeCutoff, [cutoff])).rows[0]?.before ?? cutoff;
       if (archive !== undefined)
         await archive.write((await query<AuditRow>(purgeable, [before])).rows.map(toAuditRecord));
-      const cut = (await query<{ tenant: string; chain_hash: string }>(chainCut, [before])).rows;
-      const checkpoint = auditCheckpoint({
-        chainStarts: Object.fromEntries(cut.map((chain) => [chain.tenant, chain.chain_hash])),
-        key: this.#auditKey,
-      });
+      const cut = (await query<AuditChainCut>(chainCut, [before])).rows;
+      const checkpoint = auditCheckpoint({ ...checkpointOf(cut), key: this.#auditKey });
       await query(authorisePurge, [String(before)]);
       const deleted = (await query(purge, [before])).rowCount;
       await query(authorisePurge, ['']);
-      await appendLinked(
-        query,
-        toAuditRowValues(
-          auditPurgeEntry({ at: now, by, before, olderThanDays, deleted, archive: archive?.location, checkpoint }),
-        ),
-      );
+      const linked = link([row(checkpoint, before, deleted)]);
+      await query(insertLinkedRows(linked.length), linked.flat());
       return { before, deleted };
     });
   }
 
-  async append(entry: AuditEntry): Promise<void> {
-    const values = toAuditRowValues(entry);
-    await this.#database.transaction((query) => appendLinked(query, values));
+  /**
+   * Records an entry on this log's chain of its tenant (see
+   * `PostgresChainWriter`): no lock, no read, one INSERT shared with the
+   * entries of the same tenant that arrive while the one before is written.
+   */
+  append(entry: AuditEntry): Promise<void> {
+    return this.#chains.append(toAuditRowValues(entry));
   }
 
   /**
@@ -184,8 +183,26 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
    * @example
    * const { ok, findings } = await audit.verifyChain();
    */
-  async verifyChain({ key = this.#auditKey }: { key?: string | undefined } = {}): Promise<AuditChainReport> {
-    return verifyAuditRows({ rows: (await this.#database.query<AuditRow>(everyRow, [])).rows, key });
+  async verifyChain({
+    key = this.#auditKey,
+    anchored,
+  }: {
+    key?: string | undefined;
+    /** The chains of an anchor whose signature holds (`checkAuditAnchor`): rows deleted after it are named. */
+    anchored?: readonly AnchoredChain[];
+  } = {}): Promise<AuditChainReport> {
+    const rows = (await this.#database.query<AuditRow>(everyRow, [])).rows;
+    return verifyAuditRows({ rows, origin: await this.#origin(), key, anchored });
+  }
+
+  /** When the chain began; undefined when the record is gone (the table dropped or its row deleted). */
+  async #origin(): Promise<AuditChainOriginRow | undefined> {
+    try {
+      return (await this.#database.query<AuditChainOriginRow>(chainOrigin, [])).rows[0];
+    } catch (error) {
+      if ((error as { code?: unknown }).code === '42P01') return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -262,18 +279,4 @@ export class PostgresAuditLog implements AuditLog, CallHistorySource {
     );
     return rows.map(toAuditRecord);
   }
-}
-
-/** Inserts one row at the head of its tenant's chain, inside the caller's transaction, holding the chain's lock until COMMIT. */
-async function appendLinked(query: PostgresQuery, values: AuditRowValues): Promise<void> {
-  const tenant = auditChainKey(values[auditColumnIndex.tenant] as string | null);
-  await query(lockChain, [tenant]);
-  const previous = (await query<{ chain_hash: string | null }>(chainHead, [tenant])).rows[0]?.chain_hash ?? null;
-  const [linked] = linkAuditRows({
-    rows: [values],
-    tenantColumn: auditColumnIndex.tenant,
-    heads: new Map(),
-    headOf: () => previous,
-  });
-  await query(append, linked as AuditRowValues);
 }

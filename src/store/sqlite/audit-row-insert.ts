@@ -6,9 +6,9 @@ export type AuditRowInsert = (rows: readonly AuditRowValues[]) => void;
 
 const linkedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
 const columns = linkedColumns.split(',').map((column) => column.trim());
-/** Rows without the chain's two values (a log before migration 28) are written without them. */
-const unlinkedColumnCount = columns.length - 2;
-/** 32 rows of at most 20 values: far below SQLite's limit of bound values per statement. */
+/** Rows without the chain's values (a log before migrations 27 and 28) are written without them. */
+const unlinkedColumnCount = auditWrittenColumns.split(',').length;
+/** 32 rows of at most 23 values: far below SQLite's limit of bound values per statement. */
 const rowsPerInsert = 32;
 /** Statement shapes kept per connection; the oldest is forgotten beyond this. */
 const cachedShapes = 64;

@@ -1,12 +1,19 @@
 import type Database from 'better-sqlite3';
-import { linkAuditRows } from '../../gate/audit-chain.js';
-import { type AuditRowValues, auditColumnIndex } from '../audit-rows.js';
+import type { AuditChainHead } from '../../gate/audit-record-hash.js';
+import { type AuditRowValues, auditColumnIndex, linkAuditRowValues } from '../audit-rows.js';
 
-/** Adds `previous_hash` and `chain_hash` to rows about to be inserted, inside the write transaction. */
+/** Adds the chain's values (`auditChainColumns`) to rows about to be inserted, inside the write transaction. */
 export type SqliteAuditChain = (rows: readonly AuditRowValues[]) => AuditRowValues[];
 
 /**
- * The hash chain of a SQLite audit log (see `audit-chain.ts`), linked in the
+ * The writer of a SQLite file's chains: the file is one writer, since
+ * SQLite lets one connection write at a time, so every connection and
+ * process on it extends the same chain of each tenant.
+ */
+export const sqliteChainWriter = 'sqlite';
+
+/**
+ * The hash chains of a SQLite audit log (see `audit-chain.ts`), linked in the
  * write transaction that inserts the rows. The heads of the chains are
  * cached per connection, and trusted only while the newest row of the log is
  * still the one this connection wrote last (one indexed read of the rowid
@@ -19,40 +26,43 @@ export type SqliteAuditChain = (rows: readonly AuditRowValues[]) => AuditRowValu
  * database.transaction(() => insert(chain(rows)))();
  */
 export function createSqliteAuditChain(database: Database.Database): SqliteAuditChain {
-  const heads = new Map<string, string | null>();
+  let heads = new Map<string, AuditChainHead | null>();
   let lastWritten: string | null = null;
-  // Prepared on first use once the log has the chain's columns: before migration 28 (a log opened on an older
-  // schema, as the migration tests do) rows are written without hashes, as they were.
+  // Prepared on first use once the log has the chain's columns: before migrations 27 and 28 (a log opened on an
+  // older schema, as the migration tests do) rows are written without hashes, as they were.
   let statements: { newest: Database.Statement; headOf: Database.Statement } | undefined;
   let chained: boolean | undefined;
   const prepare = () => ({
     newest: database.prepare('SELECT chain_hash FROM audit_log ORDER BY audit_id DESC LIMIT 1').pluck(),
-    headOf: database
-      .prepare('SELECT chain_hash FROM audit_log WHERE coalesce(tenant_id, ?) = ? ORDER BY audit_id DESC LIMIT 1')
-      .pluck(),
+    headOf: database.prepare(
+      `SELECT chain_seq AS seq, chain_hash AS hash FROM audit_log
+       WHERE coalesce(tenant_id, ?) = ? AND chain_writer = ? ORDER BY audit_id DESC LIMIT 1`,
+    ),
   });
   return (rows) => {
     if (rows.length === 0) return [];
-    // Asked once per connection: a log without the chain's columns (before migration 28) stays without them.
+    // Asked once per connection: a log without the chain's columns stays without them.
     chained ??= hasChainColumns(database);
     if (!chained) return [...rows];
     statements ??= prepare();
     const { newest, headOf } = statements;
     const current = (newest.get() as string | null | undefined) ?? null;
-    if (lastWritten === null || current !== lastWritten) heads.clear();
-    const linked = linkAuditRows({
+    if (lastWritten === null || current !== lastWritten) heads = new Map();
+    const linked = linkAuditRowValues({
       rows,
-      tenantColumn: auditColumnIndex.tenant,
+      writer: sqliteChainWriter,
       heads,
-      headOf: (tenant) => (headOf.get('', tenant) as string | null | undefined) ?? null,
+      headOf: (tenant) => (headOf.get('', tenant, sqliteChainWriter) as AuditChainHead | undefined) ?? null,
     });
-    lastWritten = (linked[linked.length - 1] as AuditRowValues)[auditColumnIndex.chainHash] as string;
-    return linked;
+    heads = linked.heads;
+    lastWritten = (linked.rows[linked.rows.length - 1] as AuditRowValues)[auditColumnIndex.chainHash] as string;
+    return linked.rows;
   };
 }
 
 function hasChainColumns(database: Database.Database): boolean {
-  return (database.pragma('table_info(audit_log)') as { name: string }[]).some(
-    (column) => column.name === 'chain_hash',
+  const columns = new Set(
+    (database.pragma('table_info(audit_log)') as { name: string }[]).map((column) => column.name),
   );
+  return columns.has('chain_hash') && columns.has('chain_writer');
 }

@@ -6,7 +6,8 @@ import type {
   HistoryRelease,
   PastCall,
 } from '../../core/call-history.js';
-import { type AuditChainReport, auditCheckpoint } from '../../gate/audit-chain.js';
+import type { AuditChainReport } from '../../gate/audit-chain.js';
+import { auditCheckpoint } from '../../gate/audit-checkpoint.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -17,12 +18,17 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
+import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
 import { isStoreBusy, retryWhileBusy } from '../../util/retry-while-busy.js';
 import {
+  type AuditChainCut,
+  type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
+  auditChainOriginSql,
   auditPurgePrefix,
+  checkpointOf,
   toAuditRecord,
   toAuditRowValues,
   verifyAuditRows,
@@ -153,12 +159,31 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
    * @example
    * const { ok, findings } = audit.verifyChain();
    */
-  verifyChain({ key = this.#auditKey }: { key?: string | undefined } = {}): AuditChainReport {
+  verifyChain({
+    key = this.#auditKey,
+    anchored,
+  }: {
+    key?: string | undefined;
+    /** The chains of an anchor whose signature holds (`checkAuditAnchor`): rows deleted after it are named. */
+    anchored?: readonly AnchoredChain[];
+  } = {}): AuditChainReport {
     this.#pending.flush();
     return verifyAuditRows({
       rows: this.#statement('SELECT * FROM audit_log ORDER BY audit_id').all() as AuditRow[],
+      origin: this.#origin(),
       key,
+      anchored,
     });
+  }
+
+  /** When the chain began; undefined when the record is gone (the table dropped or its row deleted). */
+  #origin(): AuditChainOriginRow | undefined {
+    try {
+      return this.#statement(auditChainOriginSql).get() as AuditChainOriginRow | undefined;
+    } catch (error) {
+      if (error instanceof Error && /no such table/.test(error.message)) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -196,12 +221,10 @@ export class SqliteAuditLog implements AuditLog, CallHistorySource {
       }
       this.#statement('INSERT INTO audit_retention (singleton, purge_before) VALUES (1, ?)').run(before);
       const cut = this.#statement(
-        `SELECT coalesce(tenant_id, '') AS tenant, chain_hash, max(audit_id) FROM audit_log WHERE ${purgedRows} AND chain_hash IS NOT NULL GROUP BY 1`,
-      ).all({ before }) as { tenant: string; chain_hash: string }[];
-      const checkpoint = auditCheckpoint({
-        chainStarts: Object.fromEntries(cut.map((chain) => [chain.tenant, chain.chain_hash])),
-        key: this.#auditKey,
-      });
+        `SELECT coalesce(tenant_id, '') AS tenant, chain_writer AS writer, chain_seq AS seq, chain_hash AS hash,
+           max(audit_id) FROM audit_log WHERE ${purgedRows} AND chain_hash IS NOT NULL GROUP BY 1, 2`,
+      ).all({ before }) as AuditChainCut[];
+      const checkpoint = auditCheckpoint({ ...checkpointOf(cut), key: this.#auditKey });
       const deleted = this.#statement(`DELETE FROM audit_log WHERE ${purgedRows}`).run({ before }).changes;
       this.#statement('DELETE FROM audit_retention').run();
       this.#insert([

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Awaitable } from '../../core/awaitable.js';
-import type { AuditChainReport } from '../../gate/audit-chain.js';
+import { auditAnchor, checkAuditAnchor } from '../../gate/audit-anchor.js';
+import { type AuditChainReport, auditChainKey, auditRowHash } from '../../gate/audit-chain.js';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import type { AuditPurgeResult } from '../../gate/audit-retention.js';
+import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
+import { auditWrittenColumns, toAuditRowValues } from '../audit-rows.js';
 
 const day = 86_400_000;
 
@@ -26,18 +29,65 @@ const row = (toolCallId: string, overrides: Partial<AuditEntry> = {}): AuditEntr
   ...overrides,
 });
 
+/**
+ * Rows as the release before the chain's second format wrote them: one chain
+ * per tenant, each row's hash over its positional values (`auditRowHash`),
+ * inserted by SQL.
+ */
+function firstFormatInserts(entries: readonly AuditEntry[]): string {
+  const heads = new Map<string, string | null>();
+  const literal = (value: string | number | null) =>
+    value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${value.replaceAll("'", "''")}'`;
+  return entries
+    .map((entry) => {
+      const values = toAuditRowValues(entry);
+      const tenant = auditChainKey(entry.tenantId);
+      const previousHash = heads.get(tenant) ?? null;
+      const chainHash = auditRowHash({ previousHash, values });
+      heads.set(tenant, chainHash);
+      return `INSERT INTO audit_log (${auditWrittenColumns}, previous_hash, chain_hash)
+        VALUES (${[...values, previousHash, chainHash].map(literal).join(', ')});`;
+    })
+    .join('\n');
+}
+
 /** An audit log with a hash chain, and raw SQL on its database, as an attacker with the database's role has it. */
 export interface AuditChainBackend {
   readonly audit: {
     append(entry: AuditEntry): Awaitable<void>;
-    verifyChain(options?: { key?: string | undefined }): Awaitable<AuditChainReport>;
+    verifyChain(options?: {
+      key?: string | undefined;
+      anchored?: readonly AnchoredChain[];
+    }): Awaitable<AuditChainReport>;
     purge(options: { olderThanDays: number; by: string }): Awaitable<AuditPurgeResult>;
   };
   /** Runs one statement as the application's role. */
   sql(text: string): Awaitable<unknown>;
   /** Drops or disables the triggers that keep the log append-only (what an attacker owning the table can do). */
   dropAppendOnlyTriggers(): Awaitable<void>;
+  /** Another audit log on the same database, as another node (PostgreSQL) or connection (SQLite) opens it. */
+  openAnotherWriter(): Awaitable<{ audit: AuditChainBackend['audit']; close(): Awaitable<void> }>;
+  /** Drops or disables the triggers that keep `audit_chain_origin` unchanged. */
+  dropOriginTriggers(): Awaitable<void>;
+  /** What an INSERT naming `audit_id` needs between its column list and VALUES (PostgreSQL: `OVERRIDING SYSTEM VALUE`). */
+  readonly explicitId: string;
   close(): Awaitable<void>;
+}
+
+/** How a backend is opened for the contract. */
+export interface AuditChainBackendOptions {
+  auditKey?: string | undefined;
+  /**
+   * Opened on the schema of a release before the hash chain (every migration
+   * but the gate's from 20 on), so rows can be written as that release wrote
+   * them; `migrateToLatest` then upgrades it in place and opens the log anew.
+   */
+  beforeChain?: boolean;
+}
+
+/** A backend opened `beforeChain`, upgraded in place by `migrateToLatest`. */
+export interface UpgradableAuditChainBackend extends AuditChainBackend {
+  migrateToLatest(): Awaitable<void>;
 }
 
 /**
@@ -51,12 +101,12 @@ export interface AuditChainBackend {
  */
 export function describeAuditChainContract(
   name: string,
-  create: (options: { auditKey?: string | undefined }) => Awaitable<AuditChainBackend>,
+  create: (options: AuditChainBackendOptions) => Awaitable<UpgradableAuditChainBackend>,
 ): void {
   describe(`${name} (audit hash chain)`, () => {
     const withBackend = async (
-      work: (backend: AuditChainBackend) => Promise<void>,
-      options: { auditKey?: string | undefined } = {},
+      work: (backend: UpgradableAuditChainBackend) => Promise<void>,
+      options: AuditChainBackendOptions = {},
     ) => {
       const backend = await create(options);
       try {
@@ -182,5 +232,261 @@ export function describeAuditChainContract(
         await backend.audit.purge({ olderThanDays: 400, by: 'retention-job' });
         expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, unsignedCheckpoints: 1 });
       }));
+
+    describe('a row without a hash is a finding unless it is older than the chain', () => {
+      const forge = (
+        backend: AuditChainBackend,
+        {
+          tenant,
+          at = Date.now(),
+          auditId,
+          toolCallId = 'call_forged',
+        }: { tenant: string | null; at?: number; auditId?: number; toolCallId?: string },
+      ) =>
+        backend.sql(
+          `INSERT INTO audit_log (${auditId === undefined ? '' : 'audit_id, '}at, run_id, step, tool_call_id, tool,
+             side_effect, arguments_hash, arguments, decision, outcome, duration_ms, tenant_id) ${auditId === undefined ? '' : backend.explicitId}
+           VALUES (${auditId === undefined ? '' : `${auditId}, `}${at}, 'run-a', 2, '${toolCallId}', 'send_payment',
+             'irreversible', 'hash', '{}', 'approved', 'ok', 1, ${tenant === null ? 'NULL' : `'${tenant}'`})`,
+        );
+      const findingsOf = async (backend: AuditChainBackend) =>
+        (await backend.audit.verifyChain()).findings.map(({ auditId, kind }) => ({ auditId, kind }));
+
+      it('names an unchained row of a tenant whose chain has not started', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await forge(backend, { tenant: 'new-bank' });
+          const report = await backend.audit.verifyChain();
+          expect(report).toMatchObject({ ok: false, unchained: 0 });
+          expect(report.findings.map(({ auditId, kind, tenant }) => ({ auditId, kind, tenant }))).toEqual([
+            { auditId: 6, kind: 'inserted', tenant: 'new-bank' },
+          ]);
+          expect(report.findings[0]?.message).toBe(
+            'row 6 (tenant new-bank) has no chain hash but was written after the chain began: inserted outside the audit log',
+          );
+        }));
+
+      it('names an unchained row without a tenant when no call without a principal was audited yet', () =>
+        withBackend(async (backend) => {
+          await backend.audit.append(row('call_1'));
+          await forge(backend, { tenant: null });
+          expect(await findingsOf(backend)).toEqual([{ auditId: 2, kind: 'inserted' }]);
+        }));
+
+      it('names every row of a tenant whose chain was stripped of its hashes and rewritten', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql(
+            `UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL, approver = 'mallory' WHERE tenant_id = 'bank'`,
+          );
+          expect(await findingsOf(backend)).toEqual([
+            { auditId: 1, kind: 'inserted' },
+            { auditId: 3, kind: 'inserted' },
+            { auditId: 5, kind: 'inserted' },
+          ]);
+        }));
+
+      it('names the only chain of a log stripped of its hashes', () =>
+        withBackend(async (backend) => {
+          await backend.audit.append(row('call_1'));
+          await backend.audit.append(row('call_2'));
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql('UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL');
+          expect(await findingsOf(backend)).toEqual([
+            { auditId: 1, kind: 'inserted' },
+            { auditId: 2, kind: 'inserted' },
+          ]);
+        }));
+
+      it('names an unchained row whose id and time are placed before the chain began', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await forge(backend, { tenant: 'bank', auditId: 0, at: Date.now() - 500 * day });
+          const report = await backend.audit.verifyChain();
+          expect(report.ok).toBe(false);
+          expect(report.findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+            { auditId: 0, kind: 'inserted' },
+          ]);
+        }));
+
+      it('names a stripped row even after the record of when the chain began is moved', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await backend.dropAppendOnlyTriggers();
+          await backend.dropOriginTriggers();
+          await backend.sql('UPDATE audit_chain_origin SET last_row_id = 1000, rows_then = 1000');
+          await backend.sql(`UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL WHERE audit_id = 5`);
+          expect(await findingsOf(backend)).toEqual([{ auditId: 5, kind: 'inserted' }]);
+          await backend.sql('DELETE FROM audit_chain_origin');
+          expect(await findingsOf(backend)).toEqual([
+            { auditId: 0, kind: 'origin' },
+            { auditId: 5, kind: 'inserted' },
+          ]);
+        }));
+
+      it('refuses to change or delete the record of when the chain began', () =>
+        withBackend(async (backend) => {
+          await expect(async () => backend.sql('UPDATE audit_chain_origin SET last_row_id = 1000')).rejects.toThrow(
+            /audit_chain_origin cannot be changed/,
+          );
+          await expect(async () => backend.sql('DELETE FROM audit_chain_origin')).rejects.toThrow(
+            /audit_chain_origin cannot be changed/,
+          );
+        }));
+
+      it('leaves rows from before the chain unchecked, and names one slipped in among them', () =>
+        withBackend(
+          async (backend) => {
+            for (const [index, tenant] of ['bank', null, 'other-bank'].entries()) {
+              await forge(backend, { tenant, at: Date.now() - 1000 + index, toolCallId: `legacy_${index}` });
+            }
+            await backend.migrateToLatest();
+            await backend.audit.append(row('call_1'));
+            await backend.audit.append(row('call_2', { tenantId: 'new-bank' }));
+            expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, rows: 5, unchained: 3 });
+            await forge(backend, { tenant: 'bank', auditId: 0, at: Date.now() - 2000 });
+            const report = await backend.audit.verifyChain();
+            expect(report.findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+              { auditId: 3, kind: 'inserted' },
+            ]);
+            expect(report.findings[0]?.message).toBe(
+              'row 3 (tenant other-bank) ends 4 rows from before the chain began where 3 were recorded when it began: rows were inserted among them',
+            );
+          },
+          { beforeChain: true },
+        ));
+    });
+
+    describe('second format: a named record, a chain per writer, anchors', () => {
+      it('verifies rows of the first format beside those of the second, and names a change to either', () =>
+        withBackend(async (backend) => {
+          for (const statement of firstFormatInserts([
+            row('v1_1'),
+            row('v1_2', { tenantId: 'other-bank' }),
+            row('v1_3', { arguments: { amount_cents: 9 } }),
+          ]).split(';\n')) {
+            await backend.sql(statement.replace(/;$/, ''));
+          }
+          await appendFive(backend);
+          const report = await backend.audit.verifyChain();
+          expect(report).toMatchObject({ ok: true, rows: 8, unchained: 0 });
+          expect(report.chains.map(({ tenant, writer, seq }) => ({ tenant, first: writer === null, seq }))).toEqual(
+            expect.arrayContaining([
+              { tenant: 'bank', first: true, seq: null },
+              { tenant: 'bank', first: false, seq: 3 },
+              { tenant: 'other-bank', first: true, seq: null },
+            ]),
+          );
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql(`UPDATE audit_log SET approver = 'mallory' WHERE tool_call_id IN ('v1_2', 'call_3')`);
+          await backend.sql(`DELETE FROM audit_log WHERE tool_call_id = 'v1_1'`);
+          const findings = (await backend.audit.verifyChain()).findings;
+          expect(findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+            { auditId: 2, kind: 'changed' },
+            { auditId: 3, kind: 'deleted' },
+            { auditId: 6, kind: 'changed' },
+          ]);
+        }));
+
+      it('binds each value to its field’s name, and each row to its writer and place', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql(`UPDATE audit_log SET rule = approver, approver = rule WHERE tool_call_id = 'call_1'`);
+          await backend.sql(`UPDATE audit_log SET chain_seq = 7 WHERE tool_call_id = 'call_2'`);
+          const findings = (await backend.audit.verifyChain()).findings;
+          expect(findings.map(({ auditId, kind }) => ({ auditId, kind }))).toEqual([
+            { auditId: 1, kind: 'changed' },
+            { auditId: 2, kind: 'inserted' },
+          ]);
+        }));
+
+      it('lets two writers append to one tenant at once, each its own chain, all verified', () =>
+        withBackend(async (backend) => {
+          const other = await backend.openAnotherWriter();
+          try {
+            await Promise.all(
+              Array.from({ length: 40 }, (_, index) =>
+                (index % 2 === 0 ? backend.audit : other.audit).append(row(`call_${index}`)),
+              ),
+            );
+            const report = await backend.audit.verifyChain();
+            expect(report).toMatchObject({ ok: true, rows: 40 });
+            expect(report.chains.reduce((sum, chain) => sum + (chain.seq ?? 0), 0)).toBe(40);
+            expect([...report.heads.keys()]).toEqual(['bank']);
+          } finally {
+            await other.close();
+          }
+        }));
+
+      it('names rows deleted from the end of a chain after an anchor, which the chain alone cannot show', () =>
+        withBackend(async (backend) => {
+          await appendFive(backend);
+          const anchor = auditAnchor({ report: await backend.audit.verifyChain(), at: Date.now(), key: 'anchor-key' });
+          await backend.audit.append(row('call_6'));
+          const checked = checkAuditAnchor({ anchor: JSON.parse(JSON.stringify(anchor)), key: 'anchor-key' });
+          if (!checked.ok) throw new Error(checked.reason);
+          expect(await backend.audit.verifyChain({ anchored: checked.chains })).toMatchObject({ ok: true });
+          await backend.dropAppendOnlyTriggers();
+          await backend.sql(`DELETE FROM audit_log WHERE tool_call_id IN ('call_5', 'call_6')`);
+          expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, findings: [] });
+          const report = await backend.audit.verifyChain({ anchored: checked.chains });
+          expect(report.findings.map(({ auditId, kind, tenant }) => ({ auditId, kind, tenant }))).toEqual([
+            { auditId: 3, kind: 'truncated', tenant: 'bank' },
+          ]);
+          expect(report.findings[0]?.message).toMatch(
+            /^chain \S+ of tenant bank ends at row 3 \(seq 2\) where the anchor of \S+ holds row 5 \(seq 3\): rows were deleted after the anchor$/,
+          );
+          // Rewritten from the anchored row on, every hash recomputed: the chain holds, the anchor does not.
+          await backend.sql(`UPDATE audit_log SET chain_hash = 'rewritten' WHERE tool_call_id = 'call_4'`);
+          expect(
+            (await backend.audit.verifyChain({ anchored: checked.chains })).findings.map(({ auditId, kind }) => ({
+              auditId,
+              kind,
+            })),
+          ).toEqual([
+            { auditId: 3, kind: 'truncated' },
+            { auditId: 4, kind: 'changed' },
+            { auditId: 4, kind: 'truncated' },
+          ]);
+          await backend.sql(`DELETE FROM audit_log WHERE tool_call_id = 'call_4'`);
+          await backend.sql(`DELETE FROM audit_log WHERE tenant_id = 'other-bank'`);
+          expect(
+            (await backend.audit.verifyChain({ anchored: checked.chains })).findings.map(({ kind, tenant }) => ({
+              kind,
+              tenant,
+            })),
+          ).toEqual([
+            { kind: 'truncated', tenant: 'other-bank' },
+            { kind: 'truncated', tenant: '' },
+            { kind: 'truncated', tenant: 'bank' },
+          ]);
+        }));
+
+      it('refuses an anchor signed with another key or edited, and keeps one a purge went past', () =>
+        withBackend(
+          async (backend) => {
+            await backend.audit.append(row('old_1', { at: Date.now() - 500 * day }));
+            await backend.audit.append(row('old_2', { at: Date.now() - 500 * day, tenantId: 'other-bank' }));
+            const anchor = auditAnchor({ report: await backend.audit.verifyChain(), at: Date.now(), key: 'k-1' });
+            expect(checkAuditAnchor({ anchor, key: 'k-2' })).toMatchObject({ ok: false });
+            const edited = { ...anchor, chains: anchor.chains.filter((chain) => chain.tenant !== 'bank') };
+            expect(checkAuditAnchor({ anchor: edited, key: 'k-1' })).toEqual({
+              ok: false,
+              reason: 'audit anchor is not signed with the configured ARBITER_AUDIT_KEY',
+            });
+            await appendFive(backend);
+            await backend.audit.purge({ olderThanDays: 400, by: 'retention-job' });
+            const checked = checkAuditAnchor({ anchor, key: 'k-1' });
+            if (!checked.ok) throw new Error(checked.reason);
+            expect(await backend.audit.verifyChain({ key: 'k-1', anchored: checked.chains })).toMatchObject({
+              ok: true,
+              findings: [],
+            });
+          },
+          { auditKey: 'k-1' },
+        ));
+    });
   });
 }

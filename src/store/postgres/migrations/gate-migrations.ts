@@ -151,6 +151,43 @@ export const gatePostgresMigrations: readonly Migration[] = [
       `,
   },
   {
+    version: 26,
+    name: 'audit_chain_origin',
+    // When the hash chain began: see SQLite's migration 26. A trigger refuses UPDATE, DELETE and TRUNCATE.
+    sql: `
+      CREATE TABLE audit_chain_origin (
+        singleton   integer PRIMARY KEY CHECK (singleton = 1),
+        last_row_id bigint NOT NULL,
+        rows_then   bigint NOT NULL,
+        started_at  bigint NOT NULL
+      );
+      INSERT INTO audit_chain_origin (singleton, last_row_id, rows_then, started_at)
+        SELECT 1, coalesce(max(audit_id), 0), count(*), (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        FROM audit_log;
+      CREATE FUNCTION audit_chain_origin_refuses_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'audit_chain_origin cannot be changed' USING ERRCODE = 'restrict_violation';
+      END;
+      $$;
+      CREATE TRIGGER audit_chain_origin_refuses_change BEFORE UPDATE OR DELETE ON audit_chain_origin
+        FOR EACH ROW EXECUTE FUNCTION audit_chain_origin_refuses_change();
+      CREATE TRIGGER audit_chain_origin_refuses_truncate BEFORE TRUNCATE ON audit_chain_origin
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_chain_origin_refuses_change();
+    `,
+  },
+  {
+    version: 27,
+    name: 'audit_chain_writers',
+    // The chain's second format (src/gate/audit-record-hash.ts): a chain per writer (one PostgresAuditLog on one node)
+    // and tenant, each row its writer and its place in that chain, hashed as a named, versioned record. A writer
+    // keeps its chains' heads in memory, so an append takes no lock and reads nothing: appends of one tenant on
+    // different nodes never wait for each other. Rows of the first format keep both null and verify as before.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN chain_writer text;
+      ALTER TABLE audit_log ADD COLUMN chain_seq bigint;
+    `,
+  },
+  {
     version: 28,
     name: 'audit_hash_chain',
     // Each row carries the hash of the previous row of its tenant's chain and its own (src/gate/audit-chain.ts).

@@ -296,6 +296,47 @@ export const gateMigrations: readonly Migration[] = [
       `,
   },
   {
+    version: 26,
+    name: 'audit_chain_origin',
+    // When the hash chain began, so that `arbiter audit verify` can tell a row older than the chain (written
+    // without hashes by a release before it) from a row slipped in without hashes since: the newest audit_id and the
+    // number of rows when this migration ran (on a store created since, 0 and 0), and the database's clock then.
+    // A row without hashes is accepted only at or below that id, older than that time and before the first chained
+    // row; rows at or below that id may only become fewer (a purge), never more. Runs before migration 28 on a new
+    // store, after it on one that already had the chain: either way no row written since has an id at or below it.
+    // Triggers refuse to change or delete the one row, like the log's.
+    sql: `
+      CREATE TABLE audit_chain_origin (
+        singleton   INTEGER PRIMARY KEY CHECK (singleton = 1),
+        last_row_id INTEGER NOT NULL,
+        rows_then   INTEGER NOT NULL,
+        started_at  INTEGER NOT NULL
+      );
+      INSERT INTO audit_chain_origin (singleton, last_row_id, rows_then, started_at)
+        SELECT 1, coalesce(max(audit_id), 0), count(*), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+        FROM audit_log;
+      CREATE TRIGGER audit_chain_origin_refuses_update BEFORE UPDATE ON audit_chain_origin
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_chain_origin cannot be changed');
+      END;
+      CREATE TRIGGER audit_chain_origin_refuses_delete BEFORE DELETE ON audit_chain_origin
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_chain_origin cannot be changed');
+      END;
+    `,
+  },
+  {
+    version: 27,
+    name: 'audit_chain_writers',
+    // The chain's second format (src/gate/audit-record-hash.ts): a chain per writer and tenant, each row its writer
+    // and its place in that chain, hashed as a named, versioned record. A SQLite file is one writer ('sqlite').
+    // Rows of the first format keep both null and verify as before.
+    sql: `
+      ALTER TABLE audit_log ADD COLUMN chain_writer TEXT;
+      ALTER TABLE audit_log ADD COLUMN chain_seq INTEGER;
+    `,
+  },
+  {
     version: 28,
     name: 'audit_hash_chain',
     // Each row carries the hash of the previous row of its tenant's chain and its own (src/gate/audit-chain.ts),

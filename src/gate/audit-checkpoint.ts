@@ -1,0 +1,86 @@
+import { createHmac } from 'node:crypto';
+import { canonicalJson } from '../util/canonical-json.js';
+
+/** Where a chain of the second format starts after a purge: the newest row the purge deleted from it. */
+export interface AuditCheckpointChain {
+  readonly tenant: string;
+  readonly writer: string;
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** A purge's record of where the remaining chains start, as stored in the purge row's arguments. */
+export interface AuditCheckpoint {
+  /** Chains of the first format: tenant → the hash of the newest row the purge deleted from its chain. */
+  readonly chain_starts: Readonly<Record<string, string>>;
+  /** Chains of the second format the purge cut (absent in checkpoints written before it). */
+  readonly chains?: readonly AuditCheckpointChain[] | undefined;
+  /**
+   * HMAC-SHA256 (hex) with `ARBITER_AUDIT_KEY` of the canonical JSON of
+   * `chain_starts` (a checkpoint without `chains`), or of
+   * `['arbiter-audit-checkpoint-v2', { chain_starts, chains }]`; null when
+   * no key was configured (then only the purge row's own hash protects it).
+   */
+  readonly signature: string | null;
+}
+
+/**
+ * The checkpoint a purge records: where each chain it cut now starts,
+ * signed with `key` when one is configured.
+ *
+ * @example
+ * const checkpoint = auditCheckpoint({ chainStarts: {}, chains: [{ tenant: 'acme', writer, seq: 41, hash: 'ab12…' }], key });
+ */
+export function auditCheckpoint({
+  chainStarts,
+  chains = [],
+  key,
+}: {
+  chainStarts: Readonly<Record<string, string>>;
+  chains?: readonly AuditCheckpointChain[];
+  key?: string | undefined;
+}): AuditCheckpoint {
+  const checkpoint = { chain_starts: chainStarts, ...(chains.length === 0 ? {} : { chains }) };
+  return { ...checkpoint, signature: key === undefined || key === '' ? null : checkpointSignature(checkpoint, key) };
+}
+
+/**
+ * Whether a checkpoint carries the signature of `key`.
+ *
+ * @example
+ * if (!isSignedCheckpoint(checkpoint, key)) report('purge checkpoint not signed');
+ */
+export function isSignedCheckpoint(checkpoint: AuditCheckpoint, key: string): boolean {
+  return checkpoint.signature !== null && checkpoint.signature === checkpointSignature(checkpoint, key);
+}
+
+function checkpointSignature(checkpoint: Omit<AuditCheckpoint, 'signature'>, key: string): string {
+  const signed =
+    checkpoint.chains === undefined
+      ? canonicalJson(checkpoint.chain_starts)
+      : canonicalJson([
+          'arbiter-audit-checkpoint-v2',
+          { chain_starts: checkpoint.chain_starts, chains: checkpoint.chains },
+        ]);
+  return createHmac('sha256', key).update(signed).digest('hex');
+}
+
+/**
+ * The checkpoint in a purge row's arguments (stored JSON), or undefined.
+ *
+ * @example
+ * const checkpoint = readAuditCheckpoint(row.record.arguments);
+ */
+export function readAuditCheckpoint(text: string | number | null | undefined): AuditCheckpoint | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(text) as { checkpoint?: AuditCheckpoint };
+    const checkpoint = parsed.checkpoint;
+    if (typeof checkpoint !== 'object' || checkpoint === null) return undefined;
+    if (typeof checkpoint.chain_starts !== 'object' || checkpoint.chain_starts === null) return undefined;
+    if (checkpoint.chains !== undefined && !Array.isArray(checkpoint.chains)) return undefined;
+    return checkpoint;
+  } catch {
+    return undefined;
+  }
+}
