@@ -7,10 +7,12 @@ import { defineConfig } from 'vitest/config';
  * compiler, these aliases for vitest, the package's own `exports` for the
  * built `dist/`).
  */
-const entries = ['sqlite', 'postgres', 'openai', 'server', 'evaluation', 'observe', 'testing'].map((name) => ({
-  find: `@arbiter-runtime/core/${name}`,
-  replacement: fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url)),
-}));
+const entries = ['sqlite', 'postgres', 'openai', 'server', 'evaluation', 'observe', 'testing', 'ai-sdk'].map(
+  (name) => ({
+    find: `@arbiter-runtime/core/${name}`,
+    replacement: fileURLToPath(new URL(`./src/${name}.ts`, import.meta.url)),
+  }),
+);
 
 /** Test files that time processes: run alone (see `projects`). */
 const timed = ['test/cluster/**/*.test.ts', 'test/crash/**/*.test.ts', 'test/browser/**/*.test.ts'];
