@@ -97,7 +97,7 @@ arbiter audit verify [--json] [--data-dir DIR]
 arbiter memory purge --expired [--data-dir DIR]
     Long-term memory about one person: see it, export it (sensitive values redacted), forget it.`,
   serve: `arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE] [--mcp FILE]
-              [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
+              [--model scripted|openai|configured [--skip-model-check]] [--script FILE] [--memory-tools]
               [--allow-self-approval] [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
     The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").`,
   'fake-endpoint': `arbiter fake-endpoint [--port 8790] [--host 127.0.0.1] [--model fake-model] [--script FILE]
