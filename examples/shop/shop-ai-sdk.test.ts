@@ -145,6 +145,20 @@ describe.each(providerCases)('the shop demo on $label', ({ start, provider: prov
     expect(providerName).toBe(provider.provider);
   });
 
+  it('runAgent: a brake stops a model that keeps sending the same broken call', async () => {
+    const broken: NeutralTurn = { calls: [{ name: 'query_order', input: { order_id: 12345 } }] };
+    provider = await start([broken, broken, broken, broken, { text: 'never asked for' }]);
+    const shop = openShop();
+    const result = await runAgent({
+      ...shop.options,
+      model: provider.model(),
+      messages: [{ role: 'user', content: 'Where is my order 12345?' }],
+    });
+    expect(result.stopReason).toBe('tool_failures');
+    expect(provider.requests.length).toBeLessThan(5);
+    expect(provider.refusals).toEqual([]);
+  });
+
   it('runSession: the stored session carries the thinking across the approval; a replayed resume refunds nothing twice', async () => {
     provider = await start(shopTurns);
     const shop = openShop();
@@ -241,7 +255,13 @@ describe.each(providerCases)('the shop demo on $label', ({ start, provider: prov
     expect((await call(`/v1/approvals/${approvalId}`, demoTokens.customer, { decision: 'approve' })).status).toBe(403);
     expect((await call(`/v1/approvals/${approvalId}`, demoTokens.approver, { decision: 'approve' })).status).toBe(202);
     await server.server.idle();
-    const after = JSON.parse((await call(`/v1/sessions/${session.id}`, demoTokens.customer)).text) as {
+    const shown = (await call(`/v1/sessions/${session.id}`, demoTokens.customer)).text;
+    // The model's thinking and its signatures stay on the server: neither the session nor the events show them.
+    for (const text of [shown, events]) {
+      expect(text).not.toContain('Now the teapot refund');
+      expect(text).not.toMatch(/"(thinking|provider_metadata|signature|thoughtSignature)"/);
+    }
+    const after = JSON.parse(shown) as {
       status: string;
       messages: { role: string; content: string | null }[];
     };

@@ -98,6 +98,23 @@ describe.each([
     expect(error.message).toMatch(/^.+ at anthropic\.messages.*, model claude-sonnet-4-5/);
   });
 
+  it('gives up on a provider that stops answering after timeoutMs: a timeout, retried by ResilientModel', async () => {
+    const server = await startFakeAnthropicServer({
+      respond: [{ kind: 'hang' }, { kind: 'hang' }, { kind: 'message', text: 'Back.' }],
+      apiKey: anthropicKey,
+    });
+    closers.push(() => server.close());
+    const languageModel = create({ baseURL: server.baseUrl, apiKey: anthropicKey })('claude-sonnet-4-5');
+    const started = Date.now();
+    const error = await failure(aiSdkModel(languageModel, { timeoutMs: 150 }).generate({ messages, tools: [] }));
+    expect(error).toMatchObject({ kind: 'timeout' });
+    expect(error.message).toContain('did not answer within 150 ms');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const { model, decisions } = resilient(aiSdkModel(languageModel, { timeoutMs: 150 }));
+    expect((await model.generate({ messages, tools: [] })).message.content).toBe('Back.');
+    expect(decisions.map((decision) => [decision.kind, decision.errorKind])).toEqual([['retry', 'timeout']]);
+  });
+
   it('names a refused key as authentication, without the key or the conversation', async () => {
     const wrongKey = 'sk-ant-api03-wrong-key-9876543210';
     const { model } = await anthropicModel(create, [], wrongKey);

@@ -37,7 +37,8 @@ export type AnthropicReply =
       readonly headers?: Record<string, string>;
     }
   | { readonly kind: 'stream-error'; readonly type: string }
-  | { readonly kind: 'reset' };
+  | { readonly kind: 'reset' }
+  | { readonly kind: 'hang' };
 
 export interface FakeAnthropicServer extends FakeProviderServer {
   /** The `baseURL` for `createAnthropic`: `http://127.0.0.1:PORT/v1`. */
@@ -119,7 +120,8 @@ function anthropicError(type: string, message: string) {
 function toProviderReply(reply: AnthropicReply, issued: Issued): ProviderReply {
   switch (reply.kind) {
     case 'reset':
-      return { kind: 'reset' };
+    case 'hang':
+      return { kind: reply.kind };
     case 'error':
       return {
         kind: 'error',

@@ -20,7 +20,8 @@ export interface ProviderRequest {
  *   is set, `data:` as JSON), the socket destroyed after `resetAfter` events
  *   when set (a connection cut mid-stream);
  * - `error`: an HTTP error with its status, headers and JSON body;
- * - `reset`: the connection destroyed without an answer.
+ * - `reset`: the connection destroyed without an answer;
+ * - `hang`: headers sent, then nothing (until the client gives up or the server closes).
  */
 export type ProviderReply =
   | {
@@ -34,7 +35,8 @@ export type ProviderReply =
       readonly headers?: Readonly<Record<string, string>>;
       readonly body: unknown;
     }
-  | { readonly kind: 'reset' };
+  | { readonly kind: 'reset' }
+  | { readonly kind: 'hang' };
 
 export interface FakeProviderServer {
   /** `http://127.0.0.1:PORT` (no path). */
@@ -89,6 +91,10 @@ export async function startFakeProviderServer({
     switch (reply.kind) {
       case 'reset':
         outgoing.destroy();
+        return;
+      case 'hang':
+        outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
+        outgoing.flushHeaders();
         return;
       case 'error':
         outgoing.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
