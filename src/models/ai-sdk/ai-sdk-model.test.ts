@@ -199,6 +199,23 @@ describe.each(providerCases)('aiSdkModel over $label', ({ start, provider }) => 
     );
   });
 
+  it('puts a cache breakpoint on the system prompt when asked, so Anthropic caches tools and system prompt', async () => {
+    running = await start([{ text: 'ok' }]);
+    const model = running.model({
+      systemProviderOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+    });
+    await model.generate({ messages: opening, tools });
+    const body = running.requests[0]?.body as Record<string, unknown>;
+    if (provider === 'anthropic') {
+      expect(body['system']).toEqual([
+        { type: 'text', text: 'You are the shop assistant.', cache_control: { type: 'ephemeral' } },
+      ]);
+    } else {
+      // Another provider's options are not Gemini's: nothing changes.
+      expect(body['systemInstruction']).toEqual({ parts: [{ text: 'You are the shop assistant.' }] });
+    }
+  });
+
   it('sends strict tool schemas when asked, and says so (optional fields arrive as null)', async () => {
     running = await start([{ text: 'ok' }]);
     const model = running.model({ strict: true });

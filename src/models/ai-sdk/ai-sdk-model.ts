@@ -37,6 +37,13 @@ export interface AiSdkModelOptions {
    * or `{ google: { thinkingConfig: { includeThoughts: true } } }`.
    */
   readonly providerOptions?: SpecProviderOptions;
+  /**
+   * Provider options on the last system message that opens the
+   * conversation, e.g. `{ anthropic: { cacheControl: { type: 'ephemeral' } } }`:
+   * an Anthropic cache breakpoint there caches the tools and the system
+   * prompt, the prefix arbiter keeps byte-identical on every step.
+   */
+  readonly systemProviderOptions?: SpecProviderOptions;
   /** Extra HTTP headers for every call. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -90,6 +97,7 @@ export class AiSdkModel implements Model {
   readonly #timeoutMs: number;
   readonly #strict: boolean;
   readonly #providerOptions: SpecProviderOptions | undefined;
+  readonly #systemProviderOptions: SpecProviderOptions | undefined;
   readonly #headers: Readonly<Record<string, string>> | undefined;
   readonly #failures: AiSdkFailures;
   readonly #tools = new WeakMap<ToolSpec, SpecFunctionTool>();
@@ -100,6 +108,7 @@ export class AiSdkModel implements Model {
     timeoutMs = 60_000,
     strict = false,
     providerOptions,
+    systemProviderOptions,
     headers,
   }: AiSdkModelOptions & { readonly languageModel: AiSdkLanguageModel }) {
     this.name = name;
@@ -107,6 +116,7 @@ export class AiSdkModel implements Model {
     this.#timeoutMs = Math.max(1, Math.round(timeoutMs));
     this.#strict = strict;
     this.#providerOptions = providerOptions;
+    this.#systemProviderOptions = systemProviderOptions;
     this.#headers = headers;
     this.#failures = new AiSdkFailures({ provider: languageModel.provider, model: languageModel.modelId });
   }
@@ -135,7 +145,7 @@ export class AiSdkModel implements Model {
     let reader: ReadableStreamDefaultReader<SpecStreamPart> | undefined;
     try {
       const options: SpecCallOptions = {
-        prompt: toSpecPrompt(messages),
+        prompt: toSpecPrompt(messages, { systemProviderOptions: this.#systemProviderOptions }),
         abortSignal: stop.signal,
         ...(tools.length === 0 ? {} : { tools: tools.map((tool) => this.#tool(tool)), toolChoice: { type: 'auto' } }),
         ...(maxOutputTokens === undefined ? {} : { maxOutputTokens: Math.max(1, Math.floor(maxOutputTokens)) }),

@@ -50,7 +50,7 @@ export interface SpecToolResultPart {
 
 /** One message of the prompt, as both spec versions define it (the parts arbiter sends). */
 export type SpecMessage =
-  | { role: 'system'; content: string }
+  | { role: 'system'; content: string; providerOptions?: SpecProviderOptions }
   | { role: 'user'; content: SpecTextPart[] }
   | { role: 'assistant'; content: Array<SpecTextPart | SpecReasoningPart | SpecToolCallPart> }
   | { role: 'tool'; content: SpecToolResultPart[] };

@@ -27,13 +27,18 @@ import type {
  *   with the tool its call named, so parallel calls are answered in one turn.
  *
  * An assistant message with nothing to send (no text, thinking or calls) is
- * left out: providers reject empty assistant turns.
+ * left out: providers reject empty assistant turns. `systemProviderOptions`
+ * go on the last opening system message (a cache breakpoint there caches
+ * the tools and the system prompt).
  *
  * @example
  * const prompt = toSpecPrompt([{ role: 'user', content: 'Where is SO20260901?' }]);
  * // [{ role: 'user', content: [{ type: 'text', text: 'Where is SO20260901?' }] }]
  */
-export function toSpecPrompt(messages: readonly ChatMessage[]): SpecMessage[] {
+export function toSpecPrompt(
+  messages: readonly ChatMessage[],
+  { systemProviderOptions }: { systemProviderOptions?: SpecProviderOptions | undefined } = {},
+): SpecMessage[] {
   const prompt: SpecMessage[] = [];
   const toolNames = new Map<string, string>();
   let opening = true;
@@ -69,6 +74,11 @@ export function toSpecPrompt(messages: readonly ChatMessage[]): SpecMessage[] {
         break;
       }
     }
+  }
+  if (systemProviderOptions !== undefined) {
+    const openingSystem = prompt.findIndex((message) => message.role !== 'system');
+    const last = prompt[(openingSystem === -1 ? prompt.length : openingSystem) - 1];
+    if (last?.role === 'system') last.providerOptions = systemProviderOptions;
   }
   return prompt;
 }
