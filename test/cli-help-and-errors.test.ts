@@ -139,6 +139,26 @@ describe('errors a person can cause', () => {
     );
   });
 
+  it('serve and eval --model configured naming an AI SDK provider that is not installed: one line saying what to install', () => {
+    const environment = { ARBITER_PROVIDER: '@ai-sdk/not-installed-here', ARBITER_MODEL: 'some-model' };
+    for (const args of [
+      ['serve', '--model', 'configured', '--port', '0', '--data-dir', join(scratch, 'provider')],
+      ['eval', '--model', 'configured'],
+    ]) {
+      expectOneLine(
+        arbiter(args, environment),
+        /ARBITER_PROVIDER names @ai-sdk\/not-installed-here, which is not installed: npm install @ai-sdk\/not-installed-here$/m,
+      );
+    }
+    expectOneLine(
+      arbiter(['serve', '--model', 'configured', '--port', '0', '--data-dir', join(scratch, 'provider')], {
+        ARBITER_PROVIDER: './my-provider.js',
+        ARBITER_MODEL: 'some-model',
+      }),
+      /ARBITER_PROVIDER must be anthropic, google or the name of an installed AI SDK provider/,
+    );
+  });
+
   it('memory list and show: 2 without a store, as every operational command; 0 and 1 "no such fact" with one', () => {
     const data = join(scratch, 'memory');
     const listed = arbiter(['memory', 'list', '--user', 'C1001', '--data-dir', data]);

@@ -3,7 +3,8 @@ import { defaultPrincipalLimits } from '../server/principal-limits.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
-               [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
+               [--tools MODULE] [--mcp FILE] [--model scripted|openai|configured [--skip-model-check]] [--script FILE]
+               [--memory-tools]
                [--allow-self-approval] [--node-id NAME] [--lease-ms N]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
@@ -19,7 +20,10 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                       tool gets the tier its annotations give, behind the same gate, approvals and audit
       --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
                       ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
-                      checked at start (GET /models): unreachable, key refused or model not listed exits 2
+                      checked at start (GET /models): unreachable, key refused or model not listed exits 2;
+                      or configured: the AI SDK provider ARBITER_PROVIDER names (anthropic, google or a package
+                      name; installed beside arbiter) with ARBITER_MODEL and the provider's own variables
+                      (ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, …); without ARBITER_PROVIDER, as openai
       --skip-model-check  start without that check
       --script FILE   the scripted model's script (JSON); default: the shop chat
       ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
@@ -152,7 +156,7 @@ arbiter audit anchor [--out FILE] [--data-dir DIR | --store URL]
 arbiter memory purge --expired [--data-dir DIR | --store URL]
     Long-term memory about one person: see it, export it (sensitive values redacted), forget it.`,
   serve: `arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR | --store URL [--node-id NAME] [--lease-ms N]]
-              [--auth FILE] [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]]
+              [--auth FILE] [--tools MODULE] [--mcp FILE] [--model scripted|openai|configured [--skip-model-check]]
               [--script FILE] [--memory-tools] [--allow-self-approval] [--max-streams N]
               [--sessions-per-minute N] [--messages-per-minute N]
     The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (arbiter serve --help: every flag).`,

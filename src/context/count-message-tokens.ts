@@ -11,7 +11,8 @@ export const TOOL_CALL_OVERHEAD_TOKENS = 6;
 
 /**
  * Estimates the input tokens of one message with the real tokenizer: its
- * content, the names and arguments of its tool calls, and the framing.
+ * content, the names and arguments of its tool calls, the text of its
+ * thinking blocks (sent back with it), and the framing.
  *
  * @example
  * countMessageTokens({ role: 'user', content: 'Where is my order SO20260901?' }); // 12
@@ -22,6 +23,8 @@ export function countMessageTokens(message: ChatMessage): number {
     for (const call of message.tool_calls ?? []) {
       tokens += TOOL_CALL_OVERHEAD_TOKENS + countTokens(call.function.name) + countTokens(call.function.arguments);
     }
+    // Thinking blocks an AI SDK provider returned go back with the message, so they count as input.
+    for (const block of message.thinking ?? []) tokens += countTokens(block.text);
   }
   if (message.role === 'tool') tokens += countTokens(message.tool_call_id);
   return tokens;

@@ -40,6 +40,29 @@ describe('redactConversation', () => {
     expect(messages[2]?.content).toContain('+86 138 0000 1234');
   });
 
+  it("blanks the values in a model's thinking too, which an AI SDK provider keeps on the message", () => {
+    const thinking: ChatMessage[] = [
+      ...messages.slice(0, 3),
+      {
+        role: 'assistant',
+        content: 'It is on its way.',
+        thinking: [
+          {
+            text: 'The phone is +86 138 0000 1234; do not repeat it.',
+            provider_metadata: { anthropic: { signature: 'sig-1' } },
+          },
+        ],
+      },
+    ];
+    const [, , , last] = redactConversation({
+      messages: thinking,
+      sensitiveFields: (tool) => (tool === 'query_order' ? ['recipient_phone'] : []),
+    });
+    expect(last?.role === 'assistant' && last.thinking).toEqual([
+      { text: 'The phone is [redacted]; do not repeat it.', provider_metadata: { anthropic: { signature: 'sig-1' } } },
+    ]);
+  });
+
   it('redacts fields named for every tool, in arguments too', () => {
     const redacted = redactConversation({ messages, fields: ['order_id'] });
     const call = redacted[1];

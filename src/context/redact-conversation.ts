@@ -70,6 +70,10 @@ export function redactConversation({
       return {
         ...message,
         content: message.content === null ? null : scrub(message.content, values),
+        // A model's thinking may repeat what it read; a copy leaving the session is never sent back, so its signature may break.
+        ...(message.thinking === undefined
+          ? {}
+          : { thinking: message.thinking.map((block) => ({ ...block, text: scrub(block.text, values) })) }),
         ...(message.tool_calls === undefined
           ? {}
           : {

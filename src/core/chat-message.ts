@@ -3,6 +3,33 @@ export interface ToolCall {
   readonly id: string;
   readonly type: 'function';
   readonly function: { readonly name: string; readonly arguments: string };
+  /**
+   * What the provider attached to this call (Gemini's `thoughtSignature`),
+   * by provider name; opaque JSON, handed back with the call on the next
+   * request by the AI SDK adapter, ignored by other models.
+   */
+  readonly provider_metadata?: ProviderMetadata;
+}
+
+/**
+ * A provider's own fields on one part of an answer, by provider name
+ * (`{ anthropic: { signature: '…' } }`): opaque JSON that the provider needs
+ * back, unchanged, on the next request. Kept in the stored session.
+ */
+export type ProviderMetadata = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/**
+ * A block of a model's thinking that an AI SDK provider returned (an
+ * Anthropic `thinking` or `redacted_thinking` block, a Gemini thought): kept
+ * with the answer it came with and sent back with it, signature and all, so
+ * the model continues its reasoning across tool calls. Never shown as the
+ * answer's text.
+ */
+export interface ThinkingBlock {
+  /** The thinking as text; empty for a redacted block. */
+  readonly text: string;
+  /** The provider's fields (the block's signature, its redacted data). */
+  readonly provider_metadata?: ProviderMetadata;
 }
 
 export interface SystemMessage {
@@ -42,6 +69,10 @@ export interface AssistantMessage {
   readonly reasoning?: readonly ReasoningItem[];
   /** The Responses API's id of the response this message is, for `previous_response_id`. */
   readonly response_id?: string;
+  /** Thinking blocks of an AI SDK provider's answer, in order, sent back before the text and tool calls; other models ignore them. */
+  readonly thinking?: readonly ThinkingBlock[];
+  /** What the provider attached to the answer's text (Gemini's `thoughtSignature`); sent back with it. */
+  readonly provider_metadata?: ProviderMetadata;
 }
 
 export interface ToolMessage {

@@ -20,8 +20,10 @@ export { emptyCallHistory, isCallHistorySource } from './call-history.js';
 export type {
   AssistantMessage,
   ChatMessage,
+  ProviderMetadata,
   ReasoningItem,
   SystemMessage,
+  ThinkingBlock,
   ToolCall,
   ToolMessage,
   UserMessage,

@@ -1,14 +1,13 @@
 import type { Model } from './model.js';
 import { type ModelApi, readModelApi } from './model-api.js';
-import { type ModelConfig, readModelConfig } from './model-config.js';
+import { fallbackModelVariable, type ModelConfig, readModelConfig } from './model-config.js';
 import type { ModelDecision } from './model-decision.js';
 import { OpenAiModel, type OpenAiModelOptions } from './openai-model.js';
 import { OpenAiResponsesModel } from './openai-responses-model.js';
 import { ResilientModel } from './resilient-model.js';
 import type { RetryPolicyOptions } from './retry-policy.js';
 
-/** The variable naming a second model at the same endpoint, tried when the first keeps failing. */
-export const fallbackModelVariable = 'ARBITER_FALLBACK_MODEL';
+export { fallbackModelVariable } from './model-config.js';
 
 /** The endpoint the environment configures, and the fallback model it names, if any. */
 export interface ConfiguredEndpoint extends ModelConfig {

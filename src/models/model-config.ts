@@ -8,6 +8,9 @@ export interface ModelConfig {
   readonly model: string;
 }
 
+/** The variable naming a second model (same endpoint or provider), tried when the first keeps failing. */
+export const fallbackModelVariable = 'ARBITER_FALLBACK_MODEL';
+
 const variables = {
   baseUrl: 'ARBITER_BASE_URL',
   apiKey: 'ARBITER_API_KEY',

@@ -31,7 +31,9 @@ describe('arbiter serve', () => {
       '--sessions-per-minute must be a whole number from 1, got "0"',
     );
     expect(() => parseServeFlags(['--port', 'eighty'])).toThrow('--port must be an integer from 0 to 65535');
-    expect(() => parseServeFlags(['--model', 'gpt'])).toThrow('--model must be scripted or openai, got "gpt"');
+    expect(() => parseServeFlags(['--model', 'gpt'])).toThrow(
+      '--model must be scripted, openai or configured, got "gpt"',
+    );
     expect(() => parseServeFlags(['--model', 'openai', '--script', 'x.json'])).toThrow('--script only applies');
     expect(() => parseServeFlags(['--skip-model-check'])).toThrow('--skip-model-check only applies to --model openai');
     expect(parseServeFlags(['--model', 'openai', '--skip-model-check'])).toMatchObject({ skipModelCheck: true });

@@ -45,6 +45,7 @@ describe('the packages each entry point reaches', () => {
       'evaluation.ts',
       'observe.ts',
       'testing.ts',
+      'ai-sdk.ts',
     ]) {
       expect({ entry, pg: packagesReachedFrom(entry, { types: true }).has('pg') }).toEqual({ entry, pg: false });
     }
@@ -68,5 +69,20 @@ describe('the packages each entry point reaches', () => {
     expect(outsideLoops(packagesReachedFrom('ai-sdk.ts', { types: true }))).toEqual([]);
     expect(outsideLoops(packagesReachedFrom('openai-agents.ts', { types: false }))).toEqual([]);
     expect(outsideLoops(packagesReachedFrom('openai-agents.ts', { types: true }))).toEqual(['@openai/agents']);
+  });
+
+  it('never reaches ai or an @ai-sdk package from any entry, types included: they are optional peers the application imports', () => {
+    const entries = ['index.ts', 'sqlite.ts', 'postgres.ts', 'openai.ts', 'server.ts', 'evaluation.ts', 'observe.ts'];
+    for (const entry of [...entries, 'testing.ts', 'ai-sdk.ts']) {
+      const reached = [...packagesReachedFrom(entry, { types: true })].filter(
+        (name) =>
+          name === 'ai' || name.startsWith('@ai-sdk/') || /^(ai\d|provider-v4|anthropic-v4|google-v4)$/.test(name),
+      );
+      expect({ entry, reached }).toEqual({ entry, reached: [] });
+    }
+  });
+
+  it('loads no package from the AI SDK entry but openai (its strict-schema conversion), a dependency of arbiter', () => {
+    expect(packagesReachedFrom('ai-sdk.ts', { types: false })).toEqual(new Set(['openai']));
   });
 });

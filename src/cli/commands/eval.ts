@@ -11,6 +11,8 @@ import { loadSuite } from '../../evaluation/load-suite.js';
 import { evaluateRouting } from '../../evaluation/routing-evaluation.js';
 import { builtInRoutingSet, readRoutingSet } from '../../evaluation/routing-set.js';
 import { runSuite, type SuiteReport } from '../../evaluation/run-suite.js';
+import { createProviderModel, readConfiguredProvider } from '../../models/ai-sdk/create-provider-model.js';
+import type { Model } from '../../models/model.js';
 import { readModelConfig } from '../../models/model-config.js';
 import type { CommandResult } from '../cli-output.js';
 import { loadDemoModule } from '../demo-module.js';
@@ -28,10 +30,16 @@ export interface EvalCommandOptions {
   readonly json?: boolean;
   /** Run an experiment instead of the suite's cases. */
   readonly experiment?: (typeof experiments)[number];
-  /** `configured`: run every case on the `ARBITER_*` endpoint instead of its scripted model. */
+  /**
+   * `configured`: run every case on the configured model instead of its
+   * scripted one: the AI SDK provider `ARBITER_PROVIDER` names, with
+   * `ARBITER_MODEL`, or else the `ARBITER_*` OpenAI-compatible endpoint.
+   */
   readonly model?: 'scripted' | 'configured';
   /** For `--experiment routing`: how many tools are sent per step. Default 6. */
   readonly top?: number;
+  /** Where `ARBITER_*` (and `ARBITER_PROVIDER`) are read. Default `process.env`. */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -64,6 +72,7 @@ export async function evalCommand({
   experiment,
   model = 'scripted',
   top,
+  environment = process.env,
 }: EvalCommandOptions): Promise<CommandResult> {
   try {
     if (experiment === 'routing') {
@@ -85,9 +94,19 @@ export async function evalCommand({
       });
       return { exitCode: 0, stdout: json ? [JSON.stringify(report)] : formatExperimentReport(report), stderr: [] };
     }
-    if (model === 'configured') readModelConfig();
+    // `configured`: the AI SDK provider ARBITER_PROVIDER names (loaded once, here), else the ARBITER_* endpoint.
+    const wantsConfigured = model === 'configured' || suite.cases.some((evalCase) => evalCase.model === 'configured');
+    let providerModel: Model | undefined;
+    if (wantsConfigured && readConfiguredProvider(environment) !== undefined) {
+      providerModel = await createProviderModel({ env: environment });
+    } else if (model === 'configured') readModelConfig(environment);
     const baseline = baselineFile === undefined ? undefined : readBaseline(baselineFile);
-    const report = await runSuite({ suite, toolkits: evalToolkits, useConfiguredModel: model === 'configured' });
+    const report = await runSuite({
+      suite,
+      toolkits: evalToolkits,
+      useConfiguredModel: model === 'configured',
+      ...(providerModel === undefined ? {} : { configuredModel: () => providerModel }),
+    });
     const comparison = baseline === undefined ? undefined : compareWithBaseline({ report, baseline });
     const replaced = writeBaseline !== undefined && existsSync(writeBaseline);
     if (writeBaseline !== undefined) writeFileSync(writeBaseline, `${JSON.stringify(toBaseline(report), null, 2)}\n`);

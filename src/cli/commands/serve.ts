@@ -7,6 +7,7 @@ import { UsageError } from '../../errors/usage-error.js';
 import { describeMcpChanges } from '../../mcp/client/describe-mcp-changes.js';
 import { readMcpConfig } from '../../mcp/client/mcp-server-config.js';
 import { type McpMounts, openMcpMounts } from '../../mcp/client/mount-mcp-servers.js';
+import { createProviderModel, readConfiguredProvider } from '../../models/ai-sdk/create-provider-model.js';
 import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
 import { createConfiguredModel, readConfiguredEndpoint } from '../../models/create-configured-model.js';
 import type { Model } from '../../models/model.js';
@@ -38,8 +39,9 @@ export interface ServeFlags {
   readonly toolsModule: string | undefined;
   /** `--mcp FILE`: MCP servers whose tools are mounted next to the others. */
   readonly mcpFile: string | undefined;
-  readonly model: 'scripted' | 'openai';
-  /** Start with `--model openai` without checking the endpoint first. */
+  /** `configured`: the AI SDK provider `ARBITER_PROVIDER` names, else the same as `openai`. */
+  readonly model: 'scripted' | 'openai' | 'configured';
+  /** Start with `--model openai` (or `configured` on an endpoint) without checking the endpoint first. */
   readonly skipModelCheck: boolean;
   readonly scriptFile: string | undefined;
   readonly allowSelfApproval: boolean;
@@ -83,13 +85,13 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError({ message: `--port must be an integer from 0 to 65535, got "${values.port}"` });
   }
-  if (values.model !== 'scripted' && values.model !== 'openai') {
-    throw new UsageError({ message: `--model must be scripted or openai, got "${values.model}"` });
+  if (values.model !== 'scripted' && values.model !== 'openai' && values.model !== 'configured') {
+    throw new UsageError({ message: `--model must be scripted, openai or configured, got "${values.model}"` });
   }
   if (values.script !== undefined && values.model !== 'scripted') {
     throw new UsageError({ message: '--script only applies to --model scripted' });
   }
-  if (values['skip-model-check'] && values.model !== 'openai') {
+  if (values['skip-model-check'] && values.model === 'scripted') {
     throw new UsageError({ message: '--skip-model-check only applies to --model openai' });
   }
   const limit = (flag: 'max-streams' | 'sessions-per-minute' | 'messages-per-minute'): number | undefined => {
@@ -189,7 +191,9 @@ export async function serveOptions(
   const tools = flags.toolsModule === undefined ? undefined : domain?.tools;
   const metricsToken = environment['ARBITER_METRICS_TOKEN'];
   let model: Model | ((locale: Locale) => Model) | undefined;
-  if (flags.model === 'openai') {
+  if (flags.model === 'configured' && readConfiguredProvider(environment) !== undefined) {
+    model = await createProviderModel({ env: environment });
+  } else if (flags.model !== 'scripted') {
     model = createConfiguredModel({ env: environment });
   } else if (flags.scriptFile !== undefined) {
     const script = await readScriptFile(flags.scriptFile);
@@ -203,7 +207,7 @@ export async function serveOptions(
   }
   // A real model serving the default domain (the shop) is told about its job there.
   const systemPrompts =
-    flags.model === 'openai' && tools === undefined ? (await loadDefaultDomain()).systemPrompts : undefined;
+    flags.model !== 'scripted' && tools === undefined ? (await loadDefaultDomain()).systemPrompts : undefined;
   const options: StartServerOptions = {
     port: flags.port,
     host: flags.host,
@@ -298,9 +302,15 @@ export async function runServe({
   }
   const { options, close, notices } = serveSetup;
   for (const notice of notices) write(notice);
-  if (flags.model === 'openai') {
+  if (flags.model !== 'scripted') {
     try {
-      write(await checkConfiguredModel({ environment, skip: flags.skipModelCheck }));
+      write(
+        await checkConfiguredModel({
+          environment,
+          skip: flags.skipModelCheck,
+          configured: flags.model === 'configured',
+        }),
+      );
     } catch (error) {
       forgetSignals();
       await close();
@@ -360,10 +370,18 @@ export async function runServe({
 async function checkConfiguredModel({
   environment,
   skip,
+  configured,
 }: {
   environment: Readonly<Record<string, string | undefined>>;
   skip: boolean;
+  /** `--model configured`: an AI SDK provider when `ARBITER_PROVIDER` names one. */
+  configured: boolean;
 }): Promise<string> {
+  const provider = configured ? readConfiguredProvider(environment) : undefined;
+  if (provider !== undefined) {
+    const models = [provider.model, ...(provider.fallbackModel === undefined ? [] : [provider.fallbackModel])];
+    return `arbiter serve: model ${models.join(', ')} via ${provider.packageName} (an AI SDK provider, not checked at start); failed calls retried with backoff${provider.fallbackModel === undefined ? '' : `, then ${provider.fallbackModel}`}`;
+  }
   const { baseUrl, apiKey, model, fallbackModel } = readConfiguredEndpoint(environment);
   const models = fallbackModel === undefined ? [model] : [model, fallbackModel];
   const retries = `failed calls retried with backoff${fallbackModel === undefined ? '' : `, then ${fallbackModel}`}`;
