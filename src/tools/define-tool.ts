@@ -21,6 +21,9 @@ import type {
  *   cannot (a refinement, a transform, a coercion, a custom check) is
  *   refused here with a `ToolDefinitionError` naming the tool and the field.
  *
+ * The result type is read from `execute`: write `execute` before `undo`
+ * and `reconcile` for the result they receive to be typed as it.
+ *
  * The older form `defineTool<Args>({ … })`, with the argument type written
  * beside the schema, still compiles; nothing checks that the two agree.
  * The rest of the definition is checked when it is registered (see
