@@ -2,12 +2,12 @@ import {
   defineTool,
   FatalToolError,
   type GateRule,
-  type JsonSchema,
   type Locale,
   RetryableToolError,
   type ToolContext,
   type ToolDefinition,
 } from '@arbiter-runtime/core';
+import { z } from 'zod';
 import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
 import { type ShopToolTexts, shopToolTexts } from './shop-tool-texts.js';
 
@@ -69,24 +69,27 @@ export const shopGateRules: readonly GateRule[] = [
  */
 const boundParameters = { tenant_id: 'tenantId', user_id: 'userId' } as const;
 
-/** The parameters every tool shares, described in the run's language. */
+/**
+ * The parameters the tools share, in zod, described in the run's language.
+ * Each is said in what JSON Schema can say (a pattern, bounds, an enum, the
+ * examples a model copies), since `defineTool` converts the schemas once
+ * into the JSON Schema the model is sent and arbiter enforces.
+ */
 function sharedParameters(texts: ShopToolTexts) {
   return {
-    tenantId: { type: 'string', description: texts.tenantId },
-    userId: { type: 'string', description: texts.userId },
-    orderId: {
-      type: 'string',
-      description: texts.orderId,
-      pattern: '^SO\\d{8}$',
-      examples: ['SO20260901'],
-    },
-    refundNo: {
-      type: 'string',
-      description: texts.refundNo,
-      pattern: '^RF\\d{10}$',
-      examples: ['RF2026090001'],
-    },
-  } as const;
+    tenantId: z.string().meta({ description: texts.tenantId }),
+    userId: z.string().meta({ description: texts.userId }),
+    orderId: (description: string) =>
+      z
+        .string()
+        .regex(/^SO\d{8}$/)
+        .meta({ description, examples: ['SO20260901'] }),
+    refundNo: (description: string) =>
+      z
+        .string()
+        .regex(/^RF\d{10}$/)
+        .meta({ description, examples: ['RF2026090001'] }),
+  };
 }
 
 export interface ShopToolsOptions {
@@ -118,13 +121,10 @@ export function createShopTools({
 }: ShopToolsOptions): readonly ToolDefinition[] {
   const texts = shopToolTexts[locale];
   const parameters = sharedParameters(texts);
-  const orderIdParameter = parameters.orderId;
-  const objectSchema = (properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema => ({
-    type: 'object',
-    properties: { tenant_id: parameters.tenantId, user_id: parameters.userId, ...properties },
-    required: ['tenant_id', 'user_id', ...required],
-    additionalProperties: false,
-  });
+  const orderIdParameter = parameters.orderId(texts.orderId);
+  /** A tool's parameters: the caller's, then its own; no others accepted. */
+  const objectSchema = <Shape extends z.ZodRawShape>(shape: Shape) =>
+    z.strictObject({ tenant_id: parameters.tenantId, user_id: parameters.userId, ...shape });
   const ownedOrder = ({ tenantId, customerId }: Caller, orderId: string): OrderRow => {
     const order = database.findOrder({ tenantId, customerId, orderId });
     if (order === undefined) throw orderNotFound(orderId);
@@ -132,10 +132,10 @@ export function createShopTools({
   };
   const of = (order: OrderRow) => ({ tenantId: order.tenant_id, orderId: order.order_id });
 
-  const queryOrder = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
+  const queryOrder = defineTool({
     name: 'query_order',
     description: texts.queryOrder,
-    parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
+    parameters: objectSchema({ order_id: orderIdParameter }),
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -161,10 +161,10 @@ export function createShopTools({
     },
   });
 
-  const trackShipment = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
+  const trackShipment = defineTool({
     name: 'track_shipment',
     description: texts.trackShipment,
-    parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
+    parameters: objectSchema({ order_id: orderIdParameter }),
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -197,16 +197,13 @@ export function createShopTools({
     },
   });
 
-  const queryRefund = defineTool<{ tenant_id: string; user_id: string; order_id?: string; refund_no?: string }>({
+  const queryRefund = defineTool({
     name: 'query_refund',
     description: texts.queryRefund,
-    parameters: objectSchema(
-      {
-        order_id: { ...orderIdParameter, description: `${texts.orderId}${texts.orRefundNo}` },
-        refund_no: { ...parameters.refundNo, description: `${texts.refundNo}${texts.orOrderId}` },
-      },
-      [],
-    ),
+    parameters: objectSchema({
+      order_id: parameters.orderId(`${texts.orderId}${texts.orRefundNo}`).optional(),
+      refund_no: parameters.refundNo(`${texts.refundNo}${texts.orOrderId}`).optional(),
+    }),
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -247,31 +244,22 @@ export function createShopTools({
     },
   });
 
-  const addOrderNote = defineTool<{ tenant_id: string; user_id: string; order_id: string; note: string }>({
+  const addOrderNote = defineTool({
     name: 'add_order_note',
     description: texts.addOrderNote,
-    parameters: objectSchema(
-      {
-        order_id: orderIdParameter,
-        note: {
-          type: 'string',
-          description: texts.note,
-          minLength: 1,
-          maxLength: 500,
-          examples: ['Please leave the parcel at the building reception.'],
-        },
-      },
-      ['order_id', 'note'],
-    ),
+    parameters: objectSchema({
+      order_id: orderIdParameter,
+      note: z
+        .string()
+        .min(1)
+        .max(500)
+        .meta({ description: texts.note, examples: ['Please leave the parcel at the building reception.'] }),
+    }),
     sideEffect: 'reversible',
     groups: ['act'],
     boundParameters,
     dataScope: 'tenant_user',
     progress: { en: 'Adding a note to your order…', 'zh-CN': '正在为订单添加备注…' },
-    undo: (args, result) => {
-      const { note, created_at: createdAt } = result as { note: string; created_at: string };
-      database.deleteOrderNote({ tenantId: args.tenant_id, orderId: args.order_id, note, createdAt });
-    },
     execute: (args, context) => {
       const order = ownedOrder(callerOf(args, context), args.order_id);
       if (order.status === 'cancelled') {
@@ -284,43 +272,30 @@ export function createShopTools({
       const notesOnOrder = database.insertOrderNote({ ...of(order), note: args.note, createdAt });
       return { order_id: order.order_id, note: args.note, created_at: createdAt, notes_on_order: notesOnOrder };
     },
+    // After execute: the result it receives is typed as what execute returns.
+    undo: (args, result, context) => {
+      const { tenantId } = callerOf(args, context);
+      database.deleteOrderNote({ tenantId, orderId: args.order_id, note: result.note, createdAt: result.created_at });
+    },
   });
 
-  const applyRefund = defineTool<{
-    tenant_id: string;
-    user_id: string;
-    order_id: string;
-    amount_cents: number;
-    reason_category: RefundReasonCategory;
-    reason: string;
-  }>({
+  const applyRefund = defineTool({
     name: 'apply_refund',
     description: texts.applyRefund,
-    parameters: objectSchema(
-      {
-        order_id: orderIdParameter,
-        amount_cents: {
-          type: 'integer',
-          description: texts.amountCents,
-          minimum: 1,
-          maximum: 10_000_000,
-          examples: [4550],
-        },
-        reason_category: {
-          type: 'string',
-          description: texts.reasonCategory,
-          enum: refundReasonCategories,
-        },
-        reason: {
-          type: 'string',
-          description: texts.reason,
-          minLength: 1,
-          maxLength: 500,
-          examples: ['The mug arrived with a chipped handle.'],
-        },
-      },
-      ['order_id', 'amount_cents', 'reason_category', 'reason'],
-    ),
+    parameters: objectSchema({
+      order_id: orderIdParameter,
+      amount_cents: z
+        .int()
+        .min(1)
+        .max(10_000_000)
+        .meta({ description: texts.amountCents, examples: [4550] }),
+      reason_category: z.enum(refundReasonCategories).meta({ description: texts.reasonCategory }),
+      reason: z
+        .string()
+        .min(1)
+        .max(500)
+        .meta({ description: texts.reason, examples: ['The mug arrived with a chipped handle.'] }),
+    }),
     sideEffect: 'irreversible',
     groups: ['act'],
     boundParameters,
