@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
 import { validateToolCall } from '../validation/validate-tool-call.js';
 import { convertStandardSchema } from './convert-standard-schema.js';
 import { defineTool } from './define-tool.js';
@@ -126,6 +127,19 @@ describe('a tool whose parameters are a Standard Schema', () => {
       type: 'object',
       properties: { order_id: { type: 'string' } },
       required: ['order_id'],
+    });
+    // A model that sends another tenant's and user's ids has them overwritten by the principal's.
+    const checked = validateToolCall({
+      registry,
+      name: 'query_order',
+      rawArguments: '{"order_id":"SO20260901","tenant_id":"other","user_id":"C9999"}',
+    });
+    if (!checked.ok) throw new Error(checked.message);
+    const principal = { tenantId: 'shop', userId: 'C1001', roles: [] };
+    expect(bindPrincipalParameters({ args: checked.args, tool: checked.tool, principal })).toEqual({
+      order_id: 'SO20260901',
+      tenant_id: 'shop',
+      user_id: 'C1001',
     });
   });
 
