@@ -70,27 +70,64 @@ export const shopGateRules: readonly GateRule[] = [
 const boundParameters = { tenant_id: 'tenantId', user_id: 'userId' } as const;
 
 /**
- * The parameters the tools share, in zod, described in the run's language.
- * Each is said in what JSON Schema can say (a pattern, bounds, an enum, the
- * examples a model copies), since `defineTool` converts the schemas once
- * into the JSON Schema the model is sent and arbiter enforces.
+ * The parameters of the shop's tools in zod, described in the run's
+ * language. Each is said in what JSON Schema can say (a pattern, bounds, an
+ * enum, the examples a model copies), since `defineTool` converts each
+ * schema once into the JSON Schema the model is sent and arbiter enforces.
+ * Built once per language: zod schemas are immutable, and a schema already
+ * converted is not converted again however many times the tools are made.
  */
-function sharedParameters(texts: ShopToolTexts) {
+function shopParameters(texts: ShopToolTexts) {
+  const orderId = (description: string) =>
+    z
+      .string()
+      .regex(/^SO\d{8}$/)
+      .meta({ description, examples: ['SO20260901'] });
+  const refundNo = (description: string) =>
+    z
+      .string()
+      .regex(/^RF\d{10}$/)
+      .meta({ description, examples: ['RF2026090001'] });
+  /** A tool's parameters: the caller's (bound from the principal), then its own; no others accepted. */
+  const ofCaller = <Shape extends z.ZodRawShape>(shape: Shape) =>
+    z.strictObject({
+      tenant_id: z.string().meta({ description: texts.tenantId }),
+      user_id: z.string().meta({ description: texts.userId }),
+      ...shape,
+    });
   return {
-    tenantId: z.string().meta({ description: texts.tenantId }),
-    userId: z.string().meta({ description: texts.userId }),
-    orderId: (description: string) =>
-      z
+    queryOrder: ofCaller({ order_id: orderId(texts.orderId) }),
+    trackShipment: ofCaller({ order_id: orderId(texts.orderId) }),
+    queryRefund: ofCaller({
+      order_id: orderId(`${texts.orderId}${texts.orRefundNo}`).optional(),
+      refund_no: refundNo(`${texts.refundNo}${texts.orOrderId}`).optional(),
+    }),
+    addOrderNote: ofCaller({
+      order_id: orderId(texts.orderId),
+      note: z
         .string()
-        .regex(/^SO\d{8}$/)
-        .meta({ description, examples: ['SO20260901'] }),
-    refundNo: (description: string) =>
-      z
+        .min(1)
+        .max(500)
+        .meta({ description: texts.note, examples: ['Please leave the parcel at the building reception.'] }),
+    }),
+    applyRefund: ofCaller({
+      order_id: orderId(texts.orderId),
+      amount_cents: z
+        .int()
+        .min(1)
+        .max(10_000_000)
+        .meta({ description: texts.amountCents, examples: [4550] }),
+      reason_category: z.enum(refundReasonCategories).meta({ description: texts.reasonCategory }),
+      reason: z
         .string()
-        .regex(/^RF\d{10}$/)
-        .meta({ description, examples: ['RF2026090001'] }),
+        .min(1)
+        .max(500)
+        .meta({ description: texts.reason, examples: ['The mug arrived with a chipped handle.'] }),
+    }),
   };
 }
+
+const parametersByLocale = new Map<Locale, ReturnType<typeof shopParameters>>();
 
 export interface ShopToolsOptions {
   readonly database: ShopDatabase;
@@ -120,11 +157,11 @@ export function createShopTools({
   now = () => new Date(),
 }: ShopToolsOptions): readonly ToolDefinition[] {
   const texts = shopToolTexts[locale];
-  const parameters = sharedParameters(texts);
-  const orderIdParameter = parameters.orderId(texts.orderId);
-  /** A tool's parameters: the caller's, then its own; no others accepted. */
-  const objectSchema = <Shape extends z.ZodRawShape>(shape: Shape) =>
-    z.strictObject({ tenant_id: parameters.tenantId, user_id: parameters.userId, ...shape });
+  let parameters = parametersByLocale.get(locale);
+  if (parameters === undefined) {
+    parameters = shopParameters(texts);
+    parametersByLocale.set(locale, parameters);
+  }
   const ownedOrder = ({ tenantId, customerId }: Caller, orderId: string): OrderRow => {
     const order = database.findOrder({ tenantId, customerId, orderId });
     if (order === undefined) throw orderNotFound(orderId);
@@ -135,7 +172,7 @@ export function createShopTools({
   const queryOrder = defineTool({
     name: 'query_order',
     description: texts.queryOrder,
-    parameters: objectSchema({ order_id: orderIdParameter }),
+    parameters: parameters.queryOrder,
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -164,7 +201,7 @@ export function createShopTools({
   const trackShipment = defineTool({
     name: 'track_shipment',
     description: texts.trackShipment,
-    parameters: objectSchema({ order_id: orderIdParameter }),
+    parameters: parameters.trackShipment,
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -200,10 +237,7 @@ export function createShopTools({
   const queryRefund = defineTool({
     name: 'query_refund',
     description: texts.queryRefund,
-    parameters: objectSchema({
-      order_id: parameters.orderId(`${texts.orderId}${texts.orRefundNo}`).optional(),
-      refund_no: parameters.refundNo(`${texts.refundNo}${texts.orOrderId}`).optional(),
-    }),
+    parameters: parameters.queryRefund,
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -247,14 +281,7 @@ export function createShopTools({
   const addOrderNote = defineTool({
     name: 'add_order_note',
     description: texts.addOrderNote,
-    parameters: objectSchema({
-      order_id: orderIdParameter,
-      note: z
-        .string()
-        .min(1)
-        .max(500)
-        .meta({ description: texts.note, examples: ['Please leave the parcel at the building reception.'] }),
-    }),
+    parameters: parameters.addOrderNote,
     sideEffect: 'reversible',
     groups: ['act'],
     boundParameters,
@@ -282,20 +309,7 @@ export function createShopTools({
   const applyRefund = defineTool({
     name: 'apply_refund',
     description: texts.applyRefund,
-    parameters: objectSchema({
-      order_id: orderIdParameter,
-      amount_cents: z
-        .int()
-        .min(1)
-        .max(10_000_000)
-        .meta({ description: texts.amountCents, examples: [4550] }),
-      reason_category: z.enum(refundReasonCategories).meta({ description: texts.reasonCategory }),
-      reason: z
-        .string()
-        .min(1)
-        .max(500)
-        .meta({ description: texts.reason, examples: ['The mug arrived with a chipped handle.'] }),
-    }),
+    parameters: parameters.applyRefund,
     sideEffect: 'irreversible',
     groups: ['act'],
     boundParameters,

@@ -300,6 +300,25 @@ describe('a tool whose parameters are a Standard Schema', () => {
     );
   });
 
+  it('converts a schema object once, whichever tools are defined with it', () => {
+    let calls = 0;
+    const counted: StandardJsonSchema = {
+      '~standard': {
+        version: 1,
+        vendor: 'counted',
+        jsonSchema: {
+          input: () => {
+            calls += 1;
+            return { type: 'object', properties: { order_id: { type: 'string' } } };
+          },
+          output: () => ({ type: 'object', properties: { order_id: { type: 'string' } } }),
+        },
+      },
+    };
+    expect(refundTool(counted).parameters).toBe(refundTool(counted).parameters);
+    expect(calls).toBe(1);
+  });
+
   it('asks the converter once per side, at definition: a converter that changes later changes nothing', () => {
     let calls = 0;
     const drifting: StandardJsonSchema = {

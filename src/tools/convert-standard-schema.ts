@@ -8,6 +8,15 @@ const outputOnlyDifferences = new Set(['$schema', 'required', 'additionalPropert
 /** Keywords whose value maps names (of properties, of definitions) to schemas. */
 const namingKeywords = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
+/**
+ * Each schema object's JSON Schema, converted once: the same schema gives the
+ * same JSON Schema to every tool defined with it (a tools factory called per
+ * request or per test converts nothing twice). Only conversions that succeed
+ * are kept; the JSON Schema is shared, as a JSON Schema object reused across
+ * definitions is.
+ */
+const conversions = new WeakMap<object, JsonSchema>();
+
 /** Something a tool's Standard Schema says that its JSON Schema cannot. */
 interface UnsaidPart {
   /** The parameter, e.g. `items[].sku`; undefined for the parameters object itself. */
@@ -32,7 +41,7 @@ export function isStandardSchema(value: unknown): value is { readonly '~standard
 
 /**
  * The JSON Schema (2020-12) of what a tool's Standard Schema accepts,
- * converted once, at definition: what the model is sent and what arbiter's
+ * converted once, at definition (once per schema object), what the model is sent and what arbiter's
  * validator enforces. Refuses, with a `ToolDefinitionError` naming the tool
  * and each field, a schema that says what JSON Schema cannot (a refinement,
  * a transform, a coercion, a custom check, a Date): the model would never be
@@ -50,6 +59,8 @@ export function convertStandardSchema({ toolName, schema }: { toolName: string; 
     throw new ToolDefinitionError({ toolName, field, message: `tool "${toolName}": ${message}`, cause });
   };
   if (!isStandardSchema(schema)) return fail({ message: 'parameters is not a Standard Schema' });
+  const known = conversions.get(schema);
+  if (known !== undefined) return known;
   const props = schema['~standard'];
   const vendor = typeof props['vendor'] === 'string' ? props['vendor'] : 'unknown';
   const converter = props['jsonSchema'] as Partial<StandardJsonSchema['~standard']['jsonSchema']> | undefined;
@@ -104,6 +115,7 @@ export function convertStandardSchema({ toolName, schema }: { toolName: string; 
     });
   }
   const { $schema: _dialect, ...parameters } = input;
+  conversions.set(schema, parameters);
   return parameters;
 }
 
