@@ -2,12 +2,12 @@ import {
   defineTool,
   FatalToolError,
   type GateRule,
-  type JsonSchema,
   type Locale,
   RetryableToolError,
   type ToolContext,
   type ToolDefinition,
 } from '@arbiter-runtime/core';
+import { z } from 'zod';
 import type { OrderRow, RefundRow, ShopDatabase } from './shop-database.js';
 import { type ShopToolTexts, shopToolTexts } from './shop-tool-texts.js';
 
@@ -69,25 +69,65 @@ export const shopGateRules: readonly GateRule[] = [
  */
 const boundParameters = { tenant_id: 'tenantId', user_id: 'userId' } as const;
 
-/** The parameters every tool shares, described in the run's language. */
-function sharedParameters(texts: ShopToolTexts) {
+/**
+ * The parameters of the shop's tools in zod, described in the run's
+ * language. Each is said in what JSON Schema can say (a pattern, bounds, an
+ * enum, the examples a model copies), since `defineTool` converts each
+ * schema once into the JSON Schema the model is sent and arbiter enforces.
+ * Built once per language: zod schemas are immutable, and a schema already
+ * converted is not converted again however many times the tools are made.
+ */
+function shopParameters(texts: ShopToolTexts) {
+  const orderId = (description: string) =>
+    z
+      .string()
+      .regex(/^SO\d{8}$/)
+      .meta({ description, examples: ['SO20260901'] });
+  const refundNo = (description: string) =>
+    z
+      .string()
+      .regex(/^RF\d{10}$/)
+      .meta({ description, examples: ['RF2026090001'] });
+  /** A tool's parameters: the caller's (bound from the principal), then its own; no others accepted. */
+  const ofCaller = <Shape extends z.ZodRawShape>(shape: Shape) =>
+    z.strictObject({
+      tenant_id: z.string().meta({ description: texts.tenantId }),
+      user_id: z.string().meta({ description: texts.userId }),
+      ...shape,
+    });
   return {
-    tenantId: { type: 'string', description: texts.tenantId },
-    userId: { type: 'string', description: texts.userId },
-    orderId: {
-      type: 'string',
-      description: texts.orderId,
-      pattern: '^SO\\d{8}$',
-      examples: ['SO20260901'],
-    },
-    refundNo: {
-      type: 'string',
-      description: texts.refundNo,
-      pattern: '^RF\\d{10}$',
-      examples: ['RF2026090001'],
-    },
-  } as const;
+    queryOrder: ofCaller({ order_id: orderId(texts.orderId) }),
+    trackShipment: ofCaller({ order_id: orderId(texts.orderId) }),
+    queryRefund: ofCaller({
+      order_id: orderId(`${texts.orderId}${texts.orRefundNo}`).optional(),
+      refund_no: refundNo(`${texts.refundNo}${texts.orOrderId}`).optional(),
+    }),
+    addOrderNote: ofCaller({
+      order_id: orderId(texts.orderId),
+      note: z
+        .string()
+        .min(1)
+        .max(500)
+        .meta({ description: texts.note, examples: ['Please leave the parcel at the building reception.'] }),
+    }),
+    applyRefund: ofCaller({
+      order_id: orderId(texts.orderId),
+      amount_cents: z
+        .int()
+        .min(1)
+        .max(10_000_000)
+        .meta({ description: texts.amountCents, examples: [4550] }),
+      reason_category: z.enum(refundReasonCategories).meta({ description: texts.reasonCategory }),
+      reason: z
+        .string()
+        .min(1)
+        .max(500)
+        .meta({ description: texts.reason, examples: ['The mug arrived with a chipped handle.'] }),
+    }),
+  };
 }
+
+const parametersByLocale = new Map<Locale, ReturnType<typeof shopParameters>>();
 
 export interface ShopToolsOptions {
   readonly database: ShopDatabase;
@@ -117,14 +157,11 @@ export function createShopTools({
   now = () => new Date(),
 }: ShopToolsOptions): readonly ToolDefinition[] {
   const texts = shopToolTexts[locale];
-  const parameters = sharedParameters(texts);
-  const orderIdParameter = parameters.orderId;
-  const objectSchema = (properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema => ({
-    type: 'object',
-    properties: { tenant_id: parameters.tenantId, user_id: parameters.userId, ...properties },
-    required: ['tenant_id', 'user_id', ...required],
-    additionalProperties: false,
-  });
+  let parameters = parametersByLocale.get(locale);
+  if (parameters === undefined) {
+    parameters = shopParameters(texts);
+    parametersByLocale.set(locale, parameters);
+  }
   const ownedOrder = ({ tenantId, customerId }: Caller, orderId: string): OrderRow => {
     const order = database.findOrder({ tenantId, customerId, orderId });
     if (order === undefined) throw orderNotFound(orderId);
@@ -132,10 +169,10 @@ export function createShopTools({
   };
   const of = (order: OrderRow) => ({ tenantId: order.tenant_id, orderId: order.order_id });
 
-  const queryOrder = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
+  const queryOrder = defineTool({
     name: 'query_order',
     description: texts.queryOrder,
-    parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
+    parameters: parameters.queryOrder,
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -161,10 +198,10 @@ export function createShopTools({
     },
   });
 
-  const trackShipment = defineTool<{ tenant_id: string; user_id: string; order_id: string }>({
+  const trackShipment = defineTool({
     name: 'track_shipment',
     description: texts.trackShipment,
-    parameters: objectSchema({ order_id: orderIdParameter }, ['order_id']),
+    parameters: parameters.trackShipment,
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -197,16 +234,10 @@ export function createShopTools({
     },
   });
 
-  const queryRefund = defineTool<{ tenant_id: string; user_id: string; order_id?: string; refund_no?: string }>({
+  const queryRefund = defineTool({
     name: 'query_refund',
     description: texts.queryRefund,
-    parameters: objectSchema(
-      {
-        order_id: { ...orderIdParameter, description: `${texts.orderId}${texts.orRefundNo}` },
-        refund_no: { ...parameters.refundNo, description: `${texts.refundNo}${texts.orOrderId}` },
-      },
-      [],
-    ),
+    parameters: parameters.queryRefund,
     sideEffect: 'read',
     groups: ['lookup'],
     boundParameters,
@@ -247,31 +278,15 @@ export function createShopTools({
     },
   });
 
-  const addOrderNote = defineTool<{ tenant_id: string; user_id: string; order_id: string; note: string }>({
+  const addOrderNote = defineTool({
     name: 'add_order_note',
     description: texts.addOrderNote,
-    parameters: objectSchema(
-      {
-        order_id: orderIdParameter,
-        note: {
-          type: 'string',
-          description: texts.note,
-          minLength: 1,
-          maxLength: 500,
-          examples: ['Please leave the parcel at the building reception.'],
-        },
-      },
-      ['order_id', 'note'],
-    ),
+    parameters: parameters.addOrderNote,
     sideEffect: 'reversible',
     groups: ['act'],
     boundParameters,
     dataScope: 'tenant_user',
     progress: { en: 'Adding a note to your order…', 'zh-CN': '正在为订单添加备注…' },
-    undo: (args, result) => {
-      const { note, created_at: createdAt } = result as { note: string; created_at: string };
-      database.deleteOrderNote({ tenantId: args.tenant_id, orderId: args.order_id, note, createdAt });
-    },
     execute: (args, context) => {
       const order = ownedOrder(callerOf(args, context), args.order_id);
       if (order.status === 'cancelled') {
@@ -284,43 +299,17 @@ export function createShopTools({
       const notesOnOrder = database.insertOrderNote({ ...of(order), note: args.note, createdAt });
       return { order_id: order.order_id, note: args.note, created_at: createdAt, notes_on_order: notesOnOrder };
     },
+    // After execute: the result it receives is typed as what execute returns.
+    undo: (args, result, context) => {
+      const { tenantId } = callerOf(args, context);
+      database.deleteOrderNote({ tenantId, orderId: args.order_id, note: result.note, createdAt: result.created_at });
+    },
   });
 
-  const applyRefund = defineTool<{
-    tenant_id: string;
-    user_id: string;
-    order_id: string;
-    amount_cents: number;
-    reason_category: RefundReasonCategory;
-    reason: string;
-  }>({
+  const applyRefund = defineTool({
     name: 'apply_refund',
     description: texts.applyRefund,
-    parameters: objectSchema(
-      {
-        order_id: orderIdParameter,
-        amount_cents: {
-          type: 'integer',
-          description: texts.amountCents,
-          minimum: 1,
-          maximum: 10_000_000,
-          examples: [4550],
-        },
-        reason_category: {
-          type: 'string',
-          description: texts.reasonCategory,
-          enum: refundReasonCategories,
-        },
-        reason: {
-          type: 'string',
-          description: texts.reason,
-          minLength: 1,
-          maxLength: 500,
-          examples: ['The mug arrived with a chipped handle.'],
-        },
-      },
-      ['order_id', 'amount_cents', 'reason_category', 'reason'],
-    ),
+    parameters: parameters.applyRefund,
     sideEffect: 'irreversible',
     groups: ['act'],
     boundParameters,

@@ -14,10 +14,23 @@ export class ToolDefinitionError extends ArbiterError {
   readonly code = 'tool_definition_invalid' as const;
   readonly [symbol] = true;
   readonly toolName: string | undefined;
+  /** The parameter the problem is in (`items[].sku` for a nested one), when it is one parameter's. */
+  readonly field: string | undefined;
 
-  constructor({ toolName, message, cause }: { toolName?: string | undefined; message: string; cause?: unknown }) {
+  constructor({
+    toolName,
+    field,
+    message,
+    cause,
+  }: {
+    toolName?: string | undefined;
+    field?: string | undefined;
+    message: string;
+    cause?: unknown;
+  }) {
     super(message, { cause });
     this.toolName = toolName;
+    this.field = field;
   }
 
   static override isInstance(error: unknown): error is ToolDefinitionError {

@@ -4,16 +4,28 @@ export type { ToolErrorPayload, ToolOutcome, ValidationIssueSummary } from '../c
 export type { ToolSpec } from '../core/tool-spec.js';
 export { defineTool } from './define-tool.js';
 export { fromOpenAiTool, type OpenAiFunctionTool } from './from-openai-tool.js';
+export type { JsonSchemaArguments } from './json-schema-arguments.js';
+export type {
+  StandardJsonSchema,
+  StandardJsonSchemaInput,
+  StandardJsonSchemaOptions,
+  StandardJsonSchemaProps,
+} from './standard-json-schema.js';
 export { type RegisteredTool, ToolRegistry, type ToolSet } from './tool-registry.js';
 export type {
   BoundParameter,
+  BoundParameters,
   DataScope,
   IdempotencyScope,
   PrincipalField,
   ReconcileAnswer,
   SideEffect,
+  ToolArguments,
+  ToolBehaviour,
   ToolContext,
   ToolDefinition,
+  ToolParameters,
   ToolProgress,
+  TypedToolDefinition,
 } from './tool-types.js';
 export { untrustedErrorSource, untrustedSource } from './untrusted-source.js';

@@ -5,6 +5,7 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { compileToolValidator, createAjv, type ToolValidator } from '../validation/compile-tool-validator.js';
 import { checkDataScope } from './check-data-scope.js';
+import { isStandardSchema } from './convert-standard-schema.js';
 import type { DataScope, SideEffect, ToolDefinition } from './tool-types.js';
 
 const providerNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -220,6 +221,12 @@ function checkDefinitionShape(tool: ToolDefinition): string {
     });
   }
   const parameters: unknown = tool.parameters;
+  if (isStandardSchema(parameters)) {
+    throw new ToolDefinitionError({
+      toolName: name,
+      message: `tool "${name}": parameters is a ${String(parameters['~standard']['vendor'])} schema: pass the definition through defineTool, which converts it into the JSON Schema the model is sent`,
+    });
+  }
   if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
     throw new ToolDefinitionError({
       toolName: name,

@@ -2,6 +2,8 @@ import type { CallHistory } from '../core/call-history.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
+import type { JsonSchemaArguments } from './json-schema-arguments.js';
+import type { StandardJsonSchema, StandardJsonSchemaInput } from './standard-json-schema.js';
 
 /**
  * What running the tool does to the world. `read` runs freely; `reversible`
@@ -93,12 +95,80 @@ export type IdempotencyScope = 'principal' | 'tenant';
  * truth: the model is sent exactly this schema, and exactly this schema is
  * enforced before `execute` runs.
  */
-export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {
+export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> extends ToolBehaviour<Args, Result> {
+  readonly parameters: JsonSchema;
+  /**
+   * Parameters filled from the principal, removed from the schema the model
+   * sees; whatever the model sends for them is overwritten. A tool that binds
+   * the user must bind the tenant too:
+   * `{ tenant_id: 'tenantId', user_id: 'userId' }`.
+   */
+  readonly boundParameters?: Readonly<Record<string, BoundParameter>>;
+}
+
+/**
+ * What `defineTool` takes when the argument type is read from the schema:
+ * `parameters` is a JSON Schema (written inline or `as const`) or a
+ * Standard Schema that can give its JSON Schema (zod 4, ArkType 2, valibot
+ * through `toStandardJsonSchema`), and `execute`, `approval`,
+ * `idempotencyKey`, `reconcile` and `undo` receive `ToolArguments` of it.
+ */
+export interface TypedToolDefinition<Parameters extends ToolParameters, Bound extends BoundParameters, Result>
+  extends ToolBehaviour<ToolArguments<Parameters, Bound>, Result> {
+  readonly parameters: Parameters;
+  /** As `ToolDefinition.boundParameters`; each becomes an optional argument of the principal's type. */
+  readonly boundParameters?: Bound;
+}
+
+/** What a tool's `parameters` may be given as to `defineTool`. */
+export type ToolParameters = JsonSchema | StandardJsonSchema;
+
+/** Parameters bound to the principal: the parameter's name and where its value comes from. */
+export type BoundParameters = Readonly<Record<string, BoundParameter>>;
+
+/**
+ * The arguments a tool's functions receive: the type its schema accepts (a
+ * Standard Schema's input type, or the type of a JSON Schema written
+ * `as const`; `Record<string, unknown>` for a schema typed only as
+ * `JsonSchema`), with each bound parameter replaced by the principal's
+ * value. A bound parameter is optional: it is absent when the run has no
+ * principal.
+ *
+ * @example
+ * type Args = ToolArguments<typeof orderSchema, { tenant_id: 'tenantId' }>;
+ * // { order_id: string; tenant_id?: string }
+ */
+export type ToolArguments<Parameters, Bound = BoundParameters> = BindArguments<SchemaArguments<Parameters>, Bound>;
+
+type SchemaArguments<Parameters> = Parameters extends StandardJsonSchema
+  ? StandardJsonSchemaInput<Parameters>
+  : JsonSchemaArguments<Parameters> extends infer Args
+    ? unknown extends Args
+      ? Record<string, unknown>
+      : Args
+    : never;
+
+/** No bindings: none declared (`keyof Bound` is `never`), or none inferred (the wide `BoundParameters`). */
+type BindArguments<Args, Bound> = string extends keyof Bound
+  ? Args
+  : keyof Bound extends never
+    ? Args
+    : FlattenArguments<Omit<Args, keyof Bound> & { -readonly [Name in keyof Bound]?: BoundValue<Bound[Name]> }>;
+
+type BoundValue<Binding> = Binding extends PrincipalField
+  ? Principal[Binding]
+  : Binding extends (principal: Principal) => infer Value
+    ? Value
+    : unknown;
+
+type FlattenArguments<Args> = { [Key in keyof Args]: Args[Key] } & {};
+
+/** Everything a tool definition holds besides its schema and bound parameters. */
+export interface ToolBehaviour<Args, Result> {
   /** verb_object, e.g. `query_order`; providers accept `^[a-zA-Z0-9_-]{1,64}$`. */
   readonly name: string;
   /** When to use it and when not to, naming the sibling tool. */
   readonly description: string;
-  readonly parameters: JsonSchema;
   readonly sideEffect: SideEffect;
   /**
    * A fingerprint of the definition as mounted (a third party's tool: see
@@ -108,13 +178,6 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   readonly fingerprint?: string;
   /** Groups this tool belongs to (e.g. `lookup`, `act`); mounted per phase. */
   readonly groups?: readonly string[];
-  /**
-   * Parameters filled from the principal, removed from the schema the model
-   * sees; whatever the model sends for them is overwritten. A tool that binds
-   * the user must bind the tenant too:
-   * `{ tenant_id: 'tenantId', user_id: 'userId' }`.
-   */
-  readonly boundParameters?: Readonly<Record<string, BoundParameter>>;
   /** Whose data the tool touches (see `DataScope`); checked against `boundParameters` at registration. */
   readonly dataScope?: DataScope;
   /** Top-level fields whose values never leave the live conversation (audit, events, logs). */
@@ -150,7 +213,11 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    * it); `unknown`, or a throw, leaves it refused as `outcome_unknown`.
    * `key` is the tool's own key (`idempotencyKey`), not the scoped one.
    */
-  reconcile?(args: Args, key: string, context: ToolContext): ReconcileAnswer<Result> | Promise<ReconcileAnswer<Result>>;
+  reconcile?(
+    args: Args,
+    key: string,
+    context: ToolContext,
+  ): ReconcileAnswer<NoInfer<Result>> | Promise<ReconcileAnswer<NoInfer<Result>>>;
   /**
    * True when the tool sends data outside (e-mail, HTTP, posting). Once a
    * conversation holds untrusted content (see `untrustedOutput`), every
@@ -173,7 +240,7 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    */
   readonly untrustedOutput?: boolean | string | ((result: unknown) => string | undefined);
   /** Rolls back a `reversible` call. */
-  undo?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
+  undo?(args: Args, result: NoInfer<Result>, context: ToolContext): Promise<void> | void;
   /** Per-call time limit in milliseconds. */
   readonly timeoutMs?: number;
   /**

@@ -51,6 +51,32 @@ describe('the packages each entry point reaches', () => {
     }
   });
 
+  it('keeps schema libraries out of every entry, types included: a Standard Schema is read through its interface', () => {
+    const schemaLibraries = [
+      'zod',
+      'valibot',
+      '@valibot/to-json-schema',
+      'arktype',
+      '@ark/schema',
+      '@standard-schema/spec',
+    ];
+    for (const entry of [
+      'index.ts',
+      'sqlite.ts',
+      'postgres.ts',
+      'openai.ts',
+      'server.ts',
+      'mcp.ts',
+      'a2a.ts',
+      'evaluation.ts',
+      'observe.ts',
+      'testing.ts',
+    ]) {
+      const reached = packagesReachedFrom(entry, { types: true });
+      expect({ entry, reached: schemaLibraries.filter((name) => reached.has(name)) }).toEqual({ entry, reached: [] });
+    }
+  });
+
   it('loads pg and no other package from the PostgreSQL entry (no SQLite binary with it)', () => {
     expect(packagesReachedFrom('postgres.ts', { types: false })).toEqual(new Set(['pg']));
     expect(packagesReachedFrom('sqlite.ts', { types: false })).toEqual(new Set(['better-sqlite3']));

@@ -356,9 +356,182 @@ console.log(JSON.stringify({ missing, exposed, deep }));
   }, 120_000);
 });
 
-function spawnOutput(command: string, args: readonly string[]): { code: number; output: string } {
+/** The schema libraries a newcomer's project brings itself: arbiter depends on none of them. */
+const schemaLibraries = ['zod', 'valibot', '@valibot/to-json-schema', 'arktype'];
+/**
+ * A newcomer's tools, one per way of writing a schema, each with a misspelled
+ * and a wrongly typed argument the compiler must refuse (an unused
+ * `@ts-expect-error` fails the build), then run: each tool called once by the
+ * scripted model, and a zod refinement refused at definition.
+ */
+const typedToolsProgram = `import { defineTool, runAgent, ToolDefinitionError, ToolRegistry } from '${packageName}';
+import { type Script, ScriptedModel } from '${packageName}/testing';
+import { toStandardJsonSchema } from '@valibot/to-json-schema';
+import { type } from 'arktype';
+import * as v from 'valibot';
+import { z } from 'zod';
+
+const common = { sideEffect: 'read', description: 'Look up an order by number. Not for refunds.' } as const;
+const orderSchema = {
+  type: 'object',
+  properties: { order_id: { type: 'string', pattern: '^SO\\\\d{8}$' }, lines: { type: 'integer', minimum: 1 } },
+  required: ['order_id'],
+  additionalProperties: false,
+} as const;
+
+const jsonTool = defineTool({
+  ...common,
+  name: 'json_order',
+  parameters: orderSchema,
+  execute: (args) => {
+    // @ts-expect-error misspelled
+    void args.orderId;
+    // @ts-expect-error wrongly typed: lines is a number
+    const lines: string | undefined = args.lines;
+    return { via: 'json', order: args.order_id.toUpperCase(), lines };
+  },
+});
+const zodTool = defineTool({
+  ...common,
+  name: 'zod_order',
+  parameters: z.object({ order_id: z.string().regex(/^SO\\d{8}$/), lines: z.int().min(1).optional() }),
+  boundParameters: { tenant_id: 'tenantId' },
+  dataScope: 'tenant',
+  execute: (args) => {
+    // @ts-expect-error misspelled
+    void args.orderId;
+    // @ts-expect-error bound parameters are absent without a principal
+    const tenant: string = args.tenant_id;
+    return { via: 'zod', order: args.order_id.toUpperCase(), tenant };
+  },
+});
+const valibotTool = defineTool({
+  ...common,
+  name: 'valibot_order',
+  parameters: toStandardJsonSchema(v.object({ order_id: v.pipe(v.string(), v.regex(/^SO\\d{8}$/)) })),
+  execute: (args) => {
+    // @ts-expect-error misspelled
+    void args.orderId;
+    // @ts-expect-error wrongly typed: order_id is a string
+    const order: number = args.order_id;
+    return { via: 'valibot', order };
+  },
+});
+const arkTool = defineTool({
+  ...common,
+  name: 'arktype_order',
+  parameters: type({ order_id: /^SO\\d{8}$/, 'lines?': 'number.integer >= 1' }),
+  execute: (args) => {
+    // @ts-expect-error misspelled
+    void args.orderId;
+    // @ts-expect-error wrongly typed: lines is a number
+    const lines: boolean | undefined = args.lines;
+    return { via: 'arktype', order: args.order_id, lines };
+  },
+});
+let refused = '';
+try {
+  defineTool({ ...common, name: 'refined', parameters: z.object({ order_id: z.string().refine((id) => id.length > 2) }), execute: () => null });
+} catch (error) {
+  if (ToolDefinitionError.isInstance(error)) refused = \`\${error.toolName} \${error.field}\`;
+}
+
+const names = ['json_order', 'zod_order', 'valibot_order', 'arktype_order'];
+const script: Script = {
+  name: 'typed',
+  turns: [{ steps: [...names.map((name) => ({ call: { name, arguments: { order_id: 'SO20260901' } } })), { say: 'done' }] }],
+};
+const registry = new ToolRegistry().register(jsonTool).register(zodTool).register(valibotTool).register(arkTool);
+const result = await runAgent({
+  model: new ScriptedModel({ script }),
+  tools: registry,
+  messages: [{ role: 'user', content: 'Where is SO20260901?' }],
+  principal: { tenantId: 'acme', userId: 'C1', roles: [] },
+});
+const outputs = result.messages.filter((message) => message.role === 'tool').map((message) => JSON.parse(String(message.content)));
+console.log(JSON.stringify({ stopReason: result.stopReason, outputs, refused, specs: registry.specs.map((spec) => spec.function.parameters) }));
+`;
+
+describe("a newcomer's typed tools, compiled from the packed package", () => {
+  let newcomer: string;
+  beforeAll(() => {
+    newcomer = join(directory, 'newcomer');
+    installTarball({
+      tarball: packed.tarball,
+      name: packed.name,
+      consumer: newcomer,
+      checkout,
+      devDependencies: ['@types/node', ...schemaLibraries],
+    });
+  }, 120_000);
+
+  it('refuses misspelled and wrongly typed arguments under tsc strict NodeNext, and runs each tool', () => {
+    writeFileSync(
+      join(newcomer, 'tsconfig.json'),
+      JSON.stringify(
+        {
+          ...entriesTsconfig,
+          files: ['typed-tools.ts'],
+          compilerOptions: { ...entriesTsconfig.compilerOptions, noEmit: false, outDir: 'dist' },
+        },
+        null,
+        2,
+      ),
+    );
+    writeFileSync(join(newcomer, 'typed-tools.ts'), typedToolsProgram);
+    const tsc = join(checkout, 'node_modules/typescript/bin/tsc');
+    const compile = spawnOutput(process.execPath, [tsc, '-p', '.'], newcomer);
+    expect(compile.output).toBe('');
+    expect(compile.code).toBe(0);
+    // Without the directives each line they mark is an error: the compiler does refuse them.
+    writeFileSync(join(newcomer, 'typed-tools.ts'), typedToolsProgram.replaceAll('// @ts-expect-error', '//'));
+    const unmarked = spawnOutput(process.execPath, [tsc, '-p', '.', '--noEmit'], newcomer);
+    expect(unmarked.output.match(/error TS\d+/g)?.length).toBe(8);
+    writeFileSync(join(newcomer, 'typed-tools.ts'), typedToolsProgram);
+
+    const run = spawnOutput(process.execPath, ['dist/typed-tools.js'], newcomer);
+    expect(run.code, run.output).toBe(0);
+    const report = JSON.parse(run.output.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
+    expect(report).toMatchObject({
+      stopReason: 'completed',
+      refused: 'refined order_id',
+      outputs: [
+        { via: 'json', order: 'SO20260901' },
+        { via: 'zod', order: 'SO20260901', tenant: 'acme' },
+        { via: 'valibot', order: 'SO20260901' },
+        { via: 'arktype', order: 'SO20260901' },
+      ],
+    });
+    const orderId = { type: 'string', pattern: '^SO\\d{8}$' };
+    expect(report['specs']).toEqual([
+      {
+        type: 'object',
+        properties: { order_id: orderId, lines: { type: 'integer', minimum: 1 } },
+        required: ['order_id'],
+        additionalProperties: false,
+      },
+      {
+        type: 'object',
+        properties: { order_id: orderId, lines: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+        required: ['order_id'],
+      },
+      { type: 'object', properties: { order_id: orderId }, required: ['order_id'] },
+      {
+        type: 'object',
+        properties: { order_id: orderId, lines: { type: 'integer', minimum: 1 } },
+        required: ['order_id'],
+      },
+    ]);
+  }, 180_000);
+});
+
+function spawnOutput(
+  command: string,
+  args: readonly string[],
+  cwd: string = consumer,
+): { code: number; output: string } {
   try {
-    const output = execFileSync(command, args, { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     return { code: 0, output };
   } catch (error) {
     const { status, stdout = '', stderr = '' } = error as { status?: number | null; stdout?: string; stderr?: string };
