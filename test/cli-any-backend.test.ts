@@ -133,7 +133,7 @@ describe.skipIf(cluster.skip)('the operator commands on PostgreSQL and an applic
     expect(audit.stdout).toMatch(/close_ticket\s+reversible\s+allowed/);
     const verified = await arbiter(['audit', 'verify', '--store', url]);
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toMatch(/^audit log intact: \d+ rows, \d+ chains?/m);
+    expect(verified.stdout).toMatch(/^audit log intact: \d+ rows/m);
     const key = { ARBITER_AUDIT_KEY: 'an operator key of the test, 32+ characters long' };
     const anchor = join(dataDir, 'anchor.json');
     const anchored = await arbiter(['audit', 'anchor', '--out', anchor, '--store', url], key);
