@@ -3,6 +3,8 @@ import { streamSSE } from 'hono/streaming';
 import type { Principal } from '../core/principal.js';
 import { HttpError } from '../errors/http-error.js';
 import type { ExternalEvent } from '../events/external-event.js';
+import { displayArguments } from '../events/sensitive-fields.js';
+import { toolFieldPolicies } from '../events/tool-field-policies.js';
 import type { AuditRecord } from '../store/audit-rows.js';
 import { maxReasonLength } from './approval-routes.js';
 import { decideApproval, requireApprover } from './decide-approval.js';
@@ -10,7 +12,7 @@ import { type AuditFilter, filterAuditRows, isAuditReader, tenantChainStatus } f
 import { listInbox, runTenants } from './desk-inbox.js';
 import { InboxFeed } from './inbox-feed.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
-import { runTimeline } from './run-timeline.js';
+import { runTimeline, storedCalls } from './run-timeline.js';
 import { approverRole, auditorRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 
 /** The most approvals one request may decide. */
@@ -158,6 +160,12 @@ export function deskRoutes(
       ? (await dependencies.audit.listAudit({ runId })).filter((row) => row.tenantId === run.tenantId)
       : [];
     const approvals = await dependencies.approvals.listApprovals({ runId });
+    const session = await dependencies.sessions.load(run.sessionId);
+    const policyOf = toolFieldPolicies();
+    const calls = storedCalls({
+      messages: session?.tenantId === run.tenantId ? session.messages : [],
+      show: (tool, args) => displayArguments(args, policyOf(dependencies.tools.get(tool))),
+    });
     return c.json({
       run: {
         runId: run.runId,
@@ -167,7 +175,7 @@ export function deskRoutes(
         startedAt: new Date(run.startedAt).toISOString(),
         lastSeq: events.at(-1)?.seq ?? 0,
       },
-      steps: runTimeline({ events, audit, approvals }),
+      steps: runTimeline({ events, audit, approvals, calls }),
     });
   });
 

@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../core/chat-message.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import type { ApprovalRecord } from '../store/approval-rows.js';
 import type { AuditRecord } from '../store/audit-rows.js';
@@ -21,6 +22,10 @@ export interface TimelineToolStep {
   readonly toolCallId: string;
   readonly tool: string;
   readonly at: string;
+  /** The arguments the model proposed, as a card shows them (sensitive values redacted); null when not stored. */
+  readonly arguments: Readonly<Record<string, unknown>> | null;
+  /** What the model was told when the call failed validation (the fields and how to fix them); null otherwise. */
+  readonly feedback: string | null;
   /** `failed` when the arguments did not pass the schema (the model was told, and may correct the call). */
   readonly validation: 'passed' | 'failed' | 'not_reached';
   /** The gate's decision and rule, from the audit row (`auto`, `approved`, `rejected`, `denied`, …). */
@@ -40,6 +45,12 @@ export interface TimelineToolStep {
   /** An idempotency key answered with the first execution's result: nothing ran again. */
   readonly replayed: boolean;
   readonly durationMs: number | null;
+}
+
+/** A tool call as the session's messages hold it: the proposed arguments (shown) and the tool message's text. */
+export interface StoredCall {
+  readonly arguments: Readonly<Record<string, unknown>> | null;
+  readonly content: string | null;
 }
 
 /** The run's own moments: started (again, after an approval), ended, failed. */
@@ -71,10 +82,13 @@ export function runTimeline({
   events,
   audit,
   approvals,
+  calls = new Map(),
 }: {
   events: readonly ExternalEvent[];
   audit: readonly AuditRecord[];
   approvals: readonly ApprovalRecord[];
+  /** By tool call id, from the session's messages (`storedCalls`). */
+  calls?: ReadonlyMap<string, StoredCall>;
 }): TimelineStep[] {
   const steps: Mutable<TimelineStep>[] = [];
   const models = new Map<number, { step: Mutable<TimelineModelStep>; attempt: number }>();
@@ -107,6 +121,8 @@ export function runTimeline({
       toolCallId: event.toolCallId,
       tool: event.tool,
       at: iso(event.at),
+      arguments: null,
+      feedback: null,
       validation: 'not_reached',
       gate: null,
       approval: null,
@@ -195,8 +211,11 @@ export function runTimeline({
     const row = rows.at(-1);
     const approval = byCall.get(step.toolCallId);
     const outcome = row?.outcome ?? null;
+    const stored = calls.get(step.toolCallId);
     return {
       ...step,
+      arguments: stored?.arguments ?? null,
+      feedback: step.validation === 'failed' ? (stored?.content?.slice(0, maxFeedback) ?? null) : null,
       gate: row === undefined ? step.gate : { decision: row.decision, rule: row.rule ?? null },
       approval:
         approval === undefined
@@ -213,6 +232,47 @@ export function runTimeline({
       durationMs: step.durationMs ?? (row === undefined ? null : row.durationMs),
     };
   });
+}
+
+/** The longest validation feedback a timeline shows. */
+const maxFeedback = 2000;
+
+/**
+ * The tool calls of a session's messages by id: the model's arguments, as
+ * `show` redacts them, and the tool message's text.
+ *
+ * @example
+ * const calls = storedCalls({ messages: session.messages, show: (tool, args) => displayArguments(args, policyOf(tools.get(tool))) });
+ */
+export function storedCalls({
+  messages,
+  show,
+}: {
+  messages: readonly ChatMessage[];
+  show: (tool: string, args: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+}): Map<string, StoredCall> {
+  const calls = new Map<string, { arguments: Readonly<Record<string, unknown>> | null; content: string | null }>();
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(call.function.arguments);
+        } catch {
+          parsed = undefined;
+        }
+        const shown =
+          typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+            ? show(call.function.name, parsed as Record<string, unknown>)
+            : null;
+        calls.set(call.id, { arguments: shown, content: null });
+      }
+    } else if (message.role === 'tool') {
+      const known = calls.get(message.tool_call_id);
+      calls.set(message.tool_call_id, { arguments: known?.arguments ?? null, content: message.content });
+    }
+  }
+  return calls;
 }
 
 type Mutable<Type> = { -readonly [Key in keyof Type]: Type[Key] };

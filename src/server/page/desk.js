@@ -52,7 +52,7 @@ const texts = {
     step: (n) => `step ${n}`,
     modelCall: 'Model call',
     tokens: (input, output) => `${input} in · ${output} out tokens`,
-    ms: (ms) => `${ms} ms`,
+    ms: (ms) => `${Math.round(ms)} ms`,
     proposedCalls: (n) => (n === 1 ? '1 tool call proposed' : `${n} tool calls proposed`),
     validation: {
       passed: 'arguments valid',
@@ -130,7 +130,7 @@ const texts = {
     step: (n) => `第 ${n} 步`,
     modelCall: '模型调用',
     tokens: (input, output) => `输入 ${input} · 输出 ${output} 个令牌`,
-    ms: (ms) => `${ms} 毫秒`,
+    ms: (ms) => `${Math.round(ms)} 毫秒`,
     proposedCalls: (n) => `提出 ${n} 个工具调用`,
     validation: { passed: '参数有效', failed: '参数无效：已退回模型', not_reached: '未校验' },
     gate: '闸门',
@@ -198,7 +198,7 @@ function el(tag, attributes = {}, ...children) {
       node.setAttribute(name, value === true ? '' : String(value));
     }
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(
       typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
@@ -705,8 +705,10 @@ function renderStep(step) {
       { class: 'step-meta' },
       [step.durationMs === null ? null : strings.ms(step.durationMs), step.outcome].filter(Boolean).join(' · '),
     ),
+    step.arguments === null ? null : argumentsList(step.arguments),
     el('div', { class: 'badges' }, badges),
-    step.error === null ? null : el('p', { class: 'step-error' }, `${step.error.code}: ${step.error.text}`),
+    step.error === null ? null : el('p', { class: 'step-error' }, step.error.code),
+    step.feedback === null ? null : el('pre', { class: 'step-feedback' }, step.feedback),
     step.approval?.reason ? el('p', { class: 'step-reason' }, step.approval.reason) : null,
   );
 }
@@ -932,9 +934,13 @@ function render() {
     view.replaceChildren();
     return;
   }
-  if (state.view.kind === 'run') view.replaceChildren(...renderRun(state.view));
-  else if (state.view.kind === 'session') view.replaceChildren(...renderSession(state.view));
-  else if (state.view.kind === 'audit') view.replaceChildren(...renderAudit(state.view));
+  const parts =
+    state.view.kind === 'run'
+      ? renderRun(state.view)
+      : state.view.kind === 'session'
+        ? renderSession(state.view)
+        : renderAudit(state.view);
+  view.replaceChildren(...parts.filter(Boolean));
   document.body.dataset.view = state.view.kind;
 }
 
