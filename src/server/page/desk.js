@@ -80,6 +80,12 @@ const texts = {
     export: 'Export (NDJSON)',
     chainVerified: (rows) => `Chain verified (${rows} rows checked)`,
     chainBroken: (id) => `Chain broken at row ${id}`,
+    chainKinds: {
+      changed: 'the row was changed after it was written',
+      inserted: 'the row was not written by the audit log',
+      deleted: 'rows before it are missing',
+      checkpoint: 'a purge checkpoint is not signed',
+    },
     columns: ['Row', 'Time', 'Tool', 'Arguments', 'User', 'Decision', 'Rule', 'Approver', 'Outcome'],
     noRows: 'No rows match.',
     notAllowed: 'Your role does not open this part of the desk.',
@@ -154,6 +160,12 @@ const texts = {
     export: '导出（NDJSON）',
     chainVerified: (rows) => `哈希链已验证（检查了 ${rows} 行）`,
     chainBroken: (id) => `哈希链在第 ${id} 行断开`,
+    chainKinds: {
+      changed: '该行写入后被修改过',
+      inserted: '该行不是由审计日志写入的',
+      deleted: '它之前的记录缺失',
+      checkpoint: '清理检查点未签名',
+    },
     columns: ['行', '时间', '工具', '参数', '用户', '决定', '规则', '审批人', '结果'],
     noRows: '没有匹配的记录。',
     notAllowed: '您的角色不能打开这一部分。',
@@ -837,7 +849,13 @@ function renderAudit(view) {
     chain.status === 'verified'
       ? `✓ ${strings.chainVerified(chain.rowsChecked)}`
       : `✗ ${strings.chainBroken(first.auditId)}`,
-    first === undefined ? null : el('span', { class: 'chain-detail' }, ` — ${first.message}`),
+    first === undefined
+      ? null
+      : el(
+          'span',
+          { class: 'chain-detail', title: first.message },
+          ` — ${strings.chainKinds[first.kind] ?? first.message}`,
+        ),
   );
   const broken = new Set(chain.breaks.map((entry) => entry.auditId));
   const table = el(
