@@ -64,6 +64,7 @@ const texts = {
     approvedBy: (status, who) => (who === null ? status : `${status} by ${who}`),
     result: { ok: 'done', error: 'failed', pending: 'waiting for a person', running: 'running' },
     replayed: 'replayed: nothing ran again',
+    approverReason: (reason) => `Approver's reason: ${reason}`,
     runStart: 'Run started',
     runEnd: (reason) => `Run ended: ${reason}`,
     runError: (code) => `Run failed: ${code}`,
@@ -144,6 +145,7 @@ const texts = {
     approvedBy: (status, who) => (who === null ? status : `${status}（${who}）`),
     result: { ok: '完成', error: '失败', pending: '等待人工审批', running: '执行中' },
     replayed: '重放：未再次执行',
+    approverReason: (reason) => `审批理由：${reason}`,
     runStart: '运行开始',
     runEnd: (reason) => `运行结束：${reason}`,
     runError: (code) => `运行失败：${code}`,
@@ -721,7 +723,7 @@ function renderStep(step) {
     el('div', { class: 'badges' }, badges),
     step.error === null ? null : el('p', { class: 'step-error' }, step.error.code),
     step.feedback === null ? null : el('pre', { class: 'step-feedback' }, step.feedback),
-    step.approval?.reason ? el('p', { class: 'step-reason' }, step.approval.reason) : null,
+    step.approval?.reason ? el('p', { class: 'step-reason' }, strings.approverReason(step.approval.reason)) : null,
   );
 }
 
