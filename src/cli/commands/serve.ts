@@ -25,7 +25,7 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                [--tools MODULE] [--mcp FILE] [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
                [--allow-self-approval]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
-      Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
+      Serve the HTTP API, SSE streams, the chat page (http://HOST:PORT/) and the approver's desk (/desk).
       --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
                       number of nodes serve one database; default: SQLite in --data-dir
       --node-id NAME, --lease-ms N  with --store: this node's name in leases and logs (default: random), and how
@@ -360,7 +360,7 @@ export async function runServe({
   if (flags.authFile === undefined) {
     write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);
   }
-  write(`open ${running.url}/ for the chat page; Ctrl-C stops the server`);
+  write(`open ${running.url}/ for the chat page, ${running.url}/desk for the approver's desk; Ctrl-C stops the server`);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = () => {
