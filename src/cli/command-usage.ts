@@ -7,7 +7,7 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                [--memory-tools]
                [--allow-self-approval] [--node-id NAME] [--lease-ms N]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
-      Serve the HTTP API, SSE streams and the chat page (http://HOST:PORT/).
+      Serve the HTTP API, SSE streams, the chat page (http://HOST:PORT/) and the approver's desk (/desk).
       --store URL     keep sessions, runs, approvals and events in PostgreSQL (also ARBITER_STORE_URL), so any
                       number of nodes serve one database; default: SQLite in --data-dir
       --node-id NAME, --lease-ms N  with --store: this node's name in leases and logs (default: random), and how

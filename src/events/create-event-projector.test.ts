@@ -124,6 +124,11 @@ describe('createEventProjector', () => {
           "step": 1,
           "toolCalls": 2,
           "type": "model:end",
+          "usage": {
+            "inputTokens": 10,
+            "outputTokens": 5,
+            "totalTokens": 15,
+          },
         },
         {
           "at": 0,

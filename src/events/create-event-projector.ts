@@ -67,7 +67,17 @@ export function createEventProjector({
       case 'model:delta':
         return { type: 'model:delta', ...envelope, step: event.step, text: event.text };
       case 'model:end':
-        return { type: 'model:end', ...envelope, step: event.step, toolCalls: event.toolCalls };
+        return {
+          type: 'model:end',
+          ...envelope,
+          step: event.step,
+          toolCalls: event.toolCalls,
+          usage: {
+            inputTokens: event.usage.inputTokens,
+            outputTokens: event.usage.outputTokens,
+            totalTokens: event.usage.inputTokens + event.usage.outputTokens,
+          },
+        };
       case 'model:decision':
         return {
           type: 'model:decision',

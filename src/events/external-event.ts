@@ -28,7 +28,13 @@ export type ExternalEventBody =
     }
   | { readonly type: 'run:error'; readonly code: string; readonly text: string }
   | { readonly type: 'model:delta'; readonly step: number; readonly text: string }
-  | { readonly type: 'model:end'; readonly step: number; readonly toolCalls: number }
+  | {
+      readonly type: 'model:end';
+      readonly step: number;
+      readonly toolCalls: number;
+      /** The tokens this model call used (the run's timeline on the desk); absent in events logged before it was kept. */
+      readonly usage?: { readonly inputTokens: number; readonly outputTokens: number; readonly totalTokens: number };
+    }
   | {
       readonly type: 'tool:proposed';
       readonly step: number;

@@ -37,6 +37,7 @@ import type { ToolDefinition } from '../tools/tool-types.js';
 import { isStoreBusy } from '../util/retry-while-busy.js';
 import { approvalRoutes } from './approval-routes.js';
 import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
+import { deskRoutes } from './desk-routes.js';
 import { isLoopbackHostHeader } from './loopback-host.js';
 import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute } from './metrics-route.js';
@@ -125,6 +126,8 @@ export interface CreateServerOptions {
   readonly logger?: ServerLogger;
   /** How long one database statement waits, blocking the process, for another connection's lock. Default 25 ms. */
   readonly storeBusyTimeoutMs?: number;
+  /** How often an approver's open inbox (the desk) reads the store for approvals asked or decided elsewhere. Default 500 ms. */
+  readonly inboxPollMs?: number;
   /** How long a request's write keeps retrying (asynchronously) while the database is locked; then 503. Default 2 s. */
   readonly storeBusyWaitMs?: number;
 }
@@ -159,6 +162,7 @@ export interface ArbiterServer {
  * - `POST /v1/approvals/:id` `{ decision, reason? }` → 202 (approver role; 403 `self_approval` in his own session)
  * - `POST /v1/chat`, `GET /v1/chat/:id/stream`: the AI SDK's UI message stream, for `useChat` (`chatRoutes`)
  * - `POST /v1/ag-ui` an AG-UI `RunAgentInput` → the run's AG-UI events (SSE; see `agUiRoutes`)
+ * - `/v1/desk/…`: the approver's desk (inbox with live updates, decisions, run timelines, audit; see `deskRoutes`), its page at `/desk`
  * - `GET /v1/me`, `GET /healthz`, `GET /metrics` (metrics token or role), `GET /demo.json`, `GET /`
  * - `/mcp`: the tools as an MCP server (Streamable HTTP) for the bearer's principal, every call through the gate
  *
@@ -405,12 +409,23 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
       : c.json({ error: { code: 'not_found', message: 'no demo tokens: the server uses its own auth file' } }, 404),
   );
   for (const [path, asset] of assets) {
-    app.get(path, (c) => c.body(asset.body, 200, { 'Content-Type': asset.contentType, 'Cache-Control': 'no-cache' }));
+    app.get(path, (c) =>
+      c.body(asset.body, 200, { 'Content-Type': asset.contentType, 'Cache-Control': 'no-cache', ...asset.headers }),
+    );
   }
   app.get('/v1/me', (c) => c.json(c.get('principal')));
   app.route('/v1/sessions', sessionRoutes(dependencies));
   app.route('/v1/runs', runRoutes(dependencies));
   app.route('/v1/approvals', approvalRoutes(dependencies));
+  const desk = deskRoutes(dependencies, {
+    onError,
+    ...(options.inboxPollMs === undefined ? {} : { inboxPollMs: options.inboxPollMs }),
+  });
+  app.route('/v1/desk', desk);
+  // Approvals asked or decided by this node's runs reach open inboxes at once; other nodes' at the next poll.
+  const pokeDesk = bus.subscribe((event) => {
+    if (event.type === 'approval:required' || event.type === 'approval:resolved') desk.feed.poke();
+  });
   app.route('/v1/chat', chatRoutes(dependencies));
   // arbiter's tools over MCP (Streamable HTTP), behind the same bearer auth, principal and limits.
   const mcp = createMcpHttpRoute({
@@ -464,6 +479,8 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     idle: () => manager.idle(),
     close: async () => {
       storage.stopping?.();
+      pokeDesk();
+      desk.feed.close();
       await mcp.close();
       await manager.close({
         graceMs: options.shutdownGraceMs ?? 10_000,

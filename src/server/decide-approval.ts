@@ -3,6 +3,8 @@ import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
 import { HttpError } from '../errors/http-error.js';
 import { isMcpRunId } from '../mcp/server/mcp-run.js';
+import type { ServerRun } from '../store/server-run.js';
+import type { SessionStore } from '../store/session-store.js';
 import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
 import { approverRole, notFound, type ServerDependencies } from './server-env.js';
 
@@ -67,14 +69,7 @@ export async function decideApproval(
   ) {
     throw notFound('approval', approvalId);
   }
-  const same = (owner: { tenantId: string | undefined; userId: string | undefined }) =>
-    owner.tenantId === principal.tenantId && owner.userId === principal.userId;
-  const ownRequest = async (): Promise<boolean> => {
-    if (same(run.principal)) return true;
-    const session = await sessions.load(run.sessionId);
-    return session !== undefined && same({ tenantId: session.tenantId, userId: session.userId });
-  };
-  if (!allowSelfApproval && (await ownRequest())) {
+  if (!allowSelfApproval && (await isOwnRequest({ principal, run, sessions }))) {
     await audit.append({
       at: Date.now(),
       sessionId: existing.sessionId,
@@ -124,6 +119,31 @@ export async function decideApproval(
   const resumed = pending === 0 && !isMcpRunId(run.runId) && !isExternalRunId(run.runId);
   if (resumed) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
   return { approvalId, decision: approval.status, runId: run.runId, pending, resumed };
+}
+
+/**
+ * The four-eyes question: whether `principal` asked for the approvals of
+ * `run` himself (he started the run, or owns the session it runs in).
+ * `decideApproval` refuses such a decision unless `allowSelfApproval`; the
+ * desk's inbox shows the same answer before anyone tries.
+ *
+ * @example
+ * if (await isOwnRequest({ principal, run, sessions })) showWhyNot('four_eyes');
+ */
+export async function isOwnRequest({
+  principal,
+  run,
+  sessions,
+}: {
+  principal: Principal;
+  run: Pick<ServerRun, 'principal' | 'sessionId'>;
+  sessions: Pick<SessionStore, 'load'>;
+}): Promise<boolean> {
+  const same = (owner: { tenantId: string | undefined; userId: string | undefined }) =>
+    owner.tenantId === principal.tenantId && owner.userId === principal.userId;
+  if (same(run.principal)) return true;
+  const session = await sessions.load(run.sessionId);
+  return session !== undefined && same({ tenantId: session.tenantId, userId: session.userId });
 }
 
 /**

@@ -5,12 +5,17 @@ import { fileURLToPath } from 'node:url';
 export interface PageAsset {
   readonly body: string;
   readonly contentType: string;
+  /** Further response headers (the desk's pages forbid framing and any script or connection not their own). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const files: Readonly<Record<string, string>> = {
   '/': 'index.html',
   '/chat.js': 'chat.js',
   '/chat.css': 'chat.css',
+  '/desk': 'desk.html',
+  '/desk.js': 'desk.js',
+  '/desk.css': 'desk.css',
   '/favicon.svg': 'favicon.svg',
   // Browsers ask for /favicon.ico whatever the page links; any image type is accepted there.
   '/favicon.ico': 'favicon.svg',
@@ -23,8 +28,18 @@ const contentTypes: Readonly<Record<string, string>> = {
   svg: 'image/svg+xml',
 };
 
+/** The desk shows third parties' text (tool arguments, reasons): nothing but its own files may run or be loaded. */
+const deskHeaders: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
 /**
- * The chat page (plain HTML, CSS and JavaScript in `src/server/page`, no
+ * The chat page and the approver's desk (plain HTML, CSS and JavaScript in `src/server/page`, no
  * build step), read once, by URL path. From a compiled copy under `dist/`
  * the files are looked up next to it first, then in the source tree.
  *
@@ -43,6 +58,7 @@ export function loadPageAssets(): ReadonlyMap<string, PageAsset> {
     assets.set(path, {
       body: readFileSync(fileURLToPath(new URL(file, directory)), 'utf8'),
       contentType: contentTypes[extension] ?? 'application/octet-stream',
+      ...(file.startsWith('desk') ? { headers: deskHeaders } : {}),
     });
   }
   return assets;

@@ -51,6 +51,9 @@ export interface ServerDependencies {
 /** The role that may decide approvals of its tenant. */
 export const approverRole = 'approver';
 
+/** The role that may read its tenant's runs and audit on the desk, and decide nothing. */
+export const auditorRole = 'auditor';
+
 /**
  * Whether a caller may see what belongs to `owner`: same tenant, and the
  * owner themself or an approver. Anything else is answered as if it did not

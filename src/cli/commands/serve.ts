@@ -344,7 +344,7 @@ export async function runServe({
   if (flags.authFile === undefined) {
     write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);
   }
-  write(`open ${running.url}/ for the chat page; Ctrl-C stops the server`);
+  write(`open ${running.url}/ for the chat page, ${running.url}/desk for the approver's desk; Ctrl-C stops the server`);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = () => {
