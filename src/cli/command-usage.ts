@@ -99,7 +99,7 @@ arbiter memory purge --expired [--data-dir DIR]
   serve: `arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir DIR] [--auth FILE] [--tools MODULE] [--mcp FILE]
               [--model scripted|openai [--skip-model-check]] [--script FILE] [--memory-tools]
               [--allow-self-approval] [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
-    The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: README, "Serve it").`,
+    The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (flags: docs/serving.md).`,
   'fake-endpoint': `arbiter fake-endpoint [--port 8790] [--host 127.0.0.1] [--model fake-model] [--script FILE]
     A local OpenAI-compatible Chat Completions endpoint answered by a script (default: the shop chat, a
     tool call then an answer), to try --model openai offline; prints the ARBITER_* variables to export.`,
@@ -111,7 +111,7 @@ arbiter eval --experiment routing [--suite DIR] [--top K] [--json]
   stats: `arbiter stats [--data-dir DIR] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
     Metrics over the runs in a data directory.`,
   mcp: `arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
-    The tools as an MCP server over stdio, every call validated, gated and audited (README, "MCP").
+    The tools as an MCP server over stdio, every call validated, gated and audited (docs/mcp.md).
 arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--bearer TOKEN] [--header 'N: v']…)
     An MCP server's tools as arbiter would mount them: tier, tokens per turn, lint warnings, refusals.`,
 };

@@ -291,11 +291,11 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     }
   });
 
-  it("reads the README's config example: the MCP server for readMcpConfig, the agent for readA2aConfig", () => {
-    const example = readmeSnippets({ file: 'README.md' }).find(
+  it("reads docs/a2a.md's config example: the MCP server for readMcpConfig, the agent for readA2aConfig", () => {
+    const example = readmeSnippets({ file: 'docs/a2a.md' }).find(
       (snippet) => snippet.language === 'json' && snippet.code.includes('"agentCard"'),
     );
-    if (example === undefined) throw new Error('README has no JSON example with an agentCard');
+    if (example === undefined) throw new Error('docs/a2a.md has no JSON example with an agentCard');
     const value: unknown = JSON.parse(example.code);
     const environment = { BILLING_TOKEN: 'token-from-the-environment' };
     expect(parseMcpConfig({ value, file: 'README', environment }).map((server) => server.name)).toEqual(['files']);

@@ -34,7 +34,7 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                       tokens, shown at start, on a loopback --host only
       --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
                       default: the shop example (examples/shop/shop-domain), with its refund hard cap
-      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, README "MCP"); each
+      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, docs/mcp.md); each
                       tool gets the tier its annotations give, behind the same gate, approvals and audit
       --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
                       ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
@@ -44,7 +44,8 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
       ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
                       one piece (benchmarks); default: paced for a person (400 ms, then 15 ms a fragment)
       --memory-tools  mount save_fact and recall_facts beside the tools: long-term memory of each user,
-                      bound to the caller's tenant and user (README "Memory")
+                      bound to the caller's tenant and user (docs/memory.md); the default scripted chat
+                      never calls them: give --script FILE with turns that do, or --model openai
       --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
       --max-streams N, --sessions-per-minute N, --messages-per-minute N
                       per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
