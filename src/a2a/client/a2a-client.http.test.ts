@@ -221,7 +221,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     const held = await call();
     expect(held.stopReason).toBe('completed');
     const told = toolMessages(held.messages)[0] ?? '';
-    process.stdout.write(`\nthe caller's tool message for the held refund:\n${told}\n`);
+    console.info(`\nthe caller's tool message for the held refund:\n${told}\n`);
     // Fatal (told once, not retried): the refund waits for a person on B's side, and the model can say so.
     expect(told).toMatch(/^Refused \(a2a_awaiting_approval\): The agent "billing" took the request/);
     const approvalId = /approval (ap_[0-9a-f]+)/.exec(told)?.[1];
@@ -238,7 +238,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     // The same call again: the same messageId, so B answers with the task it ran, not a second refund.
     const done = await call();
     const answer = JSON.parse(toolMessages(done.messages)[0] ?? '{}') as { answer?: string };
-    process.stdout.write(`the same call after B's approval:\n${toolMessages(done.messages)[0]}\n`);
+    console.info(`the same call after B's approval:\n${toolMessages(done.messages)[0]}\n`);
     expect(answer.answer).toContain('RF');
     expect(await remoteRuns()).toBe(before);
     audit.flush?.();
