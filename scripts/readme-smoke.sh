@@ -351,6 +351,10 @@ grep -q '^arbiter: 5 of 120 requests matched no tool (' "$work/out" || fail 'rou
 
 step "docs/serving.md: an endpoint that refuses the connection is one line"
 expected_line="$(block 'docs/serving.md' 'is unreachable (ECONNREFUSED)' | head -n 1)"
+# The printed port, or another if something on this machine listens there: one that was just free.
+printed_port="$(grep -oE '127\.0\.0\.1:[0-9]+' <<<"$expected_line" | cut -d: -f2)"
+free_port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+curl -s -o /dev/null "http://127.0.0.1:$printed_port/" && expected_line="${expected_line//127.0.0.1:$printed_port/127.0.0.1:$free_port}"
 refused_url="$(grep -oE 'http://[^ ]+' <<<"$expected_line")"
 expect 2 -- env ARBITER_BASE_URL="$refused_url" ARBITER_API_KEY=none ARBITER_MODEL=gpt-4o npm run --silent arbiter -- serve --model openai --data-dir "$work/refused"
 [ "$(cat "$work/out")" = "$expected_line" ] || fail "serve printed $(cat "$work/out"), the README shows $expected_line"
