@@ -534,7 +534,7 @@ for section in 'docs/models.md / A real model' 'docs/models.md / Choosing the AP
     sed -E "s|https://[a-z.-]+/v1|$fake_url|; s|ARBITER_API_KEY=\.\.\.|ARBITER_API_KEY=fake|; s|ARBITER_MODEL=.*|ARBITER_MODEL=fake-model|; s|serve --model openai|serve --model openai --port 8794 --data-dir $work/serve-real|")"
   start_background serve-real bash -c "$real"
   wait_for_log "$work/serve-real.log" 'listening on' "$background_pid"
-  grep -q 'reachable, key accepted, model listed' "$work/serve-real.log" || fail "$section: serve did not check the endpoint"
+  grep -q 'reachable, key accepted, model listed' "$work/serve-real.log" || fail "$section: serve did not check the endpoint: $(cat "$work/serve-real.log")"
   stop_background "$background_pid"
 done
 printf '  (ARBITER_API=responses: the fake endpoint speaks Chat Completions only, so no message is sent with it)\n'
