@@ -33,6 +33,9 @@ export default defineConfig({
     ],
   },
   test: {
+    // A green run prints only vitest's own lines: what a passing test logs (measurements, the folder graph, tables)
+    // is shown for a failing one only; `npx vitest run --silent=false FILES` shows it all.
+    silent: 'passed-only',
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

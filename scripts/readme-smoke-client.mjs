@@ -2,6 +2,8 @@
 // it by hand (curl, a client's config). Usage:
 //   node readme-smoke-client.mjs chat URL TOKEN MESSAGE      one message, its run followed to run:end; prints the
 //                                                            stop reason and the last answer text
+//   node readme-smoke-client.mjs approve URL TOKEN FOLLOW_URL  as an approver: the one pending approval of the
+//                                                            tenant approved on URL, its run followed on FOLLOW_URL
 //   node readme-smoke-client.mjs mcp-http CONFIG.json        the client entry's url and headers: initialize, tools/list
 //   node readme-smoke-client.mjs mcp-stdio CONFIG.json       the client entry's command, args and env: the same, over stdio
 // Prints one line per fact the smoke checks; exits 1 with one line when something does not answer as it should.
@@ -49,13 +51,32 @@ async function chat(url, token, message) {
   });
   if (sent.status !== 202) fail(`POST /v1/sessions/${id}/messages answered ${sent.status}: ${await sent.text()}`);
   const { runId } = await sent.json();
-  const stream = await fetch(`${url}/v1/runs/${runId}/events`, { headers, signal: AbortSignal.timeout(30_000) });
-  const events = (await stream.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)));
-  const end = events.find((event) => event.type === 'run:end');
-  if (end === undefined) fail(`run ${runId}: the stream ended without run:end`);
+  await follow({ url, headers, runId });
+}
+
+/**
+ * Follows a run's events to its end and prints its stop reason, tools and last answer; with `pastApproval`, a
+ * `run:end` at `awaiting_approval` is not the end: the stream is opened again after it (Last-Event-ID), as a
+ * client does, until the resumed run ends.
+ */
+async function follow({ url, headers, runId, pastApproval = false }) {
+  const events = [];
+  let end;
+  do {
+    const resume = events.length === 0 ? {} : { 'last-event-id': String(events.at(-1).seq) };
+    const stream = await fetch(`${url}/v1/runs/${runId}/events`, {
+      headers: { ...headers, ...resume },
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (!stream.ok) fail(`GET ${url}/v1/runs/${runId}/events answered ${stream.status}`);
+    const read = (await stream.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)));
+    events.push(...read);
+    end = read.find((event) => event.type === 'run:end');
+    if (end === undefined) fail(`run ${runId}: the stream ended without run:end`);
+  } while (pastApproval && end.stopReason === 'awaiting_approval');
   const lastStep = Math.max(0, ...events.filter((event) => event.type === 'model:delta').map((event) => event.step));
   const answer = events
     .filter((event) => event.type === 'model:delta' && event.step === lastStep)
@@ -65,6 +86,24 @@ async function chat(url, token, message) {
   console.log(`stop: ${end.stopReason}`);
   console.log(`tools: ${tools.join(', ')}`);
   console.log(`answer: ${answer}`);
+}
+
+async function approve(url, token, followUrl) {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const inbox = await fetch(`${url}/v1/approvals`, { headers });
+  if (!inbox.ok) fail(`GET ${url}/v1/approvals answered ${inbox.status}: ${await inbox.text()}`);
+  const { approvals } = await inbox.json();
+  if (approvals.length !== 1) fail(`GET ${url}/v1/approvals: ${approvals.length} pending approvals, expected one`);
+  const [{ approvalId, tool }] = approvals;
+  const decided = await fetch(`${url}/v1/approvals/${approvalId}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ decision: 'approve' }),
+  });
+  if (decided.status !== 202) fail(`POST ${url}/v1/approvals/${approvalId} answered ${decided.status}`);
+  const { runId } = await decided.json();
+  console.log(`approved: ${tool} (${approvalId})`);
+  await follow({ url: followUrl, headers, runId, pastApproval: true });
 }
 
 async function mcpHttp(file) {
@@ -129,6 +168,7 @@ async function mcpStdio(file) {
 }
 
 if (command === 'chat') await chat(args[0], args[1], args[2]);
+else if (command === 'approve') await approve(args[0], args[1], args[2]);
 else if (command === 'mcp-http') await mcpHttp(args[0]);
 else if (command === 'mcp-stdio') await mcpStdio(args[0]);
 else fail(`unknown command ${command}`);

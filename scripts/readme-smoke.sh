@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# What a new user does with the README: a fresh `git clone`, the Quick start
+# What a new user does with the README and the pages under docs/: a fresh `git clone`, the Quick start
 # commands exactly as the README prints them, then every command of the
-# README's CLI table, each checked for the exit code the table promises, then
-# every other code block of the README that is a command or a program, run as
+# CLI table (docs/cli.md), each checked for the exit code the table promises, then
+# every other code block of the README and of every page that is a command or a program, run as
 # printed (programs in a fresh project that installs the packed tarball), its
 # output checked; a block that needs a real model API runs against `arbiter
 # fake-endpoint`, and one that cannot run here is skipped with its reason.
 #
-# The list of commands is read from the README, so a command added to the
+# The list of commands is read from docs/cli.md, so a command added to the
 # table without a step here (or removed from the CLI but left in the table)
-# fails this script; so does a code block no step runs or skips
+# fails this script; so does a code block of any page that no step runs or skips, and a page
+# under docs/ that the README's table of contents does not link
 # (scripts/readme-blocks.mjs). Usage: scripts/readme-smoke.sh [REPOSITORY]
 # (default: this checkout; only committed files are cloned).
 set -euo pipefail
@@ -43,7 +44,7 @@ expect() {
     cat "$work/out"
     fail "expected exit $want, got $got: $*"
   fi
-  tail -n 3 "$work/out" | sed 's/^/  | /'
+  tail -n 3 "$work/out" | cut -c1-200 | sed 's/^/  | /'
 }
 
 # Starts COMMAND… in a process group of its own (npm, its shell and node stop together), output in
@@ -74,9 +75,9 @@ wait_for_log() {
   done
 }
 
-# README code blocks, each named by its section and a text only it holds (scripts/readme-blocks.mjs): block
-# prints one and counts it as run; skip_block counts one as skipped and says why. At the end every block of
-# the README must have been counted.
+# Code blocks of the README and of docs/*.md, each named by its section (the page, then its headings) and a text
+# only it holds (scripts/readme-blocks.mjs): block prints one and counts it as run; skip_block counts one as
+# skipped and says why. At the end every block of every page must have been counted.
 covered="$work/covered-blocks"
 block() {
   printf '%s\t%s\n' "$1" "$2" >>"$covered"
@@ -85,25 +86,30 @@ block() {
 count_block() { printf '%s\t%s\n' "$1" "$2" >>"$covered"; }
 skip_block() {
   printf '%s\t%s\n' "$1" "$2" >>"$covered"
-  printf 'skipped README block (%s: %s): %s\n' "$1" "$2" "$3"
+  printf '%s\t%s\n' "$1" "$2" >>"$work/skipped-blocks"
+  printf 'skipped block (%s: %s): %s\n' "$1" "$2" "$3"
 }
 
-# The fenced block of a language that follows a README heading.
+# The fenced block of a language that follows a heading of a page: readme_block PAGE HEADING LANGUAGE.
 readme_block() {
-  local heading="$1" language="$2"
+  local page="$1" heading="$2" language="$3"
   awk -v heading="$heading" -v fence="\`\`\`$language" '
     $0 == heading { in_section = 1; next }
     in_section && /^## / { exit }
     in_section && $0 == fence { in_block = 1; next }
     in_block && /^```/ { exit }
     in_block { print }
-  ' README.md
+  ' "$page"
 }
 
 step "git clone $repository"
 git clone --quiet "$repository" "$work/arbiter"
 cd "$work/arbiter"
 data="$work/data"
+
+step "every page under docs/ is linked from the README's table of contents"
+unlinked="$(node scripts/readme-blocks.mjs unlinked)" || fail "pages the README's \"## Contents\" does not link: $unlinked"
+printf '  | %s pages, each linked\n' "$(ls docs/*.md | wc -l)"
 
 # A fresh `npm install` compiles better-sqlite3 from source when no prebuilt
 # binary can be fetched (minutes on a small machine). The checkout's
@@ -116,9 +122,9 @@ fi
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
 step "Quick start, as the README prints it"
-count_block 'Quick start' 'npm install'
-skip_block 'Quick start' 'npm test' 'the whole suite takes 15 minutes or more; CI runs it (.ci/run)'
-quick_start="$(readme_block '## Quick start' sh)"
+count_block 'README.md / Quick start' 'npm install'
+skip_block 'README.md / Quick start' 'npm test' 'the whole suite takes 15 minutes or more; CI runs it (.ci/run)'
+quick_start="$(readme_block README.md '## Quick start' sh)"
 [ -n "$quick_start" ] || fail 'README has no sh block under "## Quick start"'
 while IFS= read -r line; do
   [ -z "$line" ] && continue
@@ -130,9 +136,9 @@ step "Quick start: APPROVE=1 npm run demo decides the approval the first demo le
 expect 0 -- bash -c 'APPROVE=1 npm run demo'
 grep -q 'continuing session' "$work/out" || fail 'APPROVE=1 npm run demo did not continue the earlier demo, as the README says it does'
 
-step "the README's CLI table"
-table_commands="$(grep -oE '^\| `arbiter [a-z-]+' README.md | sed 's/^| `arbiter //' | sort -u)"
-[ -n "$table_commands" ] || fail 'README has no CLI table'
+step "the CLI table (docs/cli.md)"
+table_commands="$(grep -oE '^\| `arbiter [a-z-]+' docs/cli.md | sed 's/^| `arbiter //' | sort -u)"
+[ -n "$table_commands" ] || fail 'docs/cli.md has no CLI table'
 run_arbiter() { npm run --silent arbiter -- "$@"; }
 
 smoke_demo() {
@@ -246,9 +252,9 @@ smoke_eval() {
 smoke_mcp() {
   # The README's stdio example, exactly as printed, on a data directory that does not exist yet.
   local example
-  count_block "MCP / Serve arbiter's tools over MCP" 'mcp serve --tenant shop'
-  example="$(readme_block '### Serve arbiter'"'"'s tools over MCP' sh | sed "s|/tmp/arbiter-mcp|$work/mcp|")"
-  [ -n "$example" ] || fail 'README has no sh block under "### Serve arbiter'"'"'s tools over MCP"'
+  count_block "docs/mcp.md / Serve arbiter's tools over MCP" 'mcp serve --tenant shop'
+  example="$(readme_block docs/mcp.md '## Serve arbiter'"'"'s tools over MCP' sh | sed "s|/tmp/arbiter-mcp|$work/mcp|")"
+  [ -n "$example" ] || fail 'docs/mcp.md has no sh block under "## Serve arbiter'"'"'s tools over MCP"'
   expect 0 -- bash -c "$example"
   grep -q '"isError":true' "$work/out" && grep -q 'You sent the string' "$work/out" ||
     fail 'mcp serve did not answer the README example with the validation message'
@@ -277,50 +283,85 @@ smoke_stats() {
 
 mkdir -p "$work/empty"
 for command in demo $(grep -vx demo <<<"$table_commands"); do
-  declare -F "smoke_$command" >/dev/null || fail "README's CLI table lists \`arbiter $command\` but this script has no step for it"
+  declare -F "smoke_$command" >/dev/null || fail "docs/cli.md's CLI table lists \`arbiter $command\` but this script has no step for it"
   step "arbiter $command"
   "smoke_$command"
 done
 for function in $(declare -F | awk '{print $3}' | grep '^smoke_'); do
-  grep -qx "${function#smoke_}" <<<"$table_commands" || fail "this script checks \`arbiter ${function#smoke_}\`, which the README's CLI table no longer lists"
+  grep -qx "${function#smoke_}" <<<"$table_commands" || fail "this script checks \`arbiter ${function#smoke_}\`, which docs/cli.md's CLI table no longer lists"
 done
 [ -z "$(ls -A "$work/empty")" ] || fail "a command that reads state created files in an empty data directory: $(ls -A "$work/empty")"
 
-step "the README's other shell examples"
-count_block 'CLI reference' 'npm run arbiter -- lint'
-grep -E '^npm run arbiter -- (lint|validate) ' README.md | while IFS= read -r line; do
+step "docs/cli.md: the other shell examples"
+count_block 'docs/cli.md' 'npm run arbiter -- lint'
+grep -E '^npm run arbiter -- (lint|validate) ' docs/cli.md | while IFS= read -r line; do
   expect_code=0
   [[ "$line" == *validate* ]] && expect_code=1
   expect "$expect_code" -- bash -c "$line"
 done
 
-step "README: the fragments"
-for fragment in 'Defining a tool|const queryOrder = defineTool' 'Permission, approval, idempotency|const applyRefund = defineTool' \
-  'Durable sessions|const store = openSqliteStore' 'Events|const bus = new EventBus()'; do
+step "the fragments"
+for fragment in 'docs/tools.md / Defining a tool|const queryOrder = defineTool' \
+  'docs/gate.md / Permission, approval, idempotency|const applyRefund = defineTool' \
+  'docs/sessions.md|const store = openSqliteStore' 'docs/events.md|const bus = new EventBus()' \
+  'docs/tracing.md / Traces|const trace = createTraceWriter' \
+  'docs/http-api.md / Tools modules and gate rules|// invoice-tools.mjs'; do
   skip_block "${fragment%%|*}" "${fragment#*|}" 'a fragment of a program: model, orders, tools and the rest are the reader'"'"'s own'
 done
+skip_block 'docs/tracing.md / Traces' '"type":"step"' 'what the trace writer printed for one run (ids and times differ run by run); src/observe tests check the lines'
+skip_block 'docs/http-api.md / Auth' '"tokens"' 'placeholders for tokens of the reader'"'"'s own; src/server/auth-config.test.ts reads this format'
+skip_block 'docs/http-api.md / Four eyes' '"self_approval"' 'a 403 answer body, shown; src/server/four-eyes.test.ts asks for it'
+skip_block 'docs/http-api.md / When things fail: a locked store, a model call, a crash' '"model_call_failed"' 'a log line the server prints when a model call fails; src/server/model-failure.test.ts makes it happen'
 
-step "README: Tamper-evident audit, as printed (on the Quick start's .arbiter)"
+step "docs/evaluation.md, as printed"
+count_block 'docs/evaluation.md / Running it' 'npm run arbiter -- eval'
+while IFS= read -r line; do
+  case "$line" in
+  *'eval --baseline'* | *'eval --json'*) expect 0 -- bash -c "${line%%#*}" ;;
+  *'-- eval  '* | *'--experiment error-messages'*) printf '  (ran under "arbiter eval" above: %s)\n' "$(sed 's/  */ /g' <<<"$line")" ;;
+  *) printf '  (not run here, DIR, the ARBITER_* endpoint or a synopsis are the reader'"'"'s: %s)\n' "$(sed 's/  */ /g' <<<"$line")" ;;
+  esac
+done < <(block 'docs/evaluation.md / Running it' 'npm run arbiter -- eval')
+skip_block 'docs/evaluation.md / The built-in suite: `evals/shop/`' 'evals/shop/' 'a listing of the folder, not a command'
+skip_block 'docs/evaluation.md / The built-in suite: `evals/shop/` / A case file' '"expect"' 'one case file of evals/shop, shown; arbiter eval above runs the suite'
+skip_block 'docs/evaluation.md / The built-in suite: `evals/shop/` / Baselines and regressions' 'regression' 'what eval prints against a baseline that a change broke, shown; src/cli/commands/eval.test.ts makes one'
+routing_experiment='docs/routing.md / Tool routing: `arbiter eval --experiment routing`'
+skip_block "$routing_experiment" 'evals/routing/' 'a listing of the folder, not a command'
+skip_block "$routing_experiment" 'missed en-06' 'a part of what the experiment prints, shown; src/cli/commands/eval-routing.test.ts checks the table'
+count_block "$routing_experiment" 'eval --experiment routing --top 3'
+while IFS= read -r line; do
+  case "$line" in
+  *'--suite DIR'*) printf '  (not run here: %s)\n' "${line%%#*}" ;;
+  *' route '*) expect 1 -- bash -c "$line" ;;
+  *) expect 0 -- bash -c "${line%%#*}" ;;
+  esac
+done < <(block "$routing_experiment" 'eval --experiment routing --top 3')
+
+step "docs/audit.md: Tamper-evident audit, as printed (on the Quick start's .arbiter)"
 while IFS= read -r line; do
   [ -z "$line" ] && continue
   expect 0 -- bash -c "$line"
   if [[ "$line" == *'audit verify'* ]]; then grep -q '^audit log intact' "$work/out" || fail "$line: not intact"; fi
-done < <(block 'Permission, approval, idempotency' 'audit verify')
+done < <(block 'docs/audit.md / Tamper-evident audit' 'audit verify')
 
-step "README: Many tools, arbiter route on the routing set"
-route_command="$(block 'Many tools' 'npm run arbiter -- route')"
+step "docs/routing.md: arbiter route on the routing set"
+route_command="$(block 'docs/routing.md' 'npm run arbiter -- route')"
 expect 1 -- bash -c "$route_command"
 grep -q '^arbiter: 5 of 120 requests matched no tool (' "$work/out" || fail 'route did not say why it exits 1, as the README says it does'
 
-step "README: Serve it, an endpoint that refuses the connection is one line"
-expected_line="$(block 'Serve it' 'is unreachable (ECONNREFUSED)' | head -n 1)"
+step "docs/serving.md: an endpoint that refuses the connection is one line"
+expected_line="$(block 'docs/serving.md' 'is unreachable (ECONNREFUSED)' | head -n 1)"
+# The printed port, or another if something on this machine listens there: one that was just free.
+printed_port="$(grep -oE '127\.0\.0\.1:[0-9]+' <<<"$expected_line" | cut -d: -f2)"
+free_port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+curl -s -o /dev/null "http://127.0.0.1:$printed_port/" && expected_line="${expected_line//127.0.0.1:$printed_port/127.0.0.1:$free_port}"
 refused_url="$(grep -oE 'http://[^ ]+' <<<"$expected_line")"
 expect 2 -- env ARBITER_BASE_URL="$refused_url" ARBITER_API_KEY=none ARBITER_MODEL=gpt-4o npm run --silent arbiter -- serve --model openai --data-dir "$work/refused"
 [ "$(cat "$work/out")" = "$expected_line" ] || fail "serve printed $(cat "$work/out"), the README shows $expected_line"
 printf 'skipped the second line (a refused key): it needs an endpoint that refuses keys; src/models/check-model-endpoint.test.ts checks it\n'
 
-step "README: Serve it, arbiter fake-endpoint and serve --model openai"
-fake_block="$(block 'Serve it' 'fake-endpoint --port')"
+step "docs/serving.md: arbiter fake-endpoint and serve --model openai"
+fake_block="$(block 'docs/serving.md' 'fake-endpoint --port')"
 fake_command="$(head -n 1 <<<"$fake_block" | sed 's/ *&.*$//')"
 start_background fake bash -c "$fake_command"
 fake_pid=$background_pid
@@ -330,7 +371,7 @@ openai_serve="$(sed -n 2p <<<"$fake_block")"
 [[ "$openai_serve" == "${fake_exports#export } npm run arbiter -- serve --model openai" ]] ||
   fail "the README's serve line ($openai_serve) does not use what fake-endpoint printed ($fake_exports)"
 # The same command as the first block's second line, with the variables the fake endpoint printed.
-serve_block="$(block 'Serve it' '# http://127.0.0.1:8787/')"
+serve_block="$(block 'docs/serving.md' '# http://127.0.0.1:8787/')"
 [[ "$openai_serve" == *"$(sed -n 2p <<<"$serve_block" | sed 's/ *#.*$//')" ]] || fail 'the two serve --model openai lines differ'
 start_background serve-openai bash -c "$openai_serve --port 8791 --data-dir $work/serve-openai"
 serve_openai_pid=$background_pid
@@ -342,13 +383,13 @@ grep -qx 'stop: completed' "$work/out" && grep -q '^tools: query_order' "$work/o
 grep -q 'tool call query_order' "$work/fake.log" || fail 'the fake endpoint did not answer with the tool call'
 stop_background "$serve_openai_pid"
 
-step "README: MCP, a client's stdio entry (Claude Desktop) as printed, paths filled in"
-block "MCP / Serve arbiter's tools over MCP" '"arbiter-shop"' |
+step "docs/mcp.md: a client's stdio entry (Claude Desktop) as printed, paths filled in"
+block "docs/mcp.md / Serve arbiter's tools over MCP" '"arbiter-shop"' |
   sed "s|/path/to/arbiter/.arbiter|$work/mcp-desktop|; s|/path/to/arbiter|$work/arbiter|" >"$work/desktop.json"
 expect 0 -- node scripts/readme-smoke-client.mjs mcp-stdio "$work/desktop.json"
 grep -q '^tools: query_order' "$work/out" || fail 'the stdio entry did not list the shop tools'
 
-step "README: MCP, an MCP server's tools (mcp tools, serve --mcp)"
+step "docs/mcp.md: an MCP server's tools (mcp tools, serve --mcp)"
 while IFS= read -r line; do
   [ -z "$line" ] && continue
   case "$line" in
@@ -366,20 +407,19 @@ while IFS= read -r line; do
     ;;
   *) expect 0 -- bash -c "$line" ;;
   esac
-done < <(block "MCP / Use an MCP server's tools" 'mcp-server-filesystem /tmp/arbiter-share' | sed "s|/tmp/arbiter-share|$work/share|g")
-skip_block "MCP / Use an MCP server's tools" '"crm"' 'a config with servers and tokens of the reader'"'"'s own (${CRM_TOKEN_C1001}); test/mcp-config.test.ts reads this shape'
+done < <(block "docs/mcp.md / Use an MCP server's tools" 'mcp-server-filesystem /tmp/arbiter-share' | sed "s|/tmp/arbiter-share|$work/share|g")
+skip_block "docs/mcp.md / Use an MCP server's tools" '"crm"' 'a config with servers and tokens of the reader'"'"'s own (${CRM_TOKEN_C1001}); test/mcp-config.test.ts reads this shape'
 
-step "README: Many nodes on PostgreSQL, useChat"
-skip_block 'Serve it / Many nodes on PostgreSQL' 'apt-get install -y postgresql' 'needs root and a PostgreSQL cluster; test/cluster/many-nodes.test.ts runs three nodes on a throwaway one'
-skip_block 'Use it from a React app (`useChat`)' '// chat.tsx' 'needs a browser; test/browser/use-chat.test.ts builds this very snippet with vite and drives it in Chromium'
+step "docs/use-chat.md"
+skip_block 'docs/use-chat.md' '// chat.tsx' 'needs a browser; test/browser/use-chat.test.ts builds this very snippet with vite and drives it in Chromium'
 
 step "Use it in your project: a fresh project installs the packed tarball"
 # npm pack of this clone (its dist/ was built by the README's npm install above); the tarball is
 # installed into a new project, its dependencies linked from the clone's node_modules as the lockfile
 # resolved them (test/package/install-tarball.ts: a fresh npm install would compile better-sqlite3).
-skip_block 'Use it in your project' 'npm install @arbiter-runtime/core' 'the npm registry: this machine installs the packed tarball instead, as the next block says'
-count_block 'Use it in your project' 'npm pack'
-skip_block 'Use it in your project' 'npm approve-scripts' 'the dependencies here are links into the checkout, so npm would record a file: path, not better-sqlite3@12.11.1'
+skip_block 'docs/install.md' 'npm install @arbiter-runtime/core' 'the npm registry: this machine installs the packed tarball instead, as the next block says'
+count_block 'docs/install.md' 'npm pack'
+skip_block 'docs/install.md' 'npm approve-scripts' 'the dependencies here are links into the checkout, so npm would record a file: path, not better-sqlite3@12.11.1'
 npm pack --silent --ignore-scripts --pack-destination "$work" >/dev/null # dist/ is built
 tarball="$(ls "$work"/arbiter-runtime-core-*.tgz)"
 project="$work/project"
@@ -392,21 +432,22 @@ node --import tsx -e "
     checkout: process.cwd(), devDependencies: ['@types/node', 'typescript', '@ag-ui/client', '@opentelemetry/api',
     '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics'] });
 " "$tarball" "$project"
-block 'Use it in your project' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
-# Every TypeScript program of the README that names its file (// tools.ts, // memory.ts, …), under that name;
+block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
+# Every TypeScript program of the pages that names its file (// tools.ts, // memory.ts, …), under that name;
 # the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
-for program in 'Permission, approval, idempotency / Reconciling unknown outcomes|reconcile.ts' \
-  'Permission, approval, idempotency / Data leaving after untrusted content|egress.ts' 'Memory|memory.ts' \
-  'Many tools|many-tools.ts' 'Choosing the API|model.ts' 'Tracing|tracing.ts' 'Use it in your project|tools.ts' \
-  'Use it in your project|agent.ts' 'Use it in your project|server.ts' 'A2A / Calling another agent|a2a-call.ts'; do
+for program in 'README.md / A complete example|first-agent.ts' 'docs/gate.md / Reconciling unknown outcomes|reconcile.ts' \
+  'docs/gate.md / Data leaving after untrusted content|egress.ts' 'docs/memory.md|memory.ts' \
+  'docs/routing.md|many-tools.ts' 'docs/models.md / Choosing the API|model.ts' 'docs/tracing.md|tracing.ts' \
+  'docs/install.md|tools.ts' 'docs/install.md|agent.ts' 'docs/install.md|server.ts' \
+  'docs/a2a.md / Calling another agent|a2a-call.ts'; do
   block "${program%%|*}" "// ${program#*|}" >"$project/${program#*|}"
 done
-block "MCP / Use an MCP server's tools" 'mountMcpServers' >"$project/mcp-agent.ts"
-block 'A real model' 'new ResilientModel' >"$project/real-model.ts"
-block 'AG-UI' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
-block 'A2A' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
-skip_block 'A2A / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
-block 'Use it in your project' '"name": "time"' >"$project/time.json"
+block "docs/mcp.md / Use an MCP server's tools" 'mountMcpServers' >"$project/mcp-agent.ts"
+block 'docs/models.md / A real model' 'new ResilientModel' >"$project/real-model.ts"
+block 'docs/ag-ui.md' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
+block 'docs/a2a.md' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
+skip_block 'docs/a2a.md / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
+block 'docs/install.md' '"name": "time"' >"$project/time.json"
 # The MCP config the README wrote in the checkout, its server's path made absolute for the project.
 sed "s|node_modules/.bin/|$work/arbiter/node_modules/.bin/|" mcp.json >"$project/mcp.json"
 # A second fake endpoint, on the README's time.json and a turn that reads notes.txt through the MCP server.
@@ -433,11 +474,15 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   expect 0 -- env ARBITER_BASE_URL=http://127.0.0.1:9/v1 ARBITER_API_KEY=none ARBITER_MODEL=none node dist/agent.js
   grep -q '^error ' "$work/out" && ! grep -q 'error undefined' "$work/out" || fail 'agent.ts did not say why the run failed'
   # And as the README's sh block runs it, on the fake endpoint answering with time.json.
-  agent_run="$(block 'Use it in your project' 'node dist/agent.js' |
+  agent_run="$(block 'docs/install.md' 'node dist/agent.js' |
     sed "s|https://api.openai.com/v1|$time_endpoint|; s|sk-\.\.\.|fake|; s|gpt-4o-mini|fake-model|")"
   expect 0 -- bash -c "$agent_run"
   grep -qE '^completed In Asia/Tokyo it is ' "$work/out" || fail 'agent.ts on the fake endpoint did not tell the time'
-  # The approval section's programs print what the README says they print.
+  # The README's complete example prints what the README shows.
+  expect 0 -- node dist/first-agent.js
+  diff <(block 'README.md / A complete example' 'tool: The call to query_order') "$work/out" >/dev/null ||
+    fail "first-agent.ts printed $(cat "$work/out"), not what the README shows"
+  # The approval section's programs print what docs/gate.md says they print.
   expect 0 -- node dist/reconcile.js
   grep -q 'Refund RF1 is on its way. | 1 refund' "$work/out" || fail 'reconcile.ts did not complete the interrupted refund from the shop'
   expect 0 -- node dist/egress.js
@@ -446,7 +491,7 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   expect 0 -- node dist/memory.js
   grep -qE '^- as of [0-9-]+, the customer said: drink = green tea$' "$work/out" || fail 'memory.ts did not recall the fact'
   expect 0 -- node dist/many-tools.js
-  diff <(block 'Many tools' 'step 1: ') "$work/out" >/dev/null || fail "many-tools.ts printed $(cat "$work/out"), not what the README shows"
+  diff <(block 'docs/routing.md' 'step 1: ') "$work/out" >/dev/null || fail "many-tools.ts printed $(cat "$work/out"), not what docs/routing.md shows"
   expect 0 -- env ARBITER_BASE_URL="$time_endpoint" ARBITER_API_KEY=fake ARBITER_MODEL=fake-model node dist/mcp-agent.js
   grep -qx 'completed I read notes.txt.' "$work/out" || fail 'the MCP client program did not complete'
   grep -q 'tool call files_read_text_file' "$work/fake-time.log" || fail 'the MCP client program did not call files_read_text_file'
@@ -483,24 +528,24 @@ sed 's/^/  | /' "$work/out"
 grep -qE '^answer: In Asia/Tokyo it is ' "$work/out" || fail 'serve --tools dist/tools.js --script time.json did not tell the time'
 stop_background "$background_pid"
 
-step "README: A real model and Choosing the API, on the fake endpoint"
-for section in 'A real model' 'Choosing the API'; do
+step "docs/models.md: A real model and Choosing the API, on the fake endpoint"
+for section in 'docs/models.md / A real model' 'docs/models.md / Choosing the API'; do
   real="$(block "$section" 'serve --model openai' |
     sed -E "s|https://[a-z.-]+/v1|$fake_url|; s|ARBITER_API_KEY=\.\.\.|ARBITER_API_KEY=fake|; s|ARBITER_MODEL=.*|ARBITER_MODEL=fake-model|; s|serve --model openai|serve --model openai --port 8794 --data-dir $work/serve-real|")"
   start_background serve-real bash -c "$real"
   wait_for_log "$work/serve-real.log" 'listening on' "$background_pid"
-  grep -q 'reachable, key accepted, model listed' "$work/serve-real.log" || fail "$section: serve did not check the endpoint"
+  grep -q 'reachable, key accepted, model listed' "$work/serve-real.log" || fail "$section: serve did not check the endpoint: $(cat "$work/serve-real.log")"
   stop_background "$background_pid"
 done
 printf '  (ARBITER_API=responses: the fake endpoint speaks Chat Completions only, so no message is sent with it)\n'
 
-step "README: the server's clients (Serve it, MCP over HTTP, AG-UI, A2A) against npm run arbiter -- serve"
-serve_command="$(block 'Serve it' '# http://127.0.0.1:8787/' | head -n 1 | sed 's/ *#.*$//')"
+step "the server's clients (docs/serving.md, MCP over HTTP, AG-UI, A2A) against npm run arbiter -- serve"
+serve_command="$(block 'docs/serving.md' '# http://127.0.0.1:8787/' | head -n 1 | sed 's/ *#.*$//')"
 start_background serve-demo bash -c "$serve_command --data-dir $work/serve-demo"
 wait_for_log "$work/serve-demo.log" 'listening on http://127.0.0.1:8787' "$background_pid"
 serve_demo_pid=$background_pid
 curl -fsS http://127.0.0.1:8787/ | grep -qi '<html' || fail 'serve has no chat page at http://127.0.0.1:8787/'
-block "MCP / Serve arbiter's tools over MCP" '"arbiter-http"' >"$work/http.json"
+block "docs/mcp.md / Serve arbiter's tools over MCP" '"arbiter-http"' >"$work/http.json"
 expect 0 -- node scripts/readme-smoke-client.mjs mcp-http "$work/http.json"
 grep -q '^tools: query_order' "$work/out" || fail 'the HTTP MCP entry did not list the shop tools'
 (
@@ -514,11 +559,84 @@ grep -q '^tools: query_order' "$work/out" || fail 'the HTTP MCP entry did not li
   grep -q '^waiting for approval:' "$work/out" && ! grep -q 'undefined' "$work/out" || fail "ag-ui.mjs after an interrupt: $(cat "$work/out")"
   expect 0 -- node a2a.mjs
   grep -q 'COMPLETED' "$work/out" || fail "a2a.mjs: $(cat "$work/out")"
+  # A task that waits for a person: the approval, not "undefined".
+  sed "s/Where is my order SO20260901?/My teapot arrived cracked, I want a refund./" a2a.mjs >a2a-refund.mjs
+  expect 0 -- node a2a-refund.mjs
+  grep -q '^waiting for approval: \[{"approvalId":"ap_' "$work/out" && ! grep -q 'undefined' "$work/out" ||
+    fail "a2a.mjs on a refund that waits for a person: $(cat "$work/out")"
 )
 stop_background "$serve_demo_pid"
 stop_background "$fake_pid"
 
-step "every README code block ran or was skipped with its reason"
-node scripts/readme-blocks.mjs uncovered "$covered" >"$work/uncovered" || fail "README blocks this script neither runs nor skips: $(cat "$work/uncovered")"
+step "docs/memory.md: the memory tools on the server, with a script that calls them"
+block 'docs/memory.md / On the server' '"memory-chat"' >memory-chat.json
+memory_serve="$(block 'docs/memory.md / On the server' 'serve --memory-tools')"
+start_background serve-memory bash -c "$memory_serve --port 8795 --data-dir $work/serve-memory"
+wait_for_log "$work/serve-memory.log" 'listening on' "$background_pid"
+node scripts/readme-smoke-client.mjs chat http://127.0.0.1:8795 demo-customer-token-this-machine-only 'Please remember that I drink green tea.' >"$work/out" ||
+  fail 'serve --memory-tools --script memory-chat.json did not answer'
+sed 's/^/  | /' "$work/out"
+grep -qx 'tools: save_fact' "$work/out" || fail 'the memory chat did not call save_fact'
+stop_background "$background_pid"
+expect 0 -- run_arbiter memory list --user C1001 --tenant shop --data-dir "$work/serve-memory"
+grep -q 'green tea' "$work/out" || fail 'memory list does not show the fact the chat saved'
 
-printf '\nreadme-smoke: every README command behaved as documented (%ss)\n' "$((SECONDS - started))"
+step "docs/many-nodes.md: three nodes on one PostgreSQL, in this checkout after the Quick start's demo"
+many_nodes='docs/many-nodes.md'
+# A throwaway cluster (initdb, pg_ctl: test/support's harness) stands in for the walk-through's Debian cluster,
+# which needs root (apt-get, pg_ctlcluster, runuser); the nodes start as printed, in the directory whose .arbiter
+# the Quick start's demo filled.
+start_background postgres node --import tsx -e "
+  const { findPostgresBinaries, startPostgresCluster } = await import('./src/store/postgres/test-support/start-postgres-cluster.ts');
+  const binaries = findPostgresBinaries();
+  if (binaries === undefined) { console.log('no PostgreSQL'); process.exit(0); }
+  const cluster = await startPostgresCluster({ binaries });
+  process.once('SIGTERM', () => cluster.stop().then(() => process.exit(0)));
+  console.log('cluster ' + cluster.connectionString);
+  setInterval(() => {}, 1 << 30);
+"
+postgres_pid=$background_pid
+wait_for_log "$work/postgres.log" '^(cluster|no PostgreSQL)' "$postgres_pid"
+if grep -q '^no PostgreSQL' "$work/postgres.log"; then
+  [ -z "${CI:-}" ] || fail 'no PostgreSQL server binaries (initdb, pg_ctl); .ci/run installs postgresql'
+  skip_block "$many_nodes" 'apt-get install -y postgresql' 'no PostgreSQL server binaries here (initdb, pg_ctl); CI installs them and runs it'
+else
+  count_block "$many_nodes" 'apt-get install -y postgresql'
+  store_url="$(sed -n 's/^cluster //p' "$work/postgres.log")"
+  node_pids=()
+  while IFS= read -r line; do
+    case "$line" in
+    export\ ARBITER_STORE_URL=*)
+      printf '$ %s  (the throwaway cluster: %s)\n' "$line" "$store_url"
+      export ARBITER_STORE_URL="$store_url"
+      ;;
+    *'serve --port'*)
+      start_background "node-${#node_pids[@]}" bash -c "${line% &}"
+      node_pids+=("$background_pid")
+      ;;
+    *) printf '  (not run here: %s)\n' "${line%%#*}" ;;
+    esac
+  done < <(block "$many_nodes" 'apt-get install -y postgresql')
+  [ "${#node_pids[@]}" = 3 ] || fail "$many_nodes starts ${#node_pids[@]} nodes, not three"
+  for index in 0 1 2; do wait_for_log "$work/node-$index.log" 'listening on' "${node_pids[$index]}"; done
+  # A refund asked on one node, approved on another, followed on the third: it runs, once.
+  node scripts/readme-smoke-client.mjs chat http://127.0.0.1:8081 demo-customer-token-this-machine-only 'My teapot arrived cracked, I want a refund.' >"$work/out" ||
+    fail 'node a did not answer'
+  grep -qx 'stop: awaiting_approval' "$work/out" || fail "the refund on node a did not wait for a person: $(cat "$work/out")"
+  node scripts/readme-smoke-client.mjs approve http://127.0.0.1:8082 demo-approver-token-this-machine-only http://127.0.0.1:8083 >"$work/out" ||
+    fail "the approval on node b, followed on node c: $(cat "$work/out")"
+  sed 's/^/  | /' "$work/out"
+  grep -qx 'stop: completed' "$work/out" && grep -q '^answer: Done: your refund RF' "$work/out" ||
+    fail "the approved refund did not run on the cluster: $(cat "$work/out")"
+  for pid in "${node_pids[@]}"; do stop_background "$pid"; done
+  unset ARBITER_STORE_URL
+fi
+stop_background "$postgres_pid"
+
+step "every code block of the README and of docs/ ran or was skipped with its reason"
+node scripts/readme-blocks.mjs uncovered "$covered" >"$work/uncovered" || fail "blocks this script neither runs nor skips: $(cat "$work/uncovered")"
+skipped="$(sort -u "$work/skipped-blocks" | wc -l)"
+printf '  | %s blocks on %s pages: %s run, %s skipped with a reason\n' "$(node scripts/readme-blocks.mjs list | wc -l)" \
+  "$(($(ls docs/*.md | wc -l) + 1))" "$(($(sort -u "$covered" | wc -l) - skipped))" "$skipped"
+
+printf '\nreadme-smoke: every command of the README and docs/ behaved as documented (%ss)\n' "$((SECONDS - started))"

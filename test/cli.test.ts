@@ -117,6 +117,17 @@ describe('arbiter command line', () => {
     expect(arbiter('demo', '--new', '--session', sessionId, '--data-dir', directory).code).toBe(2);
   }, 120_000);
 
+  it('continues a zh-CN demo in Chinese from its first line when APPROVE=1 is given without --lang', () => {
+    const directory = dataDirectory();
+    const first = arbiter('demo', '--lang', 'zh-CN', '--data-dir', directory);
+    const sessionId = /^会话 (\S+)（/.exec(first.stdout)?.[1] ?? 'none';
+    const second = arbiterWith({ APPROVE: '1' }, 'demo', '--data-dir', directory);
+    expect(second.code).toBe(0);
+    const [line, continuing] = second.stdout.split('\n');
+    expect(line).toBe(`会话 ${sessionId}（用 --session ${sessionId} 继续）`);
+    expect(continuing).toMatch(new RegExp(`^继续会话 ${sessionId}：`));
+  }, 120_000);
+
   it('refuses --session with an id no session has, and creates nothing', () => {
     const directory = dataDirectory();
     const typo = arbiter('demo', '--session', 'typo', '--data-dir', directory);

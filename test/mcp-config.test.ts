@@ -5,10 +5,10 @@ import { readmeSnippets } from './package/readme-snippets.js';
 describe('MCP config files', () => {
   it('reads the README example, expanding environment variables, with per-user credentials by tenant/user', () => {
     // The first JSON block of "MCP" is an MCP client's config for `arbiter mcp serve`; this one is a list.
-    const example = readmeSnippets({ file: 'README.md' }).find(
-      (snippet) => snippet.section === 'MCP' && snippet.language === 'json' && snippet.code.trimStart().startsWith('['),
+    const example = readmeSnippets({ file: 'docs/mcp.md' }).find(
+      (snippet) => snippet.language === 'json' && snippet.code.trimStart().startsWith('['),
     );
-    if (example === undefined) throw new Error('README section "MCP" has no JSON example');
+    if (example === undefined) throw new Error('docs/mcp.md has no JSON list example');
     const environment = { CRM_LIST_TOKEN: 'list-token', CRM_TOKEN_C1001: 'c1001-token' };
     const [files, crm] = parseMcpConfig({ value: JSON.parse(example.code), file: 'README', environment });
     expect(files).toMatchObject({ name: 'files', args: ['/srv/share'], tools: { read_text_file: { disabled: true } } });

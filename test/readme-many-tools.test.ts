@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readmeSnippets } from './package/readme-snippets.js';
 
-const section = readmeSnippets({ file: 'README.md' }).filter((snippet) => snippet.section === 'Many tools');
+const section = readmeSnippets({ file: 'docs/routing.md' }).filter((snippet) => snippet.section === 'Many tools');
 
-describe('README "Many tools"', () => {
+describe('docs/routing.md "Many tools"', () => {
   it('runs as pasted (the package imports pointed at this checkout) and prints what the README shows', () => {
     const program = section.find((snippet) => snippet.language === 'ts');
     const shown = section.find((snippet) => snippet.language === '');
@@ -29,7 +29,7 @@ describe('README "Many tools"', () => {
     const command = section.find((snippet) => snippet.language === 'sh')?.code.trim() ?? '';
     const args = command.replace('npm run arbiter -- ', '').split(' ');
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8' });
-    // Exit 1: a few requests of the set share no word with any tool (docs/evaluation.md lists them).
+    // Exit 1: a few requests of the set share no word with any tool (docs/routing.md lists them).
     expect(run.status).toBe(1);
     expect(run.stdout.trim().split('\n')).toHaveLength(120);
   }, 60_000);

@@ -99,8 +99,11 @@ export interface ShopDemoOptions {
    * after `npm run demo` means), instead of starting a new session.
    */
   readonly continueWaiting?: boolean;
-  /** Told the id of the session the demo runs in. */
-  readonly onSession?: (sessionId: string) => void;
+  /**
+   * Told the id of the session the demo runs in, and its language: a stored session goes on in the language it
+   * began in, whatever `locale` asks for.
+   */
+  readonly onSession?: (sessionId: string, locale: Locale) => void;
   /** Adds tools next to the shop's (`arbiter demo --mcp FILE`: MCP servers' tools). */
   readonly mountTools?: (registry: ToolRegistry) => void;
   /**
@@ -179,7 +182,7 @@ export async function runShopDemo({
     }
     const session = existing ?? (await demo.sessions.create({ principal: customer }));
     const sessionId = session.id;
-    if (dataDirectory !== ':memory:') onSession?.(sessionId);
+    if (dataDirectory !== ':memory:') onSession?.(sessionId, locale);
     const runOptions = { ...demo.runOptions, describeError: errorDescriber(errorStyle) };
 
     /** Runs `work` (one run of the session, if any) with live output, then prints its transcript and stop reason. */

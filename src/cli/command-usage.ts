@@ -16,7 +16,7 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                       tokens, shown at start, on a loopback --host only
       --tools MODULE  a module exporting createTools() or an array of tools, and optionally gateRules;
                       default: the shop example (examples/shop/shop-domain), with its refund hard cap
-      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, README "MCP"); each
+      --mcp FILE      MCP servers whose tools to mount next to those (a JSON list, docs/mcp.md); each
                       tool gets the tier its annotations give, behind the same gate, approvals and audit
       --model         scripted (offline, default) or openai: an OpenAI-compatible endpoint from ARBITER_BASE_URL,
                       ARBITER_API_KEY, ARBITER_MODEL (optional ARBITER_FALLBACK_MODEL), retried with backoff;
@@ -29,7 +29,8 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
       ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
                       one piece (benchmarks); default: paced for a person (400 ms, then 15 ms a fragment)
       --memory-tools  mount save_fact and recall_facts beside the tools: long-term memory of each user,
-                      bound to the caller's tenant and user (README "Memory")
+                      bound to the caller's tenant and user (docs/memory.md); the default scripted chat
+                      never calls them: give --script FILE with turns that do, or --model openai
       --allow-self-approval  let an approver decide approvals in his own sessions (four eyes off)
       --max-streams N, --sessions-per-minute N, --messages-per-minute N
                       per-user limits (default ${defaultPrincipalLimits.maxStreams}, ${defaultPrincipalLimits.sessionsPerMinute}, ${defaultPrincipalLimits.messagesPerMinute}); 429 beyond
@@ -159,7 +160,7 @@ arbiter memory purge --expired [--data-dir DIR | --store URL]
               [--auth FILE] [--tools MODULE] [--mcp FILE] [--model scripted|openai|configured [--skip-model-check]]
               [--script FILE] [--memory-tools] [--allow-self-approval] [--max-streams N]
               [--sessions-per-minute N] [--messages-per-minute N]
-    The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (arbiter serve --help: every flag).`,
+    The HTTP API, SSE streams and the chat page at http://HOST:PORT/ (arbiter serve --help: every flag; docs/serving.md).`,
   'fake-endpoint': `arbiter fake-endpoint [--port 8790] [--host 127.0.0.1] [--model fake-model] [--script FILE]
     A local OpenAI-compatible Chat Completions endpoint answered by a script (default: the shop chat, a
     tool call then an answer), to try --model openai offline; prints the ARBITER_* variables to export.`,
@@ -171,7 +172,7 @@ arbiter eval --experiment routing [--suite DIR] [--top K] [--json]
   stats: `arbiter stats [--data-dir DIR | --store URL] [--json] [--prometheus] [--price IN,OUT[,CURRENCY]]
     Metrics over the runs in a data directory.`,
   mcp: `arbiter mcp serve --tenant ID --user ID [--roles A,B] [--tools MODULE] [--data-dir DIR] [--lang en|zh-CN]
-    The tools as an MCP server over stdio, every call validated, gated and audited (README, "MCP").
+    The tools as an MCP server over stdio, every call validated, gated and audited (docs/mcp.md).
 arbiter mcp tools [--name NAME] [--json] (-- COMMAND [ARGS…] | --url URL [--bearer TOKEN] [--header 'N: v']…)
     An MCP server's tools as arbiter would mount them: tier, tokens per turn, lint warnings, refusals.`,
 };

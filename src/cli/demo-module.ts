@@ -19,7 +19,8 @@ export interface DemoRunOptions {
   readonly writeRaw: (text: string) => void;
   readonly modelLatencyMs: number;
   readonly write: (line: string) => void;
-  readonly onSession: (sessionId: string) => void;
+  /** The session's id and the language it runs in (a stored session keeps its own). */
+  readonly onSession: (sessionId: string, locale: Locale) => void;
   readonly sessionId?: string;
   /** Adds tools next to the shop's (`--mcp FILE`). */
   readonly mountTools?: (registry: ToolRegistry) => void;

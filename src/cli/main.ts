@@ -294,9 +294,10 @@ async function runDemo(args: readonly string[]): Promise<number> {
     writeRaw: (text) => process.stdout.write(text),
     modelLatencyMs: tty ? 400 : 0,
     write: (line) => transcript.write(`${line}\n`),
-    onSession: (sessionId) =>
+    // The session's own language: a zh-CN demo continued without --lang goes on in Chinese.
+    onSession: (sessionId, sessionLocale) =>
       transcript.write(
-        locale === 'zh-CN'
+        sessionLocale === 'zh-CN'
           ? `会话 ${sessionId}（用 --session ${sessionId} 继续）\n`
           : `session ${sessionId} (continue with --session ${sessionId})\n`,
       ),

@@ -64,7 +64,7 @@ describe('evaluateRouting', () => {
     for (const summary of report.summaries) {
       expect(summary.recall[1]).toBeLessThanOrEqual(summary.recall[3]);
       expect(summary.recall[3]).toBeLessThanOrEqual(summary.recall[5]);
-      // A floor, not the figure: docs/evaluation.md holds the figures, checked by the eval command's test.
+      // A floor, not the figure: docs/routing.md holds the figures, checked by the eval command's test.
       expect(summary.recall[5]).toBeGreaterThan(0.85);
       expect(summary.savedTokensPerStep).toBeGreaterThan(summary.allTokensPerStep / 2);
     }

@@ -9,7 +9,7 @@ const edges = readFolderGraph(root);
 
 describe('the folders of src/', () => {
   it('prints which folder imports which', () => {
-    process.stdout.write(`\nfolder dependencies of src/:\n${formatFolderGraph(edges)}\n`);
+    console.info(`\nfolder dependencies of src/:\n${formatFolderGraph(edges)}\n`);
     expect(edges.length).toBeGreaterThan(20);
   });
 

@@ -54,10 +54,10 @@ describe.skipIf(skipWithoutChromium(suite))(suite, { timeout: 60_000 }, () => {
   let built: string;
 
   beforeAll(async () => {
-    const snippet = readmeSnippets({ file: 'README.md' }).find(
+    const snippet = readmeSnippets({ file: 'docs/use-chat.md' }).find(
       (each) => each.section === 'Use it from a React app (`useChat`)' && each.language === 'tsx',
     );
-    if (snippet === undefined) throw new Error('the README has no useChat snippet');
+    if (snippet === undefined) throw new Error('docs/use-chat.md has no useChat snippet');
     rmSync(pageRoot, { recursive: true, force: true });
     mkdirSync(pageRoot, { recursive: true });
     for (const file of ['index.html', 'main.jsx']) copyFileSync(join(pageSource, file), join(pageRoot, file));

@@ -145,7 +145,7 @@ describe.skipIf(cluster.skip)('a cluster through a database restart, a kill at t
         expect(replayed.map((event) => event.seq)).toEqual(seqs);
       }
     }
-    process.stdout.write(
+    console.info(
       `\ncluster faults: 3 restarts, ${runIds.length} runs over 3 nodes: alive ${JSON.stringify(alive)}, ` +
         `runs ended ${JSON.stringify(stopReasons)}, runs with a gap in run_events: ${gaps}\n`,
     );
@@ -199,7 +199,7 @@ describe.skipIf(cluster.skip)('a cluster through a database restart, a kill at t
     const events = await pool.followToEnd(survivor, caught.runId, 0);
     const seqs = await tableSeqs(storeUrl, caught.runId);
     const shown = await request(survivor, `/v1/runs/${caught.runId}`);
-    process.stdout.write(
+    console.info(
       `\nkilled ${caught.victim.name} between the session's end and the run's end: ` +
         `run ${String(shown.body.status)}, ${events.length} events replayed, table seqs 1..${seqs.at(-1)}\n`,
     );
@@ -255,7 +255,7 @@ describe.skipIf(cluster.skip)('a cluster through a database restart, a kill at t
     );
     await database.end();
     const refunds = pool.countRefunds('SO20260902') - refundsBefore;
-    process.stdout.write(
+    console.info(
       `\ndeploy: SIGTERM to ${stopping.name} after 2 tool calls, it exited in ${exitedInMs} ms; the run ended ` +
         `${JSON.stringify(all.at(-1))} with ${all.length} events; refunds +${refunds}\n`,
     );

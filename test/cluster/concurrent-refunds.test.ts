@@ -108,7 +108,7 @@ describe.skipIf(cluster.skip)('50 concurrent identical refunds over three nodes'
           row.outcome === 'claimed_by_another_user'),
     );
     const refunds = pool.countRefunds(orderId) - refundsBefore;
-    process.stdout.write(
+    console.info(
       `\nconcurrent refunds: ${requests} identical requests over ${nodes.length} nodes → refunds +${refunds}; ` +
         `runs ended ${JSON.stringify(stopReasons)}; audit rows ${rows.length} ${JSON.stringify(outcomes)}\n`,
     );

@@ -105,7 +105,7 @@ describe.skipIf(cluster.skip)('the daily automatic refund limit over two nodes',
     );
     await database.end();
     const refunds = pool.countRefunds(orderId) - refundsBefore;
-    process.stdout.write(
+    console.info(
       `\ncross-node refund limit: ${amounts.length} parallel refunds over ${nodes.length} nodes → refunds +${refunds} (+${refundsWhileBlocked} while the audit was held); ` +
         `runs ended ${JSON.stringify(stopReasons)}; audit ${JSON.stringify(audited.rows)}; pending approvals ${pending.rows.length}\n`,
     );

@@ -97,7 +97,7 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
 
     const all = [...waiting, ...resumed];
     const seqs = all.map((event) => event.seq);
-    process.stdout.write(
+    console.info(
       `\nmany nodes: killed ${victim?.name} after tool:end; the run ended ${recoveredInMs} ms later ` +
         `(lease ${leaseMs} ms) with ${all.length} events, seqs 1..${seqs.at(-1)}; refunds +${countRefunds() - refundsBefore}\n`,
     );
@@ -348,7 +348,7 @@ describe.skipIf(cluster.skip)('many arbiter serve nodes on one PostgreSQL databa
       } finally {
         await database.end();
       }
-      process.stdout.write(
+      console.info(
         `\nmany nodes, random kills: ${counts.kills} kills in ${counts.trials} trials (${killTrials} asked), ` +
           `${JSON.stringify(counts)}, longest time from kill to the run's end ${longestRecoveryMs} ms (lease ${leaseMs} ms)\n` +
           stuck.map((entry) => `  failed trial: ${JSON.stringify(entry)}\n`).join(''),

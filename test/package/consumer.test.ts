@@ -1,7 +1,7 @@
 /**
  * The package as another project gets it: `npm pack`, installed into a
  * fresh ESM project with a strict `NodeNext` tsconfig (the README's own),
- * the README's TypeScript snippets compiled there against the packed types
+ * the documentation's TypeScript snippets (README.md, docs/) compiled there against the packed types
  * (a missing `exports` entry, a wrong package name, types that need an
  * undeclared `@types/…` all fail `tsc`), then run: an agent on the
  * scripted model through both entry points, and the installed `arbiter`
@@ -14,13 +14,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installTarball } from './install-tarball.js';
 import { type PackedPackage, packPackage } from './pack-package.js';
-import { type ReadmeSnippet, readmeSnippets } from './readme-snippets.js';
+import { docsSnippets, type ReadmeSnippet } from './readme-snippets.js';
 
 const checkout = process.cwd();
 const packageName = (JSON.parse(readFileSync('package.json', 'utf8')) as { name: string }).name;
 const useSection = 'Use it in your project';
 /** Sections whose TypeScript blocks are whole programs a reader can paste (the others are excerpts). */
-const compiledSections = [useSection, 'Defining a tool', 'A real model', 'Choosing the API', 'MCP'];
+const compiledSections = [
+  'A complete example',
+  useSection,
+  'Defining a tool',
+  'A real model',
+  'Choosing the API',
+  "Use an MCP server's tools",
+];
 /** What the "Defining a tool" excerpt leaves to the reader's application. */
 const preludes: Record<string, string> = {
   'Defining a tool': [
@@ -33,7 +40,7 @@ const preludes: Record<string, string> = {
   ].join('\n'),
 };
 
-const snippets = readmeSnippets({ file: 'README.md' });
+const snippets = docsSnippets();
 /** The package's entry points beside the root, as its `exports` map names them. */
 const subpaths = ['sqlite', 'postgres', 'openai', 'server', 'mcp', 'a2a', 'evaluation', 'observe', 'testing'] as const;
 const subpathPattern = new RegExp(`/(${subpaths.join('|')})$`);

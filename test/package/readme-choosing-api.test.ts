@@ -15,7 +15,7 @@ import { readmeSnippets } from './readme-snippets.js';
 
 const section = 'Choosing the API';
 const blocks = (language: string) =>
-  readmeSnippets({ file: 'README.md' }).filter(
+  readmeSnippets({ file: 'docs/models.md' }).filter(
     (snippet) => snippet.section === section && snippet.language === language,
   );
 const messages = [{ role: 'user' as const, content: 'Where is order SO20260901?' }];

@@ -47,7 +47,7 @@ await meterProvider.shutdown();
 
 describe('the README "Tracing" snippet', () => {
   it("runs as pasted and exports GenAI spans and metrics, without the run's secrets", () => {
-    const [snippet, ...others] = readmeSnippets({ file: 'README.md' }).filter(
+    const [snippet, ...others] = readmeSnippets({ file: 'docs/tracing.md' }).filter(
       (candidate) => candidate.section === 'Tracing' && candidate.language === 'ts',
     );
     expect(others).toEqual([]);

@@ -221,7 +221,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     const held = await call();
     expect(held.stopReason).toBe('completed');
     const told = toolMessages(held.messages)[0] ?? '';
-    process.stdout.write(`\nthe caller's tool message for the held refund:\n${told}\n`);
+    console.info(`\nthe caller's tool message for the held refund:\n${told}\n`);
     // Fatal (told once, not retried): the refund waits for a person on B's side, and the model can say so.
     expect(told).toMatch(/^Refused \(a2a_awaiting_approval\): The agent "billing" took the request/);
     const approvalId = /approval (ap_[0-9a-f]+)/.exec(told)?.[1];
@@ -238,7 +238,7 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     // The same call again: the same messageId, so B answers with the task it ran, not a second refund.
     const done = await call();
     const answer = JSON.parse(toolMessages(done.messages)[0] ?? '{}') as { answer?: string };
-    process.stdout.write(`the same call after B's approval:\n${toolMessages(done.messages)[0]}\n`);
+    console.info(`the same call after B's approval:\n${toolMessages(done.messages)[0]}\n`);
     expect(answer.answer).toContain('RF');
     expect(await remoteRuns()).toBe(before);
     audit.flush?.();
@@ -302,11 +302,11 @@ describe('A2A client: another arbiter mounted from its Agent Card, called as gat
     }
   });
 
-  it("reads the README's config example: the MCP server for readMcpConfig, the agent for readA2aConfig", () => {
-    const example = readmeSnippets({ file: 'README.md' }).find(
+  it("reads docs/a2a.md's config example: the MCP server for readMcpConfig, the agent for readA2aConfig", () => {
+    const example = readmeSnippets({ file: 'docs/a2a.md' }).find(
       (snippet) => snippet.language === 'json' && snippet.code.includes('"agentCard"'),
     );
-    if (example === undefined) throw new Error('README has no JSON example with an agentCard');
+    if (example === undefined) throw new Error('docs/a2a.md has no JSON example with an agentCard');
     const value: unknown = JSON.parse(example.code);
     const environment = { BILLING_TOKEN: 'token-from-the-environment' };
     expect(parseMcpConfig({ value, file: 'README', environment }).map((server) => server.name)).toEqual(['files']);

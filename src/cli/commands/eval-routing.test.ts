@@ -4,13 +4,13 @@ import type { RoutingReport } from '../../evaluation/routing-evaluation.js';
 import { evalFromArgs } from './eval.js';
 
 describe('arbiter eval --experiment routing', () => {
-  it('prints the routing table that docs/evaluation.md shows (regenerate it when the set or the router changes)', async () => {
+  it('prints the routing table that docs/routing.md shows (regenerate it when the set or the router changes)', async () => {
     const result = await evalFromArgs(['--experiment', 'routing']);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toEqual([]);
     const table = result.stdout.filter((line) => line.startsWith('|')).join('\n');
     expect(table).toContain('| all ');
-    expect(readFileSync('docs/evaluation.md', 'utf8')).toContain(table);
+    expect(readFileSync('docs/routing.md', 'utf8')).toContain(table);
   });
 
   it('prints a JSON report with --json, and sends fewer tokens with a smaller --top', async () => {

@@ -349,17 +349,20 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
     expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
-  it("runs the README's A2A snippet against a server: the order's answer", async () => {
-    server = await startTestServer();
-    const [snippet] = readmeSnippets({ file: 'README.md' }).filter(
+  /** docs/a2a.md's client, as a reader runs it, asking `question`: what it printed. */
+  async function runSnippet(question?: string): Promise<string[]> {
+    const [snippet] = readmeSnippets({ file: 'docs/a2a.md' }).filter(
       (block) => block.section === 'A2A' && block.language === 'js',
     );
     expect(snippet).toBeDefined();
+    const code = snippet?.code ?? '';
+    const asked = question === undefined ? code : code.replace('Where is my order SO20260901?', question);
+    expect(asked === code).toBe(question === undefined);
     const directory = join('node_modules', '.cache', 'arbiter-readme');
     mkdirSync(directory, { recursive: true });
     const file = join(directory, `a2a-snippet-${randomUUID()}.mjs`);
-    writeFileSync(file, snippet?.code ?? '');
-    vi.stubEnv('ARBITER_URL', server.url);
+    writeFileSync(file, asked);
+    vi.stubEnv('ARBITER_URL', server?.url ?? '');
     vi.stubEnv('ARBITER_TOKEN', testTokens.alice);
     const printed: string[] = [];
     const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
@@ -372,8 +375,22 @@ describe('A2A: arbiter serve as an A2A agent, with the official @a2a-js/sdk clie
       vi.unstubAllEnvs();
       rmSync(file, { force: true });
     }
+    return printed;
+  }
+
+  it("runs docs/a2a.md's snippet against a server: the order's answer", async () => {
+    server = await startTestServer();
+    const printed = await runSnippet();
     expect(printed[0]).toBe('TASK_STATE_COMPLETED');
     expect(printed.at(-1)).toContain('SO20260901 is shipped');
+  });
+
+  it("runs docs/a2a.md's snippet on a refund that waits for a person: the approval, no undefined", async () => {
+    server = await startTestServer();
+    const printed = await runSnippet('My teapot arrived cracked, I want a refund.');
+    expect(printed[0]).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(printed.at(-1)).toMatch(/^waiting for approval: \[\{"approvalId":"ap_[0-9a-f]+","tool":"apply_refund"/);
+    expect(printed.join('\n')).not.toContain('undefined');
   });
 
   it('cancels a running task: the run is aborted and the task ends canceled', async () => {

@@ -369,9 +369,9 @@ describe('AG-UI: POST /v1/ag-ui with the official HttpAgent', () => {
     expect(untouched?.messages).toEqual(still?.messages);
   });
 
-  it("runs the README's AG-UI snippet against the server", async () => {
+  it("runs docs/ag-ui.md's snippet against the server", async () => {
     server = await startTestServer({ auth });
-    const [snippet] = readmeSnippets({ file: 'README.md' }).filter(
+    const [snippet] = readmeSnippets({ file: 'docs/ag-ui.md' }).filter(
       // JavaScript, as a front end would hold it (the README's TypeScript blocks import arbiter alone).
       (block) => block.section === 'AG-UI' && block.language === 'js',
     );
