@@ -429,13 +429,15 @@ tarball="$(ls "$work"/arbiter-runtime-core-*.tgz)"
 project="$work/project"
 mkdir -p "$project"
 printf '{ "name": "my-project", "private": true, "type": "module" }\n' >"$project/package.json"
-# Besides the package, what the README's programs import: the AG-UI client and the OpenTelemetry SDK.
+# Besides the package, what the README's programs import: the AG-UI client, the OpenTelemetry SDK, AI SDK 7 (this
+# checkout installs it as ai7; the project gets it as ai) and OpenAI Agents.
 node --import tsx -e "
   const { installTarball } = await import('./test/package/install-tarball.ts');
   installTarball({ tarball: process.argv[1], name: '@arbiter-runtime/core', consumer: process.argv[2],
     checkout: process.cwd(), devDependencies: ['@types/node', 'typescript', '@ag-ui/client', '@opentelemetry/api',
-    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics'] });
+    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', 'ai7', '@openai/agents'] });
 " "$tarball" "$project"
+ln -sfn "$(readlink -f "$project/node_modules/ai7")" "$project/node_modules/ai"
 block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
 # Every TypeScript program of the pages that names its file (// tools.ts, // memory.ts, …), under that name;
 # the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
@@ -497,6 +499,22 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   # The approval section's programs print what docs/gate.md says they print.
   expect 0 -- node dist/reconcile.js
   grep -q 'Refund RF1 is on its way. | 1 refund' "$work/out" || fail 'reconcile.ts did not complete the interrupted refund from the shop'
+  # docs/ways-in.md: arbiter's gate in the AI SDK's and OpenAI Agents' own loops, each printing what the page shows
+  # (their own folder: AI SDK 7's declaration files need skipLibCheck under exactOptionalPropertyTypes).
+  mkdir -p ways-in
+  printf '{ "extends": "../tsconfig.json", "compilerOptions": { "skipLibCheck": true, "outDir": "dist" }, "include": ["*.ts"] }\n' >ways-in/tsconfig.json
+  for program in 'docs/ways-in.md / The AI SDK|ai-sdk-gate.ts' 'docs/ways-in.md / OpenAI Agents|agents-gate.ts'; do
+    block "${program%%|*}" "// ${program#*|}" >"ways-in/${program#*|}"
+  done
+  expect 0 -- node node_modules/typescript/bin/tsc -p ways-in
+  for program in ai-sdk-gate agents-gate; do
+    section="$([ "$program" = ai-sdk-gate ] && echo 'docs/ways-in.md / The AI SDK' || echo 'docs/ways-in.md / OpenAI Agents')"
+    expect 0 -- node "ways-in/dist/$program.js"
+    # What the page shows it prints: the comment lines that end the block.
+    diff <(block "$section" "// $program.ts" | awk '/^\/\/ /{ shown = shown substr($0, 4) "\n"; next } { shown = "" } END { printf "%s", shown }') \
+      "$work/out" >/dev/null ||
+      fail "$program.ts printed $(cat "$work/out"), not what docs/ways-in.md shows"
+  done
   expect 0 -- node dist/egress.js
   grep -q 'send_email waits for a person: This conversation contains content from the web' "$work/out" || fail 'egress.ts: the mail did not wait with its reason'
   grep -q 'awaiting_approval | 0 mails sent' "$work/out" || fail 'egress.ts: a mail was sent'
