@@ -1,8 +1,7 @@
 import type { Awaitable } from '../core/awaitable.js';
 import type { Principal } from '../core/principal.js';
-import type { ApprovalBroker } from '../gate/approval-broker.js';
+import type { ApprovalStore } from '../store/backend.js';
 import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../store/server-run.js';
-import type { ApprovalRecord, ApprovalStatus } from '../store/sqlite/sqlite-approval-broker.js';
 
 /**
  * What the run manager records about the runs it executes. Writes answer
@@ -38,28 +37,14 @@ export interface ServerRunRecords {
 }
 
 /**
- * The approvals the server decides and shows: a broker runs ask, and the
- * reads and the decision the routes make. SQLite's answer at once,
- * PostgreSQL's with promises.
+ * The approvals the server decides and shows: the store's `ApprovalStore`
+ * (a broker runs ask, the reads and the decision the routes make), SQLite's
+ * answers at once, PostgreSQL's with promises.
  *
  * @example
  * const pending = await approvals.countPending({ runId });
  */
-export interface ServerApprovals extends ApprovalBroker {
-  resolveApproval(options: {
-    approvalId: string;
-    decision: 'approve' | 'reject';
-    approver: string;
-    reason?: string;
-  }): Awaitable<ApprovalRecord>;
-  getApproval(approvalId: string): Awaitable<ApprovalRecord | undefined>;
-  listApprovals(filter?: {
-    status?: ApprovalStatus;
-    runId?: string;
-    sessionId?: string;
-  }): Awaitable<readonly ApprovalRecord[]>;
-  countPending(options: { runId: string }): Awaitable<number>;
-}
+export type ServerApprovals = ApprovalStore;
 
 /**
  * Per-principal limits, counted in one process (`PrincipalLimits`) or in
