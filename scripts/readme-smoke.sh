@@ -430,13 +430,13 @@ tarball="$(ls "$work"/arbiter-runtime-core-*.tgz)"
 project="$work/project"
 mkdir -p "$project"
 printf '{ "name": "my-project", "private": true, "type": "module" }\n' >"$project/package.json"
-# Besides the package, what the README's programs import: the AG-UI client, the OpenTelemetry SDK, AI SDK 7 (this
+# Besides the package, what the README's programs import: zod, the AG-UI client, the OpenTelemetry SDK, AI SDK 7 (this
 # checkout installs it as ai7; the project gets it as ai) and OpenAI Agents.
 node --import tsx -e "
   const { installTarball } = await import('./test/package/install-tarball.ts');
   installTarball({ tarball: process.argv[1], name: '@arbiter-runtime/core', consumer: process.argv[2],
     checkout: process.cwd(), devDependencies: ['@types/node', 'typescript', '@ag-ui/client', '@opentelemetry/api',
-    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', 'ai7', '@openai/agents'] });
+    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', 'zod', 'ai7', '@openai/agents'] });
 " "$tarball" "$project"
 ln -sfn "$(readlink -f "$project/node_modules/ai7")" "$project/node_modules/ai"
 block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
