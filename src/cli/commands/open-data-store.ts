@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Backend } from '../../store/backend.js';
+import type { PostgresBackend } from '../../store/postgres/open-postgres-backend.js';
 import { describeStoreLocation, type StoreLocation, storeConnectTimeoutMs, storeFailure } from './store-location.js';
 
 /** What `withBackend` says of a store that is not there yet, the same for every command. */
@@ -65,20 +66,7 @@ export async function withBackend<Result>({
     if (!existsSync(location.path)) return work(undefined, where);
     const { openSqliteBackend } = await import('../../store/sqlite/open-sqlite-backend.js');
     backend = openSqliteBackend({ path: location.path, ...clock });
-  } else {
-    const { openPostgresBackend } = await import('../../store/postgres/open-postgres-backend.js');
-    try {
-      backend = await openPostgresBackend({
-        connectionString: location.url,
-        poolSize: 2,
-        connectWaitMs: 0,
-        connectTimeoutMs: storeConnectTimeoutMs,
-        ...clock,
-      });
-    } catch (error) {
-      throw storeFailure({ error, location });
-    }
-  }
+  } else backend = await openPostgresStore({ location, poolSize: 2, ...clock });
   try {
     return await work(backend, where);
   } finally {
@@ -102,21 +90,43 @@ export async function requeueServerRun({
   location: StoreLocation & { dialect: 'postgres' };
   runId: string;
 }): Promise<boolean> {
-  const { openPostgresBackend } = await import('../../store/postgres/open-postgres-backend.js');
-  let backend: Awaited<ReturnType<typeof openPostgresBackend>>;
-  try {
-    backend = await openPostgresBackend({
-      connectionString: location.url,
-      poolSize: 1,
-      connectWaitMs: 0,
-      connectTimeoutMs: storeConnectTimeoutMs,
-    });
-  } catch (error) {
-    throw storeFailure({ error, location });
-  }
+  const backend = await openPostgresStore({ location, poolSize: 1 });
   try {
     return (await backend.serverRuns.requeue(runId, { wake: true })) !== 'not_waiting';
   } finally {
     await backend.close();
+  }
+}
+
+/**
+ * The PostgreSQL backend an operational command works on: a pool of its
+ * own, one try per connection within `storeConnectTimeoutMs` (no retries
+ * for a database that restarts: a command is run again), and a failure to
+ * open said in one line naming the flag or variable (`storeFailure`). pg is
+ * loaded only here.
+ */
+async function openPostgresStore({
+  location,
+  poolSize,
+  now,
+  auditRetentionDays,
+}: {
+  location: StoreLocation & { dialect: 'postgres' };
+  poolSize: number;
+  now?: () => number;
+  auditRetentionDays?: number;
+}): Promise<PostgresBackend> {
+  const { openPostgresBackend } = await import('../../store/postgres/open-postgres-backend.js');
+  try {
+    return await openPostgresBackend({
+      connectionString: location.url,
+      poolSize,
+      connectWaitMs: 0,
+      connectTimeoutMs: storeConnectTimeoutMs,
+      ...(now === undefined ? {} : { now }),
+      ...(auditRetentionDays === undefined ? {} : { auditRetentionDays }),
+    });
+  } catch (error) {
+    throw storeFailure({ error, location });
   }
 }
