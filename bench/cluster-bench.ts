@@ -68,6 +68,30 @@ interface Round {
   readonly activity: { connections: Record<string, number>; waits: string[] };
 }
 
+/**
+ * Runs `measure` on a throwaway PostgreSQL cluster, stopped afterwards; a
+ * bench named `name` is skipped, and says why, where the server binaries are
+ * not found.
+ */
+async function onThrowawayCluster(
+  name: string,
+  measure: (cluster: PostgresCluster) => Promise<BenchResult>,
+): Promise<BenchResult> {
+  const binaries = findPostgresBinaries();
+  if (binaries === undefined) {
+    return {
+      lines: [`${name}: skipped, PostgreSQL server binaries not found (set ARBITER_POSTGRES_BINDIR)`],
+      ratios: {},
+    };
+  }
+  const cluster = await startPostgresCluster({ binaries });
+  try {
+    return await measure(cluster);
+  } finally {
+    await cluster.stop();
+  }
+}
+
 /** Samples the database's connections (their state and wait event) until `stop`. */
 function sampleActivity(
   storeUrl: string,
@@ -114,16 +138,8 @@ function sampleActivity(
   };
 }
 
-export async function runClusterBench(): Promise<BenchResult> {
-  const binaries = findPostgresBinaries();
-  if (binaries === undefined) {
-    return {
-      lines: ['cluster: skipped, PostgreSQL server binaries not found (set ARBITER_POSTGRES_BINDIR)'],
-      ratios: {},
-    };
-  }
-  const cluster = await startPostgresCluster({ binaries });
-  try {
+export function runClusterBench(): Promise<BenchResult> {
+  return onThrowawayCluster('cluster', async (cluster) => {
     // Alternated, the median of each kept: the shared cores make a single round noisy.
     const ones: Round[] = [];
     const threes: Round[] = [];
@@ -192,9 +208,7 @@ export async function runClusterBench(): Promise<BenchResult> {
       targets: [verdict, cpuVerdict, idleVerdict],
       figures: { ones, threes, idle },
     };
-  } finally {
-    await cluster.stop();
-  }
+  });
 }
 
 /**
@@ -207,16 +221,8 @@ export async function runClusterBench(): Promise<BenchResult> {
  * across all nodes; now each node writes its own chain of the tenant.
  * Target: one tenant >= 0.9 × three tenants.
  */
-export async function runClusterTenantsBench(): Promise<BenchResult> {
-  const binaries = findPostgresBinaries();
-  if (binaries === undefined) {
-    return {
-      lines: ['cluster-tenants: skipped, PostgreSQL server binaries not found (set ARBITER_POSTGRES_BINDIR)'],
-      ratios: {},
-    };
-  }
-  const cluster = await startPostgresCluster({ binaries });
-  try {
+export function runClusterTenantsBench(): Promise<BenchResult> {
+  return onThrowawayCluster('cluster-tenants', async (cluster) => {
     const ones: Round[] = [];
     const threes: Round[] = [];
     // Alternated, and which goes first alternates too: on a loaded machine the second of a pair may fare better.
@@ -252,9 +258,7 @@ export async function runClusterTenantsBench(): Promise<BenchResult> {
       targets: [verdict],
       figures: { ones, threes },
     };
-  } finally {
-    await cluster.stop();
-  }
+  });
 }
 
 /** The nodes' CPU seconds per completed run of a round. */
