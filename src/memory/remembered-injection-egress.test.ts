@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recalledFactsMessage } from '../context/recalled-facts.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { EventBus } from '../events/event-bus.js';
+import { type Mail, sendEmailTool } from '../gate/test-support/send-email-tool.js';
 import { createTierGate } from '../gate/tier-gate.js';
 import { runSession } from '../loop/run-session.js';
 import { calls, sequenceModel } from '../loop/test-support/sequence-model.js';
@@ -21,7 +22,7 @@ const page =
 
 function setUp() {
   const backend = openSqliteBackend({ path: ':memory:' });
-  const sent: unknown[] = [];
+  const sent: Mail[] = [];
   const tools = new ToolRegistry()
     .register(
       defineTool<{ url: string }>({
@@ -34,19 +35,7 @@ function setUp() {
       }),
     )
     .register(
-      defineTool<{ to: string; body: string }>({
-        name: 'send_email',
-        description: 'Send an e-mail. Not for notes on an order: use add_order_note.',
-        parameters: {
-          type: 'object',
-          properties: { to: { type: 'string' }, body: { type: 'string' } },
-          required: ['to', 'body'],
-        },
-        sideEffect: 'reversible',
-        egress: true,
-        approval: () => ({ verdict: 'allow', rule: 'mail_allowed' }),
-        execute: (mail) => void sent.push(mail),
-      }),
+      sendEmailTool({ sent, sideEffect: 'reversible', approval: () => ({ verdict: 'allow', rule: 'mail_allowed' }) }),
     );
   for (const tool of createMemoryTools({
     memory: backend.memory,

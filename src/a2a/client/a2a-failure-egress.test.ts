@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage } from '../../core/chat-message.js';
 import type { AgentEvent as RunEvent } from '../../events/agent-event.js';
 import { EventBus } from '../../events/event-bus.js';
+import { type Mail, sendEmailTool } from '../../gate/test-support/send-email-tool.js';
 import { allowAllGate } from '../../gate/tool-gate.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { calls, sequenceModel } from '../../loop/test-support/sequence-model.js';
 import { openSqliteBackend } from '../../store/sqlite/open-sqlite-backend.js';
-import { defineTool } from '../../tools/define-tool.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import { A2aAgentMount } from './a2a-agent-mount.js';
 
@@ -143,23 +143,10 @@ describe('a failed A2A task as a source of untrusted content', () => {
       });
       const backend = openSqliteBackend({ path: ':memory:' });
       try {
-        const sent: unknown[] = [];
+        const sent: Mail[] = [];
         const tools = new ToolRegistry();
         mount.attach(tools);
-        tools.register(
-          defineTool<{ to: string; body: string }>({
-            name: 'send_email',
-            description: 'Send an e-mail. Not for notes on an order: use add_order_note.',
-            parameters: {
-              type: 'object',
-              properties: { to: { type: 'string' }, body: { type: 'string' } },
-              required: ['to', 'body'],
-            },
-            sideEffect: 'reversible',
-            egress: true,
-            execute: (mail) => void sent.push(mail),
-          }),
-        );
+        tools.register(sendEmailTool({ sent, sideEffect: 'reversible' }));
         const events: RunEvent[] = [];
         const bus = new EventBus();
         bus.subscribe((event) => void events.push(event));

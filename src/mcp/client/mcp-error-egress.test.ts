@@ -4,11 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AssistantMessage, ChatMessage } from '../../core/chat-message.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { EventBus } from '../../events/event-bus.js';
+import { type Mail, sendEmailTool } from '../../gate/test-support/send-email-tool.js';
 import { createTierGate } from '../../gate/tier-gate.js';
 import { runSession } from '../../loop/run-session.js';
 import { calls, sequenceModel } from '../../loop/test-support/sequence-model.js';
 import { openSqliteBackend, type SqliteBackend } from '../../store/sqlite/open-sqlite-backend.js';
-import { defineTool } from '../../tools/define-tool.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { McpServerConfig } from './mcp-server-config.js';
 import { McpServerMount } from './mcp-server-mount.js';
@@ -83,26 +83,14 @@ for (const { transport, config } of transports) {
       mounts.push(mount);
       const backend = openSqliteBackend({ path: ':memory:' });
       backends.push(backend);
-      const sent: unknown[] = [];
+      const sent: Mail[] = [];
       const tools = new ToolRegistry();
       mount.attach(tools);
       tools.register(
-        defineTool<{ to: string; body: string }>({
-          name: 'send_email',
-          description: 'Send an e-mail. Not for notes on an order: use add_order_note.',
-          parameters: {
-            type: 'object',
-            properties: { to: { type: 'string' }, body: { type: 'string' } },
-            required: ['to', 'body'],
-          },
+        sendEmailTool({
+          sent,
           sideEffect: 'irreversible',
-          egress: true,
-          // Its own rule lets mail go without a person.
           approval: () => ({ verdict: 'allow', rule: 'mail_allowed' }),
-          execute: (mail) => {
-            sent.push(mail);
-            return { sent: true };
-          },
         }),
       );
       const events: AgentEvent[] = [];
