@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, OpenAIError } from 'openai';
 import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
+import { connectionDetail } from './connection-detail.js';
 import { describeEndpoint } from './describe-endpoint.js';
 import { parseRetryAfter } from './parse-retry-after.js';
 
@@ -142,19 +143,6 @@ function providerMessage(error: APIError): string | undefined {
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }
 
-/** The innermost cause's code or message, e.g. `ECONNREFUSED` or `other side closed`. */
-function connectionDetail(error: unknown): string | undefined {
-  let current: unknown = error;
-  let detail: string | undefined;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
-    if ('code' in current && typeof current.code === 'string') detail = current.code;
-    else if ('message' in current && typeof current.message === 'string' && current.message !== '') {
-      detail = current.message;
-    }
-    current = 'cause' in current ? current.cause : undefined;
-  }
-  return detail;
-}
 /**
  * Throws a `ModelError` of kind `request` when the base URL cannot be used
  * as is: not http(s), or carrying user info, a query or a fragment.

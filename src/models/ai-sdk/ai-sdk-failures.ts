@@ -1,5 +1,6 @@
 import { ModelError, type ModelErrorKind } from '../../errors/model-error.js';
 import { isRecord } from '../../util/is-record.js';
+import { connectionDetail } from '../connection-detail.js';
 import { describeEndpoint } from '../describe-endpoint.js';
 import { parseRetryAfter } from '../parse-retry-after.js';
 
@@ -163,20 +164,6 @@ function messageOf(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string'
     ? error.message
     : undefined;
-}
-
-/** The innermost cause's code or message, e.g. `ECONNREFUSED` or `other side closed`. */
-function connectionDetail(error: unknown): string | undefined {
-  let current: unknown = error;
-  let detail: string | undefined;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
-    if ('code' in current && typeof current.code === 'string') detail = current.code;
-    else if ('message' in current && typeof current.message === 'string' && current.message !== '') {
-      detail = current.message;
-    }
-    current = 'cause' in current ? current.cause : undefined;
-  }
-  return detail;
 }
 
 function clip(text: string): string {
