@@ -58,7 +58,10 @@ async function claimKey(
   };
   let claim = await store.claim(request);
   // Interrupted before: the outside system may know whether it took effect (once; a lost race stays as it reads).
-  const reconciled = claim.status === 'outcome_unknown' && call.tool.definition.reconcile !== undefined;
+  const reconciled =
+    claim.status === 'outcome_unknown' &&
+    claim.ownerMayBeRunning !== true &&
+    call.tool.definition.reconcile !== undefined;
   if (claim.status === 'outcome_unknown')
     claim = await reconcileUnknownOutcome({ call, store, request, unknown: claim });
   if (claim.status === 'claimed') return claim;

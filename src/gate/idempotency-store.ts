@@ -24,8 +24,19 @@ export type IdempotencyClaim =
     }
   /** The claimant executed this before: here is the first outcome; do not execute again. */
   | { readonly status: 'completed'; readonly outcome: ToolOutcome; readonly original: OriginalCall }
-  /** Claimed before but no outcome was recorded (the process died): never executed again automatically. */
-  | { readonly status: 'outcome_unknown'; readonly claimedAt: number; readonly original: OriginalCall }
+  /**
+   * Claimed before but no outcome was recorded (the process died, or gave
+   * up on the call): never executed again automatically. `ownerMayBeRunning`:
+   * the process that claimed it may still be executing it (alive on this
+   * machine, or on another one and younger than the store's stale age), so
+   * reconciling now could run the call twice; a tool's `reconcile` is not asked.
+   */
+  | {
+      readonly status: 'outcome_unknown';
+      readonly claimedAt: number;
+      readonly original: OriginalCall;
+      readonly ownerMayBeRunning?: true;
+    }
   /**
    * A tenant-wide key another user of the tenant claimed: do not execute
    * again, and do not show this claimant that user's outcome.

@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
 import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
 import { openSqliteBackend } from '../store/sqlite/open-sqlite-backend.js';
+import { startChildUntil } from '../store/sqlite/test-support/child-process.js';
 import type { ReconcileAnswer } from '../tools/tool-types.js';
 import { claimIdempotencyKey } from './claim-idempotency-key.js';
 import type { IdempotencyStore } from './idempotency-store.js';
@@ -15,6 +16,9 @@ interface Nodes {
   readonly first: IdempotencyStore;
   readonly second: IdempotencyStore;
   readonly close: () => Promise<void>;
+  /** Rewrites the claims' owner / claim time, as another machine's claim or an old one reads. */
+  readonly setOwner: (owner: string) => Promise<void>;
+  readonly setClaimedAt: (time: number) => Promise<void>;
 }
 
 const cluster = setUpPostgresCluster();
@@ -33,6 +37,9 @@ const backends: { name: string; skip: boolean; open: () => Promise<Nodes> }[] = 
       return {
         first: first.idempotency,
         second: second.idempotency,
+        setOwner: async (owner) => void first.database.prepare('UPDATE idempotency_claims SET owner = ?').run(owner),
+        setClaimedAt: async (time) =>
+          void first.database.prepare('UPDATE idempotency_claims SET claimed_at = ?').run(time),
         close: async () => {
           await first.close();
           await second.close();
@@ -52,6 +59,9 @@ const backends: { name: string; skip: boolean; open: () => Promise<Nodes> }[] = 
       return {
         first: first.idempotency,
         second: second.idempotency,
+        setOwner: async (owner) => void (await first.pool.query('UPDATE idempotency_claims SET owner = $1', [owner])),
+        setClaimedAt: async (time) =>
+          void (await first.pool.query('UPDATE idempotency_claims SET claimed_at = $1', [time])),
         close: async () => {
           await first.close();
           await second.close();
@@ -131,7 +141,7 @@ describe.each(backends)('reconciling an unknown outcome on $name', ({ skip, open
 
   it.skipIf(skip)('lets only one of two racing reconcilers run the call', async () => {
     nodes = await open();
-    for (let round = 0; round < 5; round += 1) {
+    for (let round = 0; round < 10; round += 1) {
       await nodes.close();
       nodes = await open();
       await interrupt(nodes.first);
@@ -156,6 +166,40 @@ describe.each(backends)('reconciling an unknown outcome on $name', ({ skip, open
     }
   });
 
+  it.skipIf(skip)(
+    'never re-takes a key a call of another connection is executing: the duplicate waits for it',
+    async () => {
+      nodes = await open();
+      const running = refundCall(nodes.first, () => ({ status: 'not_happened' }));
+      const first = await claimIdempotencyKey(running.runtime, running.call);
+      if (first?.status !== 'claimed') throw new Error(`expected a fresh claim, got ${first?.status}`);
+      // Another run presents the same key through the other connection while the refund is in flight.
+      const duplicate = refundCall(nodes.second, () => ({ status: 'not_happened' }));
+      const waiting = claimIdempotencyKey(duplicate.runtime, { ...duplicate.call, toolCallId: 'call_9' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await first.complete({ ok: true, data: refund });
+      expect(await waiting).toMatchObject({ status: 'completed', outcome: { data: refund } });
+      expect(duplicate.asked).toEqual([]);
+    },
+  );
+
+  it.skipIf(skip)('does not ask reconcile about a claim of another machine until it is stale', async () => {
+    nodes = await open();
+    await interrupt(nodes.first);
+    await nodes.setOwner('elsewhere/boot:4242:0123456789abcdef');
+    const early = refundCall(nodes.second, () => ({ status: 'not_happened' }));
+    expect(await claimIdempotencyKey(early.runtime, early.call)).toMatchObject({
+      status: 'refused',
+      error: { code: 'outcome_unknown' },
+    });
+    expect(early.asked).toEqual([]);
+    // Claimed longer ago than the store's stale age: nobody can still be running it.
+    await nodes.setClaimedAt(Date.now() - 11 * 60 * 1000);
+    const late = refundCall(nodes.second, () => ({ status: 'not_happened' }));
+    expect(await claimIdempotencyKey(late.runtime, late.call)).toMatchObject({ status: 'claimed' });
+    expect(late.asked).toEqual(['refund:SO20260901:2000']);
+  });
+
   it.skipIf(skip)('refuses as before when the outside system cannot tell, or reconcile throws', async () => {
     nodes = await open();
     await interrupt(nodes.first);
@@ -176,5 +220,29 @@ describe.each(backends)('reconciling an unknown outcome on $name', ({ skip, open
     // Still unknown: a later answer can settle it.
     const later = refundCall(nodes.first, () => ({ status: 'happened', result: refund }));
     expect(await claimIdempotencyKey(later.runtime, later.call)).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('reconciling a claim whose process is alive on this machine (SQLite)', () => {
+  it('refuses without asking while the claiming process runs, and reconciles once it is killed', async () => {
+    const path = join(directory, 'live-owner.db');
+    const { child, exited } = await startChildUntil('src/gate/test-support/claim-and-hang-child.ts', [path], 'claimed');
+    const backend = openSqliteBackend({ path });
+    try {
+      const whileAlive = refundCall(backend.idempotency, () => ({ status: 'not_happened' }));
+      expect(await claimIdempotencyKey(whileAlive.runtime, whileAlive.call)).toMatchObject({
+        status: 'refused',
+        error: { code: 'outcome_unknown' },
+      });
+      expect(whileAlive.asked).toEqual([]);
+      child.kill('SIGKILL');
+      await exited;
+      const afterKill = refundCall(backend.idempotency, () => ({ status: 'not_happened' }));
+      expect(await claimIdempotencyKey(afterKill.runtime, afterKill.call)).toMatchObject({ status: 'claimed' });
+      expect(afterKill.asked).toEqual(['refund:SO20260901:2000']);
+    } finally {
+      child.kill('SIGKILL');
+      await backend.close();
+    }
   });
 });

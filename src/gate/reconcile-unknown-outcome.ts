@@ -13,6 +13,7 @@ type UnknownClaim = Extract<IdempotencyClaim, { status: 'outcome_unknown' }>;
  * of two racing reconcilers one wins and the other gets the key's new state
  * (the winner's result, or its claim in flight). Returns `unknown` as it
  * came when the tool has no `reconcile`, the store cannot settle keys, the
+ * claim's owner may still be running the call (`ownerMayBeRunning`), the
  * tool answers `unknown`, or `reconcile` throws: a person must check.
  *
  * @example
@@ -33,7 +34,9 @@ export async function reconcileUnknownOutcome({
   unknown: UnknownClaim;
 }): Promise<IdempotencyClaim> {
   const reconcile = call.tool.definition.reconcile;
-  if (reconcile === undefined || store.resolveUnknown === undefined) return unknown;
+  // A claim whose owner may still be executing it: the outside system cannot tell yet, and a re-take would run it twice.
+  if (reconcile === undefined || store.resolveUnknown === undefined || unknown.ownerMayBeRunning === true)
+    return unknown;
   let answer: ReconcileAnswer;
   try {
     answer = await reconcile(call.args, request.key, call.context);

@@ -9,6 +9,8 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { IdempotencyClaim, IdempotencyClaimRequest, ResolveUnknownRequest } from '../gate/idempotency-store.js';
 import type { ScopedKey } from './idempotency-key-scope.js';
@@ -30,32 +32,185 @@ export type Settled = { kind: 'completed'; outcome: ToolOutcome } | { kind: 'rel
 /** The calls of this process in flight on one database, by in-flight key (`inFlightKeyOf`). */
 export type InFlightCalls = Map<string, Promise<Settled>>;
 
+/** This machine, as far as process ids go: its host name and, on Linux, its boot id (pids restart with a boot). */
+function machineOf(): string {
+  let boot = '';
+  try {
+    boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    // Not Linux: the host name alone.
+  }
+  return `${hostname().replaceAll(':', '_')}/${boot}`;
+}
+
+const thisMachine = machineOf();
+
 /**
- * This process as the owner of the keys it claims: its id and a random
- * token, so a recycled pid is never mistaken for a live owner.
+ * This process as the owner of the keys it claims: its machine, its id and
+ * a random token, so a recycled pid is never mistaken for a live owner and
+ * another machine's pid is never looked up here.
  *
  * @example
  * `INSERT INTO idempotency_claims (…, owner, …) VALUES (…, ${processOwner}, …)`
  */
-export const processOwner = `${process.pid}:${randomBytes(8).toString('hex')}`;
+export const processOwner = `${thisMachine}:${process.pid}:${randomBytes(8).toString('hex')}`;
 
+/**
+ * Whether the process that wrote `owner` into a claim may still be alive:
+ * a process of this machine is looked up by its pid (gone: it died, and its
+ * call with it); one of another machine, or an owner written before owners
+ * named their machine, cannot be looked up and may be.
+ */
+function otherOwnerMayBeAlive(owner: string): boolean {
+  const parts = owner.split(':');
+  if (parts.length !== 3 || parts[0] !== thisMachine) return true;
+  const pid = Number(parts[1]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+const inFlightByDatabase = new Map<string, InFlightCalls>();
 const inFlightByConnection = new WeakMap<object, InFlightCalls>();
 
 /**
- * The calls in flight on one connection (a SQLite database, a PostgreSQL
- * pool), shared by every store on it: a duplicate waits for the first
- * instead of being told "unknown".
+ * The calls of this process in flight on one database, shared by every
+ * store and connection on it (`database`: a string naming the database, or
+ * the connection of one nobody else can open, such as SQLite's `:memory:`):
+ * a duplicate waits for the first instead of being told "unknown", and a
+ * key of this process that is in no such map is known to have ended.
  *
  * @example
- * this.#inFlight = inFlightCallsOf(database);
+ * this.#inFlight = inFlightCallsOf(`sqlite:${resolve(database.name)}`);
  */
-export function inFlightCallsOf(connection: object): InFlightCalls {
-  let inFlight = inFlightByConnection.get(connection);
+export function inFlightCallsOf(database: string | object): InFlightCalls {
+  if (typeof database === 'string') {
+    let inFlight = inFlightByDatabase.get(database);
+    if (inFlight === undefined) {
+      inFlight = new Map();
+      inFlightByDatabase.set(database, inFlight);
+    }
+    return inFlight;
+  }
+  let inFlight = inFlightByConnection.get(database);
   if (inFlight === undefined) {
     inFlight = new Map();
-    inFlightByConnection.set(connection, inFlight);
+    inFlightByConnection.set(database, inFlight);
   }
   return inFlight;
+}
+
+/**
+ * A key this process is about to write as its own (an insert, a re-take),
+ * entered in the in-flight map before the write, so no other call of the
+ * process ever reads the row as this process's and finds nothing running.
+ * `cancel` when the write did not make the key ours; `claimedCall` takes it
+ * over when it did.
+ */
+export interface KeyReservation {
+  readonly running: Promise<Settled>;
+  /** Ends the reservation: out of the map, and its waiters let go with `settled`. */
+  end(settled: Settled): void;
+}
+
+/** Reserves `inFlightKey` in `inFlight`; undefined when another call of this process holds it. */
+function reserveKey(inFlight: InFlightCalls, inFlightKey: string): KeyReservation | undefined {
+  if (inFlight.has(inFlightKey)) return undefined;
+  let settle: (settled: Settled) => void = () => {};
+  const running = new Promise<Settled>((resolve) => {
+    settle = resolve;
+  });
+  inFlight.set(inFlightKey, running);
+  return {
+    running,
+    end: (settled) => {
+      if (inFlight.get(inFlightKey) === running) inFlight.delete(inFlightKey);
+      settle(settled);
+    },
+  };
+}
+
+/**
+ * Writes a key as this process's with `write` (true: the key is ours now)
+ * while holding it in the in-flight map, and answers `claimed` when it
+ * took. Undefined when the write did not take, or another call of this
+ * process holds the key: read the key and answer from it.
+ *
+ * @example
+ * const claimed = await takeKey({ inFlight, inFlightKey, write: insert, claimed: (reservation) => this.#claimed(scoped, reservation) });
+ */
+export async function takeKey({
+  inFlight,
+  inFlightKey,
+  write,
+  claimed,
+}: {
+  inFlight: InFlightCalls;
+  inFlightKey: string;
+  write: () => Promise<boolean> | boolean;
+  claimed: (reservation: KeyReservation) => IdempotencyClaim;
+}): Promise<IdempotencyClaim | undefined> {
+  const reservation = reserveKey(inFlight, inFlightKey);
+  if (reservation === undefined) return undefined;
+  let took: boolean;
+  try {
+    took = await write();
+  } catch (error) {
+    reservation.end({ kind: 'released' });
+    throw error;
+  }
+  if (took) return claimed(reservation);
+  reservation.end({ kind: 'released' });
+  return undefined;
+}
+
+/**
+ * Claims a key, as both dialects do: insert it as this process's
+ * (`takeKey`); when someone holds it, read it and answer from the row
+ * (`existingClaimAnswer`), waiting for a call of this process that holds
+ * it; a key freed in between is tried again.
+ *
+ * @example
+ * return claimKeyLoop({ inFlight, inFlightKey, claimantUserId, staleAfterMs, now, insert, read, claimed });
+ */
+export async function claimKeyLoop({
+  inFlight,
+  inFlightKey,
+  claimantUserId,
+  staleAfterMs,
+  now,
+  insert,
+  read,
+  claimed,
+}: {
+  inFlight: InFlightCalls;
+  inFlightKey: string;
+  claimantUserId: string;
+  staleAfterMs: number;
+  now: () => number;
+  /** Inserts the key claimed by this process at `time`; true when it was not there. */
+  insert: (time: number) => Promise<boolean> | boolean;
+  read: () => Promise<ClaimRow | undefined> | ClaimRow | undefined;
+  claimed: (reservation: KeyReservation) => IdempotencyClaim;
+}): Promise<IdempotencyClaim> {
+  for (;;) {
+    const time = now();
+    const taken = await takeKey({ inFlight, inFlightKey, write: () => insert(time), claimed });
+    if (taken !== undefined) return taken;
+    const row = await read();
+    const running = inFlight.get(inFlightKey);
+    if (row === undefined) {
+      // Released between the insert and the read, or another call of this process is about to insert it.
+      if (running !== undefined) await running;
+      continue;
+    }
+    const answer = await existingClaimAnswer({ row, claimantUserId, running, now: time, staleAfterMs });
+    if (answer !== undefined) return answer;
+  }
 }
 
 /**
@@ -96,8 +251,11 @@ export function claimValues({
  * - another user's tenant-wide key: `claimed_by_another_user`, with nothing
  *   of that user's outcome;
  * - a completed key: its first outcome;
- * - a key claimed by another (possibly dead) process, or longer ago than
- *   `staleAfterMs`: `outcome_unknown`;
+ * - a key claimed by another process, or by this one and no longer in
+ *   flight, or longer ago than `staleAfterMs`: `outcome_unknown`, marked
+ *   `ownerMayBeRunning` while its owner may still be executing it (another
+ *   process that is alive, or cannot be looked up, and the claim younger
+ *   than `staleAfterMs`);
  * - a key a call of this process is executing: that call's outcome, waiting
  *   for it until the key would be stale; undefined when that call released
  *   the key (claim it again).
@@ -126,12 +284,15 @@ export async function existingClaimAnswer({
     return { status: 'completed', outcome: JSON.parse(row.outcome ?? 'null') as ToolOutcome, original };
   }
   const age = now - row.claimed_at;
-  if (row.owner !== processOwner || running === undefined || age >= staleAfterMs) {
-    return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
+  const unknown = { status: 'outcome_unknown', claimedAt: row.claimed_at, original } as const;
+  if (age >= staleAfterMs) return unknown;
+  if (row.owner !== processOwner) {
+    return otherOwnerMayBeAlive(row.owner) ? { ...unknown, ownerMayBeRunning: true } : unknown;
   }
+  if (running === undefined) return unknown;
   const settled = await waitAtMost(running, staleAfterMs - age);
   if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
-  if (settled.kind === 'unknown') return { status: 'outcome_unknown', claimedAt: row.claimed_at, original };
+  if (settled.kind === 'unknown') return unknown;
   return undefined;
 }
 
@@ -147,38 +308,28 @@ export function retakenClaimedAt({ unknown, now }: Pick<ResolveUnknownRequest, '
 }
 
 /**
- * The `claimed` answer for a key this process just claimed: registers the
- * call as in flight, and ends it once, with the first of `complete`,
- * `release` and `abandon`. `finish` writes the end (`completed`: the
- * outcome; `released`: the key deleted; `unknown`: nothing, the key stays
- * claimed) and must call `settled` whether the write succeeds or not: that
- * lets the duplicates waiting on the call go.
+ * The `claimed` answer for a key this process just took (`takeKey`): the
+ * call stays in flight under its reservation, and ends once, with the
+ * first of `complete`, `release` and `abandon`. `finish` writes the end
+ * (`completed`: the outcome; `released`: the key deleted; `unknown`:
+ * nothing, the key stays claimed) and must call `settled` whether the
+ * write succeeds or not: that lets the duplicates waiting on the call go.
  *
  * @example
- * return claimedCall({ inFlight, inFlightKey, finish: async (end, settled) => { try { await write(end); } finally { settled(); } } });
+ * claimed: (reservation) => claimedCall({ reservation, finish: async (end, settled) => { try { await write(end); } finally { settled(); } } }),
  */
 export function claimedCall({
-  inFlight,
-  inFlightKey,
+  reservation,
   finish,
 }: {
-  inFlight: InFlightCalls;
-  inFlightKey: string;
+  reservation: KeyReservation;
   finish: (end: Settled, settled: () => void) => Promise<void> | void;
 }): IdempotencyClaim {
-  let settle: (settled: Settled) => void = () => {};
-  const running = new Promise<Settled>((resolve) => {
-    settle = resolve;
-  });
-  inFlight.set(inFlightKey, running);
   let done = false;
   const end = (settled: Settled): Promise<void> | void => {
     if (done) return;
     done = true;
-    return finish(settled, () => {
-      if (inFlight.get(inFlightKey) === running) inFlight.delete(inFlightKey);
-      settle(settled);
-    });
+    return finish(settled, () => reservation.end(settled));
   };
   return {
     status: 'claimed',

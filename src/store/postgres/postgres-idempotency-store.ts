@@ -7,13 +7,15 @@ import type {
 import {
   type ClaimRow,
   claimedCall,
+  claimKeyLoop,
   claimValues,
-  existingClaimAnswer,
   type InFlightCalls,
   inFlightCallsOf,
+  type KeyReservation,
   processOwner,
   retakenClaimedAt,
   type Settled,
+  takeKey,
 } from '../idempotency-claims.js';
 import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from '../idempotency-key-scope.js';
 import { namedStatement } from './named-statement.js';
@@ -49,6 +51,12 @@ const retakeUnknownClaim = namedStatement(
      tool_fingerprint = $13
    ${unknownClaimWhere}`,
 );
+
+/** The database a pool reaches, as the name of its map of calls in flight: every pool to it shares one. */
+function postgresDatabaseName({ pool }: PostgresDatabase): string {
+  const { connectionString, host, port, database, user } = pool.options;
+  return `postgres:${JSON.stringify([connectionString ?? null, host ?? null, port ?? null, database ?? null, user ?? null])}`;
+}
 
 /**
  * Idempotency keys in PostgreSQL, with the behaviour of
@@ -89,8 +97,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.#database = database;
     this.#staleAfterMs = staleAfterMs;
     this.#now = now;
-    // Per pool: a duplicate in this process waits for the first, whichever store of the pool it came through.
-    this.#inFlight = inFlightCallsOf(database.pool);
+    // Per database: a duplicate in this process waits for the first, whichever store or pool it came through.
+    this.#inFlight = inFlightCallsOf(postgresDatabaseName(database));
   }
 
   /** The owner token this process writes into the keys it claims. */
@@ -108,28 +116,20 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     toolFingerprint,
   }: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     const scoped = scopeIdempotencyKey({ key, claimant, scope });
-    const inFlightKey = this.#inFlightKey(scoped);
-    for (;;) {
-      const now = this.#now();
-      const inserted = await this.#database.query(
-        insertClaim,
-        claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }),
-      );
-      if (inserted.rowCount === 1) return this.#claimed(scoped, inFlightKey);
-
-      const row = (await this.#database.query<ClaimRow>(selectClaim, [scoped.tenantId, scoped.scopeUserId, key]))
-        .rows[0];
-      // Released between the insert and the read: try to claim it again.
-      if (row === undefined) continue;
-      const answer = await existingClaimAnswer({
-        row,
-        claimantUserId: claimant.userId,
-        running: this.#inFlight.get(inFlightKey),
-        now,
-        staleAfterMs: this.#staleAfterMs,
-      });
-      if (answer !== undefined) return answer;
-    }
+    return claimKeyLoop({
+      inFlight: this.#inFlight,
+      inFlightKey: this.#inFlightKey(scoped),
+      claimantUserId: claimant.userId,
+      staleAfterMs: this.#staleAfterMs,
+      now: this.#now,
+      insert: async (now) => {
+        const request = { claimant, tool, runId, toolCallId, toolFingerprint };
+        return (await this.#database.query(insertClaim, claimValues({ scoped, request, now }))).rowCount === 1;
+      },
+      read: async () =>
+        (await this.#database.query<ClaimRow>(selectClaim, [scoped.tenantId, scoped.scopeUserId, key])).rows[0],
+      claimed: (reservation) => this.#claimed(scoped, reservation),
+    });
   }
 
   /**
@@ -152,17 +152,20 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       }
       return this.claim(request);
     }
-    const changed = await this.#database.query(retakeUnknownClaim, [
-      ...guard,
-      request.runId,
-      request.toolCallId,
-      request.tool,
-      processOwner,
-      retakenClaimedAt({ unknown, now: this.#now() }),
-      request.toolFingerprint ?? null,
-    ]);
-    if (changed.rowCount === 1) return this.#claimed(scoped, this.#inFlightKey(scoped));
-    return this.claim(request);
+    const retaken = await takeKey({
+      inFlight: this.#inFlight,
+      inFlightKey: this.#inFlightKey(scoped),
+      write: async () => {
+        const values = [request.runId, request.toolCallId, request.tool, processOwner];
+        const claimedAt = retakenClaimedAt({ unknown, now: this.#now() });
+        const fingerprint = request.toolFingerprint ?? null;
+        return (
+          (await this.#database.query(retakeUnknownClaim, [...guard, ...values, claimedAt, fingerprint])).rowCount === 1
+        );
+      },
+      claimed: (reservation) => this.#claimed(scoped, reservation),
+    });
+    return retaken ?? this.claim(request);
   }
 
   /** The key's in-flight key, per schema: two schemas on one pool are two databases. */
@@ -170,10 +173,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     return `${this.#database.schema ?? ''}\u0000${inFlightKeyOf(scoped)}`;
   }
 
-  #claimed(scoped: ScopedKey, inFlightKey: string): IdempotencyClaim {
+  #claimed(scoped: ScopedKey, reservation: KeyReservation): IdempotencyClaim {
     return claimedCall({
-      inFlight: this.#inFlight,
-      inFlightKey,
+      reservation,
       finish: async (end, settled) => {
         try {
           await this.#writeEnd(scoped, end);

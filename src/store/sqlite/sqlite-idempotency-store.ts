@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type {
   IdempotencyClaim,
@@ -9,13 +10,15 @@ import { retryWhileBusy } from '../../util/retry-while-busy.js';
 import {
   type ClaimRow,
   claimedCall,
+  claimKeyLoop,
   claimValues,
-  existingClaimAnswer,
   type InFlightCalls,
   inFlightCallsOf,
+  type KeyReservation,
   processOwner,
   retakenClaimedAt,
   type Settled,
+  takeKey,
 } from '../idempotency-claims.js';
 import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from '../idempotency-key-scope.js';
 import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
@@ -75,7 +78,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.#staleAfterMs = staleAfterMs;
     this.#now = now;
     this.#busyWaitMs = busyWaitMs;
-    this.#inFlight = inFlightCallsOf(database);
+    // Per database file: a duplicate in this process waits for the first, whichever connection it came through.
+    this.#inFlight = inFlightCallsOf(database.memory ? database : `sqlite:${resolve(database.name)}`);
   }
 
   /** The owner token this process writes into the keys it claims. */
@@ -107,36 +111,37 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         };
       }
     }
-    for (;;) {
-      const now = this.#now();
-      const insert = () =>
+    const insert = (now: number) =>
+      this.#statement(
+        `INSERT OR IGNORE INTO idempotency_claims
+             (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at,
+              tool_fingerprint)
+           VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`,
+      ).run(claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }));
+    return claimKeyLoop({
+      inFlight: this.#inFlight,
+      inFlightKey,
+      claimantUserId: claimant.userId,
+      staleAfterMs: this.#staleAfterMs,
+      now: this.#now,
+      insert: async (now) => {
+        const inserted =
+          this.#busyWaitMs === 0
+            ? insert(now)
+            : await retryWhileBusy({
+                operation: 'idempotency claim',
+                waitMs: this.#busyWaitMs,
+                write: () => insert(now),
+              });
+        return inserted.changes === 1;
+      },
+      read: () =>
         this.#statement(
-          `INSERT OR IGNORE INTO idempotency_claims
-               (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id, owner, claimed_at,
-                tool_fingerprint)
-             VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`,
-        ).run(claimValues({ scoped, request: { claimant, tool, runId, toolCallId, toolFingerprint }, now }));
-      const inserted =
-        this.#busyWaitMs === 0
-          ? insert()
-          : await retryWhileBusy({ operation: 'idempotency claim', waitMs: this.#busyWaitMs, write: insert });
-      if (inserted.changes === 1) return this.#claimed(scoped, inFlightKey);
-
-      const row = this.#statement(
-        `SELECT claimant_user_id, status, run_id, tool_call_id, owner, outcome, claimed_at FROM idempotency_claims
-           WHERE tenant_id = ? AND scope_user_id = ? AND key = ?`,
-      ).get(scoped.tenantId, scoped.scopeUserId, key) as ClaimRow | undefined;
-      // Released between the insert and the read: try to claim it again.
-      if (row === undefined) continue;
-      const answer = await existingClaimAnswer({
-        row,
-        claimantUserId: claimant.userId,
-        running: this.#inFlight.get(inFlightKey),
-        now,
-        staleAfterMs: this.#staleAfterMs,
-      });
-      if (answer !== undefined) return answer;
-    }
+          `SELECT claimant_user_id, status, run_id, tool_call_id, owner, outcome, claimed_at FROM idempotency_claims
+             WHERE tenant_id = ? AND scope_user_id = ? AND key = ?`,
+        ).get(scoped.tenantId, scoped.scopeUserId, key) as ClaimRow | undefined,
+      claimed: (reservation) => this.#claimed(scoped, reservation),
+    });
   }
 
   /**
@@ -157,26 +162,30 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       if (changed === 1) return { status: 'completed', outcome: resolution.outcome, original: unknown.original };
       return this.claim(request);
     }
-    const changed = this.#statement(
-      `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ?,
-         tool_fingerprint = ? ${where}`,
-    ).run(
-      request.runId,
-      request.toolCallId,
-      request.tool,
-      processOwner,
-      retakenClaimedAt({ unknown, now: this.#now() }),
-      request.toolFingerprint ?? null,
-      ...guard,
-    ).changes;
-    if (changed === 1) return this.#claimed(scoped, inFlightKeyOf(scoped));
-    return this.claim(request);
+    const retaken = await takeKey({
+      inFlight: this.#inFlight,
+      inFlightKey: inFlightKeyOf(scoped),
+      write: () =>
+        this.#statement(
+          `UPDATE idempotency_claims SET run_id = ?, tool_call_id = ?, tool = ?, owner = ?, claimed_at = ?,
+             tool_fingerprint = ? ${where}`,
+        ).run(
+          request.runId,
+          request.toolCallId,
+          request.tool,
+          processOwner,
+          retakenClaimedAt({ unknown, now: this.#now() }),
+          request.toolFingerprint ?? null,
+          ...guard,
+        ).changes === 1,
+      claimed: (reservation) => this.#claimed(scoped, reservation),
+    });
+    return retaken ?? this.claim(request);
   }
 
-  #claimed(scoped: ScopedKey, inFlightKey: string): IdempotencyClaim {
+  #claimed(scoped: ScopedKey, reservation: KeyReservation): IdempotencyClaim {
     return claimedCall({
-      inFlight: this.#inFlight,
-      inFlightKey,
+      reservation,
       finish: (end, settled) => {
         const write = () => this.#writeEnd(scoped, end);
         if (this.#busyWaitMs > 0) {
