@@ -50,6 +50,7 @@ const idleSeconds = 30;
 const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 const clockTicks = 100;
+const metricsToken = 'bench-metrics-token-0123456789abcdef';
 
 interface BenchNode {
   readonly url: string;
@@ -66,6 +67,29 @@ interface Round {
   readonly cpu: { nodes: number[]; postgres: number; clients: number };
   /** pg_stat_activity sampled every 50 ms: the mean of the nodes' connections in each state, and the top waits. */
   readonly activity: { connections: Record<string, number>; waits: string[] };
+  /** What the nodes asked of the database in the window (`databaseWork`). */
+  readonly database: DatabaseWork;
+  /** The transactions the nodes committed in the window, by what each did (their `/metrics`). */
+  readonly transactions: Map<string, number>;
+}
+
+/** One statement as pg_stat_statements normalises it, with how often it ran and the time it took. */
+interface StatementWork {
+  readonly query: string;
+  readonly calls: number;
+  readonly milliseconds: number;
+}
+
+/**
+ * The nodes' work on a round's database over a window: transactions
+ * committed (pg_stat_database `xact_commit`; a statement outside a
+ * transaction counts as one), rows read (`tup_returned + tup_fetched`), and
+ * the statements by calls (pg_stat_statements; `BEGIN`/`COMMIT` included).
+ */
+interface DatabaseWork {
+  readonly transactions: number;
+  readonly rowsRead: number;
+  readonly statements: StatementWork[];
 }
 
 /**
@@ -84,7 +108,11 @@ async function onThrowawayCluster(
       ratios: {},
     };
   }
-  const cluster = await startPostgresCluster({ binaries });
+  // pg_stat_statements: what the statements of a run are, and how often each runs.
+  const cluster = await startPostgresCluster({
+    binaries,
+    settings: ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track_utility = on'],
+  });
   try {
     return await measure(cluster);
   } finally {
@@ -160,6 +188,30 @@ export function runClusterBench(): Promise<BenchResult> {
       comparison: '<=',
       limit: 1.15,
     });
+    const postgresPerRun = (result: Round) => result.cpu.postgres / Math.max(1, result.completed);
+    const transactionsPerRun = (result: Round) =>
+      [...result.transactions.values()].reduce((sum, count) => sum + count, 0) / Math.max(1, result.completed);
+    const databaseTargets = (
+      [
+        ['1 node', ones],
+        ['3 nodes', threes],
+      ] as const
+    ).flatMap(([label, results]) => [
+      target({
+        id: `cluster_postgres_cpu_ms_per_run_${label.replace(' ', '_')}`,
+        description: `PostgreSQL CPU per run, ${label}, ms (median round)`,
+        value: median(results.map(postgresPerRun)) * 1000,
+        comparison: '<=',
+        limit: 5,
+      }),
+      target({
+        id: `cluster_transactions_per_run_${label.replace(' ', '_')}`,
+        description: `transactions per run, ${label} (median round)`,
+        value: median(results.map(transactionsPerRun)),
+        comparison: '<=',
+        limit: 12,
+      }),
+    ]);
     const idle = await idleRound(cluster);
     const idleVerdict: Target = target({
       id: 'cluster_idle_cpu_per_node',
@@ -196,16 +248,40 @@ export function runClusterBench(): Promise<BenchResult> {
       `  idle: 3 nodes over ${idleSeconds} s used ${idle.nodes.map((value) => value.toFixed(2)).join(' + ')} CPU s, ` +
         `${idle.percentPerNode.toFixed(2)}% of a core per node (target <= 0.50%) ${idleVerdict.met ? 'MET' : 'MISSED'}; ` +
         `PostgreSQL ${idle.postgres.toFixed(2)} CPU s, ${idle.transactions} transactions from the nodes`,
+      ...(
+        [
+          ['1 node ', ones, one],
+          ['3 nodes', threes, three],
+        ] as const
+      ).flatMap(([label, results, middle]) => [
+        `  database, ${label}: PostgreSQL CPU per run ${(median(results.map(postgresPerRun)) * 1000).toFixed(1)} ms ` +
+          `(target <= 5.0; rounds ${results.map((entry) => (postgresPerRun(entry) * 1000).toFixed(1)).join(', ')}), ` +
+          `transactions per run ${median(results.map(transactionsPerRun)).toFixed(1)} (target <= 12; rounds ` +
+          `${results.map((entry) => transactionsPerRun(entry).toFixed(1)).join(', ')}; PostgreSQL's own count ` +
+          `${(middle.database.transactions / Math.max(1, middle.completed)).toFixed(1)}), rows read per run ` +
+          `${(middle.database.rowsRead / Math.max(1, middle.completed)).toFixed(0)}`,
+        `    transactions per run of the median round, by what each did (the nodes' /metrics):`,
+        ...transactionsPerRunByWork(middle),
+        `    statements per run of the median round (calls, PostgreSQL time, statement; pg_stat_statements):`,
+        ...statementsPerRun(middle, 12),
+      ]),
+      ...databaseTargets.map(
+        (entry) => `  ${entry.description}: ${entry.value.toFixed(1)} ${entry.met ? 'MET' : 'MISSED'}`,
+      ),
       ...[...one.failures, ...three.failures].slice(0, 3).map((failure) => `    failure: ${failure}`),
     ];
     return {
       lines,
       ratios: {
         'cluster.three_vs_one': ratio,
+        'cluster.postgres_cpu_ms_per_run_one': median(ones.map(postgresPerRun)) * 1000,
+        'cluster.postgres_cpu_ms_per_run_three': median(threes.map(postgresPerRun)) * 1000,
+        'cluster.transactions_per_run_one': median(ones.map(transactionsPerRun)),
+        'cluster.transactions_per_run_three': median(threes.map(transactionsPerRun)),
         'cluster.node_cpu_per_run_three_vs_one': cpuRatio,
         'cluster.idle_cpu_percent_per_node': idle.percentPerNode,
       },
-      targets: [verdict, cpuVerdict, idleVerdict],
+      targets: [verdict, cpuVerdict, idleVerdict, ...databaseTargets],
       figures: { ones, threes, idle },
     };
   });
@@ -316,6 +392,78 @@ async function idleRound(
   }
 }
 
+/**
+ * The database's counters now (`reset`: pg_stat_statements emptied first,
+ * so that the statements read later are those of the window).
+ */
+async function databaseWork(storeUrl: string, name: string, { reset }: { reset: boolean }): Promise<DatabaseWork> {
+  const client = new pg.Client({ connectionString: storeUrl });
+  await client.connect();
+  try {
+    if (reset) await client.query('SELECT pg_stat_statements_reset()');
+    const counters = await client.query<{ commits: string; read: string }>(
+      'SELECT xact_commit AS commits, tup_returned + tup_fetched AS read FROM pg_stat_database WHERE datname = $1',
+      [name],
+    );
+    const statements = reset
+      ? []
+      : (
+          await client.query<{ query: string; calls: string; milliseconds: number }>(
+            `SELECT query, calls, total_exec_time AS milliseconds FROM pg_stat_statements
+               WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)
+                 AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_database%'
+               ORDER BY calls DESC`,
+            [name],
+          )
+        ).rows.map((row) => ({
+          query: row.query.replace(/\s+/g, ' ').trim(),
+          calls: Number(row.calls),
+          milliseconds: row.milliseconds,
+        }));
+    return {
+      transactions: Number(counters.rows[0]?.commits ?? 0),
+      rowsRead: Number(counters.rows[0]?.read ?? 0),
+      statements,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** The transactions the nodes committed so far, by what each did, summed over the nodes (`GET /metrics`). */
+async function nodeTransactions(nodes: readonly BenchNode[]): Promise<Map<string, number>> {
+  const totals = new Map<string, number>();
+  for (const node of nodes) {
+    const response = await fetch(`${node.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+    const text = await response.text();
+    for (const match of text.matchAll(/^arbiter_postgres_transactions_total\{work="([^"]*)"\} (\d+)$/gm)) {
+      const [, work = '', count = '0'] = match;
+      totals.set(work, (totals.get(work) ?? 0) + Number(count));
+    }
+  }
+  return totals;
+}
+
+/** The nodes' transactions of a round per completed run, most frequent first: `per run  what it did`. */
+function transactionsPerRunByWork(result: Round): string[] {
+  const runs = Math.max(1, result.completed);
+  return [...result.transactions.entries()]
+    .sort((left, right) => right[1] - left[1])
+    .map(([work, count]) => `      ${(count / runs).toFixed(2).padStart(6)}  ${work}`);
+}
+
+/** The statements of a round per completed run, most frequent first: `calls/run  ms/run  statement`. */
+function statementsPerRun(result: Round, limit: number): string[] {
+  const runs = Math.max(1, result.completed);
+  return result.database.statements
+    .slice(0, limit)
+    .map(
+      (statement) =>
+        `      ${(statement.calls / runs).toFixed(2).padStart(6)}  ${(statement.milliseconds / runs).toFixed(3).padStart(7)} ms  ` +
+        statement.query.slice(0, 110),
+    );
+}
+
 function medianRound(results: readonly Round[]): Round {
   const sorted = [...results].sort((left, right) => left.runsPerSecond - right.runsPerSecond);
   return sorted[Math.floor(sorted.length / 2)] as Round;
@@ -332,6 +480,10 @@ async function prepareRound(
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const storeUrl = cluster.connectionString.replace(/\/postgres$/, `/${name}`);
+  const owner = new pg.Client({ connectionString: storeUrl });
+  await owner.connect();
+  await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await owner.end();
   const directory = mkdtempSync(join(tmpdir(), 'arbiter-cluster-bench-'));
   writeFileSync(
     join(directory, 'auth.json'),
@@ -410,7 +562,10 @@ async function round(cluster: PostgresCluster, nodeCount: number, index: number,
     const postmaster = Number(readFileSync(join(cluster.directory, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const cpuBefore = cpuSnapshot(nodes, postmaster);
     const clientsBefore = process.cpuUsage();
-    const sampler = sampleActivity(storeUrl, name);
+    // From the cluster's own database, so that the sampler's queries are not counted as the nodes' work.
+    const sampler = sampleActivity(cluster.connectionString, name);
+    const workBefore = await databaseWork(storeUrl, name, { reset: true });
+    const transactionsBefore = await nodeTransactions(nodes);
     const started = performance.now();
     const outcomes = await Promise.all(
       created.map(async ({ node, token, sessionId }) => {
@@ -424,8 +579,24 @@ async function round(cluster: PostgresCluster, nodeCount: number, index: number,
     const clients = process.cpuUsage(clientsBefore);
     const cpuAfter = cpuSnapshot(nodes, postmaster);
     const activity = await sampler.stop();
+    const transactionsAfter = await nodeTransactions(nodes);
+    // pg_stat_database is updated by each backend at most once a second (and when it goes idle).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const workAfter = await databaseWork(storeUrl, name, { reset: false });
     const completed = outcomes.filter((outcome) => outcome === 'completed').length;
+    const transactions = new Map<string, number>();
+    for (const [work, count] of transactionsAfter) {
+      const added = count - (transactionsBefore.get(work) ?? 0);
+      if (added > 0) transactions.set(work, added);
+    }
     return {
+      transactions,
+      database: {
+        // Less the reading connection's own two (the reset and the read), counted when it closed.
+        transactions: workAfter.transactions - workBefore.transactions - 2,
+        rowsRead: workAfter.rowsRead - workBefore.rowsRead,
+        statements: workAfter.statements,
+      },
       runsPerSecond: sessions / seconds,
       seconds,
       completed,
@@ -457,7 +628,7 @@ async function startNode(directory: string, storeUrl: string, name: string): Pro
     ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: String(modelLatencyMs) },
+      env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: String(modelLatencyMs), ARBITER_METRICS_TOKEN: metricsToken },
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -237,6 +237,8 @@ export interface ServerStorage {
   readonly resumeInterrupted: boolean;
   /** Throws when the database cannot answer (`GET /healthz`). */
   healthCheck(): Awaitable<void>;
+  /** Prometheus lines about the storage itself (the PostgreSQL transactions by kind), for `GET /metrics`. */
+  metrics?(): readonly string[];
   /** Called with the manager once the server is assembled (the PostgreSQL server starts claiming runs). */
   start?(manager: RunManager): void;
   /** Called as the server begins to close, before its runs are waited for: take on no more work. */
@@ -335,7 +337,10 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
 
   const app = new Hono<ServerEnv>();
   const assets = loadPageAssets();
-  const recentMetrics = () => metricsToPrometheus(computeMetrics(recentRuns.runs()), { prefix: 'arbiter_recent' });
+  const recentMetrics = () => [
+    ...metricsToPrometheus(computeMetrics(recentRuns.runs()), { prefix: 'arbiter_recent' }),
+    ...(storage.metrics?.() ?? []),
+  ];
   const readMetrics = metricsRoute({ metrics, authenticate, metricsToken: options.metricsToken, extra: recentMetrics });
   // Checked after the other settings, so a bad token or auth file is still named first.
   const missing = options.tools === undefined ? 'tools' : options.model === undefined ? 'model' : undefined;

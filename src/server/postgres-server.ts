@@ -118,19 +118,14 @@ export async function createPostgresServer(
       (manager) =>
       async ({ runId, afterSeq, push }) => {
         // The table up to now, then whatever any node writes after it: one cursor, no gap, no duplicate.
-        let cursor = afterSeq;
-        for (let page = await log.readEvents({ runId, afterSeq }); page.length > 0; ) {
-          for (const event of page) push(event);
-          cursor = page.at(-1)?.seq ?? cursor;
-          page = await log.readEvents({ runId, afterSeq: cursor });
-        }
-        const unfollow = feed.follow({ runId, afterSeq: cursor, onEvents: (events) => events.forEach(push) });
+        const unfollow = await feed.followAfterBacklog({ runId, afterSeq, onEvents: (events) => events.forEach(push) });
         return { unfollow, active: manager.isActive(runId) };
       },
     resumeRun: () => (runId) => keeper.requeue(runId),
     // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
     handOver: (runIds) => keeper.handOver(runIds),
     resumeInterrupted: false,
+    metrics: () => database.transactionCounts.prometheus(),
     healthCheck: async () => {
       await database.query('SELECT 1');
     },

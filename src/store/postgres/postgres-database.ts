@@ -3,6 +3,7 @@ import pg from 'pg';
 import { ConfigurationError } from '../../errors/configuration-error.js';
 import { isStoreUnavailable } from '../../util/store-unavailable.js';
 import type { NamedStatement } from './named-statement.js';
+import { statementShape, type TransactionCounts, transactionCountsOf } from './transaction-counts.js';
 
 /**
  * What one statement returns: its rows, typed by the caller, and how many rows it touched.
@@ -29,6 +30,11 @@ export type PostgresQuery = <Row>(
   statement: NamedStatement | string,
   values?: readonly unknown[],
 ) => Promise<PostgresResult<Row>>;
+
+/** The server process of the connection a transaction runs on (what a `NOTIFY` it sends is signed with). */
+export interface TransactionConnection {
+  readonly processId: number;
+}
 
 /**
  * `bigint` columns as JavaScript numbers: every one arbiter has holds a
@@ -175,10 +181,21 @@ export class PostgresDatabase {
   async query<Row>(statement: NamedStatement | string, values: readonly unknown[] = []): Promise<PostgresResult<Row>> {
     const client = await this.#checkout();
     try {
-      return await run<Row>(client, statement, values);
+      const result = await run<Row>(client, statement, values);
+      this.#counts.add([shapeOf(statement)]);
+      return result;
     } finally {
       client.release();
     }
+  }
+
+  /** What this pool's transactions did so far (`TransactionCounts`), for `/metrics`. */
+  get transactionCounts(): TransactionCounts {
+    return this.#counts;
+  }
+
+  get #counts(): TransactionCounts {
+    return transactionCountsOf(this.pool);
   }
 
   /**
@@ -190,7 +207,9 @@ export class PostgresDatabase {
    * `connectWaitMs`: `work` must do nothing but run its statements. A
    * connection lost during `COMMIT` is thrown: whether it committed is unknown.
    */
-  async transaction<Result>(work: (query: PostgresQuery) => Promise<Result>): Promise<Result> {
+  async transaction<Result>(
+    work: (query: PostgresQuery, connection: TransactionConnection) => Promise<Result>,
+  ): Promise<Result> {
     const startedAt = performance.now();
     for (;;) {
       const attempt = await this.#attempt(work);
@@ -203,16 +222,25 @@ export class PostgresDatabase {
   }
 
   async #attempt<Result>(
-    work: (query: PostgresQuery) => Promise<Result>,
+    work: (query: PostgresQuery, connection: TransactionConnection) => Promise<Result>,
   ): Promise<{ ok: true; result: Result } | { ok: false; error: unknown; beforeCommit: boolean }> {
     const client = await this.#checkout();
     let broken = false;
     let beforeCommit = true;
+    const shapes: string[] = [];
     try {
       await client.query('BEGIN');
-      const result = await work((statement, values = []) => run(client, statement, values));
+      const processId = (client as unknown as { processID: number | null }).processID ?? 0;
+      const result = await work(
+        (statement, values = []) => {
+          shapes.push(shapeOf(statement));
+          return run(client, statement, values);
+        },
+        { processId },
+      );
       beforeCommit = false;
       await client.query('COMMIT');
+      this.#counts.add(shapes);
       return { ok: true, result };
     } catch (error) {
       try {
@@ -270,6 +298,10 @@ export class PostgresDatabase {
       throw error;
     }
   }
+}
+
+function shapeOf(statement: NamedStatement | string): string {
+  return statementShape(typeof statement === 'string' ? statement : statement.text);
 }
 
 async function run<Row>(

@@ -20,7 +20,7 @@ const longestReconnectMs = 2000;
 export class PostgresListener {
   readonly #database: PostgresDatabase;
   readonly #channel: string;
-  readonly #onNotification: (payload: string | undefined) => void;
+  readonly #onNotification: (payload: string | undefined, senderProcessId: number) => void;
   readonly #onReconnected: () => void;
   readonly #onError: (error: unknown) => void;
   #client: pg.PoolClient | undefined;
@@ -32,7 +32,7 @@ export class PostgresListener {
   private constructor(options: {
     database: PostgresDatabase;
     channel: string;
-    onNotification: (payload: string | undefined) => void;
+    onNotification: (payload: string | undefined, senderProcessId: number) => void;
     onReconnected: () => void;
     onError: (error: unknown) => void;
   }) {
@@ -54,7 +54,7 @@ export class PostgresListener {
     database: PostgresDatabase;
     /** A plain identifier: it is written into `LISTEN` unquoted. */
     channel: string;
-    onNotification: (payload: string | undefined) => void;
+    onNotification: (payload: string | undefined, senderProcessId: number) => void;
     /** After a dropped connection was replaced: whatever was notified meanwhile was lost. */
     onReconnected?: () => void;
     /** Told of a dropped connection and of each failed try to replace it. */
@@ -101,7 +101,8 @@ export class PostgresListener {
       this.#reconnect();
     };
     client.on('notification', (message) => {
-      if (message.channel === this.#channel) this.#onNotification(message.payload);
+      // With the backend that sent it: a node can tell its own notifications from the others'.
+      if (message.channel === this.#channel) this.#onNotification(message.payload, message.processId);
     });
     client.on('error', drop);
     client.on('end', () => drop(new Error(`the connection listening on ${this.#channel} ended`)));

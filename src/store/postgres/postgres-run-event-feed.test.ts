@@ -18,17 +18,72 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     for (const close of toClose.splice(0).reverse()) await close();
   });
 
-  /** One node: its own pool on the shared schema, and its feed. */
-  async function node(schema: string): Promise<PostgresRunEventFeed> {
+  /** One node: its own pool on the shared schema, and its feed; `reads` counts its event log's reads. */
+  async function node(schema: string, reads = { count: 0 }): Promise<PostgresRunEventFeed> {
     await (await openPostgresBackend({ connectionString: cluster.connectionString, schema })).close();
     const database = PostgresDatabase.open({ connectionString: cluster.connectionString, schema });
-    const feed = await PostgresRunEventFeed.open({ database, log: new PostgresEventLog({ database }), pollMs: 60_000 });
+    const log = new PostgresEventLog({ database });
+    const readEvents = log.readEvents.bind(log);
+    log.readEvents = (options) => {
+      reads.count += 1;
+      return readEvents(options);
+    };
+    const feed = await PostgresRunEventFeed.open({ database, log, pollMs: 60_000 });
     toClose.push(
       () => database.close(),
       () => feed.close(),
     );
     return feed;
   }
+
+  it("hands a node's own batches to its followers as they commit, without reading them back", async () => {
+    const schema = cluster.freshSchema();
+    const reads = { count: 0 };
+    const a = await node(schema, reads);
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    const seen: number[] = [];
+    const stop = await a.followAfterBacklog({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
+    toClose.push(async () => stop());
+    // The backlog, before it resolves, in one read (a short page is the end).
+    expect(seen).toEqual([1, 2]);
+    expect(reads.count).toBe(1);
+    for (let seq = 3; seq <= 30; seq += 1) await a.publish([textEvent('run-1', seq)]);
+    // Its own notifications arrive too, and wake no read.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
+    expect(reads.count).toBe(1);
+  });
+
+  it("reads what lay beyond a hole once the node's own batch fills it, though its notification was ignored", async () => {
+    const schema = cluster.freshSchema();
+    const a = await node(schema);
+    const seen: number[] = [];
+    const stop = a.follow({ runId: 'run-1', afterSeq: 0, onEvents: (events) => seen.push(...events.map((e) => e.seq)) });
+    toClose.push(async () => stop());
+    // Seqs 3-4 commit before 1-2: a hole, then the batch that fills it.
+    await a.publish([3, 4].map((seq) => textEvent('run-1', seq)));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen).toEqual([]);
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    await until(() => seen.length >= 4);
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('still reads another node's batches while it ignores its own notifications', async () => {
+    const schema = cluster.freshSchema();
+    const [a, b] = [await node(schema), await node(schema)];
+    const seen: number[] = [];
+    const stop = a.follow({ runId: 'run-1', afterSeq: 0, onEvents: (events) => seen.push(...events.map((e) => e.seq)) });
+    toClose.push(async () => stop());
+    await a.publish([textEvent('run-1', 1)]);
+    await b.publish([textEvent('run-1', 2)]);
+    await until(() => seen.length >= 2);
+    expect(seen).toEqual([1, 2]);
+  });
 
   async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
     const started = Date.now();

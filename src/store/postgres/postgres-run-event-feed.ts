@@ -11,6 +11,8 @@ const channel = 'arbiter_run_events';
  * and after it was lost every follower reads again as soon as it listens.
  */
 const defaultPollMs = 30_000;
+/** How many events one read of a follower takes. */
+const pageSize = 1000;
 /** A read that failed (the database restarting) is tried again after this pause, not at the next poll. */
 const readRetryMs = 500;
 
@@ -23,6 +25,8 @@ interface Follower {
   /** A read is under way; another wake-up sets `again` rather than reading twice at once. */
   reading: boolean;
   again: boolean;
+  /** The last read stopped at a hole: a batch of this node's filling it must be followed by a read. */
+  holed: boolean;
   stopped: boolean;
 }
 
@@ -52,6 +56,9 @@ export class PostgresRunEventFeed {
   readonly #log: PostgresEventLog;
   readonly #onError: (error: unknown) => void;
   readonly #followers = new Map<string, Set<Follower>>();
+  /** The server processes this node published through: their notifications were delivered here already. */
+  readonly #ownSenders = new Set<number>();
+  #forgetSender: ((client: unknown) => void) | undefined;
   #listener: PostgresListener | undefined;
   #poll: ReturnType<typeof setInterval> | undefined;
 
@@ -80,11 +87,18 @@ export class PostgresRunEventFeed {
     onError?: (error: unknown) => void;
   }): Promise<PostgresRunEventFeed> {
     const feed = new PostgresRunEventFeed({ database, log, onError });
+    // A server process id is another connection's once ours is gone: only live connections count as our own.
+    feed.#forgetSender = (client: unknown) => {
+      const processId = (client as { processID: number | null }).processID;
+      if (processId !== null) feed.#ownSenders.delete(processId);
+    };
+    database.pool.on('remove', feed.#forgetSender);
     feed.#listener = await PostgresListener.open({
       database,
       channel,
-      onNotification: (runId) => {
-        if (runId !== undefined) feed.wake(runId);
+      onNotification: (runId, sender) => {
+        // This node's own batches reach its followers as they commit (`publish`), without a read.
+        if (runId !== undefined && !feed.#ownSenders.has(sender)) feed.wake(runId);
       },
       // Whatever was written while nobody listened is read now.
       onReconnected: () => feed.#wakeAll(),
@@ -98,7 +112,9 @@ export class PostgresRunEventFeed {
   /**
    * Writes the events (one statement) and wakes every node following their
    * runs, in one transaction: a follower woken by the notification finds
-   * the events in the table.
+   * the events in the table. This node's own followers get the batch
+   * straight after the commit, and ignore the notification it sent: a run
+   * followed on the node that runs it costs no read per batch.
    */
   async publish(
     events: readonly ExternalEvent[],
@@ -111,7 +127,9 @@ export class PostgresRunEventFeed {
   ): Promise<void> {
     if (events.length === 0) return;
     const runIds = [...new Set(events.map((event) => event.runId))];
-    await this.#database.transaction(async (query) => {
+    const committed = this.#database.transaction(async (query, { processId }) => {
+      // Before the NOTIFY can arrive: the listener must know it for this node's own.
+      if (processId !== 0) this.#ownSenders.add(processId);
       await query(
         `INSERT INTO run_events (run_id, seq, type, at, event)
          SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
@@ -127,6 +145,39 @@ export class PostgresRunEventFeed {
       await inTransaction?.(query);
       await query('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id', [channel, runIds]);
     });
+    try {
+      await committed;
+    } catch (error) {
+      // It may have committed all the same (a connection lost during COMMIT): the followers read the table.
+      for (const runId of runIds) this.wake(runId);
+      throw error;
+    }
+    for (const runId of runIds) {
+      const followers = this.#followers.get(runId);
+      if (followers === undefined) continue;
+      const batch = events.filter((event) => event.runId === runId);
+      for (const follower of followers) this.#deliver(follower, batch);
+    }
+  }
+
+  /**
+   * Hands a follower a batch this node just committed, when it continues the
+   * follower's cursor without a hole and no read is under way; otherwise
+   * the follower reads the table, as for another node's batch.
+   */
+  #deliver(follower: Follower, batch: readonly ExternalEvent[]): void {
+    if (follower.stopped) return;
+    const fresh = batch.filter((event) => event.seq > follower.cursor).sort((left, right) => left.seq - right.seq);
+    if (fresh.length === 0) return;
+    const events = contiguous(fresh, follower.cursor);
+    if (follower.reading || events.length < fresh.length) {
+      void this.#read(follower);
+      return;
+    }
+    follower.cursor = events.at(-1)?.seq ?? follower.cursor;
+    follower.onEvents(events);
+    // What lay beyond the hole this batch filled is in the table, and its notification was this node's own.
+    if (follower.holed) void this.#read(follower);
   }
 
   /**
@@ -143,20 +194,68 @@ export class PostgresRunEventFeed {
     afterSeq: number;
     onEvents: (events: readonly ExternalEvent[]) => void;
   }): () => void {
-    const follower: Follower = { runId, cursor: afterSeq, onEvents, reading: false, again: false, stopped: false };
+    const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
+    void this.#read(follower);
+    return unfollow;
+  }
+
+  /**
+   * `follow`, with what the table holds now handed on before this resolves
+   * (a read that fails rejects, following nothing): a caller can tell a
+   * finished run's whole replay from what comes later. A batch written or
+   * notified during that read is read after it; in the common case the
+   * backlog costs one read.
+   */
+  async followAfterBacklog({
+    runId,
+    afterSeq,
+    onEvents,
+  }: {
+    runId: string;
+    afterSeq: number;
+    onEvents: (events: readonly ExternalEvent[]) => void;
+  }): Promise<() => void> {
+    const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
+    follower.reading = true;
+    try {
+      await this.#readPages(follower);
+    } catch (error) {
+      unfollow();
+      throw error;
+    } finally {
+      follower.reading = false;
+    }
+    if (follower.again) void this.#read(follower);
+    return unfollow;
+  }
+
+  #add(
+    runId: string,
+    afterSeq: number,
+    onEvents: (events: readonly ExternalEvent[]) => void,
+  ): { follower: Follower; unfollow: () => void } {
+    const follower: Follower = {
+      runId,
+      cursor: afterSeq,
+      onEvents,
+      reading: false,
+      again: false,
+      holed: false,
+      stopped: false,
+    };
     let followers = this.#followers.get(runId);
     if (followers === undefined) {
       followers = new Set();
       this.#followers.set(runId, followers);
     }
     followers.add(follower);
-    void this.#read(follower);
-    return () => {
+    const unfollow = () => {
       follower.stopped = true;
       const set = this.#followers.get(runId);
       set?.delete(follower);
       if (set?.size === 0) this.#followers.delete(runId);
     };
+    return { follower, unfollow };
   }
 
   /** Wakes this node's followers of a run now (its own writes need no round trip through the database). */
@@ -167,6 +266,7 @@ export class PostgresRunEventFeed {
   /** Stops listening and polling; followers get nothing more. */
   async close(): Promise<void> {
     clearInterval(this.#poll);
+    if (this.#forgetSender !== undefined) this.#database.pool.off('remove', this.#forgetSender);
     this.#followers.clear();
     await this.#listener?.close();
     this.#listener = undefined;
@@ -181,14 +281,7 @@ export class PostgresRunEventFeed {
     try {
       do {
         follower.again = false;
-        for (;;) {
-          const read = await this.#log.readEvents({ runId: follower.runId, afterSeq: follower.cursor });
-          const events = contiguous(read, follower.cursor);
-          if (follower.stopped || events.length === 0) break;
-          follower.cursor = events.at(-1)?.seq ?? follower.cursor;
-          follower.onEvents(events);
-          if (events.length < read.length) break;
-        }
+        await this.#readPages(follower);
       } while (follower.again && !follower.stopped);
     } catch (error) {
       this.#onError(error);
@@ -196,6 +289,20 @@ export class PostgresRunEventFeed {
       if (!follower.stopped) setTimeout(() => void this.#read(follower), readRetryMs).unref();
     } finally {
       follower.reading = false;
+    }
+  }
+
+  /** Hands the follower what the table holds after its cursor, a page at a time, up to a hole or a short page. */
+  async #readPages(follower: Follower): Promise<void> {
+    for (;;) {
+      const read = await this.#log.readEvents({ runId: follower.runId, afterSeq: follower.cursor, limit: pageSize });
+      const events = contiguous(read, follower.cursor);
+      follower.holed = events.length < read.length;
+      if (follower.stopped || events.length === 0) return;
+      follower.cursor = events.at(-1)?.seq ?? follower.cursor;
+      follower.onEvents(events);
+      // A hole (a batch still being committed) is read again when its notification comes; a short page is the end.
+      if (events.length < read.length || read.length < pageSize) return;
     }
   }
 

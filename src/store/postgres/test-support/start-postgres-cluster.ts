@@ -85,7 +85,14 @@ export function findPostgresBinaries(): PostgresBinaries | undefined {
  * const backend = await openPostgresBackend({ connectionString: cluster.connectionString, schema: 'test_1' });
  * await cluster.stop();
  */
-export async function startPostgresCluster({ binaries }: { binaries: PostgresBinaries }): Promise<PostgresCluster> {
+export async function startPostgresCluster({
+  binaries,
+  settings = [],
+}: {
+  binaries: PostgresBinaries;
+  /** More `postgresql.conf` lines (e.g. `shared_preload_libraries = 'pg_stat_statements'`). */
+  settings?: readonly string[];
+}): Promise<PostgresCluster> {
   const owner = clusterOwner();
   const directory = mkdtempSync(join(tmpdir(), 'arbiter-pg-'));
   const data = join(directory, 'data');
@@ -138,6 +145,7 @@ export async function startPostgresCluster({ binaries }: { binaries: PostgresBin
         'synchronous_commit = off',
         'full_page_writes = off',
         'max_connections = 200',
+        ...settings,
         '',
       ].join('\n'),
     );
