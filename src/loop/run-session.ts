@@ -2,7 +2,7 @@ import type { Awaitable } from '../core/awaitable.js';
 import { RunHandedOverError } from '../errors/run-handed-over-error.js';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { Session, SessionStore } from '../store/session-store.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
 import { type RunAgentOptions, type RunResult, runAgent } from './run-agent.js';
 
@@ -21,6 +21,12 @@ export type RunSessionOptions = Omit<RunAgentOptions, 'messages' | 'sessionId' |
    * stops on again is announced again.
    */
   readonly announcedApprovals?: (runId: string) => Awaitable<Iterable<string>>;
+  /**
+   * The session as the caller has just read it (`sessions.load`), so it is
+   * not read again. The run begins fenced on its version all the same: a
+   * session changed since is refused (`SessionConflictError`), never overwritten.
+   */
+  readonly loaded?: Session;
 } & (
     | {
         /** Starts a new run with this user message. */
@@ -61,9 +67,10 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
     eventLog,
     announcedApprovals,
     runId: newRunId,
+    loaded,
     ...runOptions
   } = options;
-  const session = await sessions.load(sessionId);
+  const session = loaded?.id === sessionId ? loaded : await sessions.load(sessionId);
   if (session === undefined) {
     throw new SessionNotFoundError({ sessionId });
   }

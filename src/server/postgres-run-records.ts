@@ -123,6 +123,9 @@ export class PostgresRunRecords implements ServerRunRecords {
   }
 
   async find(runId: string): Promise<ServerRun | undefined> {
+    // A run this node holds is running here, as recorded when it was taken: no read (a stream's check, above all).
+    const held = this.#held.get(runId);
+    if (held !== undefined) return held;
     await this.#writes.get(runId);
     return this.#runs.find(runId);
   }

@@ -204,6 +204,8 @@ export class RunManager {
           sessionId,
           userMessage: content,
           runId,
+          // Read just above, after the session's previous run let go: not read a second time.
+          loaded: session,
         });
         this.#track({
           sessionId,

@@ -62,7 +62,11 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const schema = cluster.freshSchema();
     const a = await node(schema);
     const seen: number[] = [];
-    const stop = a.follow({ runId: 'run-1', afterSeq: 0, onEvents: (events) => seen.push(...events.map((e) => e.seq)) });
+    const stop = a.follow({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
     toClose.push(async () => stop());
     // Seqs 3-4 commit before 1-2: a hole, then the batch that fills it.
     await a.publish([3, 4].map((seq) => textEvent('run-1', seq)));
@@ -73,11 +77,15 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     expect(seen).toEqual([1, 2, 3, 4]);
   });
 
-  it('still reads another node's batches while it ignores its own notifications', async () => {
+  it("still reads another node's batches while it ignores its own notifications", async () => {
     const schema = cluster.freshSchema();
     const [a, b] = [await node(schema), await node(schema)];
     const seen: number[] = [];
-    const stop = a.follow({ runId: 'run-1', afterSeq: 0, onEvents: (events) => seen.push(...events.map((e) => e.seq)) });
+    const stop = a.follow({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
     toClose.push(async () => stop());
     await a.publish([textEvent('run-1', 1)]);
     await b.publish([textEvent('run-1', 2)]);
