@@ -20,7 +20,7 @@ import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { ServerRun } from '../store/server-run.js';
-import type { BegunRun, SessionStore } from '../store/session-store.js';
+import type { BegunRun, Session, SessionStore } from '../store/session-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
@@ -162,12 +162,20 @@ export class RunManager {
     principal,
     content,
     locale,
+    session: read,
   }: {
     sessionId: string;
     principal: Principal;
     content: string;
     locale: Locale;
+    /**
+     * The session as the caller has just read it (its access check): not
+     * read again unless a run of the session had to be waited for here. The
+     * run begins fenced on its version either way.
+     */
+    session?: Session;
   }): Promise<{ runId: string }> {
+    const idle = this.#tasks.get(sessionId) === undefined && !this.#tasks.isStarting(sessionId);
     await this.#tasks.startable(sessionId);
     const active = this.#tasks.get(sessionId);
     if (active !== undefined) {
@@ -176,7 +184,7 @@ export class RunManager {
     const started = this.#tasks.beginStart(sessionId);
     const runId = timeOrderedId();
     try {
-      const session = await this.#options.sessions.load(sessionId);
+      const session = idle && read?.id === sessionId ? read : await this.#options.sessions.load(sessionId);
       if (session === undefined) {
         throw new SessionNotFoundError({ sessionId });
       }

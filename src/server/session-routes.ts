@@ -90,7 +90,7 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
     }
     await limits.sendMessage(principal);
     try {
-      const { runId } = await manager.start({ sessionId: session.id, principal, content, locale });
+      const { runId } = await manager.start({ sessionId: session.id, principal, content, locale, session });
       return c.json({ runId }, 202);
     } catch (error) {
       if (SessionConflictError.isInstance(error) && error.activeRunId !== undefined) {

@@ -111,6 +111,11 @@ export class SessionTasks {
     }
   }
 
+  /** Whether a start of the session is under way here. */
+  isStarting(sessionId: string): boolean {
+    return this.#starting.has(sessionId);
+  }
+
   /** Marks a start of the session under way; call the returned function when it is over. */
   beginStart(sessionId: string): () => void {
     let settle = () => {};
