@@ -1,0 +1,53 @@
+import { namedStatement } from '../postgres/named-statement.js';
+import type { PostgresDatabase, PostgresQuery } from '../postgres/postgres-database.js';
+import type { SqlPort } from './sql-port.js';
+import type { SqlProgram, SqlStep } from './sql-program.js';
+
+/**
+ * The PostgreSQL side of the dialect port: runs a program on a
+ * `PostgresDatabase`, a step per round trip, each statement prepared under
+ * its name (`namedStatement`); a statement outside a transaction checks a
+ * connection out for itself, and a `transaction` step runs its nested
+ * program on one connection (`PostgresDatabase.transaction`, which starts
+ * it again after a connection lost before `COMMIT`).
+ *
+ * @example
+ * const port = new PostgresPort(database);
+ * const count = await port.run(countPending(runId));
+ */
+export class PostgresPort implements SqlPort<'async'> {
+  readonly dialect = 'postgres';
+  readonly database: PostgresDatabase;
+
+  constructor(database: PostgresDatabase) {
+    this.database = database;
+  }
+
+  run<Result>(program: SqlProgram<Result>): Promise<Result> {
+    return this.#run(program, (statement, values) => this.database.query(statement, values), false);
+  }
+
+  async #run<Result>(program: SqlProgram<Result>, query: PostgresQuery, inTransaction: boolean): Promise<Result> {
+    let answer: unknown;
+    for (;;) {
+      const step = program.next(answer);
+      if (step.done === true) return step.value;
+      answer = await this.#answer(step.value, query, inTransaction);
+    }
+  }
+
+  async #answer(step: SqlStep, query: PostgresQuery, inTransaction: boolean): Promise<unknown> {
+    switch (step.kind) {
+      case 'rows':
+        return (await query(namedStatement(step.statement.postgres), step.values)).rows;
+      case 'run':
+        return (await query(namedStatement(step.statement.postgres), step.values)).rowCount;
+      case 'transaction':
+        // Nested: part of the transaction already open.
+        if (inTransaction) return this.#run(step.work(), query, true);
+        return this.database.transaction((transactionQuery) => this.#run(step.work(), transactionQuery, true));
+      case 'dialect':
+        return this.dialect;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresDatabase } from '../postgres/postgres-database.js';
+import { setUpPostgresCluster } from '../postgres/test-support/postgres-cluster.js';
+import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
+import { bindPositional } from './bind-positional.js';
+import { PostgresPort } from './postgres-port.js';
+import type { SqlMode, SqlPort } from './sql-port.js';
+import { dialect, rows, run, type SqlProgram, sql, sqlOf, transaction } from './sql-program.js';
+import { SqlitePort } from './sqlite-port.js';
+
+const cluster = setUpPostgresCluster();
+
+const createTable = sqlOf({
+  sqlite: 'CREATE TABLE IF NOT EXISTS port_test (id TEXT PRIMARY KEY, n INTEGER NOT NULL)',
+  postgres: 'CREATE TABLE IF NOT EXISTS port_test (id TEXT PRIMARY KEY, n BIGINT NOT NULL)',
+});
+const insert = sql('INSERT INTO port_test (id, n) VALUES ($1, $2)');
+const bump = sql('UPDATE port_test SET n = n + $2 WHERE id = $1 OR id = $1');
+const readAll = sql('SELECT id, n FROM port_test ORDER BY id');
+
+function* setUp(): SqlProgram<void> {
+  yield* run(createTable);
+  yield* run(insert, ['a', 1]);
+}
+
+function* bumpTwiceThenFail(): SqlProgram<void> {
+  yield* transaction(function* () {
+    yield* run(bump, ['a', 10]);
+    yield* transaction(function* () {
+      yield* run(bump, ['a', 100]);
+    });
+    throw new Error('changed my mind');
+  });
+}
+
+function* bumpInTransaction(): SqlProgram<{ changed: number; rows: { id: string; n: number }[] }> {
+  return yield* transaction(function* () {
+    const changed = yield* run(bump, ['a', 5]);
+    return { changed, rows: yield* rows<{ id: string; n: number }>(readAll) };
+  });
+}
+
+const ports: {
+  name: string;
+  skip: boolean;
+  open: () => Promise<{ port: SqlPort<SqlMode>; close: () => Promise<void> }>;
+}[] = [
+  {
+    name: 'SQLite',
+    skip: false,
+    open: async () => {
+      const backend = openSqliteBackend({ path: ':memory:' });
+      return { port: new SqlitePort(backend.database), close: async () => backend.close() };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: cluster.skip,
+    open: async () => {
+      const database = PostgresDatabase.open({
+        connectionString: cluster.connectionString,
+        schema: cluster.freshSchema(),
+      });
+      await database.query(`CREATE SCHEMA IF NOT EXISTS ${database.schema}`);
+      return { port: new PostgresPort(database), close: () => database.close() };
+    },
+  },
+];
+
+describe.each(ports)('the dialect port on $name', ({ skip, open }) => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+  });
+
+  it.skipIf(skip)('runs one program on either dialect: rows, writes, transactions rolled back as a whole', async () => {
+    const opened = await open();
+    close = opened.close;
+    const { port } = opened;
+    await port.run(setUp());
+    await expect(Promise.resolve().then(() => port.run(bumpTwiceThenFail()))).rejects.toThrow('changed my mind');
+    // Neither the outer write nor the nested one stayed.
+    expect(await port.run(bumpInTransaction())).toEqual({ changed: 1, rows: [{ id: 'a', n: 6 }] });
+    expect(await port.run(dialect())).toBe(port.dialect);
+  });
+});
+
+describe('the SQLite port', () => {
+  it('answers synchronously: a program is run to its end before run returns', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      port.run(setUp());
+      const answer = port.run(bumpInTransaction());
+      expect(answer).not.toBeInstanceOf(Promise);
+      expect(answer.rows).toEqual([{ id: 'a', n: 6 }]);
+    } finally {
+      backend.close();
+    }
+  });
+});
+
+describe('bindPositional', () => {
+  it('binds $n as SQLite wants, in the order the placeholders appear, and leaves quoted dollars alone', () => {
+    expect(bindPositional("SELECT '$1' AS s WHERE a = $2 OR b = $1 OR c = $2", ['x', 'y'])).toEqual({
+      text: "SELECT '$1' AS s WHERE a = ? OR b = ? OR c = ?",
+      values: ['y', 'x', 'y'],
+    });
+  });
+
+  it('names the placeholder that has no value', () => {
+    expect(() => bindPositional('SELECT $3', ['a'])).toThrow('binds $3, and 1 values were given');
+  });
+});

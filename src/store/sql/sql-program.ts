@@ -1,0 +1,113 @@
+/**
+ * A store's logic, written once for both dialects: a generator that yields
+ * each thing it asks of the database (`rows`, `run`, `transaction`) and gets
+ * the answer back, whichever port runs it: SQLite answers at once, so the
+ * whole program runs synchronously; PostgreSQL answers each step after a
+ * round trip. The dialects differ only in the SQL text (`SqlStatement`) and
+ * in the port (`SqlPort`).
+ *
+ * @example
+ * function* countPending(runId: string): SqlProgram<number> {
+ *   const [row] = yield* rows<{ pending: number }>(countPendingSql, [runId]);
+ *   return row?.pending ?? 0;
+ * }
+ *
+ * @module
+ */
+
+/** The SQL dialects arbiter speaks. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/**
+ * One statement's SQL text in each dialect, with `$1`, `$2`, … for its
+ * parameters in both (the SQLite port binds them as SQLite wants).
+ */
+export interface SqlStatement {
+  readonly sqlite: string;
+  readonly postgres: string;
+}
+
+/**
+ * A statement both dialects write the same way.
+ *
+ * @example
+ * const deleteClaim = sql('DELETE FROM idempotency_claims WHERE tenant_id = $1 AND key = $2');
+ */
+export function sql(text: string): SqlStatement {
+  return { sqlite: text, postgres: text };
+}
+
+/**
+ * A statement each dialect writes its own way.
+ *
+ * @example
+ * const insertClaim = sqlOf({ sqlite: 'INSERT OR IGNORE INTO …', postgres: 'INSERT INTO … ON CONFLICT DO NOTHING' });
+ */
+export function sqlOf(texts: { sqlite: string; postgres: string }): SqlStatement {
+  return texts;
+}
+
+/** A value a statement binds: PostgreSQL's types as the `pg` driver takes them; SQLite's as better-sqlite3 does. */
+export type SqlValue = string | number | bigint | boolean | null | Uint8Array | readonly unknown[];
+
+/** One thing a program asks of the database. */
+export type SqlStep =
+  /** The rows of a statement. */
+  | { readonly kind: 'rows'; readonly statement: SqlStatement; readonly values: readonly SqlValue[] }
+  /** A write: the number of rows it changed. */
+  | { readonly kind: 'run'; readonly statement: SqlStatement; readonly values: readonly SqlValue[] }
+  /**
+   * A program run in one transaction (SQLite: `BEGIN IMMEDIATE`, so its
+   * reads and writes see no other writer; PostgreSQL: READ COMMITTED on one
+   * connection, with the row and advisory locks its statements take). It
+   * may be run again from the start after a connection lost before its
+   * `COMMIT`, so it must do nothing but its statements.
+   */
+  | { readonly kind: 'transaction'; readonly work: () => SqlProgram<unknown> }
+  /** The dialect of the port running the program. */
+  | { readonly kind: 'dialect' };
+
+/** A store's logic as the port runs it: each step yielded, each answer sent back, the result returned. */
+export type SqlProgram<Result> = Generator<SqlStep, Result, unknown>;
+
+/**
+ * The rows of a statement.
+ *
+ * @example
+ * const [claim] = yield* rows<ClaimRow>(selectClaim, [tenantId, userId, key]);
+ */
+export function* rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): SqlProgram<Row[]> {
+  return (yield { kind: 'rows', statement, values }) as Row[];
+}
+
+/**
+ * Runs a write; answers how many rows it changed.
+ *
+ * @example
+ * const changed = yield* run(completeClaim, [outcome, now, tenantId, userId, key, owner]);
+ */
+export function* run(statement: SqlStatement, values: readonly SqlValue[] = []): SqlProgram<number> {
+  return (yield { kind: 'run', statement, values }) as number;
+}
+
+/**
+ * Runs `work` in one transaction: committed when it returns, rolled back
+ * when it throws (the error rethrown).
+ *
+ * @example
+ * return yield* transaction(function* () { … });
+ */
+export function* transaction<Result>(work: () => SqlProgram<Result>): SqlProgram<Result> {
+  return (yield { kind: 'transaction', work }) as Result;
+}
+
+/**
+ * The dialect the program runs on, for the few places where the logic
+ * itself differs (what a value looks like in a column, not just the SQL).
+ *
+ * @example
+ * const postgres = (yield* dialect()) === 'postgres';
+ */
+export function* dialect(): SqlProgram<SqlDialect> {
+  return (yield { kind: 'dialect' }) as SqlDialect;
+}
