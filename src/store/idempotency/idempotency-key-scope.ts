@@ -1,4 +1,4 @@
-import type { IdempotencyClaimRequest, ResolveUnknownRequest } from '../gate/idempotency-store.js';
+import type { IdempotencyClaimRequest, ResolveUnknownRequest } from '../../gate/idempotency-store.js';
 
 /**
  * Where a key lives, the same on every backend: its tenant, its user (`''`

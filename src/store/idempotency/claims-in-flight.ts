@@ -1,33 +1,17 @@
 /**
- * What both idempotency stores decide about a claim, whatever holds the
- * keys: who this process is, what an existing key answers a claimant, how
- * long a duplicate waits for a call of this process still running, when a
- * re-taken key is claimed, and how a claimed call lets its waiters go. The
- * dialects only say the SQL that inserts, reads, completes and deletes a
- * key (see also `idempotency-key-scope.ts`).
+ * The keys this process holds while their calls run: who this process is
+ * (and whether another one may still be alive), the map of calls in flight
+ * per database, a key taken into it before the write that makes it ours,
+ * the claim loop, and how a claimed call lets its waiters go. What an
+ * existing key answers is the gate's rule (`answerExistingClaim`).
  *
  * @module
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { ToolOutcome } from '../core/tool-outcome.js';
-import type { IdempotencyClaim, IdempotencyClaimRequest, ResolveUnknownRequest } from '../gate/idempotency-store.js';
-import type { ScopedKey } from './idempotency-key-scope.js';
-
-/** A row of `idempotency_claims` as both backends read it after losing the insert. */
-export interface ClaimRow {
-  claimant_user_id: string;
-  status: 'claimed' | 'completed';
-  run_id: string;
-  tool_call_id: string;
-  owner: string;
-  outcome: string | null;
-  claimed_at: number;
-}
-
-/** How an in-flight call of this process ended, for the calls waiting on it. */
-export type Settled = { kind: 'completed'; outcome: ToolOutcome } | { kind: 'released' } | { kind: 'unknown' };
+import { answerExistingClaim, type Settled, type StoredClaim } from '../../gate/idempotency-claim-rules.js';
+import type { IdempotencyClaim } from '../../gate/idempotency-store.js';
 
 /** The calls of this process in flight on one database, by in-flight key (`inFlightKeyOf`). */
 export type InFlightCalls = Map<string, Promise<Settled>>;
@@ -61,7 +45,7 @@ export const processOwner = `${thisMachine}:${process.pid}:${randomBytes(8).toSt
  * call with it); one of another machine, or an owner written before owners
  * named their machine, cannot be looked up and may be.
  */
-function otherOwnerMayBeAlive(owner: string): boolean {
+export function otherOwnerMayBeAlive(owner: string): boolean {
   const parts = owner.split(':');
   if (parts.length !== 3 || parts[0] !== thisMachine) return true;
   const pid = Number(parts[1]);
@@ -171,7 +155,7 @@ export async function takeKey({
 /**
  * Claims a key, as both dialects do: insert it as this process's
  * (`takeKey`); when someone holds it, read it and answer from the row
- * (`existingClaimAnswer`), waiting for a call of this process that holds
+ * (`answerExistingClaim`), waiting for a call of this process that holds
  * it; a key freed in between is tried again.
  *
  * @example
@@ -194,7 +178,7 @@ export async function claimKeyLoop({
   now: () => number;
   /** Inserts the key claimed by this process at `time`; true when it was not there. */
   insert: (time: number) => Promise<boolean> | boolean;
-  read: () => Promise<ClaimRow | undefined> | ClaimRow | undefined;
+  read: () => Promise<StoredClaim | undefined> | StoredClaim | undefined;
   claimed: (reservation: KeyReservation) => IdempotencyClaim;
 }): Promise<IdempotencyClaim> {
   for (;;) {
@@ -208,103 +192,17 @@ export async function claimKeyLoop({
       if (running !== undefined) await running;
       continue;
     }
-    const answer = await existingClaimAnswer({ row, claimantUserId, running, now: time, staleAfterMs });
+    const answer = await answerExistingClaim({
+      claim: row,
+      claimantUserId,
+      thisProcess: processOwner,
+      ownerMayBeAlive: otherOwnerMayBeAlive,
+      running,
+      now: time,
+      staleAfterMs,
+    });
     if (answer !== undefined) return answer;
   }
-}
-
-/**
- * The row a claim inserts, in the order both dialects bind it: tenant,
- * scope user, key, claimant, tool, run, tool call, this process as owner,
- * the time and the tool definition's fingerprint (the status is `claimed`).
- *
- * @example
- * `INSERT INTO idempotency_claims (tenant_id, scope_user_id, key, claimant_user_id, status, tool, run_id, tool_call_id,
- *    owner, claimed_at, tool_fingerprint) VALUES (?, ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`
- */
-export function claimValues({
-  scoped,
-  request,
-  now,
-}: {
-  scoped: ScopedKey;
-  request: Pick<IdempotencyClaimRequest, 'claimant' | 'tool' | 'runId' | 'toolCallId' | 'toolFingerprint'>;
-  now: number;
-}): [string, string, string, string, string, string, string, string, number, string | null] {
-  return [
-    scoped.tenantId,
-    scoped.scopeUserId,
-    scoped.key,
-    request.claimant.userId,
-    request.tool,
-    request.runId,
-    request.toolCallId,
-    processOwner,
-    now,
-    request.toolFingerprint ?? null,
-  ];
-}
-
-/**
- * What a key someone already claimed answers `claimantUserId`:
- *
- * - another user's tenant-wide key: `claimed_by_another_user`, with nothing
- *   of that user's outcome;
- * - a completed key: its first outcome;
- * - a key claimed by another process, or by this one and no longer in
- *   flight, or longer ago than `staleAfterMs`: `outcome_unknown`, marked
- *   `ownerMayBeRunning` while its owner may still be executing it (another
- *   process that is alive, or cannot be looked up, and the claim younger
- *   than `staleAfterMs`);
- * - a key a call of this process is executing: that call's outcome, waiting
- *   for it until the key would be stale; undefined when that call released
- *   the key (claim it again).
- *
- * @example
- * const answer = await existingClaimAnswer({ row, claimantUserId, running: inFlight.get(key), now, staleAfterMs });
- * if (answer !== undefined) return answer;
- */
-export async function existingClaimAnswer({
-  row,
-  claimantUserId,
-  running,
-  now,
-  staleAfterMs,
-}: {
-  row: ClaimRow;
-  claimantUserId: string;
-  /** The call of this process in flight with this key, if there is one. */
-  running: Promise<Settled> | undefined;
-  now: number;
-  staleAfterMs: number;
-}): Promise<IdempotencyClaim | undefined> {
-  const original = { runId: row.run_id, toolCallId: row.tool_call_id };
-  if (row.claimant_user_id !== claimantUserId) return { status: 'claimed_by_another_user', original };
-  if (row.status === 'completed') {
-    return { status: 'completed', outcome: JSON.parse(row.outcome ?? 'null') as ToolOutcome, original };
-  }
-  const age = now - row.claimed_at;
-  const unknown = { status: 'outcome_unknown', claimedAt: row.claimed_at, original } as const;
-  if (age >= staleAfterMs) return unknown;
-  if (row.owner !== processOwner) {
-    return otherOwnerMayBeAlive(row.owner) ? { ...unknown, ownerMayBeRunning: true } : unknown;
-  }
-  if (running === undefined) return unknown;
-  const settled = await waitAtMost(running, staleAfterMs - age);
-  if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
-  if (settled.kind === 'unknown') return unknown;
-  return undefined;
-}
-
-/**
- * The `claimed_at` a re-taken key gets: now, and strictly after the claim
- * it replaces, so a second resolver of the same read matches nothing.
- *
- * @example
- * retakenClaimedAt({ unknown, now: Date.now() });
- */
-export function retakenClaimedAt({ unknown, now }: Pick<ResolveUnknownRequest, 'unknown'> & { now: number }): number {
-  return Math.max(now, Number(unknown.claimedAt) + 1);
 }
 
 /**
@@ -337,16 +235,4 @@ export function claimedCall({
     release: () => end({ kind: 'released' }),
     abandon: () => end({ kind: 'unknown' }),
   };
-}
-
-async function waitAtMost(running: Promise<Settled>, milliseconds: number): Promise<Settled> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Settled>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'unknown' }), Math.max(0, milliseconds));
-  });
-  try {
-    return await Promise.race([running, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
