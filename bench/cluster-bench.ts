@@ -17,7 +17,7 @@
  * the measured window (from /proc) is printed with the figures, and the
  * database's connections (pg_stat_activity, sampled) with their top waits.
  * Three rounds of each, alternated; the median round of each is compared.
- * Each node serves 20 runs before the window (warm). Also printed: the
+ * Each node serves 300 runs before the window (warm). Also printed: the
  * nodes' CPU per run, 3 nodes / 1 node (target <= 1.15: what coordinating
  * costs, the figure that tells whether more cores would scale), and the CPU
  * of three idle nodes over 30 s (target <= 0.5% of a core per node).
@@ -42,8 +42,13 @@ import { type BenchResult, isMainModule, type Target, target } from './measure.j
 const sessions = 300;
 const modelLatencyMs = 50;
 const rounds = 3;
-/** Runs each node serves before the measured window. */
-const warmUpRuns = 20;
+/**
+ * Runs each node serves before the measured window, as many as the window
+ * holds: with 20, one node was measured over its runs 21 to 320 and each of
+ * three over its runs 21 to 120, still compiling (node CPU per run 3 ÷ 1:
+ * 1.47 with 20, 1.25 with 150, on the same day).
+ */
+const warmUpRuns = Number(process.env.ARBITER_BENCH_WARM_UP_RUNS ?? sessions);
 /** How long the three idle nodes are measured. */
 const idleSeconds = 30;
 /** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
@@ -235,6 +240,7 @@ export function runClusterBench(): Promise<BenchResult> {
       `    connections (mean): ${JSON.stringify(result.activity.connections)}; top waits: ${result.activity.waits.join('; ') || 'none'}`;
     const lines = [
       `cluster: ${sessions} sessions × 1 message (one customer each), scripted model ${modelLatencyMs} ms a call, ` +
+        `${warmUpRuns} warm-up runs per node, ` +
         `real nodes on one PostgreSQL; median of ${rounds} rounds (runs/s 1 node ` +
         `${ones.map((entry) => entry.runsPerSecond.toFixed(1)).join(', ')}; 3 nodes ` +
         `${threes.map((entry) => entry.runsPerSecond.toFixed(1)).join(', ')})`,
