@@ -57,6 +57,11 @@ export class SqlEventLog<Mode extends SqlMode> implements EventLog {
 /**
  * Writes a batch as the dialect binds one (`appendEvents`): one statement on
  * PostgreSQL, one per event on SQLite, in one transaction when there are several.
+ * A program, so a caller may run it inside a transaction of its own
+ * (`PostgresEventLog.appendWithin`).
+ *
+ * @example
+ * await port.within(query).run(appendAll(events));
  */
 export function* appendAll(events: readonly ExternalEvent[]): SqlProgram<void> {
   if (events.length === 0) return;

@@ -51,6 +51,7 @@ export class SqlServerRuns<Mode extends SqlMode> {
     return this.port.run(insertRun(run, this.now(), lease));
   }
 
+  /** The run as recorded; undefined when there is no record of it. */
   find(runId: string): Answer<Mode, ServerRun | undefined> {
     return this.port.run(findRun(runId));
   }
