@@ -130,18 +130,7 @@ export class PostgresRunEventFeed {
     const committed = this.#database.transaction(async (query, { processId }) => {
       // Before the NOTIFY can arrive: the listener must know it for this node's own.
       if (processId !== 0) this.#ownSenders.add(processId);
-      await query(
-        `INSERT INTO run_events (run_id, seq, type, at, event)
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
-         ON CONFLICT (run_id, seq) DO NOTHING`,
-        [
-          events.map((event) => event.runId),
-          events.map((event) => event.seq),
-          events.map((event) => event.type),
-          events.map((event) => event.at),
-          events.map((event) => JSON.stringify(event)),
-        ],
-      );
+      await this.#log.appendWithin(query, events);
       await inTransaction?.(query);
       await query('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id', [channel, runIds]);
     });

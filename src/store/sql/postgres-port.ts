@@ -27,6 +27,21 @@ export class PostgresPort implements SqlPort<'async'> {
     return this.#run(program, (statement, values) => this.database.query(statement, values), false);
   }
 
+  /**
+   * A port that runs programs on `query`, the connection of a transaction
+   * its caller holds: each step is part of that transaction (a
+   * `transaction` step opens none), committed or rolled back with it.
+   *
+   * @example
+   * await database.transaction(async (query) => {
+   *   await query(insertEvents, columns);
+   *   await port.within(query).run(finishRun(runId));
+   * });
+   */
+  within(query: PostgresQuery): SqlPort<'async'> {
+    return { dialect: this.dialect, run: (program) => this.#run(program, query, true) };
+  }
+
   async #run<Result>(program: SqlProgram<Result>, query: PostgresQuery, inTransaction: boolean): Promise<Result> {
     let answer: unknown;
     for (;;) {

@@ -1,60 +1,41 @@
 import type Database from 'better-sqlite3';
 import { isStoreBusy } from '../../util/retry-while-busy.js';
+import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../server-run.js';
 import {
-  failureColumn,
-  keptFailure,
-  type NewServerRun,
-  type OrphanedRun,
-  type RunFailure,
-  recordedServerRun,
-  type ServerRun,
-  type ServerRunRow,
-  type ServerRunStatus,
-  toServerRun,
-} from '../server-run.js';
+  interruptedServerRuns,
+  lostServerRuns,
+  orphanedRuns,
+  unendedServerRuns,
+} from '../server-runs/server-run-statements.js';
+import { SqlServerRuns, type StatusChange } from '../server-runs/sql-server-runs.js';
 import { toLocale } from '../session-rows.js';
-import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
+import { rows } from '../sql/sql-program.js';
+import { SqlitePort } from '../sql/sqlite-port.js';
 
 export type { OrphanedRun, ServerRun, ServerRunStatus } from '../server-run.js';
-
-/** A status not yet written because the database was locked; written as soon as it is free. */
-interface PendingStatus {
-  readonly status: ServerRunStatus;
-  readonly failure: RunFailure | undefined;
-  readonly updatedAt: number;
-}
-
-/** The SQL of each statement, prepared once per connection (`preparedStatements`). */
-const sql = {
-  insert: `INSERT INTO server_runs (run_id, session_id, tenant_id, principal, locale, status, message_offset, started_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
-  setStatus: 'UPDATE server_runs SET status = ?, failure = ?, updated_at = ? WHERE run_id = ?',
-  find: 'SELECT * FROM server_runs WHERE run_id = ?',
-  forSession: 'SELECT * FROM server_runs WHERE session_id = ? ORDER BY started_at, rowid',
-  interrupted: `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
-       WHERE r.status = 'running'`,
-  lost: `SELECT r.* FROM server_runs r LEFT JOIN sessions s ON s.session_id = r.session_id
-       WHERE r.status = 'running' AND (s.active_run_id IS NULL OR s.active_run_id <> r.run_id)`,
-  unended: `SELECT r.* FROM server_runs r JOIN sessions s ON s.session_id = r.session_id AND s.active_run_id = r.run_id
-       WHERE s.status = 'running' AND r.status <> 'running'`,
-  orphans: `SELECT s.session_id, s.active_run_id, s.tenant_id, s.user_id, s.message_count, s.run_locale,
-         (SELECT MIN(m.position) FROM session_messages m
-          WHERE m.session_id = s.session_id AND m.run_id = s.active_run_id) AS first_position
-       FROM sessions s LEFT JOIN server_runs r ON r.run_id = s.active_run_id
-       WHERE s.active_run_id IS NOT NULL AND s.status = 'running' AND r.run_id IS NULL
-         AND s.tenant_id IS NOT NULL AND s.user_id IS NOT NULL`,
-} as const;
 
 /** Pauses between tries of a status write that found the database locked. */
 const firstRetryMs = 20;
 const longestRetryMs = 1000;
 
+/** A session left running a run with no record, as `orphanedRuns` reads it. */
+interface OrphanRow {
+  session_id: string;
+  active_run_id: string;
+  tenant_id: string;
+  user_id: string;
+  message_count: number;
+  run_locale: string | null;
+  first_position: number | null;
+}
+
 /**
- * The server's runs, in arbiter's SQLite store (table `server_runs`). A
- * row is written in the same transaction that marks the session's run
- * active (`insert` inside `SessionStore.beginRun`'s `inTransaction`), so a
- * refused request leaves nothing behind and a crash cannot leave a session
- * running a run the server does not know.
+ * The server's runs, in arbiter's SQLite store (table `server_runs`): the
+ * runs of `SqlServerRuns`, answered at once. A row is written in the same
+ * transaction that marks the session's run active (`insert` inside
+ * `SessionStore.beginRun`'s `inTransaction`), so a refused request leaves
+ * nothing behind and a crash cannot leave a session running a run the
+ * server does not know; the `list…` reads are what start-up recovery needs.
  *
  * `setStatus` never blocks on a locked database: when another connection
  * holds the write lock, the status is kept in memory (and shown by `find`)
@@ -64,11 +45,10 @@ const longestRetryMs = 1000;
  * const runs = new ServerRuns({ database: store.database });
  * runs.find(runId)?.status; // 'awaiting_approval'
  */
-export class ServerRuns {
-  readonly #now: () => number;
+export class ServerRuns extends SqlServerRuns<'sync'> {
   readonly #onError: (error: unknown) => void;
-  readonly #statement: PreparedStatements;
-  readonly #pending = new Map<string, PendingStatus>();
+  /** Statuses not yet written because the database was locked; written as soon as it is free. */
+  readonly #pending = new Map<string, StatusChange>();
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #retryDelayMs = 0;
 
@@ -82,24 +62,8 @@ export class ServerRuns {
     /** Told of a status write that failed for another reason than a locked database. */
     onError?: (error: unknown) => void;
   }) {
-    this.#now = now;
+    super({ port: new SqlitePort(database), now });
     this.#onError = onError;
-    this.#statement = preparedStatements(database);
-  }
-
-  insert(run: NewServerRun): ServerRun {
-    const now = this.#now();
-    this.#statement(sql.insert).run(
-      run.runId,
-      run.sessionId,
-      run.tenantId,
-      JSON.stringify(run.principal),
-      run.locale,
-      run.messageOffset,
-      now,
-      now,
-    );
-    return recordedServerRun(run, now);
   }
 
   /**
@@ -107,8 +71,8 @@ export class ServerRuns {
    * other than `error` clears the failure). Written at once, or, while
    * another connection holds the database's write lock, as soon as it lets go.
    */
-  setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void {
-    this.#pending.set(runId, { status, failure: keptFailure(status, failure), updatedAt: this.#now() });
+  override setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void {
+    this.#pending.set(runId, this.statusChange(status, failure));
     if (this.#retryTimer === undefined) this.#writePending();
   }
 
@@ -122,19 +86,19 @@ export class ServerRuns {
     if (busy !== undefined) throw busy;
   }
 
-  find(runId: string): ServerRun | undefined {
-    const row = this.#statement(sql.find).get(runId) as ServerRunRow | undefined;
-    return row === undefined ? undefined : this.#toServerRun(row);
+  override find(runId: string): ServerRun | undefined {
+    const run = super.find(runId);
+    return run === undefined ? undefined : this.#shown(run);
   }
 
   /** The session's runs, oldest first. */
-  listForSession(sessionId: string): ServerRun[] {
-    return (this.#statement(sql.forSession).all(sessionId) as ServerRunRow[]).map((row) => this.#toServerRun(row));
+  override listForSession(sessionId: string): ServerRun[] {
+    return super.listForSession(sessionId).map((run) => this.#shown(run));
   }
 
   /** Runs a previous process left `running` in the middle, still their session's active run: to resume. */
   listInterrupted(): ServerRun[] {
-    return (this.#statement(sql.interrupted).all() as ServerRunRow[]).map((row) => this.#toServerRun(row));
+    return this.list(interruptedServerRuns).map((run) => this.#shown(run));
   }
 
   /**
@@ -142,26 +106,17 @@ export class ServerRuns {
    * stopped after the session's run ended, before its status was written).
    */
   listLost(): ServerRun[] {
-    return (this.#statement(sql.lost).all() as ServerRunRow[]).map((row) => this.#toServerRun(row));
+    return this.list(lostServerRuns).map((run) => this.#shown(run));
   }
 
   /** Runs the server saw end while their session still has them running (it stopped in between). */
   listUnended(): ServerRun[] {
-    return (this.#statement(sql.unended).all() as ServerRunRow[]).map((row) => this.#toServerRun(row));
+    return this.list(unendedServerRuns).map((run) => this.#shown(run));
   }
 
   /** Sessions of a tenant's user running a run the server has no record of (left by an older server). */
   listOrphans(): OrphanedRun[] {
-    const rows = this.#statement(sql.orphans).all() as {
-      session_id: string;
-      active_run_id: string;
-      tenant_id: string;
-      user_id: string;
-      message_count: number;
-      run_locale: string | null;
-      first_position: number | null;
-    }[];
-    return rows.map((row) => ({
+    return this.port.run(rows<OrphanRow>(orphanedRuns)).map((row) => ({
       runId: row.active_run_id,
       sessionId: row.session_id,
       tenantId: row.tenant_id,
@@ -176,7 +131,7 @@ export class ServerRuns {
     this.#retryTimer = undefined;
     for (const [runId, change] of this.#pending) {
       try {
-        this.#statement(sql.setStatus).run(change.status, failureColumn(change.failure), change.updatedAt, runId);
+        this.writeStatus(runId, change);
       } catch (error) {
         if (isStoreBusy(error)) {
           if (retry) this.#scheduleRetry();
@@ -196,8 +151,8 @@ export class ServerRuns {
     this.#retryTimer.unref();
   }
 
-  #toServerRun(row: ServerRunRow): ServerRun {
-    const run = toServerRun(row);
+  /** The run as recorded, with the status still waiting to be written, if one is. */
+  #shown(run: ServerRun): ServerRun {
     const pending = this.#pending.get(run.runId);
     return pending === undefined
       ? run

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { type RunRecord, type RunRow, type RuntimeStore, toRunRecord } from '../runtime-store.js';
+import { SqlRuntimeStore } from '../runtime/sql-runtime-store.js';
+import { SqlitePort } from '../sql/sqlite-port.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 import { pendingWrites } from './pending-writes.js';
-import { type PreparedStatements, preparedStatements } from './prepared-statements.js';
+import { preparedStatements } from './prepared-statements.js';
 import { WalCheckpointer, type WalCheckpointOptions } from './wal-checkpointer.js';
 
 type Sqlite = Database.Database;
@@ -86,42 +87,30 @@ export function migrate(database: Sqlite, migrations: readonly Migration[]): num
   return Math.max(0, ...applied);
 }
 
-export class SqliteStore implements RuntimeStore {
-  readonly schemaVersion: number;
+/**
+ * The embedded store's connection, and its finished runs (`SqlRuntimeStore`,
+ * answered at once); the areas that add their own tables (sessions,
+ * approvals, …) open their stores on `database`.
+ *
+ * @example
+ * const store = openSqliteStore({ path: ':memory:' });
+ * store.saveRun(record);
+ * store.listRuns({ sessionId }); // newest first
+ */
+export class SqliteStore extends SqlRuntimeStore<'sync'> {
   /** The underlying connection, for the areas that add their own tables. */
   readonly database: Sqlite;
   /** The thread that checkpoints the file's WAL, when the store has one (see `WalCheckpointer`). */
   readonly checkpointer: WalCheckpointer | undefined;
-  readonly #statement: PreparedStatements;
 
   constructor(database: Sqlite, schemaVersion: number, checkpointer?: WalCheckpointer) {
+    super({ port: new SqlitePort(database), schemaVersion });
     this.database = database;
-    this.schemaVersion = schemaVersion;
     this.checkpointer = checkpointer;
-    this.#statement = preparedStatements(database);
-  }
-
-  saveRun(record: RunRecord): void {
-    this.#statement(
-      `INSERT OR REPLACE INTO runs (run_id, session_id, model, started_at, ended_at, stop_reason, steps, input_tokens, output_tokens, error_code)
-       VALUES (@runId, @sessionId, @model, @startedAt, @endedAt, @stopReason, @steps, @inputTokens, @outputTokens, @errorCode)`,
-    ).run({ ...record, sessionId: record.sessionId ?? null, errorCode: record.errorCode ?? null });
-  }
-
-  listRuns({ sessionId, limit = 100 }: { sessionId?: string; limit?: number } = {}): readonly RunRecord[] {
-    const rows = (
-      sessionId === undefined
-        ? this.#statement('SELECT * FROM runs ORDER BY started_at DESC LIMIT ?').all(limit)
-        : this.#statement('SELECT * FROM runs WHERE session_id = ? ORDER BY started_at DESC LIMIT ?').all(
-            sessionId,
-            limit,
-          )
-    ) as RunRow[];
-    return rows.map(toRunRecord);
   }
 
   /** Commits the writes still waiting for a transaction (`PendingWrites`), stops the checkpoint thread, then closes the connection. */
-  close(): void {
+  override close(): void {
     if (!this.database.open) return;
     try {
       pendingWrites(this.database).flush();
