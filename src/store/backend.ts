@@ -15,7 +15,7 @@ import type { SessionStore } from './session-store.js';
 
 /** Approvals as a store: the broker a run asks, plus what a person or an operator does with them. */
 export interface ApprovalStore extends ApprovalBroker {
-  /** Records a person's decision on a pending approval (see `resolveApprovalRow` for every rule). */
+  /** Records a person's decision on a pending approval (see `approvalResolution` in `gate/approval-rules.ts` for every rule). */
   resolveApproval(request: {
     approvalId: string;
     decision: 'approve' | 'reject';
