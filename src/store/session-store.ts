@@ -165,9 +165,10 @@ export interface SessionStore {
   /**
    * Appends messages in one transaction. With `expectedVersion` the write
    * fails with `SessionConflictError` if the session moved on; without it,
-   * a conflict reloads and retries (bounded, with jittered backoff), never
-   * overwrites. Refused while another run than `runId` is active: its tool
-   * calls and their answers must stay together.
+   * it applies to the session as its transaction finds it (concurrent
+   * writers queue on the session's lock), never overwrites. Refused while
+   * another run than `runId` is active: its tool calls and their answers
+   * must stay together.
    */
   append(request: AppendRequest): Promise<{ version: number }>;
   /**

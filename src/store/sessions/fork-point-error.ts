@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../core/chat-message.js';
-import { isCleanCut } from '../core/message-units.js';
-import { InvalidForkPointError } from '../errors/invalid-fork-point-error.js';
+import type { ChatMessage } from '../../core/chat-message.js';
+import { isCleanCut } from '../../core/message-units.js';
+import { InvalidForkPointError } from '../../errors/invalid-fork-point-error.js';
 
 /**
  * Why a session cannot be forked at message `cut` (out of range, or between

@@ -7,18 +7,15 @@
  *
  * @module
  */
-import type { ChatMessage } from '../core/chat-message.js';
-import { isCleanCut } from '../core/message-units.js';
-import type { StepCommit } from '../core/run-journal.js';
-import { SessionConflictError } from '../errors/session-conflict-error.js';
+import type { ChatMessage } from '../../core/chat-message.js';
+import { isCleanCut } from '../../core/message-units.js';
+import type { StepCommit } from '../../core/run-journal.js';
+import { SessionConflictError } from '../../errors/session-conflict-error.js';
+import { parseSlots, type SessionRow } from '../session-rows.js';
+import type { BegunRun } from '../session-store.js';
 import { forkPointError } from './fork-point-error.js';
-import { parseSlots, type SessionRow } from './session-rows.js';
-import type { BegunRun } from './session-store.js';
 
 const dayMs = 86_400_000;
-
-/** Conflicts `checkVersion` threw: the one conflict a write without `expectedVersion` may retry. */
-const versionConflicts = new WeakSet<object>();
 
 /**
  * Refuses a write based on a version the session has moved on from
@@ -38,23 +35,7 @@ export function checkVersion({
   expectedVersion: number | undefined;
 }): void {
   if (expectedVersion === undefined || row.version === expectedVersion) return;
-  const conflict = new SessionConflictError({
-    sessionId,
-    conflict: { kind: 'version', version: row.version, expectedVersion },
-  });
-  versionConflicts.add(conflict);
-  throw conflict;
-}
-
-/**
- * Whether `error` is a version conflict `checkVersion` threw (not one an
- * `inTransaction` callback or another store raised).
- *
- * @example
- * if (isVersionConflict(error) && expectedVersion === undefined) retry();
- */
-export function isVersionConflict(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && versionConflicts.has(error);
+  throw new SessionConflictError({ sessionId, conflict: { kind: 'version', version: row.version, expectedVersion } });
 }
 
 /**
@@ -104,27 +85,6 @@ export function begunRun({
     throw new SessionConflictError({ sessionId, conflict: { kind: 'run_active', activeRunId: active } });
   }
   return { sessionId, runId, resumed: active === runId, messageOffset: row.message_count };
-}
-
-/**
- * The fence of a step commit: its run is still the session's active run
- * and, when the journal knows where it must land (`expected`), the
- * session's messages are there. SQLite says the same in its UPDATE's
- * WHERE clause.
- *
- * @example
- * if (!stepCommitFits({ row, runId: commit.runId, expected })) throw stepCommitConflict({ sessionId, row, runId, expected });
- */
-export function stepCommitFits({
-  row,
-  runId,
-  expected,
-}: {
-  row: Pick<SessionRow, 'active_run_id' | 'message_count'>;
-  runId: string;
-  expected: number | undefined;
-}): boolean {
-  return row.active_run_id === runId && (expected === undefined || row.message_count === expected);
 }
 
 /**

@@ -1,0 +1,183 @@
+import type { RecordedToolResult, RunJournal, StepCommit } from '../../core/run-journal.js';
+import { type ToolResultRow, toolResultValues, toRecordedToolResult } from '../session-rows.js';
+// Not `then` from sql-port.js: a module that exports `then` is thenable, and a dynamic import of it (vitest's
+// module runner awaits each module's namespace) calls that function as if the module were a promise.
+import type { SqlMode, SqlPort } from '../sql/sql-port.js';
+import { rows, run, type SqlProgram } from '../sql/sql-program.js';
+import { commitStep } from './session-programs.js';
+import { sessionStatements as statements } from './session-statements.js';
+import type { SessionTransactions } from './session-transactions.js';
+
+/**
+ * A rerunnable step commit in the connection's queue. While `queued` in the
+ * journal points at it, no transaction has taken it, and the next commit may
+ * absorb it: its queued write then writes nothing.
+ */
+interface QueuedCommit {
+  readonly commit: StepCommit;
+  absorbed: boolean;
+}
+
+/**
+ * The run journal of `SqlSessionStore`: writes a run's steps and tool
+ * results into session `sessionId`.
+ *
+ * - `findToolResult` reads the run's stored results once, with one query,
+ *   and answers from them after (synchronously on SQLite): the run is this
+ *   process's alone while it is active in the session, so nothing else
+ *   records results for it meanwhile.
+ * - A rerunnable result (`RecordedToolResult.rerunnable`) is never stored:
+ *   the journal answers with it, and the commit of its batch holds it.
+ * - A rerunnable step commit waits for the connection's next transaction
+ *   where the dialect has such a queue (`SessionTransactions.deferred`), and
+ *   a commit that follows while it still waits writes both as one; a held
+ *   commit that fails makes the run's next journal call throw.
+ * - Every commit lands where the previous one left the messages
+ *   (`expectedMessageCount` for the first, when given), or is refused.
+ *
+ * @example
+ * const journal = sessionJournal({ port, transactions, now: Date.now, sessionId: 's1' });
+ * await journal.commitStep({ runId, sessionId: 's1', appended, steps: 1, usage });
+ */
+export function sessionJournal<Mode extends SqlMode>({
+  port,
+  transactions,
+  now,
+  sessionId,
+  expectedMessageCount,
+}: {
+  port: SqlPort<Mode>;
+  transactions: SessionTransactions;
+  now: () => number;
+  sessionId: string;
+  expectedMessageCount: number | undefined;
+}): RunJournal {
+  /** Rerunnable results: this journal answers with them; they are not stored. */
+  const held = new Map<string, RecordedToolResult>();
+  /** The stored results of the run this journal answers for, by tool call id, once read. */
+  let stored: { readonly runId: string; readonly results: Map<string, RecordedToolResult> } | undefined;
+  /**
+   * Results this journal stored while the run's were not read yet (a read
+   * may be on its way, and miss them): added to what that read finds, the
+   * stored answer first, as in the table.
+   */
+  const recorded: { readonly runId: string; readonly result: RecordedToolResult }[] = [];
+  const keep = (results: Map<string, RecordedToolResult>, result: RecordedToolResult) => {
+    if (!results.has(result.toolCallId)) results.set(result.toolCallId, result);
+  };
+  const cache = (runId: string, found: readonly ToolResultRow[]) => {
+    if (stored?.runId === runId) return stored.results;
+    const results = new Map<string, RecordedToolResult>();
+    for (const row of found) results.set(row.tool_call_id, toRecordedToolResult(row));
+    for (const entry of recorded.splice(0)) if (entry.runId === runId) keep(results, entry.result);
+    stored = { runId, results };
+    return results;
+  };
+  /** The run's stored results: at once on SQLite, so the loop goes on without a promise; after the read on PostgreSQL. */
+  const readResult = (runId: string, toolCallId: string) => {
+    const found: ToolResultRow[] | Promise<ToolResultRow[]> = port.run(
+      rows<ToolResultRow>(statements.toolResults, [runId]),
+    );
+    if (found instanceof Promise) return found.then((read) => cache(runId, read).get(toolCallId));
+    return cache(runId, found).get(toolCallId);
+  };
+
+  // Where the next commit must land: as committed, and inside the transaction running now.
+  let expected = expectedMessageCount;
+  let staged: number | undefined;
+  /** Whether the session has a TTL, once a commit has told (it is set when a session is created or forked). */
+  let hasTtl: boolean | undefined;
+  function* commitNow(commit: StepCommit, at: number | undefined): SqlProgram<number> {
+    const committed = yield* commitStep({ sessionId, commit, expected: at, hasTtl, now: now() });
+    hasTtl = committed.hasTtl;
+    return committed.messageCount;
+  }
+  /** The rerunnable commit queued for the connection's next transaction and not yet taken by one. */
+  let queued: QueuedCommit | undefined;
+  /** A held write that failed: the run's next journal call throws it. */
+  let failure: unknown;
+  const throwFailure = () => {
+    if (failure === undefined) return;
+    const error = failure;
+    failure = undefined;
+    throw error;
+  };
+  const remember = (error: unknown) => {
+    failure ??= error;
+  };
+
+  return {
+    findToolResult: (runId, toolCallId) => {
+      const answer = held.get(`${runId}\u0000${toolCallId}`);
+      if (answer !== undefined) return answer;
+      if (stored?.runId === runId) return stored.results.get(toolCallId);
+      return readResult(runId, toolCallId);
+    },
+    recordToolResult: async (runId, result) => {
+      throwFailure();
+      if (result.rerunnable === true) {
+        // Never written: the batch's commit holds its answer, and a crash before it runs the call again.
+        const key = `${runId}\u0000${result.toolCallId}`;
+        if (!held.has(key)) held.set(key, result);
+        return;
+      }
+      const values = toolResultValues({ runId, sessionId, result, now: now() });
+      await transactions.write({
+        operation: 'recordToolResult',
+        ofRun: true,
+        oneStatement: true,
+        work: () => run(statements.recordToolResult, values),
+      });
+      // The first answer stays, as in the table.
+      if (stored?.runId === runId) keep(stored.results, result);
+      else recorded.push({ runId, result });
+    },
+    commitStep: async (commit) => {
+      throwFailure();
+      // A commit still queued would be written first in the same transaction: write both as one.
+      let merged = commit;
+      if (queued !== undefined) {
+        queued.absorbed = true;
+        merged = mergeStepCommits(queued.commit, commit);
+        queued = undefined;
+      }
+      const deferred = transactions.deferred;
+      if (merged.rerunnable === true && deferred !== undefined) {
+        const entry: QueuedCommit = { commit: merged, absorbed: false };
+        queued = entry;
+        deferred.add({
+          work: function* () {
+            if (entry.absorbed) return;
+            if (queued === entry) queued = undefined;
+            staged = yield* commitNow(entry.commit, staged ?? expected);
+          },
+          fail: remember,
+          settled: (committed) => {
+            if (entry.absorbed) return;
+            // Rolled back and queued again: it may still be merged into the next commit.
+            if (!committed) queued ??= entry;
+            if (committed && staged !== undefined) expected = staged;
+            staged = undefined;
+          },
+        });
+        return;
+      }
+      expected = await transactions.write({
+        operation: 'commitStep',
+        ofRun: true,
+        work: () => commitNow(merged, expected),
+      });
+      throwFailure();
+    },
+  };
+}
+
+/**
+ * Two consecutive step commits of one run as one: the messages of both, in
+ * order, and the later one's counters (they are the run's totals so far).
+ * One UPDATE of the session row instead of two in the transaction that
+ * writes them, which it would have done anyway.
+ */
+function mergeStepCommits(earlier: StepCommit, later: StepCommit): StepCommit {
+  return { ...later, appended: [...earlier.appended, ...later.appended] };
+}

@@ -1,0 +1,166 @@
+/**
+ * The steps `SqlSessionStore` and its journal share, as programs for the
+ * dialect port: read a session whole, read or lock its row, write its
+ * messages, commit a run's step.
+ *
+ * @module
+ */
+import type { ChatMessage } from '../../core/chat-message.js';
+import type { StepCommit } from '../../core/run-journal.js';
+import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
+import { type SessionRow, toSession } from '../session-rows.js';
+import type { Session } from '../session-store.js';
+import { rows, run, type SqlProgram, type SqlStatement, type SqlValue } from '../sql/sql-program.js';
+import { messagesPerInsert, sessionStatements as statements } from './session-statements.js';
+import { stepCommitConflict, stepCommitCounters } from './session-writes.js';
+
+/**
+ * The session with its messages, read in one statement (one snapshot), or
+ * undefined when there is none.
+ *
+ * @example
+ * const session = port.run(loadSession('s1'));
+ */
+export function* loadSession(sessionId: string): SqlProgram<Session | undefined> {
+  const [row] = yield* rows<SessionRow & { messages: string | string[] }>(statements.load, [sessionId]);
+  if (row === undefined) return undefined;
+  // PostgreSQL answers a text array; SQLite, which has none, the same list as JSON.
+  const messages = typeof row.messages === 'string' ? (JSON.parse(row.messages) as string[]) : row.messages;
+  return toSession(row, messages);
+}
+
+/**
+ * The session's row by `statement` (plain, or locked for the rest of the
+ * transaction); `SessionNotFoundError` when there is none.
+ *
+ * @example
+ * const row = yield* existingRow(sessionId, statements.lockRow);
+ */
+export function* existingRow(sessionId: string, statement: SqlStatement = statements.row): SqlProgram<SessionRow> {
+  const [row] = yield* rows<SessionRow>(statement, [sessionId]);
+  if (row === undefined) throw new SessionNotFoundError({ sessionId });
+  return row;
+}
+
+/**
+ * Writes `messages` at positions `from`, `from + 1`, …: one statement per
+ * `messagesPerInsert` of them (a step appends one or two: the answer and a
+ * tool's result), none for none.
+ *
+ * @example
+ * yield* insertMessages({ sessionId, messages, from: row.message_count, runId, now });
+ */
+export function* insertMessages({
+  sessionId,
+  messages,
+  from,
+  runId,
+  now,
+}: {
+  sessionId: string;
+  messages: readonly ChatMessage[];
+  from: number;
+  runId: string | undefined;
+  now: number;
+}): SqlProgram<void> {
+  for (let start = 0; start < messages.length; start += messagesPerInsert) {
+    const count = Math.min(messagesPerInsert, messages.length - start);
+    const values: SqlValue[] = [sessionId, runId ?? null, now];
+    for (let index = start; index < start + count; index += 1) {
+      values.push(from + index, JSON.stringify(messages[index]));
+    }
+    yield* run(statements.insertMessages[count - 1] as SqlStatement, values);
+  }
+}
+
+/** What a step commit left: where the journal's next commit must land, and whether the session has a TTL. */
+export interface CommittedStep {
+  readonly messageCount: number;
+  readonly hasTtl: boolean;
+}
+
+/**
+ * Writes one step of a run. The session row is updated first, only while
+ * the run is still its active run and, when `expected` is given, its
+ * messages are where the journal expects them: no read before the write,
+ * and on PostgreSQL the row's lock is the update's own. Only when that
+ * update finds nothing is the row read, to say why (`SessionConflictError`,
+ * `SessionNotFoundError`). Then the step's messages are written after the
+ * count the update left.
+ *
+ * `hasTtl` picks the update's shape (see `sessionStatements.commitStep`);
+ * undefined (a journal's first commit) takes the shape that fits every
+ * session, and reads back which one it was.
+ *
+ * @example
+ * const { messageCount, hasTtl } = yield* commitStep({ sessionId, commit, expected, hasTtl, now: Date.now() });
+ */
+export function* commitStep({
+  sessionId,
+  commit,
+  expected,
+  hasTtl,
+  now,
+}: {
+  sessionId: string;
+  commit: StepCommit;
+  expected: number | undefined;
+  hasTtl: boolean | undefined;
+  now: number;
+}): SqlProgram<CommittedStep> {
+  const { cost, lastSeq } = stepCommitCounters(commit);
+  const { runId, steps, usage } = commit;
+  const appended = commit.appended.length;
+  const values: SqlValue[] = [
+    appended,
+    steps,
+    usage.inputTokens,
+    usage.outputTokens,
+    cost ?? null,
+    usage.cachedInputTokens ?? 0,
+    lastSeq ?? null,
+    now,
+    sessionId,
+    runId,
+    expected ?? null,
+  ];
+  let committed: CommittedStep;
+  if (hasTtl === undefined) {
+    const [row] = yield* rows<{ message_count: number; has_ttl: unknown }>(statements.commitStep.first, values);
+    if (row === undefined) throw yield* commitConflict({ sessionId, runId, expected });
+    committed = { messageCount: row.message_count, hasTtl: Boolean(row.has_ttl) };
+  } else {
+    const shapes = hasTtl ? statements.commitStep.ttl : statements.commitStep.noTtl;
+    if (expected === undefined) {
+      const [row] = yield* rows<{ message_count: number }>(shapes.unfenced, values);
+      if (row === undefined) throw yield* commitConflict({ sessionId, runId, expected });
+      committed = { messageCount: row.message_count, hasTtl };
+    } else {
+      // Fenced: the count it leaves is known, so only whether the row changed matters.
+      if ((yield* run(shapes.fenced, values)) === 0) throw yield* commitConflict({ sessionId, runId, expected });
+      committed = { messageCount: expected + appended, hasTtl };
+    }
+  }
+  yield* insertMessages({
+    sessionId,
+    messages: commit.appended,
+    from: committed.messageCount - appended,
+    runId,
+    now,
+  });
+  return committed;
+}
+
+/** Why a step commit found nothing to update: the session is gone, another run is active, or its messages moved. */
+function* commitConflict({
+  sessionId,
+  runId,
+  expected,
+}: {
+  sessionId: string;
+  runId: string;
+  expected: number | undefined;
+}): SqlProgram<Error> {
+  const row = yield* existingRow(sessionId);
+  return stepCommitConflict({ sessionId, row, runId, expected });
+}

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordedToolResult } from '../../core/run-journal.js';
+import { openPostgresBackend } from '../postgres/open-postgres-backend.js';
+import { setUpPostgresCluster } from '../postgres/test-support/postgres-cluster.js';
+import type { SessionStore } from '../session-store.js';
+import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
+
+const cluster = setUpPostgresCluster();
+
+const usage = (tokens: number) => ({ inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 });
+const result = (toolCallId: string, content: string): RecordedToolResult => ({
+  toolCallId,
+  tool: 'query_order',
+  content,
+  outcome: { ok: true, data: { content } },
+});
+
+const dialects: {
+  name: string;
+  skip: boolean;
+  /** Whether the journal answers `findToolResult` without a promise. */
+  synchronous: boolean;
+  open: (now: () => number) => Promise<{ sessions: SessionStore; close: () => Promise<void> }>;
+}[] = [
+  {
+    name: 'SQLite',
+    skip: false,
+    synchronous: true,
+    open: async (now) => {
+      const backend = openSqliteBackend({ path: ':memory:', now });
+      return { sessions: backend.sessions, close: async () => backend.close() };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    skip: cluster.skip,
+    synchronous: false,
+    open: async (now) => {
+      const backend = await openPostgresBackend({
+        connectionString: cluster.connectionString,
+        schema: cluster.freshSchema(),
+        now,
+      });
+      return { sessions: backend.sessions, close: () => backend.close() };
+    },
+  },
+];
+
+describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }) => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  it.skipIf(skip)('answers a run’s stored results after one read, the first answer to a call kept', async () => {
+    const opened = await open(Date.now);
+    close = opened.close;
+    const { sessions } = opened;
+    const session = await sessions.create();
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+    await sessions.journal({ sessionId: session.id }).recordToolResult('run-1', result('call_1', 'first'));
+
+    const journal = sessions.journal({ sessionId: session.id });
+    const finding = journal.findToolResult('run-1', 'call_1');
+    expect(finding instanceof Promise).toBe(!synchronous);
+    expect(await finding).toMatchObject({ content: 'first' });
+    // Read once: from then on every dialect answers at once, a call recorded since included.
+    await journal.recordToolResult('run-1', result('call_2', 'second'));
+    await journal.recordToolResult('run-1', result('call_1', 'again'));
+    expect(journal.findToolResult('run-1', 'call_2')).toMatchObject({ content: 'second' });
+    expect(journal.findToolResult('run-1', 'call_1')).toMatchObject({ content: 'first' });
+    expect(journal.findToolResult('run-1', 'call_3')).toBeUndefined();
+    // What another journal (another process) reads: the same.
+    const other = sessions.journal({ sessionId: session.id });
+    expect(await other.findToolResult('run-1', 'call_1')).toMatchObject({ content: 'first' });
+    expect(await other.findToolResult('run-1', 'call_2')).toMatchObject({ content: 'second' });
+  });
+
+  it.skipIf(skip)('keeps the results a journal stored before its first read of the run', async () => {
+    const opened = await open(Date.now);
+    close = opened.close;
+    const { sessions } = opened;
+    const session = await sessions.create();
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1' });
+    const journal = sessions.journal({ sessionId: session.id });
+    // The read and the write race on PostgreSQL: whichever lands first, the journal knows the result.
+    const [found] = await Promise.all([
+      journal.findToolResult('run-1', 'call_0'),
+      journal.recordToolResult('run-1', result('call_1', 'recorded')),
+    ]);
+    expect(found).toBeUndefined();
+    expect(await journal.findToolResult('run-1', 'call_1')).toMatchObject({ content: 'recorded' });
+  });
+
+  it.skipIf(skip)('moves a session’s expiry with every step commit only when it has a TTL', async () => {
+    let clock = 1_000;
+    const opened = await open(() => clock);
+    close = opened.close;
+    const { sessions } = opened;
+    const lasting = await sessions.create();
+    const expiring = await sessions.create({ ttlMs: 500 });
+    let begunAt = clock;
+    for (const session of [lasting, expiring]) {
+      begunAt = clock;
+      await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+      const journal = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
+      for (const steps of [1, 2, 3]) {
+        clock += 100;
+        await journal.commitStep({
+          runId: 'run-1',
+          sessionId: session.id,
+          appended: [{ role: 'assistant', content: `step ${steps}` }],
+          steps,
+          usage: usage(steps * 10),
+        });
+      }
+    }
+    const [lastingAfter, expiringAfter] = await Promise.all([sessions.load(lasting.id), sessions.load(expiring.id)]);
+    expect(lastingAfter).toMatchObject({ expiresAt: undefined, stepCount: 3, version: 4 });
+    expect(lastingAfter?.messages).toHaveLength(4);
+    expect(expiringAfter).toMatchObject({ expiresAt: clock + 500, stepCount: 3, version: 4 });
+    // The run's begin moved `updatedAt`; its steps did not.
+    expect(expiringAfter?.updatedAt).toBe(begunAt);
+    expect(begunAt).toBeLessThan(clock);
+  });
+});
