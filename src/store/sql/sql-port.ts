@@ -24,18 +24,3 @@ export interface SqlPort<Mode extends SqlMode> {
   /** Runs `program` to its end: its result, at once or as a promise. */
   run<Result>(program: SqlProgram<Result>): Answer<Mode, Result>;
 }
-
-/**
- * Goes on with what an answer holds, whichever port gave it: at once for a
- * value, after it settles for a promise (so a synchronous port stays synchronous).
- *
- * @example
- * return then(this.port.run(loadClaim(key)), (row) => row === undefined ? undefined : claimOf(row));
- */
-export function then<Mode extends SqlMode, Value, Result>(
-  answer: Answer<Mode, Value>,
-  next: (value: Value) => Result,
-): Answer<Mode, Result> {
-  if (answer instanceof Promise) return answer.then(next) as Answer<Mode, Result>;
-  return next(answer as Value) as Answer<Mode, Result>;
-}
