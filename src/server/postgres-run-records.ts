@@ -1,6 +1,7 @@
 import type { PostgresQuery } from '../store/postgres/postgres-database.js';
 import type { PostgresServerRuns } from '../store/postgres/postgres-server-runs.js';
 import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../store/server-run.js';
+import type { SqlProgram } from '../store/sql/sql-program.js';
 import type { ServerRunRecords } from './server-storage.js';
 
 /** How long a run's end waits for its terminal event to carry it before it is written alone. */
@@ -59,6 +60,12 @@ export class PostgresRunRecords implements ServerRunRecords {
     this.#hold(recorded);
     this.#write(run.runId, () => this.#runs.insert(run, { owner: this.#nodeId, leaseMs: this.#leaseMs }));
     return recorded;
+  }
+
+  insertWithin(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<void> {
+    const now = Date.now();
+    this.#hold({ ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined });
+    return this.#runs.insertWithin(run, { owner: this.#nodeId, leaseMs: this.#leaseMs });
   }
 
   setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void {

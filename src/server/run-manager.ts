@@ -193,18 +193,22 @@ export class RunManager {
         let recorded: string | undefined;
         const sessions = this.#sessionsForRuns({
           onBegin: (begun) => {
-            if (begun.resumed) return;
-            this.#options.runs.insert({
+            if (begun.resumed) return undefined;
+            const record = {
               runId: begun.runId,
               sessionId,
               tenantId: principal.tenantId,
               principal,
               locale,
               messageOffset: begun.messageOffset,
-            });
+            };
+            // Written by the begin's own transaction where the store can (PostgreSQL: one transaction, not two).
+            const within = this.#options.runs.insertWithin?.(record);
+            if (within === undefined) this.#options.runs.insert(record);
             recorded = begun.runId;
             const task = this.#tasks.get(sessionId);
             if (task !== undefined) task.runId = begun.runId;
+            return within;
           },
         });
         const run = runSession({
@@ -486,7 +490,7 @@ export class RunManager {
    * until the run's terminal event has been published, so the status the
    * server keeps is written before the session leaves the run.
    */
-  #sessionsForRuns({ onBegin }: { onBegin?: (begun: BegunRun) => void } = {}): SessionStore {
+  #sessionsForRuns({ onBegin }: { onBegin?: (begun: BegunRun) => unknown } = {}): SessionStore {
     return sessionsForRuns({
       sessions: this.#options.sessions,
       ...(onBegin === undefined ? {} : { onBegin }),

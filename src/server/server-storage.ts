@@ -2,6 +2,7 @@ import type { Awaitable } from '../core/awaitable.js';
 import type { Principal } from '../core/principal.js';
 import type { ApprovalStore } from '../store/backend.js';
 import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../store/server-run.js';
+import type { SqlProgram } from '../store/sql/sql-program.js';
 
 /**
  * What the run manager records about the runs it executes. Writes answer
@@ -19,6 +20,12 @@ import type { OrphanedRun, RunFailure, ServerRun, ServerRunStatus } from '../sto
  */
 export interface ServerRunRecords {
   insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun;
+  /**
+   * `insert`, written by the program this returns instead, run in the
+   * transaction that begins the run in its session (the same database):
+   * the record and the session's run commit together, or neither does.
+   */
+  insertWithin?(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<void>;
   setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void;
   /** Writes what is queued, now. */
   flush(): Awaitable<void>;

@@ -1,4 +1,5 @@
 import type { BegunRun, SessionStore } from '../store/session-store.js';
+import { isSqlProgram } from '../store/sql/sql-program.js';
 
 /**
  * The session store as a server run sees it: the same store, with the
@@ -18,12 +19,12 @@ import type { BegunRun, SessionStore } from '../store/session-store.js';
  */
 export function sessionsForRuns({
   sessions,
-  onBegin = () => {},
+  onBegin = () => undefined,
   beforeEnd = async () => {},
 }: {
   sessions: SessionStore;
-  /** Runs inside `beginRun`'s transaction; a throw rolls the run's beginning back. */
-  onBegin?: (begun: BegunRun) => void;
+  /** Runs inside `beginRun`'s transaction (with the program it returns); a throw rolls the run's beginning back. */
+  onBegin?: (begun: BegunRun) => unknown;
   /** Awaited before the session's run is ended. */
   beforeEnd?: () => Promise<void>;
 }): SessionStore {
@@ -40,8 +41,14 @@ export function sessionsForRuns({
       sessions.beginRun({
         ...request,
         inTransaction: (begun) => {
-          inTransaction?.(begun);
-          onBegin(begun);
+          const first = inTransaction?.(begun);
+          const second = onBegin(begun);
+          if (!isSqlProgram(first)) return second;
+          if (!isSqlProgram(second)) return first;
+          return (function* () {
+            yield* first;
+            yield* second;
+          })();
         },
       }),
     endRun: async (request) => {

@@ -128,7 +128,13 @@ export interface BeginRunRequest {
   /** The name of the model the run uses. */
   model?: string;
   expectedVersion?: number;
-  inTransaction?: (begun: BegunRun) => void;
+  /**
+   * Called inside the begin's transaction (see `beginRun`). A program
+   * (`SqlProgram`) it returns runs in that transaction too: another table's
+   * write committed with the run's beginning, or with neither. Any other
+   * value it returns is ignored.
+   */
+  inTransaction?: (begun: BegunRun) => unknown;
 }
 
 /** What `SessionStore.endRun` is asked for. */

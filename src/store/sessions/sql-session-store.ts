@@ -23,7 +23,7 @@ import type {
   SetSlotsRequest,
 } from '../session-store.js';
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
-import { dialect, rows, run, type SqlProgram } from '../sql/sql-program.js';
+import { dialect, isSqlProgram, rows, run, type SqlProgram } from '../sql/sql-program.js';
 import { sessionJournal } from './session-journal.js';
 import { existingRow, insertMessages, loadSession } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
@@ -204,7 +204,8 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
         yield* run(statements.beginRun, [at, runId, locale ?? null, model ?? null, messages.length, sessionId]);
       }
       yield* insertMessages({ sessionId, messages, from: begun.messageOffset, runId, now: at });
-      inTransaction?.(begun);
+      const more = inTransaction?.(begun);
+      if (isSqlProgram(more)) yield* more;
     });
   }
 

@@ -102,6 +102,17 @@ export function* transaction<Result>(work: () => SqlProgram<Result>): SqlProgram
 }
 
 /**
+ * Whether `value` is a program (a generator object), as a callback may
+ * hand one back to run in the caller's transaction.
+ *
+ * @example
+ * if (isSqlProgram(more)) yield* more;
+ */
+export function isSqlProgram(value: unknown): value is SqlProgram<unknown> {
+  return Object.prototype.toString.call(value) === '[object Generator]';
+}
+
+/**
  * The dialect the program runs on, for the few places where the logic
  * itself differs (what a value looks like in a column, not just the SQL).
  *
