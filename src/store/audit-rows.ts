@@ -1,3 +1,4 @@
+import type { ExecutedDecision, PastCall } from '../core/call-history.js';
 import {
   type AuditChainOrigin,
   type AuditChainReport,
@@ -216,6 +217,18 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
       ? {}
       : { toolFingerprint: row.tool_fingerprint }),
   };
+}
+
+/**
+ * A stored row as the earlier call a rule reads in `context.history`
+ * (`findCalls` reads only rows of calls that executed).
+ *
+ * @example
+ * const calls = rows.map(toPastCall);
+ */
+export function toPastCall(row: AuditRow): PastCall {
+  const { at, runId, sessionId, toolCallId, tool, arguments: values, decision, rule } = toAuditRecord(row);
+  return { at, runId, sessionId, toolCallId, tool, arguments: values, decision: decision as ExecutedDecision, rule };
 }
 
 /**
