@@ -5,7 +5,7 @@ import {
   type AuditChainRow,
   auditChainKey,
 } from '../gate/audit-chain.js';
-import type { AuditCheckpointChain } from '../gate/audit-checkpoint.js';
+import type { AuditChainCut } from '../gate/audit-checkpoint.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
 import { type AuditChainHead, type AuditChainRecord, linkAuditRecords } from '../gate/audit-record-hash.js';
 import { auditPurgeTool } from '../gate/audit-retention.js';
@@ -285,33 +285,23 @@ export const auditChainOriginSql = 'SELECT last_row_id, rows_then, started_at FR
 
 export type { AuditChainOrigin };
 
-/** The newest row a purge deletes from one chain, as both dialects select it. */
-export interface AuditChainCut {
+/** The newest row a purge deletes from one chain, as both dialects select it (`seq` a string where a driver reads bigint so). */
+export interface AuditChainCutRow {
   tenant: string;
   /** Null for a chain of the first format. */
   writer: string | null;
-  seq: number | null;
+  seq: number | string | null;
   hash: string;
 }
 
 /**
- * Where the chains a purge cut start again, as its checkpoint records them:
- * the first format's by tenant, the second's by tenant, writer and place.
+ * A selected cut as the checkpoint reads it (`auditCheckpointOfCut`).
  *
  * @example
- * const checkpoint = auditCheckpoint({ ...checkpointOf(cut), key });
+ * const checkpoint = auditCheckpointOfCut({ cut: rows.map(toAuditChainCut), key });
  */
-export function checkpointOf(cut: readonly AuditChainCut[]): {
-  chainStarts: Record<string, string>;
-  chains: AuditCheckpointChain[];
-} {
-  const chainStarts: Record<string, string> = {};
-  const chains: AuditCheckpointChain[] = [];
-  for (const { tenant, writer, seq, hash } of cut) {
-    if (writer === null || seq === null) chainStarts[tenant] = hash;
-    else chains.push({ tenant, writer, seq: Number(seq), hash });
-  }
-  return { chainStarts, chains };
+export function toAuditChainCut({ tenant, writer, seq, hash }: AuditChainCutRow): AuditChainCut {
+  return { tenant, writer, seq: seq === null ? null : Number(seq), hash };
 }
 
 /**

@@ -47,7 +47,7 @@ export const auditStatements = {
   }),
   /** The rows a purge below `$1` deletes, oldest first (what the archive is handed). */
   purgeable: selectAuditRows(`WHERE ${purgedRows} ORDER BY audit_id`),
-  /** The newest row each chain loses to a purge below `$1` (`AuditChainCut`): where the chain starts again. */
+  /** The newest row each chain loses to a purge below `$1` (`AuditChainCutRow`): where the chain starts again. */
   chainCut: sqlOf({
     sqlite: `SELECT coalesce(tenant_id, '') AS tenant, chain_writer AS writer, chain_seq AS seq, chain_hash AS hash,
            max(audit_id) FROM audit_log WHERE ${purgedRows} AND chain_hash IS NOT NULL GROUP BY 1, 2`,

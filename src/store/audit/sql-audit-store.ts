@@ -1,6 +1,6 @@
 import type { CallHistoryFilter, CallHistorySource, HistoryRelease, PastCall } from '../../core/call-history.js';
 import type { AuditChainReport } from '../../gate/audit-chain.js';
-import { auditCheckpoint } from '../../gate/audit-checkpoint.js';
+import { auditCheckpointOfCut } from '../../gate/audit-checkpoint.js';
 import type { AuditEntry, AuditLog } from '../../gate/audit-log.js';
 import {
   type AuditArchive,
@@ -13,12 +13,12 @@ import {
 import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
 import { isStoreBusy } from '../../util/retry-while-busy.js';
 import {
-  type AuditChainCut,
+  type AuditChainCutRow,
   type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
   type AuditRowValues,
-  checkpointOf,
+  toAuditChainCut,
   toAuditRecord,
   toAuditRowValues,
   toPastCall,
@@ -290,8 +290,8 @@ function* purgeBelow({
     const purged = yield* rows<AuditRow>(auditStatements.purgeable, [before]);
     yield* wait(archive.write(purged.map(toAuditRecord)));
   }
-  const cut = yield* rows<AuditChainCut>(auditStatements.chainCut, [before]);
-  const checkpoint = auditCheckpoint({ ...checkpointOf(cut), key });
+  const cut = yield* rows<AuditChainCutRow>(auditStatements.chainCut, [before]);
+  const checkpoint = auditCheckpointOfCut({ cut: cut.map(toAuditChainCut), key });
   yield* run(auditStatements.authorisePurge, [before]);
   const deleted = yield* run(auditStatements.deletePurged, [before]);
   yield* run(auditStatements.endPurge);
