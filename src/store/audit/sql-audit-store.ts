@@ -17,7 +17,6 @@ import {
   type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
-  type AuditRowValues,
   toAuditChainCut,
   toAuditRecord,
   toAuditRowValues,
@@ -29,43 +28,11 @@ import {
   historyReservationLeaseMs,
   reserveHistoryInStore,
 } from '../history-reservations.js';
+import { chainAnswer, mapAnswer, recoverAnswer } from '../sql/answers.js';
 import type { Answer, SqlMode, SqlPort } from '../sql/sql-port.js';
 import { rows, run, type SqlProgram, wait } from '../sql/sql-program.js';
 import { auditStatements, findCallsStatement, listAuditStatement } from './audit-statements.js';
-
-/** What `append` answers: SQLite at once (or a promise while it waits out a lock), PostgreSQL a promise. */
-export type AuditAppendAnswer<Mode extends SqlMode> = Mode extends 'sync' ? void | Promise<void> : Promise<void>;
-
-/** The archive a purge hands its rows to: SQLite's purge runs synchronously, so only PostgreSQL's may write with a promise. */
-export type AuditStoreArchive<Mode extends SqlMode> = Mode extends 'sync'
-  ? AuditArchive
-  : AuditArchive<void | Promise<void>>;
-
-/**
- * Writes linked rows inside the transaction it is handed to: links each row
- * onto its chain (`auditChainColumns`) and inserts it.
- */
-export type AuditChainWrite = (rows: readonly AuditRowValues[]) => SqlProgram<void>;
-
-/**
- * How one dialect writes the audit log's chains, the part of the store
- * that is not the same in both: SQLite's file has one writer, whose rows
- * may wait for the connection's next transaction (`SqliteAuditWrites`);
- * PostgreSQL's nodes each write chains of their own, with no lock and no
- * read (`PostgresChainWriter`).
- */
-export interface AuditWrites<Mode extends SqlMode> {
-  /** Records an entry on its tenant's chain (see `AuditLog.append`). */
-  append(entry: AuditEntry): AuditAppendAnswer<Mode>;
-  /** Commits what waits to be written, before the log is read (so a read sees every append before it). */
-  beforeRead(): void;
-  /**
-   * Runs `program` in one transaction that may write onto `tenant`'s chain
-   * through the `AuditChainWrite` it is given; the chain moves on only if
-   * the transaction commits.
-   */
-  inTransaction<Result>(tenant: string, program: (write: AuditChainWrite) => SqlProgram<Result>): Answer<Mode, Result>;
-}
+import type { AuditAppendAnswer, AuditChainWrite, AuditStoreArchive, AuditWrites } from './audit-writes.js';
 
 /** Options both dialects' audit logs take. */
 export interface SqlAuditStoreOptions {
@@ -137,8 +104,8 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
     const { reservation } = auditStatements;
     this.#reservations = {
       take: ({ key, holder, expiresAt, now: at }) =>
-        recover(
-          () => then(port.run(run(reservation.take, [key, holder, expiresAt, at])), (changed) => changed === 1),
+        recoverAnswer(
+          () => mapAnswer(port.run(run(reservation.take, [key, holder, expiresAt, at])), (changed) => changed === 1),
           (error) => {
             // Another process holds SQLite's write lock: not taken this time, tried again.
             if (isStoreBusy(error)) return false;
@@ -176,15 +143,15 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
     anchored?: readonly AnchoredChain[] | undefined;
   } = {}): Answer<Mode, AuditChainReport> {
     this.#writes.beforeRead();
-    return flatThen(this.#port.run(rows<AuditRow>(auditStatements.everyRow)), (stored) =>
-      then(this.#origin(), (origin) => verifyAuditRows({ rows: stored, origin, key, anchored })),
+    return chainAnswer(this.#port.run(rows<AuditRow>(auditStatements.everyRow)), (stored) =>
+      mapAnswer(this.#origin(), (origin) => verifyAuditRows({ rows: stored, origin, key, anchored })),
     );
   }
 
   /** When the chain began; undefined when the record is gone (the table dropped or its row deleted). */
   #origin(): Answer<Mode, AuditChainOriginRow | undefined> {
-    return recover(
-      () => then(this.#port.run(rows<AuditChainOriginRow>(auditStatements.chainOrigin)), ([origin]) => origin),
+    return recoverAnswer(
+      () => mapAnswer(this.#port.run(rows<AuditChainOriginRow>(auditStatements.chainOrigin)), ([origin]) => origin),
       (error) => {
         if (isMissingTable(error)) return undefined;
         throw error;
@@ -223,7 +190,7 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
       })(),
     );
     // The purge row goes onto the chain of calls without a tenant, in the purge's transaction.
-    return flatThen(cutoff, (requested) =>
+    return chainAnswer(cutoff, (requested) =>
       this.#writes.inTransaction('', (write) => purgeBelow({ requested, now, olderThanDays, by, archive, key, write })),
     );
   }
@@ -249,7 +216,7 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
   findCalls(filter: CallHistoryFilter): Answer<Mode, PastCall[]> {
     this.#writes.beforeRead();
     const { statement, values } = findCallsStatement(filter);
-    return then(this.#port.run(rows<AuditRow>(statement, values)), (found) => found.map(toPastCall));
+    return mapAnswer(this.#port.run(rows<AuditRow>(statement, values)), (found) => found.map(toPastCall));
   }
 
   /** Entries in the order they were appended, optionally of one session, run or tool call. */
@@ -258,7 +225,7 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
   ): Answer<Mode, readonly AuditRecord[]> {
     this.#writes.beforeRead();
     const { statement, values } = listAuditStatement(filter);
-    return then(this.#port.run(rows<AuditRow>(statement, values)), (found) => found.map(toAuditRecord));
+    return mapAnswer(this.#port.run(rows<AuditRow>(statement, values)), (found) => found.map(toAuditRecord));
   }
 }
 
@@ -301,42 +268,6 @@ function* purgeBelow({
     ),
   ]);
   return { before, deleted };
-}
-
-/**
- * Goes on with what an answer holds: at once for a value, after it settles
- * for a promise (so a synchronous port stays synchronous). The port's own
- * `then` (`sql-port.ts`) is not imported: a module with a `then` export is a
- * thenable to whoever awaits it, and vitest's module runner awaits modules.
- */
-function then<Mode extends SqlMode, Value, Result>(
-  answer: Answer<Mode, Value>,
-  next: (value: Value) => Result,
-): Answer<Mode, Result> {
-  if (answer instanceof Promise) return answer.then(next) as Answer<Mode, Result>;
-  return next(answer as Value) as Answer<Mode, Result>;
-}
-
-/** `then` for a next step that answers as the port does itself: one answer, not an answer of an answer. */
-function flatThen<Mode extends SqlMode, Value, Result>(
-  answer: Answer<Mode, Value>,
-  next: (value: Value) => Answer<Mode, Result>,
-): Answer<Mode, Result> {
-  // A promise's `then` flattens the promise `next` returns; a value's is `next`'s answer as it is.
-  return then<Mode, Value, Answer<Mode, Result>>(answer, next) as unknown as Answer<Mode, Result>;
-}
-
-/** `attempt`'s answer, or `fallback`'s when it throws (at once) or rejects (a promise). */
-function recover<Mode extends SqlMode, Result>(
-  attempt: () => Answer<Mode, Result>,
-  fallback: (error: unknown) => Result,
-): Answer<Mode, Result> {
-  try {
-    const answer = attempt();
-    return (answer instanceof Promise ? answer.catch(fallback) : answer) as Answer<Mode, Result>;
-  } catch (error) {
-    return fallback(error) as Answer<Mode, Result>;
-  }
 }
 
 /** A statement failed because a table it reads is missing (SQLite's message, PostgreSQL's `42P01`). */

@@ -3,7 +3,7 @@ import { auditChainKey } from '../../gate/audit-chain.js';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import type { AuditChainHead } from '../../gate/audit-record-hash.js';
 import { insertLinkedRowsStatement } from '../audit/audit-statements.js';
-import type { AuditWrites } from '../audit/sql-audit-store.js';
+import type { AuditWrites } from '../audit/audit-writes.js';
 import { type AuditRowValues, auditColumnIndex, linkAuditRowValues, toAuditRowValues } from '../audit-rows.js';
 import { PostgresPort } from '../sql/postgres-port.js';
 import { run, transaction } from '../sql/sql-program.js';

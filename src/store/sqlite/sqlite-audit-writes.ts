@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { type AuditEntry, auditEntryMayWait } from '../../gate/audit-log.js';
 import { retryWhileBusy } from '../../util/retry-while-busy.js';
-import type { AuditChainWrite, AuditWrites } from '../audit/sql-audit-store.js';
+import type { AuditChainWrite, AuditWrites } from '../audit/audit-writes.js';
 import { type AuditRowValues, toAuditRowValues } from '../audit-rows.js';
 import type { SqlPort } from '../sql/sql-port.js';
 import { type SqlProgram, wait } from '../sql/sql-program.js';
