@@ -1,3 +1,4 @@
+import { mapAnswer } from './answers.js';
 import type { SqlDialect, SqlProgram } from './sql-program.js';
 
 /** How a port answers: `sync` at once (SQLite), `async` with a promise (PostgreSQL). */
@@ -28,6 +29,9 @@ export interface SqlPort<Mode extends SqlMode> {
 /**
  * Goes on with what an answer holds, whichever port gave it: at once for a
  * value, after it settles for a promise (so a synchronous port stays synchronous).
+ * The same function as `mapAnswer` (`answers.ts`); import that one: a
+ * module that exports `then` is a thenable, and vitest's module runner,
+ * which awaits the modules it imports, fails on importing this one at run time.
  *
  * @example
  * return then(this.port.run(loadClaim(key)), (row) => row === undefined ? undefined : claimOf(row));
@@ -36,6 +40,5 @@ export function then<Mode extends SqlMode, Value, Result>(
   answer: Answer<Mode, Value>,
   next: (value: Value) => Result,
 ): Answer<Mode, Result> {
-  if (answer instanceof Promise) return answer.then(next) as Answer<Mode, Result>;
-  return next(answer as Value) as Answer<Mode, Result>;
+  return mapAnswer(answer, next);
 }
