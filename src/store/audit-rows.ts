@@ -247,7 +247,7 @@ export function verifyAuditRows({
   /** Chain heads from a checked anchor (`checkAuditAnchor`): rows deleted after it are named. */
   anchored?: readonly AnchoredChain[] | undefined;
   rows: readonly AuditRow[];
-  /** The row of `audit_chain_origin` (`auditChainOriginSql`); undefined when it is missing. */
+  /** The row of `audit_chain_origin` (`auditStatements.chainOrigin`); undefined when it is missing. */
   origin: AuditChainOriginRow | undefined;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
   key?: string | undefined;
@@ -275,14 +275,6 @@ export interface AuditChainOriginRow {
   started_at: number | string;
 }
 
-/**
- * Reads when the chain began (both dialects).
- *
- * @example
- * const origin = database.prepare(auditChainOriginSql).get() as AuditChainOriginRow | undefined;
- */
-export const auditChainOriginSql = 'SELECT last_row_id, rows_then, started_at FROM audit_chain_origin';
-
 export type { AuditChainOrigin };
 
 /** The newest row a purge deletes from one chain, as both dialects select it (`seq` a string where a driver reads bigint so). */
@@ -302,16 +294,4 @@ export interface AuditChainCutRow {
  */
 export function toAuditChainCut({ tenant, writer, seq, hash }: AuditChainCutRow): AuditChainCut {
   return { tenant, writer, seq: seq === null ? null : Number(seq), hash };
-}
-
-/**
- * The SQL condition (both dialects) of the rows a purge below `cutoff` deletes: those older than it that come
- * before the first row that is not, so every chain loses a prefix and never a row in its middle (a row's `at`
- * can be older than the row before it by a few milliseconds).
- *
- * @example
- * `DELETE FROM audit_log WHERE ${auditPurgePrefix('?')}`;
- */
-export function auditPurgePrefix(cutoff: string): string {
-  return `at < ${cutoff} AND audit_id < (SELECT coalesce(min(audit_id), 9223372036854775807) FROM audit_log WHERE at >= ${cutoff})`;
 }

@@ -1,7 +1,7 @@
 import type { CallHistoryFilter } from '../../core/call-history.js';
 import { executedDecisions } from '../../gate/audit-log.js';
 import { auditRetentionFloorDays } from '../../gate/audit-retention.js';
-import { auditChainColumns, auditChainOriginSql, auditPurgePrefix, auditWrittenColumns } from '../audit-rows.js';
+import { auditChainColumns, auditWrittenColumns } from '../audit-rows.js';
 import { historyReservationSql, postgresParameter } from '../history-reservations.js';
 import { type SqlStatement, type SqlValue, sql, sqlOf } from '../sql/sql-program.js';
 
@@ -26,7 +26,13 @@ function selectAuditRows(clauses: string): SqlStatement {
   });
 }
 
-const purgedRows = auditPurgePrefix('$1');
+/**
+ * The condition of the rows a purge below `$1` deletes: those older than it that come before the first row that
+ * is not, so every chain loses a prefix and never a row in its middle (a row's `at` can be older than the row
+ * before it by a few milliseconds).
+ */
+const purgedRows =
+  'at < $1 AND audit_id < (SELECT coalesce(min(audit_id), 9223372036854775807) FROM audit_log WHERE at >= $1)';
 
 /**
  * The audit store's fixed statements.
@@ -38,7 +44,7 @@ export const auditStatements = {
   /** Every row, in the log's order (what `verifyChain` recomputes). */
   everyRow: selectAuditRows('ORDER BY audit_id'),
   /** When the chain began: the one row of `audit_chain_origin`. */
-  chainOrigin: sql(auditChainOriginSql),
+  chainOrigin: sql('SELECT last_row_id, rows_then, started_at FROM audit_chain_origin'),
   /** The cutoff a purge below `$1` really uses: never later than 30 days ago by the database's clock. */
   purgeBefore: sqlOf({
     sqlite: `SELECT CAST(min($1, (julianday('now') - 2440587.5 - ${auditRetentionFloorDays}) * 86400000) AS INTEGER) AS before`,
