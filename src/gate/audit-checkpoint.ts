@@ -44,6 +44,42 @@ export function auditCheckpoint({
   return { ...checkpoint, signature: key === undefined || key === '' ? null : checkpointSignature(checkpoint, key) };
 }
 
+/** The newest row a purge deletes from one chain, where that chain starts again. */
+export interface AuditChainCut {
+  /** The chain's tenant; '' for calls without one. */
+  readonly tenant: string;
+  /** The chain's writer; null for a chain of the first format (one per tenant). */
+  readonly writer: string | null;
+  /** The row's place in its writer's chain; null for the first format. */
+  readonly seq: number | null;
+  readonly hash: string;
+}
+
+/**
+ * The checkpoint of a purge that cut the chains at `cut`: a chain of the
+ * first format is recorded by its tenant (`chain_starts`), one of the
+ * second by tenant, writer and place (`chains`); signed with `key` when
+ * one is configured.
+ *
+ * @example
+ * const checkpoint = auditCheckpointOfCut({ cut: [{ tenant: 'acme', writer, seq: 41, hash: 'ab12…' }], key });
+ */
+export function auditCheckpointOfCut({
+  cut,
+  key,
+}: {
+  cut: readonly AuditChainCut[];
+  key?: string | undefined;
+}): AuditCheckpoint {
+  const chainStarts: Record<string, string> = {};
+  const chains: AuditCheckpointChain[] = [];
+  for (const { tenant, writer, seq, hash } of cut) {
+    if (writer === null || seq === null) chainStarts[tenant] = hash;
+    else chains.push({ tenant, writer, seq, hash });
+  }
+  return auditCheckpoint({ chainStarts, chains, key });
+}
+
 /**
  * Whether a checkpoint carries the signature of `key`.
  *

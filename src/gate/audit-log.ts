@@ -70,3 +70,25 @@ export interface AuditLog {
   /** Commits every entry still waiting; the loop calls it before a run ends. */
   flush?(): Promise<void> | void;
 }
+
+/**
+ * The decisions under which a call executed, the ones `findCalls` reads by
+ * default: what rules counting earlier calls (`context.history`) count.
+ *
+ * @example
+ * executedDecisions.includes(entry.decision as ExecutedDecision);
+ */
+export const executedDecisions: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
+
+/**
+ * Whether an entry's row may wait to commit with later writes (see
+ * `AuditLog.append`): the entry of a call that changed nothing, a `read`
+ * that executed. Every other entry (a change, a refusal, a call waiting for
+ * a person) commits before `append` settles.
+ *
+ * @example
+ * auditEntryMayWait({ ...entry, sideEffect: 'read', decision: 'allowed' }); // true
+ */
+export function auditEntryMayWait(entry: Pick<AuditEntry, 'sideEffect' | 'decision'>): boolean {
+  return entry.sideEffect === 'read' && executedDecisions.includes(entry.decision as ExecutedDecision);
+}

@@ -1,7 +1,5 @@
 import type { CallHistoryFilter, CallHistorySource, ExecutedDecision, PastCall } from '../core/call-history.js';
-import type { AuditEntry, AuditLog } from './audit-log.js';
-
-const executed: readonly ExecutedDecision[] = ['allowed', 'auto_approved', 'approved'];
+import { type AuditEntry, type AuditLog, executedDecisions } from './audit-log.js';
 
 /**
  * An audit log in memory that answers history queries, for a run without a
@@ -32,7 +30,7 @@ export class MemoryAuditLog implements AuditLog, CallHistorySource {
   }
 
   findCalls(filter: CallHistoryFilter): readonly PastCall[] {
-    const decisions = filter.decisions ?? executed;
+    const decisions = filter.decisions ?? executedDecisions;
     return this.#entries
       .filter(
         (entry) =>

@@ -1,10 +1,11 @@
+import type { ExecutedDecision, PastCall } from '../core/call-history.js';
 import {
   type AuditChainOrigin,
   type AuditChainReport,
   type AuditChainRow,
   auditChainKey,
 } from '../gate/audit-chain.js';
-import type { AuditCheckpointChain } from '../gate/audit-checkpoint.js';
+import type { AuditChainCut } from '../gate/audit-checkpoint.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
 import { type AuditChainHead, type AuditChainRecord, linkAuditRecords } from '../gate/audit-record-hash.js';
 import { auditPurgeTool } from '../gate/audit-retention.js';
@@ -219,6 +220,18 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
 }
 
 /**
+ * A stored row as the earlier call a rule reads in `context.history`
+ * (`findCalls` reads only rows of calls that executed).
+ *
+ * @example
+ * const calls = rows.map(toPastCall);
+ */
+export function toPastCall(row: AuditRow): PastCall {
+  const { at, runId, sessionId, toolCallId, tool, arguments: values, decision, rule } = toAuditRecord(row);
+  return { at, runId, sessionId, toolCallId, tool, arguments: values, decision: decision as ExecutedDecision, rule };
+}
+
+/**
  * Verifies the hash chains of stored rows (all of a log's rows, in
  * `audit_id` order): see `verifyAuditChain`.
  *
@@ -234,7 +247,7 @@ export function verifyAuditRows({
   /** Chain heads from a checked anchor (`checkAuditAnchor`): rows deleted after it are named. */
   anchored?: readonly AnchoredChain[] | undefined;
   rows: readonly AuditRow[];
-  /** The row of `audit_chain_origin` (`auditChainOriginSql`); undefined when it is missing. */
+  /** The row of `audit_chain_origin` (`auditStatements.chainOrigin`); undefined when it is missing. */
   origin: AuditChainOriginRow | undefined;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
   key?: string | undefined;
@@ -262,53 +275,23 @@ export interface AuditChainOriginRow {
   started_at: number | string;
 }
 
-/**
- * Reads when the chain began (both dialects).
- *
- * @example
- * const origin = database.prepare(auditChainOriginSql).get() as AuditChainOriginRow | undefined;
- */
-export const auditChainOriginSql = 'SELECT last_row_id, rows_then, started_at FROM audit_chain_origin';
-
 export type { AuditChainOrigin };
 
-/** The newest row a purge deletes from one chain, as both dialects select it. */
-export interface AuditChainCut {
+/** The newest row a purge deletes from one chain, as both dialects select it (`seq` a string where a driver reads bigint so). */
+export interface AuditChainCutRow {
   tenant: string;
   /** Null for a chain of the first format. */
   writer: string | null;
-  seq: number | null;
+  seq: number | string | null;
   hash: string;
 }
 
 /**
- * Where the chains a purge cut start again, as its checkpoint records them:
- * the first format's by tenant, the second's by tenant, writer and place.
+ * A selected cut as the checkpoint reads it (`auditCheckpointOfCut`).
  *
  * @example
- * const checkpoint = auditCheckpoint({ ...checkpointOf(cut), key });
+ * const checkpoint = auditCheckpointOfCut({ cut: rows.map(toAuditChainCut), key });
  */
-export function checkpointOf(cut: readonly AuditChainCut[]): {
-  chainStarts: Record<string, string>;
-  chains: AuditCheckpointChain[];
-} {
-  const chainStarts: Record<string, string> = {};
-  const chains: AuditCheckpointChain[] = [];
-  for (const { tenant, writer, seq, hash } of cut) {
-    if (writer === null || seq === null) chainStarts[tenant] = hash;
-    else chains.push({ tenant, writer, seq: Number(seq), hash });
-  }
-  return { chainStarts, chains };
-}
-
-/**
- * The SQL condition (both dialects) of the rows a purge below `cutoff` deletes: those older than it that come
- * before the first row that is not, so every chain loses a prefix and never a row in its middle (a row's `at`
- * can be older than the row before it by a few milliseconds).
- *
- * @example
- * `DELETE FROM audit_log WHERE ${auditPurgePrefix('?')}`;
- */
-export function auditPurgePrefix(cutoff: string): string {
-  return `at < ${cutoff} AND audit_id < (SELECT coalesce(min(audit_id), 9223372036854775807) FROM audit_log WHERE at >= ${cutoff})`;
+export function toAuditChainCut({ tenant, writer, seq, hash }: AuditChainCutRow): AuditChainCut {
+  return { tenant, writer, seq: seq === null ? null : Number(seq), hash };
 }

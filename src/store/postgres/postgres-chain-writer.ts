@@ -1,30 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { auditChainKey } from '../../gate/audit-chain.js';
+import type { AuditEntry } from '../../gate/audit-log.js';
 import type { AuditChainHead } from '../../gate/audit-record-hash.js';
-import {
-  type AuditRowValues,
-  auditChainColumns,
-  auditColumnIndex,
-  auditWrittenColumns,
-  linkAuditRowValues,
-} from '../audit-rows.js';
-import { namedStatement } from './named-statement.js';
-import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
+import { insertLinkedRowsStatement } from '../audit/audit-statements.js';
+import type { AuditWrites } from '../audit/audit-writes.js';
+import { type AuditRowValues, auditColumnIndex, linkAuditRowValues, toAuditRowValues } from '../audit-rows.js';
+import { PostgresPort } from '../sql/postgres-port.js';
+import { run, transaction } from '../sql/sql-program.js';
+import { type NamedStatement, namedStatement } from './named-statement.js';
+import type { PostgresDatabase } from './postgres-database.js';
 
-const appendedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
-const width = appendedColumns.split(',').length;
 /** Rows one INSERT writes at most: 64 × 23 values, far below PostgreSQL's 65,535 parameters. */
 const rowsPerInsert = 64;
 /** Chains a writer keeps of one tenant at most, each with its INSERT in flight beside the others'. */
 const defaultChainsPerTenant = 4;
 
-/** The INSERT of `rows` linked rows, one statement shape per count. */
-export function insertLinkedRows(rows: number) {
-  const placeholders = Array.from(
-    { length: rows },
-    (_, row) => `(${Array.from({ length: width }, (_, column) => `$${row * width + column + 1}`).join(', ')})`,
-  );
-  return namedStatement(`INSERT INTO audit_log (${appendedColumns}) VALUES ${placeholders.join(', ')}`);
+/**
+ * The INSERT of `rows` linked rows, one statement shape per count.
+ *
+ * @example
+ * await database.query(insertLinkedRows(linked.length), linked.flat());
+ */
+export function insertLinkedRows(rows: number): NamedStatement {
+  return namedStatement(insertLinkedRowsStatement(rows).postgres);
 }
 
 /** One tenant's chain on this writer: its head, and what waits to be written onto it, in order. */
@@ -87,13 +85,14 @@ export class PostgresChainWriter {
   }
 
   /**
-   * Runs `work` in a transaction with `tenant`'s chain to itself: `link`
-   * links rows onto its head (to be inserted by `work` with `insert`), and
-   * the head moves only when the transaction commits.
+   * Runs `work` with `tenant`'s chain to itself: `link` links rows onto the
+   * chain's head as last committed (once per transaction `work` runs, which
+   * inserts them), and the head moves only when `work` succeeds. A failure
+   * ends the chain, as a failed INSERT does.
    */
   withChain<Result>(
     tenant: string,
-    work: (query: PostgresQuery, link: (rows: readonly AuditRowValues[]) => AuditRowValues[]) => Promise<Result>,
+    work: (link: (rows: readonly AuditRowValues[]) => AuditRowValues[]) => Promise<Result>,
   ): Promise<Result> {
     const lane = this.#lane(tenant);
     return new Promise<Result>((resolve, reject) => {
@@ -102,18 +101,15 @@ export class PostgresChainWriter {
         run: async (current) => {
           let head = current.head;
           try {
-            const result = await this.#database.transaction((query) => {
-              head = current.head;
-              return work(query, (rows) => {
-                const linked = linkAuditRowValues({
-                  rows,
-                  writer: current.writer,
-                  heads: new Map([[tenant, head]]),
-                  headOf: () => head,
-                });
-                head = linked.heads.get(tenant) ?? null;
-                return linked.rows;
+            const result = await work((rows) => {
+              const linked = linkAuditRowValues({
+                rows,
+                writer: current.writer,
+                heads: new Map([[tenant, current.head]]),
+                headOf: () => current.head,
               });
+              head = linked.heads.get(tenant) ?? null;
+              return linked.rows;
             });
             current.head = head;
             resolve(result);
@@ -183,4 +179,42 @@ export class PostgresChainWriter {
       lane.running = false;
     })();
   }
+}
+
+/**
+ * How PostgreSQL's audit log writes its rows (`AuditWrites` of
+ * `SqlAuditStore`): appends go onto this process's own chains
+ * (`PostgresChainWriter`), with no lock and no read, so appends of one
+ * tenant on different nodes never wait for each other; a purge runs in a
+ * transaction on the port with the chain of calls without a tenant to
+ * itself, and writes its row onto it.
+ *
+ * @example
+ * const audit = new SqlAuditStore({ port: new PostgresPort(database), writes: postgresAuditWrites({ database }) });
+ */
+export function postgresAuditWrites({
+  database,
+  port = new PostgresPort(database),
+  chains = new PostgresChainWriter({ database }),
+}: {
+  database: PostgresDatabase;
+  /** The port a purge's program runs on; default one of its own on `database`. */
+  port?: PostgresPort;
+  chains?: PostgresChainWriter;
+}): AuditWrites<'async'> {
+  return {
+    append: (entry: AuditEntry) => chains.append(toAuditRowValues(entry)),
+    beforeRead: () => {},
+    inTransaction: (tenant, program) =>
+      chains.withChain(tenant, (link) =>
+        port.run(
+          transaction(() =>
+            program(function* (rows) {
+              const linked = link(rows);
+              yield* run(insertLinkedRowsStatement(linked.length), linked.flat());
+            }),
+          ),
+        ),
+      ),
+  };
 }

@@ -63,6 +63,8 @@ export class PostgresPort implements SqlPort<'async'> {
         return this.database.transaction((transactionQuery) => this.#run(step.work(), transactionQuery, true));
       case 'dialect':
         return this.dialect;
+      case 'wait':
+        return step.value;
     }
   }
 }

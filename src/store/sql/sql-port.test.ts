@@ -5,7 +5,7 @@ import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
 import { bindPositional } from './bind-positional.js';
 import { PostgresPort } from './postgres-port.js';
 import type { SqlMode, SqlPort } from './sql-port.js';
-import { dialect, rows, run, type SqlProgram, sql, sqlOf, transaction } from './sql-program.js';
+import { dialect, rows, run, type SqlProgram, sql, sqlOf, transaction, wait } from './sql-program.js';
 import { SqlitePort } from './sqlite-port.js';
 
 const cluster = setUpPostgresCluster();
@@ -83,6 +83,36 @@ describe.each(ports)('the dialect port on $name', ({ skip, open }) => {
     expect(await port.run(bumpInTransaction())).toEqual({ changed: 1, rows: [{ id: 'a', n: 6 }] });
     expect(await port.run(dialect())).toBe(port.dialect);
   });
+
+  it.skipIf(skip)('hands a program the value a callback answered, inside its transaction', async () => {
+    const opened = await open();
+    close = opened.close;
+    const { port } = opened;
+    await port.run(setUp());
+    const answered = await port.run(
+      transaction(function* () {
+        const [row] = yield* rows<{ n: number }>(readAll);
+        return yield* wait((row?.n ?? 0) + 41);
+      }),
+    );
+    expect(answered).toBe(42);
+  });
+});
+
+describe('the PostgreSQL port', () => {
+  it.skipIf(cluster.skip)('waits for a promise a program hands it before the program goes on', async () => {
+    const database = PostgresDatabase.open({
+      connectionString: cluster.connectionString,
+      schema: cluster.freshSchema(),
+    });
+    try {
+      const port = new PostgresPort(database);
+      const later = new Promise<string>((resolve) => setTimeout(() => resolve('written'), 20));
+      expect(await port.run(wait(later))).toBe('written');
+    } finally {
+      await database.close();
+    }
+  });
 });
 
 describe('the SQLite port', () => {
@@ -94,6 +124,16 @@ describe('the SQLite port', () => {
       const answer = port.run(bumpInTransaction());
       expect(answer).not.toBeInstanceOf(Promise);
       expect(answer.rows).toEqual([{ id: 'a', n: 6 }]);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('refuses to wait for a promise, which it could not do synchronously', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      expect(() => port.run(wait(Promise.resolve(1)))).toThrow('cannot wait for a promise');
     } finally {
       backend.close();
     }

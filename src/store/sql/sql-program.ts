@@ -65,7 +65,9 @@ export type SqlStep =
    */
   | { readonly kind: 'transaction'; readonly work: () => SqlProgram<unknown> }
   /** The dialect of the port running the program. */
-  | { readonly kind: 'dialect' };
+  | { readonly kind: 'dialect' }
+  /** A value from outside the database (a callback's answer), once it settles. */
+  | { readonly kind: 'wait'; readonly value: unknown };
 
 /** A store's logic as the port runs it: each step yielded, each answer sent back, the result returned. */
 export type SqlProgram<Result> = Generator<SqlStep, Result, unknown>;
@@ -121,4 +123,17 @@ export function isSqlProgram(value: unknown): value is SqlProgram<unknown> {
  */
 export function* dialect(): SqlProgram<SqlDialect> {
   return (yield { kind: 'dialect' }) as SqlDialect;
+}
+
+/**
+ * Waits for what a callback answered (an archive written, say) before the
+ * program goes on: PostgreSQL's port awaits a promise; SQLite's takes a
+ * plain value at once, and refuses a promise, which it could not wait for
+ * without leaving its synchronous run.
+ *
+ * @example
+ * yield* wait(archive.write(records));
+ */
+export function* wait<Value>(value: Value | Promise<Value>): SqlProgram<Value> {
+  return (yield { kind: 'wait', value }) as Value;
 }

@@ -50,6 +50,12 @@ export class SqlitePort implements SqlPort<'sync'> {
       }
       case 'dialect':
         return this.dialect;
+      case 'wait':
+        if (step.value instanceof Promise) {
+          step.value.catch(() => {});
+          throw new TypeError('the SQLite port runs a program synchronously: it cannot wait for a promise');
+        }
+        return step.value;
     }
   }
 }
