@@ -88,6 +88,10 @@ export class NodePool {
       child.once('exit', (code) => reject(new Error(`node ${name} exited (${code}) before listening:\n${stderr}`)));
     });
     const node: Node = { name, url, child, exited, killed: false };
+    // A node that dies without being stopped or killed says why, beside whatever the test then reports.
+    child.once('exit', (code, signal) => {
+      if (!node.killed && code !== 0) console.error(`node ${name} exited (${code ?? signal}):\n${stderr.slice(-4000)}`);
+    });
     this.nodes.push(node);
     return node;
   }

@@ -14,8 +14,8 @@ import { PostgresServerRuns } from './postgres-server-runs.js';
 import { PostgresSessionStore } from './postgres-session-store.js';
 
 /**
- * Every storage interface arbiter has, on one PostgreSQL pool: the same
- * members as `SqliteBackend` where they are storage interfaces.
+ * Every storage interface arbiter has, on one PostgreSQL pool: a `Backend`
+ * (as `SqliteBackend` is), with each concept's class on the PostgreSQL port.
  *
  * @example
  * const { sessions, approvals, close } = await openPostgresBackend({ connectionString: 'postgres://localhost/arbiter' });
