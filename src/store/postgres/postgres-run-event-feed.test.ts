@@ -19,13 +19,14 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
   });
 
   /** One node: its own pool on the shared schema, and its feed; `reads` counts its event log's reads. */
-  async function node(schema: string, reads = { count: 0 }): Promise<PostgresRunEventFeed> {
+  async function node(schema: string, reads = { count: 0 }, readDelayMs = 0): Promise<PostgresRunEventFeed> {
     await (await openPostgresBackend({ connectionString: cluster.connectionString, schema })).close();
     const database = PostgresDatabase.open({ connectionString: cluster.connectionString, schema });
     const log = new PostgresEventLog({ database });
     const readEvents = log.readEvents.bind(log);
-    log.readEvents = (options) => {
+    log.readEvents = async (options) => {
       reads.count += 1;
+      if (readDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readDelayMs));
       return readEvents(options);
     };
     const feed = await PostgresRunEventFeed.open({ database, log, pollMs: 60_000 });
@@ -55,6 +56,28 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     // Its own notifications arrive too, and wake no read.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(seen).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
+    expect(reads.count).toBe(1);
+  });
+
+  it('hands on the batches the node commits while a read is under way, without reading again', async () => {
+    const schema = cluster.freshSchema();
+    const reads = { count: 0 };
+    const a = await node(schema, reads, 150);
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    const seen: number[] = [];
+    const following = a.followAfterBacklog({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
+    });
+    // The backlog's read is under way (held 150 ms) when the next batches commit.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await a.publish([3, 4].map((seq) => textEvent('run-1', seq)));
+    await a.publish([5].map((seq) => textEvent('run-1', seq)));
+    const stop = await following;
+    toClose.push(async () => stop());
+    await until(() => seen.length >= 5);
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
     expect(reads.count).toBe(1);
   });
 

@@ -27,6 +27,8 @@ interface Follower {
   again: boolean;
   /** The last read stopped at a hole: a batch of this node's filling it must be followed by a read. */
   holed: boolean;
+  /** This node's batches committed while a read was under way: handed on after it, not read again. */
+  pending: ExternalEvent[];
   stopped: boolean;
 }
 
@@ -158,8 +160,12 @@ export class PostgresRunEventFeed {
     if (follower.stopped) return;
     const fresh = batch.filter((event) => event.seq > follower.cursor).sort((left, right) => left.seq - right.seq);
     if (fresh.length === 0) return;
+    if (follower.reading) {
+      follower.pending.push(...fresh);
+      return;
+    }
     const events = contiguous(fresh, follower.cursor);
-    if (follower.reading || events.length < fresh.length) {
+    if (events.length < fresh.length) {
       void this.#read(follower);
       return;
     }
@@ -208,6 +214,7 @@ export class PostgresRunEventFeed {
     follower.reading = true;
     try {
       await this.#readPages(follower);
+      if (this.#handOnPending(follower)) follower.again = true;
     } catch (error) {
       unfollow();
       throw error;
@@ -230,6 +237,7 @@ export class PostgresRunEventFeed {
       reading: false,
       again: false,
       holed: false,
+      pending: [],
       stopped: false,
     };
     let followers = this.#followers.get(runId);
@@ -271,6 +279,7 @@ export class PostgresRunEventFeed {
       do {
         follower.again = false;
         await this.#readPages(follower);
+        if (this.#handOnPending(follower)) follower.again = true;
       } while (follower.again && !follower.stopped);
     } catch (error) {
       this.#onError(error);
@@ -279,6 +288,26 @@ export class PostgresRunEventFeed {
     } finally {
       follower.reading = false;
     }
+  }
+
+  /**
+   * Hands on this node's batches that committed during a read, beyond what
+   * the read handed on; true when the table must be read again (they leave
+   * a hole, or fill one the read stopped at).
+   */
+  #handOnPending(follower: Follower): boolean {
+    if (follower.pending.length === 0) return false;
+    const fresh = follower.pending
+      .filter((event) => event.seq > follower.cursor)
+      .sort((left, right) => left.seq - right.seq);
+    follower.pending = [];
+    if (fresh.length === 0 || follower.stopped) return false;
+    const events = contiguous(fresh, follower.cursor);
+    if (events.length > 0) {
+      follower.cursor = events.at(-1)?.seq ?? follower.cursor;
+      follower.onEvents(events);
+    }
+    return events.length < fresh.length || (events.length > 0 && follower.holed);
   }
 
   /** Hands the follower what the table holds after its cursor, a page at a time, up to a hole or a short page. */
