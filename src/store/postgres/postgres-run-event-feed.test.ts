@@ -8,6 +8,11 @@ import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 
 const cluster = setUpPostgresCluster();
 
+/** A follower's `onEvents` that notes the seqs it is handed. */
+function seqsInto(seen: number[]): (events: readonly ExternalEvent[]) => void {
+  return (events) => seen.push(...events.map((event) => event.seq));
+}
+
 function textEvent(runId: string, seq: number): ExternalEvent {
   return { type: 'text', runId, seq, at: seq, text: `part ${seq}` } as unknown as ExternalEvent;
 }
@@ -43,11 +48,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const a = await node(schema, reads);
     await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
     const seen: number[] = [];
-    const stop = await a.followAfterBacklog({
-      runId: 'run-1',
-      afterSeq: 0,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const stop = await a.followAfterBacklog({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
     toClose.push(async () => stop());
     // The backlog, before it resolves, in one read (a short page is the end).
     expect(seen).toEqual([1, 2]);
@@ -65,11 +66,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const a = await node(schema, reads, 150);
     await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
     const seen: number[] = [];
-    const following = a.followAfterBacklog({
-      runId: 'run-1',
-      afterSeq: 0,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const following = a.followAfterBacklog({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
     // The backlog's read is under way (held 150 ms) when the next batches commit.
     await new Promise((resolve) => setTimeout(resolve, 30));
     await a.publish([3, 4].map((seq) => textEvent('run-1', seq)));
@@ -85,11 +82,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const schema = cluster.freshSchema();
     const a = await node(schema);
     const seen: number[] = [];
-    const stop = a.follow({
-      runId: 'run-1',
-      afterSeq: 0,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const stop = a.follow({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
     toClose.push(async () => stop());
     // Seqs 3-4 commit before 1-2: a hole, then the batch that fills it.
     await a.publish([3, 4].map((seq) => textEvent('run-1', seq)));
@@ -104,11 +97,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const schema = cluster.freshSchema();
     const [a, b] = [await node(schema), await node(schema)];
     const seen: number[] = [];
-    const stop = a.follow({
-      runId: 'run-1',
-      afterSeq: 0,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const stop = a.follow({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
     toClose.push(async () => stop());
     await a.publish([textEvent('run-1', 1)]);
     await b.publish([textEvent('run-1', 2)]);
@@ -128,11 +117,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const schema = cluster.freshSchema();
     const [a, b] = [await node(schema), await node(schema)];
     const seen: number[] = [];
-    const stop = b.follow({
-      runId: 'run-1',
-      afterSeq: 0,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const stop = b.follow({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
     toClose.push(async () => stop());
     for (let seq = 1; seq <= 60; seq += 3) {
       await a.publish([textEvent('run-1', seq), textEvent('run-1', seq + 1), textEvent('run-1', seq + 2)]);
@@ -151,11 +136,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     })();
     // A client that saw 3 reconnects while A is still writing.
     const seen: number[] = [];
-    const stop = b.follow({
-      runId: 'run-1',
-      afterSeq: 3,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const stop = b.follow({ runId: 'run-1', afterSeq: 3, onEvents: seqsInto(seen) });
     toClose.push(async () => stop());
     await writing;
     await until(() => seen.at(-1) === 100);
@@ -166,11 +147,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     const schema = cluster.freshSchema();
     const [a, b] = [await node(schema), await node(schema)];
     const seen: number[] = [];
-    const stop = b.follow({
-      runId: 'run-1',
-      afterSeq: 0,
-      onEvents: (events) => seen.push(...events.map((e) => e.seq)),
-    });
+    const stop = b.follow({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
     toClose.push(async () => stop());
     await a.publish([textEvent('run-1', 1), textEvent('run-1', 4)]);
     await until(() => seen.length === 1);

@@ -16,6 +16,13 @@ const pageSize = 1000;
 /** A read that failed (the database restarting) is tried again after this pause, not at the next poll. */
 const readRetryMs = 500;
 
+/** What a follower asks for: a run's events after `afterSeq`, handed to `onEvents` in seq order. */
+export interface FollowRequest {
+  readonly runId: string;
+  readonly afterSeq: number;
+  readonly onEvents: (events: readonly ExternalEvent[]) => void;
+}
+
 /** One connection following one run from `afterSeq` on. */
 interface Follower {
   readonly runId: string;
@@ -180,15 +187,7 @@ export class PostgresRunEventFeed {
    * now, then each new batch as it is written, on any node. Returns the
    * unfollow.
    */
-  follow({
-    runId,
-    afterSeq,
-    onEvents,
-  }: {
-    runId: string;
-    afterSeq: number;
-    onEvents: (events: readonly ExternalEvent[]) => void;
-  }): () => void {
+  follow({ runId, afterSeq, onEvents }: FollowRequest): () => void {
     const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
     void this.#read(follower);
     return unfollow;
@@ -201,15 +200,7 @@ export class PostgresRunEventFeed {
    * notified during that read is read after it; in the common case the
    * backlog costs one read.
    */
-  async followAfterBacklog({
-    runId,
-    afterSeq,
-    onEvents,
-  }: {
-    runId: string;
-    afterSeq: number;
-    onEvents: (events: readonly ExternalEvent[]) => void;
-  }): Promise<() => void> {
+  async followAfterBacklog({ runId, afterSeq, onEvents }: FollowRequest): Promise<() => void> {
     const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
     follower.reading = true;
     try {
