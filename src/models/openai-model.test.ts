@@ -453,8 +453,9 @@ describe('OpenAiModel errors', () => {
   });
 
   it('does not time out when a long stream keeps sending chunks', async () => {
-    const { model } = await setup([{ kind: 'answer', text: 'a steady answer', textChunkSize: 1, chunkDelayMs: 15 }], {
-      timeoutMs: 120,
+    // 15 chunks 40 ms apart take 600 ms in all, beyond the 400 ms limit; each gap leaves 360 ms for a loaded machine.
+    const { model } = await setup([{ kind: 'answer', text: 'a steady answer', textChunkSize: 1, chunkDelayMs: 40 }], {
+      timeoutMs: 400,
     });
 
     const { message } = await model.generate(request());
