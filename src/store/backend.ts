@@ -90,3 +90,36 @@ export interface Backend {
   /** Closes what the backend opened; every member stops working. */
   close(): Awaitable<void>;
 }
+
+/** The settings of the concepts every backend takes, whichever its dialect. */
+export interface BackendSettings {
+  /** The clock of sessions, approvals and idempotency claims. Default `Date.now`. */
+  now?: () => number;
+  /** How long a pending approval waits before it is denied as timed out. Default one day. */
+  approvalTtlMs?: number;
+  /** How long an approval, once given, may be used before it expires unused. Default one day. */
+  approvalGrantTtlMs?: number;
+  /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
+  auditRetentionDays?: number;
+}
+
+/**
+ * Each concept's constructor options from a backend's settings, the unset
+ * ones left out: the same for both dialects' classes.
+ *
+ * @example
+ * const options = conceptOptions(settings);
+ * new SqliteApprovalBroker({ database, ...options.approvals });
+ */
+export function conceptOptions({ now, approvalTtlMs, approvalGrantTtlMs, auditRetentionDays }: BackendSettings) {
+  const clock = now === undefined ? {} : { now };
+  return {
+    clock,
+    approvals: {
+      ...clock,
+      ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
+      ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
+    },
+    audit: { ...clock, ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }) },
+  };
+}

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Backend } from '../backend.js';
+import { type Backend, type BackendSettings, conceptOptions } from '../backend.js';
 import type { Migration } from '../sqlite/migrations/migration.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { postgresMigrations } from './migrations/index.js';
@@ -70,12 +70,9 @@ export async function openPostgresBackend({
   connectWaitMs,
   connectTimeoutMs,
   migrations = postgresMigrations,
-  now,
-  approvalTtlMs,
-  approvalGrantTtlMs,
-  auditRetentionDays,
   auditKey,
-}: {
+  ...settings
+}: BackendSettings & {
   /** `postgres://user:password@host:port/database`; the backend opens its own pool. */
   connectionString?: string;
   /** An application's pool, used instead of a pool of the backend's own. */
@@ -90,14 +87,6 @@ export async function openPostgresBackend({
   connectTimeoutMs?: number;
   /** Default: every migration the PostgreSQL backend has. */
   migrations?: readonly Migration[];
-  /** The clock of sessions, approvals and idempotency claims. Default `Date.now`. */
-  now?: () => number;
-  /** How long a pending approval waits before it is denied as timed out. Default one day. */
-  approvalTtlMs?: number;
-  /** How long an approval, once given, may be used before it expires unused. Default one day. */
-  approvalGrantTtlMs?: number;
-  /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
-  auditRetentionDays?: number;
   /** The key audit purge checkpoints are signed with; default `ARBITER_AUDIT_KEY`. */
   auditKey?: string;
 }): Promise<PostgresBackend> {
@@ -116,23 +105,14 @@ export async function openPostgresBackend({
     await database.close();
     throw error;
   }
-  const clock = now === undefined ? {} : { now };
+  const options = conceptOptions(settings);
+  const { clock } = options;
   const runtime = new PostgresRuntimeStore({ database, schemaVersion });
   return {
     sessions: new PostgresSessionStore({ database, ...clock }),
-    approvals: new PostgresApprovalBroker({
-      database,
-      ...clock,
-      ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
-      ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
-    }),
+    approvals: new PostgresApprovalBroker({ database, ...options.approvals }),
     idempotency: new PostgresIdempotencyStore({ database, ...clock }),
-    audit: new PostgresAuditLog({
-      database,
-      ...clock,
-      ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
-      ...(auditKey === undefined ? {} : { auditKey }),
-    }),
+    audit: new PostgresAuditLog({ database, ...options.audit, ...(auditKey === undefined ? {} : { auditKey }) }),
     events: new PostgresEventLog({ database }),
     runtime,
     memory: new PostgresMemoryStore({ database, ...clock }),

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Backend } from '../backend.js';
+import { type Backend, type BackendSettings, conceptOptions } from '../backend.js';
 import type { Migration } from './migrations/index.js';
 import { SqliteApprovalBroker } from './sqlite-approval-broker.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
@@ -51,26 +51,15 @@ export function openSqliteBackend({
   path,
   migrations,
   busyTimeoutMs,
-  now,
-  approvalTtlMs,
-  approvalGrantTtlMs,
-  auditRetentionDays,
   historyLeaseMs,
-}: {
+  ...settings
+}: BackendSettings & {
   /** A file, or `:memory:`. */
   path: string;
   /** Default: every migration arbiter has. */
   migrations?: readonly Migration[];
   /** How long one statement waits for another connection's lock (see `openSqliteStore`). Default 5000. */
   busyTimeoutMs?: number;
-  /** The clock of sessions, approvals and idempotency claims. Default `Date.now`. */
-  now?: () => number;
-  /** How long a pending approval waits before it is denied as timed out. Default one day. */
-  approvalTtlMs?: number;
-  /** How long an approval, once given, may be used before it expires unused. Default one day. */
-  approvalGrantTtlMs?: number;
-  /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
-  auditRetentionDays?: number;
   /** How long a killed process's history reservation holds others back (see `SqliteAuditLog`). Default 30 s. */
   historyLeaseMs?: number;
 }): SqliteBackend {
@@ -80,20 +69,15 @@ export function openSqliteBackend({
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
   });
   const { database } = runtime;
-  const clock = now === undefined ? {} : { now };
+  const options = conceptOptions(settings);
+  const { clock } = options;
   return {
     sessions: new SqliteSessionStore({ database, ...clock }),
-    approvals: new SqliteApprovalBroker({
-      database,
-      ...clock,
-      ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
-      ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
-    }),
+    approvals: new SqliteApprovalBroker({ database, ...options.approvals }),
     idempotency: new SqliteIdempotencyStore({ database, ...clock }),
     audit: new SqliteAuditLog({
       database,
-      ...clock,
-      ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
+      ...options.audit,
       ...(historyLeaseMs === undefined ? {} : { historyLeaseMs }),
     }),
     events: new SqliteEventLog({ database }),
