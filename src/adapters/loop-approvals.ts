@@ -1,6 +1,6 @@
 import type { Awaitable } from '../core/awaitable.js';
 import type { ApprovalBroker, ApprovalRequest, ApprovalState, DecideOptions } from '../gate/approval-broker.js';
-import type { ApprovalRecord } from '../store/approval-rows.js';
+import type { ApprovalRecord } from '../gate/approval-record.js';
 
 /**
  * The approvals an outside loop needs: a broker that records them

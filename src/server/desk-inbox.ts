@@ -1,7 +1,7 @@
 import type { Principal } from '../core/principal.js';
 import { displayArguments } from '../events/sensitive-fields.js';
 import { toolFieldPolicies } from '../events/tool-field-policies.js';
-import type { ApprovalRecord } from '../store/approval-rows.js';
+import type { ApprovalRecord } from '../gate/approval-record.js';
 import { isOwnRequest } from './decide-approval.js';
 import type { ServerDependencies } from './server-env.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../events/external-event.js';
-import type { ApprovalRecord } from '../store/approval-rows.js';
+import type { ApprovalRecord } from '../gate/approval-record.js';
 import type { AuditRecord } from '../store/audit-rows.js';
 import { runTimeline, storedCalls } from './run-timeline.js';
 

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../core/chat-message.js';
 import type { ExternalEvent } from '../events/external-event.js';
-import type { ApprovalRecord } from '../store/approval-rows.js';
+import type { ApprovalRecord } from '../gate/approval-record.js';
 import type { AuditRecord } from '../store/audit-rows.js';
 
 /** A model call of the run: when, how long, the tokens it used, what it said, how many calls it proposed. */

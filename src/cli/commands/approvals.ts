@@ -1,4 +1,4 @@
-import type { ApprovalRecord, ApprovalStatus } from '../../store/approval-rows.js';
+import type { ApprovalRecord, ApprovalStatus } from '../../gate/approval-record.js';
 import type { CommandResult } from '../cli-output.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
 import { storeLocation } from './store-location.js';

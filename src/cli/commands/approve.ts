@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os';
 import type { Locale } from '../../core/locale.js';
 import { ApprovalResolutionError } from '../../errors/approval-resolution-error.js';
+import type { ApprovalRecord } from '../../gate/approval-record.js';
 import { isMcpRunId } from '../../mcp/server/mcp-run.js';
-import type { ApprovalRecord } from '../../store/approval-rows.js';
 import type { CommandResult } from '../cli-output.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
 import { storeLocation } from './store-location.js';

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { SqlApprovalStore } from '../approvals/sql-approval-store.js';
 import { SqlitePort } from '../sql/sqlite-port.js';
 
-export type { ApprovalRecord, ApprovalStatus } from '../approval-rows.js';
+export type { ApprovalRecord, ApprovalStatus } from '../../gate/approval-record.js';
 
 /**
  * Approvals that survive a restart, in SQLite (`SqlApprovalStore` on a
