@@ -74,3 +74,46 @@ describe('createGateBridge', () => {
     expect(isExternalRunId('ext_not-a-hash')).toBe(false);
   });
 });
+
+describe('needsApproval ahead of the pipeline', () => {
+  it('answers a tool the gate can never hold without checking the call; run still puts it through the gate', async () => {
+    const shop = openShopDomain({ dataDir: ':memory:', locale: 'en' });
+    const backend = openSqliteBackend({ path: ':memory:' });
+    closers.push(shop.close, () => backend.close());
+    const tools = new ToolRegistry();
+    for (const tool of shop.tools) tools.register(tool);
+    const tierGate = createTierGate({ rules: shop.gateRules, tools });
+    const checked: string[] = [];
+    const gate = {
+      ...tierGate,
+      check: (request: Parameters<typeof tierGate.check>[0]) => {
+        checked.push(request.tool.definition.name);
+        return tierGate.check(request);
+      },
+    };
+    const gateBridge = createGateBridge({
+      tools,
+      loop: 'ai_sdk',
+      options: { principal: alice, gate, approvals: backend.approvals, audit: backend.audit },
+    });
+    const read = { tool: 'query_order', input: { order_id: 'SO20260901' }, toolCallId: 'q1', step: 1 };
+    expect(await gateBridge.needsApproval(read)).toBe(false);
+    expect(checked).toEqual([]);
+    expect((await gateBridge.run(read)).status).toBe('ok');
+    expect(checked).toEqual(['query_order']);
+    // An irreversible tool is checked ahead, as before.
+    const refund = {
+      tool: 'apply_refund',
+      input: {
+        order_id: 'SO20260902',
+        amount_cents: 8000,
+        reason_category: 'damaged',
+        reason: 'The mug handle broke.',
+      },
+      toolCallId: 'r1',
+      step: 2,
+    };
+    expect(await gateBridge.needsApproval(refund)).toBe(true);
+    expect(checked).toEqual(['query_order', 'apply_refund']);
+  });
+});

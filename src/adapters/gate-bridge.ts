@@ -179,6 +179,16 @@ export function createGateBridge({
   return {
     runId,
     async needsApproval(proposed) {
+      // A tool no call of which can wait for a person (and that is no egress, held once the conversation is
+      // untrusted) is answered at once: `run` still puts every call through the whole pipeline, gate included.
+      const known = tools.get(proposed.tool);
+      if (
+        known !== undefined &&
+        known.definition.egress !== true &&
+        runtime.gate.mayRequireApproval?.(known) === false
+      ) {
+        return false;
+      }
       const call = toToolCall(proposed);
       const checked = parseToolCall(runtime, tools, call);
       // An invalid call needs nobody: `run` hands the model arbiter's message.

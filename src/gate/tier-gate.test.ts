@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyCallHistory } from '../core/call-history.js';
 import { GateRuleError } from '../errors/gate-rule-error.js';
-import type { ToolContext } from '../tools/tool-types.js';
+import { defineTool } from '../tools/define-tool.js';
+import { type RegisteredTool, ToolRegistry } from '../tools/tool-registry.js';
+import type { ToolContext, ToolDefinition } from '../tools/tool-types.js';
 import { createPaymentTools } from './test-support/payment-tools.js';
 import { createTierGate, type GateRule } from './tier-gate.js';
 
@@ -230,5 +232,36 @@ describe('createTierGate', () => {
         expect(decision).toBe(amount > 500_000 ? 'deny' : amount >= 10_000 ? 'require_approval' : 'allow');
       }),
     );
+  });
+});
+
+describe('mayRequireApproval', () => {
+  const tool = (definition: Partial<ToolDefinition<Record<string, unknown>, unknown>>) =>
+    new ToolRegistry()
+      .register(
+        defineTool<Record<string, unknown>>({
+          name: 'lookup',
+          description: 'Looks something up. Not for changes: use another tool.',
+          parameters: { type: 'object', properties: {} },
+          sideEffect: 'read',
+          execute: () => ({}),
+          ...definition,
+        }),
+      )
+      .get(definition.name ?? 'lookup') as RegisteredTool;
+
+  it('is false only where neither the tier, the tool nor a configured rule can ask a person', () => {
+    expect(createTierGate().mayRequireApproval?.(tool({}))).toBe(false);
+    expect(createTierGate().mayRequireApproval?.(tool({ sideEffect: 'irreversible' }))).toBe(true);
+    expect(
+      createTierGate().mayRequireApproval?.(tool({ approval: () => ({ verdict: 'allow', rule: 'small_enough' }) })),
+    ).toBe(true);
+    const review = { effect: 'require_approval', message: 'A person looks first.' } as const;
+    expect(createTierGate({ rules: [{ tool: '*', ...review }] }).mayRequireApproval?.(tool({}))).toBe(true);
+    expect(createTierGate({ rules: [{ tool: 'lookup', ...review }] }).mayRequireApproval?.(tool({}))).toBe(true);
+    expect(createTierGate({ rules: [{ tool: 'other', ...review }] }).mayRequireApproval?.(tool({}))).toBe(false);
+    expect(
+      createTierGate({ rules: [{ tool: 'lookup', effect: 'deny', message: 'Never.' }] }).mayRequireApproval?.(tool({})),
+    ).toBe(false);
   });
 });

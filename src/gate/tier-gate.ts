@@ -92,6 +92,13 @@ export function createTierGate({
   const texts = gateTexts(locale);
   return {
     policyVersion: policyVersion ?? `rules-${sha256Hex(canonicalJson(checked)).slice(0, 12)}`,
+    // A person is asked only through an irreversible tool's default, the tool's own rule, or a configured rule.
+    mayRequireApproval: (tool) =>
+      tool.definition.sideEffect === 'irreversible' ||
+      tool.definition.approval !== undefined ||
+      checked.some(
+        (rule) => rule.effect === 'require_approval' && (rule.tool === '*' || rule.tool === tool.definition.name),
+      ),
     // Synchronous unless the tool's rule is: a call whose rule reads no history costs no extra turn of the event loop.
     check: ({ tool, args, context }): GateDecision | Promise<GateDecision> => {
       const name = tool.definition.name;

@@ -36,7 +36,14 @@ export interface ToolGate {
     readonly args: Readonly<Record<string, unknown>>;
     readonly context: ToolContext;
   }): GateDecision | Promise<GateDecision>;
+  /**
+   * False when no call of `tool` can ever be held for a person by this
+   * gate, whatever its arguments and history; absent or true: it may be.
+   * Only a shortcut for a loop that asks ahead ("does this call need a
+   * person?"): every call is still checked by `check` before it runs.
+   */
+  mayRequireApproval?(tool: RegisteredTool): boolean;
 }
 
 /** The gate that allows every validated call. */
-export const allowAllGate: ToolGate = { check: () => ({ decision: 'allow' }) };
+export const allowAllGate: ToolGate = { check: () => ({ decision: 'allow' }), mayRequireApproval: () => false };
