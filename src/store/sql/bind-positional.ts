@@ -12,6 +12,24 @@ const bindings = new Map<string, { text: string; order: number[] }>();
  * // { text: 'SELECT * FROM t WHERE a = ? OR b = ? OR c = ?', values: ['y', 'x', 'y'] }
  */
 export function bindPositional(sql: string, values: readonly unknown[]): { text: string; values: unknown[] } {
+  const binding = positionalBinding(sql);
+  const missing = binding.order.find((position) => position < 1 || position > values.length);
+  if (missing !== undefined) {
+    throw new RangeError(
+      `the statement binds $${missing}, and ${values.length} values were given: ${sql.slice(0, 80)}`,
+    );
+  }
+  return { text: binding.text, values: binding.order.map((position) => values[position - 1]) };
+}
+
+/**
+ * The text SQLite prepares for a statement written with `$n`, and the `$n`
+ * each of its `?` takes, in order (computed once per text).
+ *
+ * @example
+ * positionalBinding('SELECT $2, $1'); // { text: 'SELECT ?, ?', order: [2, 1] }
+ */
+export function positionalBinding(sql: string): { readonly text: string; readonly order: readonly number[] } {
   let binding = bindings.get(sql);
   if (binding === undefined) {
     const order: number[] = [];
@@ -32,11 +50,5 @@ export function bindPositional(sql: string, values: readonly unknown[]): { text:
     binding = { text, order };
     bindings.set(sql, binding);
   }
-  const missing = binding.order.find((position) => position < 1 || position > values.length);
-  if (missing !== undefined) {
-    throw new RangeError(
-      `the statement binds $${missing}, and ${values.length} values were given: ${sql.slice(0, 80)}`,
-    );
-  }
-  return { text: binding.text, values: binding.order.map((position) => values[position - 1]) };
+  return binding;
 }

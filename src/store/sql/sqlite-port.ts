@@ -1,8 +1,16 @@
 import type Database from 'better-sqlite3';
 import { type PreparedStatements, preparedStatements } from '../sqlite/prepared-statements.js';
-import { bindPositional } from './bind-positional.js';
+import { bindPositional, positionalBinding } from './bind-positional.js';
 import type { SqlPort } from './sql-port.js';
-import type { SqlProgram, SqlStep } from './sql-program.js';
+import type { SqlProgram, SqlStatement, SqlStep, SqlValue } from './sql-program.js';
+
+/** A statement as this connection runs it: prepared, and whether its `$n` come in order `$1`, `$2`, … */
+interface Prepared {
+  readonly statement: Database.Statement;
+  /** The values go as given: `$1` … `$n`, each once, in order, and exactly `n` given. */
+  readonly inOrder: number | undefined;
+  readonly text: string;
+}
 
 /**
  * The SQLite side of the dialect port: runs a program synchronously on one
@@ -18,6 +26,8 @@ export class SqlitePort implements SqlPort<'sync'> {
   readonly dialect = 'sqlite';
   readonly database: Database.Database;
   readonly #statement: PreparedStatements;
+  /** By statement object: the hot path finds its prepared statement without hashing the text. */
+  readonly #prepared = new WeakMap<SqlStatement, Prepared>();
 
   constructor(database: Database.Database) {
     this.database = database;
@@ -33,15 +43,33 @@ export class SqlitePort implements SqlPort<'sync'> {
     }
   }
 
+  /** The prepared statement and the values in the order its `?` take them, booleans as 0 and 1. */
+  #bound(sql: SqlStatement, given: readonly SqlValue[]): { statement: Database.Statement; values: unknown[] } {
+    let prepared = this.#prepared.get(sql);
+    if (prepared === undefined) {
+      const { text, order } = positionalBinding(sql.sqlite);
+      prepared = {
+        statement: this.#statement(text),
+        inOrder: order.every((position, index) => position === index + 1) ? order.length : undefined,
+        text: sql.sqlite,
+      };
+      this.#prepared.set(sql, prepared);
+    }
+    if (prepared.inOrder === given.length) {
+      return { statement: prepared.statement, values: given.map(sqliteValue) };
+    }
+    return { statement: prepared.statement, values: bindPositional(prepared.text, given).values.map(sqliteValue) };
+  }
+
   #answer(step: SqlStep): unknown {
     switch (step.kind) {
       case 'rows': {
-        const { text, values } = bindPositional(step.statement.sqlite, step.values.map(sqliteValue));
-        return this.#statement(text).all(...values);
+        const { statement, values } = this.#bound(step.statement, step.values);
+        return statement.all(...values);
       }
       case 'run': {
-        const { text, values } = bindPositional(step.statement.sqlite, step.values.map(sqliteValue));
-        return this.#statement(text).run(...values).changes;
+        const { statement, values } = this.#bound(step.statement, step.values);
+        return statement.run(...values).changes;
       }
       case 'transaction': {
         const work = () => this.run(step.work());
