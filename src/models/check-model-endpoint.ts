@@ -1,4 +1,5 @@
 import { ModelError, type ModelErrorKind } from '../errors/model-error.js';
+import { connectionDetail } from './connection-detail.js';
 import { describeEndpoint } from './describe-endpoint.js';
 
 /**
@@ -125,14 +126,6 @@ async function readModelIds(response: Response): Promise<string[] | undefined> {
  * whole error: the innermost cause's code, else its message. fetch's own "fetch failed" says nothing.
  */
 function networkCause(error: unknown): string {
-  let current: unknown = error instanceof Error ? error.cause : undefined;
-  let detail: string | undefined;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
-    if ('code' in current && typeof current.code === 'string') detail = current.code;
-    else if ('message' in current && typeof current.message === 'string' && current.message !== '') {
-      detail = current.message;
-    }
-    current = 'cause' in current ? current.cause : undefined;
-  }
-  return detail ?? (error instanceof Error ? error.message : 'connection failed');
+  const cause = error instanceof Error ? error.cause : undefined;
+  return connectionDetail(cause) ?? (error instanceof Error ? error.message : 'connection failed');
 }
