@@ -159,27 +159,34 @@ export class PostgresRunEventFeed {
   }
 
   /**
-   * Hands a follower a batch this node just committed, when it continues the
-   * follower's cursor without a hole and no read is under way; otherwise
-   * the follower reads the table, as for another node's batch.
+   * Hands a follower a batch this node just committed (`#handOn`), the table
+   * read when the batch leaves or fills a hole; during a read the batch
+   * waits for its end (`#handOnPending`).
    */
   #deliver(follower: Follower, batch: readonly ExternalEvent[]): void {
-    if (follower.stopped) return;
-    const fresh = batch.filter((event) => event.seq > follower.cursor).sort((left, right) => left.seq - right.seq);
-    if (fresh.length === 0) return;
     if (follower.reading) {
-      follower.pending.push(...fresh);
+      follower.pending.push(...batch);
       return;
     }
+    if (this.#handOn(follower, batch)) void this.#read(follower);
+  }
+
+  /**
+   * Hands on what of `batch` continues the follower's cursor, in seq order;
+   * true when the table must be read: the batch leaves a hole, or fills the
+   * one the last read stopped at (what lay beyond it is in the table, and
+   * its notification was this node's own).
+   */
+  #handOn(follower: Follower, batch: readonly ExternalEvent[]): boolean {
+    if (follower.stopped) return false;
+    const fresh = batch.filter((event) => event.seq > follower.cursor).sort((left, right) => left.seq - right.seq);
+    if (fresh.length === 0) return false;
     const events = contiguous(fresh, follower.cursor);
-    if (events.length < fresh.length) {
-      void this.#read(follower);
-      return;
+    if (events.length > 0) {
+      follower.cursor = events.at(-1)?.seq ?? follower.cursor;
+      follower.onEvents(events);
     }
-    follower.cursor = events.at(-1)?.seq ?? follower.cursor;
-    follower.onEvents(events);
-    // What lay beyond the hole this batch filled is in the table, and its notification was this node's own.
-    if (follower.holed) void this.#read(follower);
+    return events.length < fresh.length || (events.length > 0 && follower.holed);
   }
 
   /**
@@ -281,24 +288,11 @@ export class PostgresRunEventFeed {
     }
   }
 
-  /**
-   * Hands on this node's batches that committed during a read, beyond what
-   * the read handed on; true when the table must be read again (they leave
-   * a hole, or fill one the read stopped at).
-   */
+  /** Hands on this node's batches that committed during a read (`#handOn`); true when the table must be read again. */
   #handOnPending(follower: Follower): boolean {
-    if (follower.pending.length === 0) return false;
-    const fresh = follower.pending
-      .filter((event) => event.seq > follower.cursor)
-      .sort((left, right) => left.seq - right.seq);
+    const batch = follower.pending;
     follower.pending = [];
-    if (fresh.length === 0 || follower.stopped) return false;
-    const events = contiguous(fresh, follower.cursor);
-    if (events.length > 0) {
-      follower.cursor = events.at(-1)?.seq ?? follower.cursor;
-      follower.onEvents(events);
-    }
-    return events.length < fresh.length || (events.length > 0 && follower.holed);
+    return this.#handOn(follower, batch);
   }
 
   /** Hands the follower what the table holds after its cursor, a page at a time, up to a hole or a short page. */
