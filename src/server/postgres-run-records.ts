@@ -55,17 +55,27 @@ export class PostgresRunRecords implements ServerRunRecords {
   }
 
   insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun {
-    const now = Date.now();
-    const recorded: ServerRun = { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
-    this.#hold(recorded);
-    this.#write(run.runId, () => this.#runs.insert(run, { owner: this.#nodeId, leaseMs: this.#leaseMs }));
+    const recorded = this.#holdNew(run);
+    this.#write(run.runId, () => this.#runs.insert(run, this.#lease));
     return recorded;
   }
 
-  insertWithin(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<void> {
+  insertWithin(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<unknown> {
+    this.#holdNew(run);
+    return this.#runs.insertWithin(run, this.#lease);
+  }
+
+  /** A run this node just began, held as running from now. */
+  #holdNew(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun {
     const now = Date.now();
-    this.#hold({ ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined });
-    return this.#runs.insertWithin(run, { owner: this.#nodeId, leaseMs: this.#leaseMs });
+    const recorded: ServerRun = { ...run, status: 'running', startedAt: now, updatedAt: now, failure: undefined };
+    this.#hold(recorded);
+    return recorded;
+  }
+
+  /** The lease a run this node inserts starts with. */
+  get #lease(): { owner: string; leaseMs: number } {
+    return { owner: this.#nodeId, leaseMs: this.#leaseMs };
   }
 
   setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void {

@@ -25,7 +25,7 @@ export interface ServerRunRecords {
    * transaction that begins the run in its session (the same database):
    * the record and the session's run commit together, or neither does.
    */
-  insertWithin?(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<void>;
+  insertWithin?(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<unknown>;
   setStatus(runId: string, status: ServerRunStatus, failure?: RunFailure): void;
   /** Writes what is queued, now. */
   flush(): Awaitable<void>;

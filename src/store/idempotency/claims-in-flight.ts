@@ -72,19 +72,11 @@ const inFlightByConnection = new WeakMap<object, InFlightCalls>();
  * this.#inFlight = inFlightCallsOf(`sqlite:${resolve(database.name)}`);
  */
 export function inFlightCallsOf(database: string | object): InFlightCalls {
-  if (typeof database === 'string') {
-    let inFlight = inFlightByDatabase.get(database);
-    if (inFlight === undefined) {
-      inFlight = new Map();
-      inFlightByDatabase.set(database, inFlight);
-    }
-    return inFlight;
-  }
-  let inFlight = inFlightByConnection.get(database);
-  if (inFlight === undefined) {
-    inFlight = new Map();
-    inFlightByConnection.set(database, inFlight);
-  }
+  const known = typeof database === 'string' ? inFlightByDatabase.get(database) : inFlightByConnection.get(database);
+  if (known !== undefined) return known;
+  const inFlight: InFlightCalls = new Map();
+  if (typeof database === 'string') inFlightByDatabase.set(database, inFlight);
+  else inFlightByConnection.set(database, inFlight);
   return inFlight;
 }
 

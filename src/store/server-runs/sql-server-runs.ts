@@ -53,11 +53,8 @@ export class SqlServerRuns<Mode extends SqlMode> {
 
   /** The run as recorded; undefined when there is no record of it. */
   /** `insert` as a program, for a caller's transaction (the session's begin, with the run's record). */
-  insertWithin(run: NewServerRun, lease?: ServerRunLease): SqlProgram<void> {
-    const now = this.now();
-    return (function* () {
-      yield* insertRun(run, now, lease);
-    })();
+  insertWithin(run: NewServerRun, lease?: ServerRunLease): SqlProgram<ServerRun> {
+    return insertRun(run, this.now(), lease);
   }
 
   find(runId: string): Answer<Mode, ServerRun | undefined> {
