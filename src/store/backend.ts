@@ -99,6 +99,11 @@ export interface BackendSettings {
   approvalTtlMs?: number;
   /** How long an approval, once given, may be used before it expires unused. Default one day. */
   approvalGrantTtlMs?: number;
+  /**
+   * How long an idempotency claim whose process stopped renewing it (killed, frozen, cut off) holds others back:
+   * the process renews its claims every third of it while their calls run. Default 15 s.
+   */
+  claimLeaseMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
 }
@@ -111,7 +116,13 @@ export interface BackendSettings {
  * const options = conceptOptions(settings);
  * new SqliteApprovalBroker({ database, ...options.approvals });
  */
-export function conceptOptions({ now, approvalTtlMs, approvalGrantTtlMs, auditRetentionDays }: BackendSettings) {
+export function conceptOptions({
+  now,
+  approvalTtlMs,
+  approvalGrantTtlMs,
+  auditRetentionDays,
+  claimLeaseMs,
+}: BackendSettings) {
   const clock = now === undefined ? {} : { now };
   return {
     clock,
@@ -120,6 +131,7 @@ export function conceptOptions({ now, approvalTtlMs, approvalGrantTtlMs, auditRe
       ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
       ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
     },
+    idempotency: { ...clock, ...(claimLeaseMs === undefined ? {} : { leaseMs: claimLeaseMs }) },
     audit: { ...clock, ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }) },
   };
 }

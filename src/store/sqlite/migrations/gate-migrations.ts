@@ -296,6 +296,17 @@ export const gateMigrations: readonly Migration[] = [
       `,
   },
   {
+    version: 20,
+    name: 'idempotency_claim_renewals',
+    // A claim in flight is live while its owner renews it: renewed_at on the database's clock, and the lease the
+    // owner promised to renew within. A reader judges the owner gone from these alone (never a pid, never its own
+    // clock). NULL in both: a claim written before renewals, judged by its age.
+    sql: `
+      ALTER TABLE idempotency_claims ADD COLUMN renewed_at INTEGER;
+      ALTER TABLE idempotency_claims ADD COLUMN lease_ms INTEGER;
+    `,
+  },
+  {
     version: 26,
     name: 'audit_chain_origin',
     // When the hash chain began, so that `arbiter audit verify` can tell a row older than the chain (written
