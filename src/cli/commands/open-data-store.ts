@@ -34,11 +34,35 @@ export async function checkStoreReachable(location: StoreLocation): Promise<void
 }
 
 /**
- * Runs `work` on the backend at `location`: the SQLite file (or `undefined`
- * when there is none yet: a command never creates one) or the PostgreSQL
- * store, opened with a small pool that gives up within a few seconds with
- * one line naming `--store` / `ARBITER_STORE_URL`. The backend is closed
- * afterwards. pg is loaded only for PostgreSQL.
+ * Whether the PostgreSQL database at `location` holds an arbiter store
+ * (its `schema_migrations` table, on the connection's search path): a
+ * command opens only a store that exists, so a mistyped database name never
+ * gets arbiter's tables.
+ */
+async function postgresStoreExists(location: StoreLocation & { dialect: 'postgres' }): Promise<boolean> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ present: boolean }>(
+      "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+    );
+    return rows[0]?.present === true;
+  } catch (error) {
+    throw storeFailure({ error, location });
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Runs `work` on the backend at `location`: the SQLite file or the
+ * PostgreSQL store, or `undefined` when there is none yet (no file; a
+ * database without arbiter's tables): a command never creates one. A
+ * PostgreSQL store is opened with a small pool that gives up within a few
+ * seconds with one line naming `--store` / `ARBITER_STORE_URL`. The backend
+ * is closed afterwards. pg is loaded only for PostgreSQL.
  *
  * @example
  * const result = await withBackend({ location, work: (backend) => (backend === undefined ? empty() : list(backend)) });
@@ -66,7 +90,10 @@ export async function withBackend<Result>({
     if (!existsSync(location.path)) return work(undefined, where);
     const { openSqliteBackend } = await import('../../store/sqlite/open-sqlite-backend.js');
     backend = openSqliteBackend({ path: location.path, ...clock });
-  } else backend = await openPostgresStore({ location, poolSize: 2, ...clock });
+  } else {
+    if (!(await postgresStoreExists(location))) return work(undefined, where);
+    backend = await openPostgresStore({ location, poolSize: 2, ...clock });
+  }
   try {
     return await work(backend, where);
   } finally {
