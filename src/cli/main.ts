@@ -9,6 +9,7 @@ import { commandUsage, fullUsage, packageVersion } from './command-usage.js';
 import { storeLocation, storeOptions } from './commands/store-location.js';
 import { demoApprovalMode } from './demo-approval-mode.js';
 import { loadDemoModule } from './demo-module.js';
+import { unknownVariableWarnings } from './environment-hints.js';
 
 const usage = fullUsage();
 
@@ -352,6 +353,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (run === undefined) return fail(`unknown command "${command}"`);
+  for (const warning of unknownVariableWarnings(process.env)) process.stderr.write(`arbiter: warning: ${warning}\n`);
   // Before `--`, whatever follows: there the arguments are another program's (`mcp tools -- server --help`).
   const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (own.includes('--help') || own.includes('-h')) {

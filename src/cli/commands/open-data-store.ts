@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
 import type { Backend } from '../../store/backend.js';
 import type { PostgresBackend } from '../../store/postgres/open-postgres-backend.js';
+import { storeVariableHint } from '../environment-hints.js';
 import { describeStoreLocation, type StoreLocation, storeConnectTimeoutMs, storeFailure } from './store-location.js';
 
 /** What `withBackend` says of a store that is not there yet, the same for every command. */
 export function noStoreMessage(location: StoreLocation): string {
-  return `no arbiter store at ${describeStoreLocation(location)}`;
+  // Only where no URL was given: the store defaulted to SQLite while another tool's variable names a database.
+  const hint = location.dialect === 'sqlite' ? storeVariableHint(process.env) : '';
+  return `no arbiter store at ${describeStoreLocation(location)}${hint}`;
 }
 
 /**
