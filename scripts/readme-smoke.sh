@@ -664,6 +664,25 @@ else
 fi
 stop_background "$postgres_pid"
 
+step "docs/many-nodes.md: a throwaway cluster as printed, then one node on it"
+if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  count_block "$many_nodes" 'as_owner "$bin/initdb"'
+  throwaway="$(block "$many_nodes" 'as_owner "$bin/initdb"')"
+  # The block as printed, then the node it is for, then its own stop line (the comment at its end).
+  bash -c "set -e; $throwaway
+    node dist/src/cli/main.js serve --port 0 --data-dir '$work/throwaway-node' >'$work/throwaway-node.log' 2>&1 &
+    node_pid=\$!
+    for _ in \$(seq 1 300); do grep -q 'listening on' '$work/throwaway-node.log' && break; sleep 0.1; done
+    kill \$node_pid; wait \$node_pid || true
+    as_owner \"\$bin/pg_ctl\" -D \"\$dir/data\" -m fast stop >/dev/null; rm -rf \"\$dir\"" ||
+    fail 'the throwaway cluster of docs/many-nodes.md did not start'
+  grep -q 'listening on' "$work/throwaway-node.log" || fail "no node on the throwaway cluster: $(cat "$work/throwaway-node.log")"
+  printf '  | a node listened on the throwaway cluster, which then stopped\n'
+else
+  [ -z "${CI:-}" ] || fail 'no PostgreSQL server binaries (initdb, pg_ctl); .ci/run installs postgresql'
+  skip_block "$many_nodes" 'as_owner "$bin/initdb"' 'no PostgreSQL server binaries here; CI installs them and runs it'
+fi
+
 step "every code block of the README and of docs/ ran or was skipped with its reason"
 node scripts/readme-blocks.mjs uncovered "$covered" >"$work/uncovered" || fail "blocks this script neither runs nor skips: $(cat "$work/uncovered")"
 skipped="$(sort -u "$work/skipped-blocks" | wc -l)"
