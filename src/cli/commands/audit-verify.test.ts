@@ -10,6 +10,7 @@ import { auditPurgeCommand } from './audit-purge.js';
 import { auditVerifyCommand } from './audit-verify.js';
 
 const day = 86_400_000;
+const anchorKey = 'k-1-0123456789abcdef0123456789abc';
 let dataDirectory: string;
 beforeEach(() => {
   dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-audit-verify-'));
@@ -134,18 +135,21 @@ describe('arbiter audit verify', () => {
     });
     const anchorFile = join(dataDirectory, 'anchor.json');
     expect((await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: undefined })).exitCode).toBe(2);
-    const written = await auditAnchorCommand({ args: ['--data-dir', dataDirectory, '--out', anchorFile], key: 'k-1' });
+    const written = await auditAnchorCommand({
+      args: ['--data-dir', dataDirectory, '--out', anchorFile],
+      key: anchorKey,
+    });
     expect(written).toMatchObject({ exitCode: 0, stdout: [`anchor of 4 rows, 2 chains written to ${anchorFile}`] });
     const anchored = (key: string) =>
       auditVerifyCommand({ args: ['--data-dir', dataDirectory, '--anchor', anchorFile], key });
-    expect((await anchored('k-1')).stdout[0]).toBe(
-      'audit log intact: 4 rows, 2 tenants, 2 chains; 2 anchored heads checked',
+    expect((await anchored(anchorKey)).stdout[0]).toBe(
+      'audit log intact: 4 rows, 2 tenants, 2 chains; 2 anchored heads checked, store and origin checked',
     );
     withDatabase((store) => {
       store.database.exec(`DROP TRIGGER audit_log_refuses_delete; DELETE FROM audit_log WHERE tool_call_id = 'call_3'`);
     });
-    expect(await verify('k-1')).toMatchObject({ exitCode: 0 });
-    const truncated = await anchored('k-1');
+    expect(await verify(anchorKey)).toMatchObject({ exitCode: 0 });
+    const truncated = await anchored(anchorKey);
     expect(truncated.exitCode).toBe(1);
     expect(truncated.stdout[0]).toMatch(
       /^chain sqlite of tenant bank ends at row 2 \(seq 2\) where the anchor of .+ holds row 3 \(seq 3\): rows were deleted after the anchor$/,
@@ -158,7 +162,7 @@ describe('arbiter audit verify', () => {
     withDatabase((store) => {
       store.database.exec(`DROP TRIGGER audit_log_refuses_update; UPDATE audit_log SET approver = 'mallory'`);
     });
-    const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: 'k-1' });
+    const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: anchorKey });
     expect(refused.exitCode).toBe(1);
   });
 

@@ -4,10 +4,14 @@ import { auditAnchor, checkAuditAnchor } from '../../gate/audit-anchor.js';
 import { type AuditChainReport, auditChainKey, auditRowHash } from '../../gate/audit-chain.js';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import type { AuditPurgeResult } from '../../gate/audit-retention.js';
-import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
+import type { CheckedAuditAnchor } from '../../gate/verify-audit-chain.js';
 import { auditWrittenColumns, toAuditRowValues } from '../audit-rows.js';
 
 const day = 86_400_000;
+/** Keys anchors are signed with: 32 characters or more, as `checkAuditKey` demands. */
+const anchorKey = 'anchor-key-0123456789abcdef012345';
+const signingKey = 'k-1-0123456789abcdef0123456789abc';
+const otherSigningKey = 'k-2-0123456789abcdef0123456789abc';
 
 const row = (toolCallId: string, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
   at: Date.now(),
@@ -57,7 +61,7 @@ export interface AuditChainBackend {
     append(entry: AuditEntry): Awaitable<void>;
     verifyChain(options?: {
       key?: string | undefined;
-      anchored?: readonly AnchoredChain[];
+      anchor?: CheckedAuditAnchor | undefined;
     }): Awaitable<AuditChainReport>;
     purge(options: { olderThanDays: number; by: string }): Awaitable<AuditPurgeResult>;
   };
@@ -317,10 +321,17 @@ export function describeAuditChainContract(
           await backend.dropOriginTriggers();
           await backend.sql('UPDATE audit_chain_origin SET last_row_id = 1000, rows_then = 1000');
           await backend.sql(`UPDATE audit_log SET previous_hash = NULL, chain_hash = NULL WHERE audit_id = 5`);
-          expect(await findingsOf(backend)).toEqual([{ auditId: 5, kind: 'inserted' }]);
+          // Every chain began from the origin as it was: each one's first row names the move.
+          const sealedChains = [
+            { auditId: 1, kind: 'origin' },
+            { auditId: 2, kind: 'origin' },
+            { auditId: 4, kind: 'origin' },
+          ];
+          expect(await findingsOf(backend)).toEqual([...sealedChains, { auditId: 5, kind: 'inserted' }]);
           await backend.sql('DELETE FROM audit_chain_origin');
           expect(await findingsOf(backend)).toEqual([
             { auditId: 0, kind: 'origin' },
+            ...sealedChains,
             { auditId: 5, kind: 'inserted' },
           ]);
         }));
@@ -423,15 +434,15 @@ export function describeAuditChainContract(
       it('names rows deleted from the end of a chain after an anchor, which the chain alone cannot show', () =>
         withBackend(async (backend) => {
           await appendFive(backend);
-          const anchor = auditAnchor({ report: await backend.audit.verifyChain(), at: Date.now(), key: 'anchor-key' });
+          const anchor = auditAnchor({ report: await backend.audit.verifyChain(), at: Date.now(), key: anchorKey });
           await backend.audit.append(row('call_6'));
-          const checked = checkAuditAnchor({ anchor: JSON.parse(JSON.stringify(anchor)), key: 'anchor-key' });
+          const checked = checkAuditAnchor({ anchor: JSON.parse(JSON.stringify(anchor)), key: anchorKey });
           if (!checked.ok) throw new Error(checked.reason);
-          expect(await backend.audit.verifyChain({ anchored: checked.chains })).toMatchObject({ ok: true });
+          expect(await backend.audit.verifyChain({ anchor: checked.anchor })).toMatchObject({ ok: true });
           await backend.dropAppendOnlyTriggers();
           await backend.sql(`DELETE FROM audit_log WHERE tool_call_id IN ('call_5', 'call_6')`);
           expect(await backend.audit.verifyChain()).toMatchObject({ ok: true, findings: [] });
-          const report = await backend.audit.verifyChain({ anchored: checked.chains });
+          const report = await backend.audit.verifyChain({ anchor: checked.anchor });
           expect(report.findings.map(({ auditId, kind, tenant }) => ({ auditId, kind, tenant }))).toEqual([
             { auditId: 3, kind: 'truncated', tenant: 'bank' },
           ]);
@@ -441,7 +452,7 @@ export function describeAuditChainContract(
           // Rewritten from the anchored row on, every hash recomputed: the chain holds, the anchor does not.
           await backend.sql(`UPDATE audit_log SET chain_hash = 'rewritten' WHERE tool_call_id = 'call_4'`);
           expect(
-            (await backend.audit.verifyChain({ anchored: checked.chains })).findings.map(({ auditId, kind }) => ({
+            (await backend.audit.verifyChain({ anchor: checked.anchor })).findings.map(({ auditId, kind }) => ({
               auditId,
               kind,
             })),
@@ -453,7 +464,7 @@ export function describeAuditChainContract(
           await backend.sql(`DELETE FROM audit_log WHERE tool_call_id = 'call_4'`);
           await backend.sql(`DELETE FROM audit_log WHERE tenant_id = 'other-bank'`);
           expect(
-            (await backend.audit.verifyChain({ anchored: checked.chains })).findings.map(({ kind, tenant }) => ({
+            (await backend.audit.verifyChain({ anchor: checked.anchor })).findings.map(({ kind, tenant }) => ({
               kind,
               tenant,
             })),
@@ -469,23 +480,23 @@ export function describeAuditChainContract(
           async (backend) => {
             await backend.audit.append(row('old_1', { at: Date.now() - 500 * day }));
             await backend.audit.append(row('old_2', { at: Date.now() - 500 * day, tenantId: 'other-bank' }));
-            const anchor = auditAnchor({ report: await backend.audit.verifyChain(), at: Date.now(), key: 'k-1' });
-            expect(checkAuditAnchor({ anchor, key: 'k-2' })).toMatchObject({ ok: false });
+            const anchor = auditAnchor({ report: await backend.audit.verifyChain(), at: Date.now(), key: signingKey });
+            expect(checkAuditAnchor({ anchor, key: otherSigningKey })).toMatchObject({ ok: false });
             const edited = { ...anchor, chains: anchor.chains.filter((chain) => chain.tenant !== 'bank') };
-            expect(checkAuditAnchor({ anchor: edited, key: 'k-1' })).toEqual({
+            expect(checkAuditAnchor({ anchor: edited, key: signingKey })).toEqual({
               ok: false,
               reason: 'audit anchor is not signed with the configured ARBITER_AUDIT_KEY',
             });
             await appendFive(backend);
             await backend.audit.purge({ olderThanDays: 400, by: 'retention-job' });
-            const checked = checkAuditAnchor({ anchor, key: 'k-1' });
+            const checked = checkAuditAnchor({ anchor, key: signingKey });
             if (!checked.ok) throw new Error(checked.reason);
-            expect(await backend.audit.verifyChain({ key: 'k-1', anchored: checked.chains })).toMatchObject({
+            expect(await backend.audit.verifyChain({ key: signingKey, anchor: checked.anchor })).toMatchObject({
               ok: true,
               findings: [],
             });
           },
-          { auditKey: 'k-1' },
+          { auditKey: signingKey },
         ));
     });
   });
