@@ -257,7 +257,8 @@ export function verifyAuditChain({
   if (trusted !== undefined) {
     const beforeOrigin = rows.filter((row) => row.auditId <= trusted.lastRowId);
     const newest = beforeOrigin[beforeOrigin.length - 1];
-    if (newest !== undefined && beforeOrigin.length > trusted.rowsThen) {
+    const named = (auditId: number) => findings.some((found) => found.auditId === auditId && found.kind === 'inserted');
+    if (newest !== undefined && beforeOrigin.length > trusted.rowsThen && !named(newest.auditId)) {
       findings.push(
         finding(
           newest,

@@ -39,6 +39,7 @@ describe.skipIf(cluster.skip)('PostgreSQL', () => {
       },
       dropOriginTriggers: async () => {
         await opened.pool.query('ALTER TABLE audit_chain_origin DISABLE TRIGGER audit_chain_origin_refuses_change');
+        await opened.pool.query('ALTER TABLE audit_store DISABLE TRIGGER audit_store_refuses_change');
       },
       migrateToLatest: async () => {
         await opened.close();

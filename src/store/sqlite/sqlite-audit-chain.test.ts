@@ -26,7 +26,10 @@ describeAuditChainContract('SqliteAuditLog', ({ auditKey, beforeChain = false })
     },
     openAnotherWriter: () => ({ audit: new SqliteAuditLog({ database, auditKey }), close: () => {} }),
     dropOriginTriggers: () => {
-      database.exec('DROP TRIGGER audit_chain_origin_refuses_update; DROP TRIGGER audit_chain_origin_refuses_delete');
+      database.exec(`
+        DROP TRIGGER audit_chain_origin_refuses_update; DROP TRIGGER audit_chain_origin_refuses_delete;
+        DROP TRIGGER audit_store_refuses_update; DROP TRIGGER audit_store_refuses_delete;
+      `);
     },
     migrateToLatest: () => {
       migrate(database, migrations);
