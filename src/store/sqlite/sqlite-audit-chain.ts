@@ -37,7 +37,8 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
   // older schema, as the migration tests do) rows are written without hashes, as they were.
   let statements: { newest: Database.Statement; headOf: Database.Statement } | undefined;
   let chained: boolean | undefined;
-  let genesis: AuditChainHead | null | undefined;
+  /** Where a new chain starts, read once (null, read too, for a store without an id or origin). */
+  let genesis: { readonly head: AuditChainHead | null } | undefined;
   const prepare = () => ({
     newest: database.prepare('SELECT chain_hash FROM audit_log ORDER BY audit_id DESC LIMIT 1').pluck(),
     headOf: database.prepare(
@@ -51,8 +52,8 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
     chained ??= hasChainColumns(database);
     if (!chained) return [...rows];
     statements ??= prepare();
-    genesis ??= auditGenesisHead(toAuditOriginRecord(readAuditOrigin<'sync'>(new SqlitePort(database))));
-    const start = genesis;
+    genesis ??= { head: auditGenesisHead(toAuditOriginRecord(readAuditOrigin<'sync'>(new SqlitePort(database)))) };
+    const start = genesis.head;
     const { newest, headOf } = statements;
     const current = (newest.get() as string | null | undefined) ?? null;
     if (lastWritten === null || current !== lastWritten) heads = new Map();
