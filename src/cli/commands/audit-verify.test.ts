@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { canonicalJson } from '../../util/canonical-json.js';
 import { auditAnchorCommand } from './audit-anchor.js';
 import { auditPurgeCommand } from './audit-purge.js';
 import { auditVerifyCommand } from './audit-verify.js';
@@ -164,6 +166,57 @@ describe('arbiter audit verify', () => {
     });
     const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: anchorKey });
     expect(refused.exitCode).toBe(1);
+  });
+
+  it('reads an anchor of the first format (no store, no origin), says so, and still names the origin widened by its seal', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      for (const id of ['call_1', 'call_2']) audit.append(entry(id, Date.now()));
+    });
+    const written = JSON.parse(
+      (await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: anchorKey })).stdout[0] as string,
+    ) as { at: number; rows: number; chains: unknown[] };
+    const { at, rows, chains } = written;
+    const anchorFile = join(dataDirectory, 'anchor-v1.json');
+    writeFileSync(
+      anchorFile,
+      JSON.stringify({
+        format: 'arbiter-audit-anchor-v1',
+        at,
+        rows,
+        chains,
+        signature: createHmac('sha256', anchorKey)
+          .update(canonicalJson(['arbiter-audit-anchor-v1', { at, rows, chains }]))
+          .digest('hex'),
+      }),
+    );
+    const anchored = () =>
+      auditVerifyCommand({ args: ['--data-dir', dataDirectory, '--anchor', anchorFile], key: anchorKey });
+    expect(await anchored()).toEqual({
+      exitCode: 0,
+      stdout: [
+        'audit log intact: 2 rows, 1 tenant, 1 chain; 1 anchored head checked (an anchor of the first format: it names no store and no origin, so neither was checked; take a new anchor)',
+        expect.stringMatching(/^head bank [0-9a-f]{64}$/),
+      ],
+      stderr: [],
+    });
+    withDatabase((store) => {
+      store.database.exec(`
+        DROP TRIGGER audit_chain_origin_refuses_update;
+        UPDATE audit_chain_origin SET rows_then = rows_then + 1, started_at = ${Date.now() + day};
+        INSERT INTO audit_log (audit_id, at, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
+          decision, approver, outcome, duration_ms, tenant_id) VALUES (0, ${Date.now()}, 'run-1', 9, 'call_x',
+          'send_payment', 'irreversible', 'h', '{}', 'approved', 'S9001', 'ok', 0, 'bank');
+      `);
+    });
+    const widened = await anchored();
+    expect(widened.exitCode).toBe(1);
+    expect(widened.stdout.slice(0, 2)).toEqual([
+      'row 0 (tenant bank) has no chain hash but was written after the chain began: inserted outside the audit log',
+      expect.stringMatching(
+        /^row 1 \(tenant bank\) begins chain sqlite from another origin than this store records now/,
+      ),
+    ]);
   });
 
   it('exits 2 without a store, and on an unknown option', async () => {

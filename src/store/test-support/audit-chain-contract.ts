@@ -89,6 +89,11 @@ export interface AuditChainBackendOptions {
    * them; `migrateToLatest` then upgrades it in place and opens the log anew.
    */
   beforeChain?: boolean;
+  /**
+   * Opened on the schema of the release before store ids (every migration
+   * but 21: chains begin from nothing), upgraded by `migrateToLatest`.
+   */
+  beforeStoreId?: boolean;
 }
 
 /** A backend opened `beforeChain`, upgraded in place by `migrateToLatest`. */
@@ -541,6 +546,26 @@ export function describeAuditChainContract(
             { auditId: 3, kind: 'truncated' },
           ]);
         }));
+
+      it('keeps verifying chains begun before the store had an id, and seals the chains begun after the upgrade', () =>
+        withBackend(
+          async (backend) => {
+            await backend.audit.append(row('before_1'));
+            await backend.audit.append(row('before_2', { tenantId: 'other-bank' }));
+            await backend.migrateToLatest();
+            await backend.audit.append(row('after_1'));
+            await backend.audit.append(row('after_2', { tenantId: 'new-bank' }));
+            const upgraded = await backend.audit.verifyChain();
+            expect(upgraded).toMatchObject({ ok: true, rows: 4, findings: [] });
+            await backend.dropOriginTriggers();
+            await backend.sql(`UPDATE audit_chain_origin SET rows_then = rows_then + 1, started_at = ${tomorrow}`);
+            // The chain of the tenant new since the upgrade was sealed with the origin; the older ones were not.
+            expect(kinds(await backend.audit.verifyChain())).toEqual(
+              expect.arrayContaining([{ auditId: 4, kind: 'origin' }]),
+            );
+          },
+          { beforeStoreId: true },
+        ));
 
       it('records the origin in a purge checkpoint, so an origin moved after the purge cut the chains still shows', () =>
         withBackend(
