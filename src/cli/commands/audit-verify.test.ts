@@ -219,6 +219,39 @@ describe('arbiter audit verify', () => {
     ]);
   });
 
+  it('anchors an empty store, and with that anchor names an origin widened before the first row was written', async () => {
+    withDatabase(() => {});
+    const anchorFile = join(dataDirectory, 'anchor-at-creation.json');
+    const written = await auditAnchorCommand({
+      args: ['--data-dir', dataDirectory, '--out', anchorFile],
+      key: anchorKey,
+    });
+    expect(written).toMatchObject({ exitCode: 0, stdout: [`anchor of 0 rows, 0 chains written to ${anchorFile}`] });
+    withDatabase((store) => {
+      store.database.exec(`
+        DROP TRIGGER audit_chain_origin_refuses_update;
+        UPDATE audit_chain_origin SET rows_then = rows_then + 1, started_at = ${Date.now() + day};
+        INSERT INTO audit_log (audit_id, at, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
+          decision, approver, outcome, duration_ms, tenant_id) VALUES (0, ${Date.now()}, 'run-1', 9, 'call_x',
+          'send_payment', 'irreversible', 'h', '{}', 'approved', 'S9001', 'ok', 0, 'bank');
+      `);
+      new SqliteAuditLog({ database: store.database }).append(entry('call_1', Date.now()));
+    });
+    // The chain began after the origin was widened, so it was sealed with it: only the anchor tells.
+    expect(await verify()).toMatchObject({ exitCode: 0 });
+    const anchored = await auditVerifyCommand({
+      args: ['--data-dir', dataDirectory, '--anchor', anchorFile],
+      key: anchorKey,
+    });
+    expect(anchored.exitCode).toBe(1);
+    expect(anchored.stdout.slice(0, 2)).toEqual([
+      expect.stringMatching(
+        /^audit_chain_origin records 1 rows up to row 0 before \S+ where the anchor of \S+ holds 0 rows up to row 0 before \S+: the record of when the chain began was changed$/,
+      ),
+      'row 0 (tenant bank) has no chain hash but was written after the chain began: inserted outside the audit log',
+    ]);
+  });
+
   it('exits 2 without a store, and on an unknown option', async () => {
     expect((await verify()).exitCode).toBe(2);
     expect((await auditVerifyCommand({ args: ['--nope'] })).exitCode).toBe(2);
