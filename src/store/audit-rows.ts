@@ -9,7 +9,7 @@ import type { AuditChainCut } from '../gate/audit-checkpoint.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
 import { type AuditChainHead, type AuditChainRecord, linkAuditRecords } from '../gate/audit-record-hash.js';
 import { auditPurgeTool } from '../gate/audit-retention.js';
-import { type AnchoredChain, verifyAuditChain } from '../gate/verify-audit-chain.js';
+import { type CheckedAuditAnchor, verifyAuditChain } from '../gate/verify-audit-chain.js';
 import type { SideEffect } from '../tools/tool-types.js';
 
 /**
@@ -236,26 +236,29 @@ export function toPastCall(row: AuditRow): PastCall {
  * `audit_id` order): see `verifyAuditChain`.
  *
  * @example
- * const report = verifyAuditRows({ rows, key: process.env.ARBITER_AUDIT_KEY });
+ * const report = verifyAuditRows({ rows, origin, store, key: process.env.ARBITER_AUDIT_KEY });
  */
 export function verifyAuditRows({
   rows,
   origin,
+  store,
   key,
-  anchored,
+  anchor,
 }: {
-  /** Chain heads from a checked anchor (`checkAuditAnchor`): rows deleted after it are named. */
-  anchored?: readonly AnchoredChain[] | undefined;
+  /** A checked anchor (`checkAuditAnchor`): rows deleted after it, its store and its origin are checked. */
+  anchor?: CheckedAuditAnchor | undefined;
   rows: readonly AuditRow[];
-  /** The row of `audit_chain_origin` (`auditStatements.chainOrigin`); undefined when it is missing. */
+  /** The row of `audit_chain_origin` (`readAuditOrigin`); undefined when it is missing. */
   origin: AuditChainOriginRow | undefined;
+  /** The store's id (`audit_store`); undefined when it is missing. */
+  store: string | undefined;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
   key?: string | undefined;
 }): AuditChainReport {
   return verifyAuditChain({
     rows: rows.map(toAuditChainRow),
     purgeTool: auditPurgeTool,
-    ...(anchored === undefined ? {} : { anchored }),
+    anchor,
     origin:
       origin === undefined
         ? undefined
@@ -263,6 +266,7 @@ export function verifyAuditRows({
             lastRowId: Number(origin.last_row_id),
             rowsThen: Number(origin.rows_then),
             startedAt: Number(origin.started_at),
+            store,
           },
     key,
   });

@@ -8,7 +8,7 @@ import type { AuditChainReport } from '../gate/audit-chain.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { AuditArchive, AuditPurgeResult } from '../gate/audit-retention.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
-import type { AnchoredChain } from '../gate/verify-audit-chain.js';
+import type { CheckedAuditAnchor } from '../gate/verify-audit-chain.js';
 import type { AuditRecord } from './audit-rows.js';
 import type { RuntimeStore } from './runtime-store.js';
 import type { SessionStore } from './session-store.js';
@@ -34,10 +34,10 @@ export interface ApprovalStore extends ApprovalBroker {
 
 /** The audit as a store: the append-only log, the call history rules read, and what an auditor does with it. */
 export interface AuditStore extends AuditLog, CallHistorySource {
-  /** Recomputes the hash chains (see `verifyAuditChain`); with `anchored`, also against an anchor's heads. */
+  /** Recomputes the hash chains (see `verifyAuditChain`); with `anchor`, also against an anchor's store, origin and heads. */
   verifyChain(options?: {
     key?: string | undefined;
-    anchored?: readonly AnchoredChain[] | undefined;
+    anchor?: CheckedAuditAnchor | undefined;
   }): Awaitable<AuditChainReport>;
   /** Deletes rows older than `olderThanDays` (never younger than the retention), leaving a signed checkpoint. */
   purge(request: {
