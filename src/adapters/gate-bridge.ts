@@ -2,10 +2,12 @@ import type { Awaitable } from '../core/awaitable.js';
 import type { ToolCall } from '../core/chat-message.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
-import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { approvalBinding } from '../gate/approval-binding.js';
-import type { AuditLog } from '../gate/audit-log.js';
+import type { AuditLog, OriginalCall } from '../gate/audit-log.js';
+import { auditToolCall } from '../gate/audit-tool-call.js';
 import { checkGate } from '../gate/check-gate.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { requestApproval } from '../gate/request-approval.js';
@@ -17,9 +19,12 @@ import { runToolCall } from '../loop/run-tool-call.js';
 import type { ToolCallReport } from '../loop/tool-call-report.js';
 import type { Model } from '../models/model.js';
 import type { ToolSet } from '../tools/tool-registry.js';
+import { untrustedSource } from '../tools/untrusted-source.js';
 import { isRecord } from '../util/is-record.js';
 import { argumentsText } from '../validation/nesting-depth.js';
+import { type AdapterCallAnswer, type AdapterCallClaim, AdapterCalls } from './adapter-calls.js';
 import { adapterTexts } from './adapter-texts.js';
+import { ConversationMarks, type ConversationSessions } from './conversation-marks.js';
 import { type ExternalLoop, type ExternalRunRecords, externalRunId, recordExternalRun } from './external-run.js';
 import { type ExternalApprovals, LoopApprovals } from './loop-approvals.js';
 
@@ -37,8 +42,21 @@ export interface ArbiterLoopOptions {
   readonly gate?: ToolGate;
   /** arbiter's approval store (`server.approvals`, a `SqliteApprovalBroker`): the only place an approval is given. */
   readonly approvals: ExternalApprovals;
-  /** Idempotency claims: an executed call answered again from its recorded result. */
+  /**
+   * Idempotency claims: the tools' own keys, and every call of the loop
+   * keyed by conversation and call id, so a call id runs at most once in a
+   * conversation and is answered again from its recorded result, across
+   * requests and nodes. Absent: call ids are kept by this tool set only.
+   */
   readonly idempotency?: IdempotencyStore;
+  /**
+   * arbiter's sessions (`backend.sessions`, `server.sessions`): where the
+   * egress guard keeps which untrusted sources the conversation took
+   * content from, so an `egress` tool waits for a person in every later
+   * request of the conversation, on any node. Required when the tools
+   * include an `egress` tool.
+   */
+  readonly sessions?: ConversationSessions;
   /** Where every call is recorded. Default: in memory, for the cumulative rules only. */
   readonly audit?: AuditLog;
   /**
@@ -148,6 +166,18 @@ export function createGateBridge({
 }): GateBridge {
   const { principal, locale = 'en' } = options;
   const runId = externalRunId({ loop, principal, conversationId: options.conversationId });
+  const egressTool = tools.names.find((name) => tools.get(name)?.definition.egress === true);
+  if (egressTool !== undefined && options.sessions === undefined) {
+    throw new ConfigurationError({
+      setting: 'sessions',
+      message: `${egressTool} sends data outside: the egress guard needs arbiter's sessions (the sessions option) to keep a conversation's untrusted content across requests`,
+    });
+  }
+  const marks =
+    options.sessions === undefined
+      ? undefined
+      : new ConversationMarks({ sessions: options.sessions, sessionId: runId, principal });
+  const calls = new AdapterCalls({ store: options.idempotency, runId, principal });
   const approvals = new LoopApprovals({ broker: options.approvals, requester: principal.userId });
   const runtime = createRunRuntime(
     {
@@ -175,6 +205,19 @@ export function createGateBridge({
   };
   const announce = (call: ProposedCall, approvalId: string, reason: string) =>
     options.onApprovalRequired?.({ approvalId, runId, toolCallId: call.toolCallId, tool: call.tool, reason });
+  /** Calls of tools whose results may be untrusted, still running: an egress call made after them waits for them. */
+  const untrustedRuns = new Set<Promise<unknown>>();
+  /** The conversation's marks as the store has them now (another request or node may have made one). */
+  const readMarks = async () => {
+    if (marks === undefined) return;
+    for (const source of await marks.sources()) runtime.untrustedSources.add(source);
+  };
+  /** Marks the conversation before the loop gets the content: a mark that cannot be kept fails the call. */
+  const noteUntrusted = async (source: string | undefined, call: ProposedCall) => {
+    if (source === undefined) return;
+    runtime.untrustedSources.add(source);
+    await marks?.mark({ source, tool: call.tool, toolCallId: call.toolCallId });
+  };
 
   return {
     runId,
@@ -189,6 +232,7 @@ export function createGateBridge({
       ) {
         return false;
       }
+      if (known?.definition.egress === true) await readMarks();
       const call = toToolCall(proposed);
       const checked = parseToolCall(runtime, tools, call);
       // An invalid call needs nobody: `run` hands the model arbiter's message.
@@ -218,12 +262,140 @@ export function createGateBridge({
         gated.releaseHistory();
       }
     },
-    async run(proposed) {
-      await record();
-      const report = await runToolCall(runtime, tools, toToolCall(proposed), proposed.step, 'run');
-      return toResult(report);
+    run(proposed) {
+      const definition = tools.get(proposed.tool)?.definition;
+      // Taken before anything waits: the calls of one turn start in the model's order, as arbiter's batch runs them.
+      const earlier = definition?.egress === true ? [...untrustedRuns] : [];
+      const running = runCall(proposed, earlier);
+      if (definition?.untrustedOutput !== undefined && definition.untrustedOutput !== false) {
+        untrustedRuns.add(running);
+        const settled = () => untrustedRuns.delete(running);
+        running.then(settled, settled);
+      }
+      return running;
     },
   };
+
+  async function runCall(proposed: ProposedCall, earlier: readonly Promise<unknown>[]): Promise<ArbiterToolResult> {
+    if (earlier.length > 0) await Promise.allSettled(earlier);
+    if (tools.get(proposed.tool)?.definition.egress === true) await readMarks();
+    await record();
+    const call = toToolCall(proposed);
+    const claim = await calls.claim({
+      toolCallId: proposed.toolCallId,
+      tool: proposed.tool,
+      argumentsText: call.function.arguments,
+    });
+    if (claim.status !== 'new') return answerAgain(proposed, call, claim);
+    try {
+      const report = await runToolCall(runtime, tools, call, proposed.step, 'run');
+      const result = await toResult(report);
+      if (report.kind === 'done') {
+        const source = untrustedOf(report.tool, report.outcome);
+        await noteUntrusted(source, proposed);
+        // Another attempt of the tool's own key is running or was cut short: that key decides a later attempt.
+        if (!report.outcome.ok && report.outcome.error.code === 'outcome_unknown') await claim.release();
+        else await claim.complete(answerOf(result, source));
+      } else if (report.kind === 'aborted' && report.started) {
+        await claim.abandon();
+      } else {
+        // Not run (waiting for a person, cancelled before it started): the call id may still run once.
+        await claim.release();
+      }
+      return result;
+    } catch (error) {
+      // It may have acted: the call id is never run again, it reads as outcome unknown.
+      await Promise.resolve()
+        .then(() => claim.abandon())
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A call id the conversation used before: its recorded answer (audited as a replay), or why it runs nothing. */
+  async function answerAgain(
+    proposed: ProposedCall,
+    call: ToolCall,
+    claim: Exclude<AdapterCallClaim, { status: 'new' }>,
+  ): Promise<ArbiterToolResult> {
+    const { tool, toolCallId, step } = proposed;
+    const startedAt = performance.now();
+    runtime.emitter.emit({ type: 'tool:proposed', step, toolCallId, tool, arguments: call.function.arguments });
+    if (claim.status === 'answered') {
+      const { answer } = claim;
+      await noteUntrusted(answer.untrusted, proposed);
+      await auditReplay(proposed, call, answer, claim.original);
+      const durationMs = performance.now() - startedAt;
+      if (answer.status === 'ok') runtime.emitter.emit({ type: 'tool:end', step, toolCallId, tool, durationMs });
+      else {
+        const { code, retryable } = answer.value as ToolErrorPayload;
+        runtime.emitter.emit({
+          type: 'tool:error',
+          step,
+          toolCallId,
+          tool,
+          stage: 'execution',
+          code,
+          retryable,
+          durationMs,
+        });
+      }
+      return resultOf(answer);
+    }
+    const code = claim.status === 'id_reused' ? 'call_id_reused' : 'outcome_unknown';
+    const text =
+      claim.status === 'id_reused'
+        ? texts.callIdReused({ tool })
+        : claim.running
+          ? texts.callRunning({ tool })
+          : runtime.gateTexts.outcomeUnknown({ tool });
+    const durationMs = performance.now() - startedAt;
+    runtime.emitter.emit({
+      type: 'tool:error',
+      step,
+      toolCallId,
+      tool,
+      stage: 'execution',
+      code,
+      retryable: false,
+      durationMs,
+    });
+    return { status: 'error', error: { code, retryable: false, message: text }, text };
+  }
+
+  /** The replay's audit row, as a replay of a tool's own key is audited: `replayed:…`, naming the first call. */
+  async function auditReplay(
+    proposed: ProposedCall,
+    call: ToolCall,
+    answer: AdapterCallAnswer,
+    original: OriginalCall,
+  ) {
+    const checked = parseToolCall(runtime, tools, call);
+    // A call that never passed validation never reached the gate, and was not audited the first time either.
+    if (!checked.ok) return;
+    const head = { step: proposed.step, toolCallId: call.id, toolName: proposed.tool, startedAt: performance.now() };
+    const gated = bindToolCall(runtime, head, checked.tool, checked.args);
+    try {
+      // Audited under the person's approval it first ran with, as a replay of a tool's own key is.
+      const key = { runId, toolCallId: call.id, tool: proposed.tool, argumentsHash: approvalBinding(gated) };
+      const approval = await approvals.find(key);
+      if (approval?.status === 'approved') {
+        gated.decision = 'approved';
+        gated.approver = approval.approver;
+      }
+      const code = answer.status === 'ok' ? 'ok' : (answer.value as ToolErrorPayload).code;
+      await auditToolCall(runtime, gated, `replayed:${code}`, original);
+    } finally {
+      gated.releaseHistory();
+    }
+  }
+
+  /** The untrusted source a call's answer carries content from, as arbiter's batch reads it. */
+  function untrustedOf(tool: string, outcome: ToolOutcome): string | undefined {
+    if (!outcome.ok) return outcome.error.untrusted;
+    const definition = tools.get(tool)?.definition;
+    return definition === undefined ? undefined : untrustedSource({ definition, result: outcome.data });
+  }
 
   async function toResult(report: ToolCallReport): Promise<ArbiterToolResult> {
     switch (report.kind) {
@@ -244,6 +416,23 @@ export function createGateBridge({
         return { status: 'aborted', started: false, text: texts.aborted({ tool: report.tool, started: false }) };
     }
   }
+}
+
+/** What is recorded of a call's answer (a `done` report's result). */
+function answerOf(result: ArbiterToolResult, untrusted: string | undefined): AdapterCallAnswer {
+  const value = result.status === 'ok' ? result.data : result.status === 'error' ? result.error : undefined;
+  return {
+    status: result.status === 'ok' ? 'ok' : 'error',
+    value,
+    text: result.text,
+    ...(untrusted === undefined ? {} : { untrusted }),
+  };
+}
+
+function resultOf(answer: AdapterCallAnswer): ArbiterToolResult {
+  return answer.status === 'ok'
+    ? { status: 'ok', data: answer.value, text: answer.text }
+    : { status: 'error', error: answer.value as ToolErrorPayload, text: answer.text };
 }
 
 function toToolCall({ tool, input, toolCallId }: ProposedCall): ToolCall {

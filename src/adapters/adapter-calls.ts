@@ -1,0 +1,197 @@
+import type { Principal } from '../core/principal.js';
+import type { ToolOutcome } from '../core/tool-outcome.js';
+import type { OriginalCall } from '../gate/audit-log.js';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../gate/idempotency-store.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { isRecord } from '../util/is-record.js';
+import { sha256Hex } from '../util/sha256.js';
+import { maxArgumentDepth, nestingDepth } from '../validation/nesting-depth.js';
+
+/** The name and version of what a call's claim records: a record of another shape is never read as one. */
+const recordFormat = 'arbiter.adapter-call.v1';
+
+/** What arbiter answered a call of an outside loop, kept under the conversation and the call id. */
+export interface AdapterCallAnswer {
+  readonly status: 'ok' | 'error';
+  /** The result (`ok`) or the error payload (`error`), as the loop got it. */
+  readonly value: unknown;
+  /** What the model read. */
+  readonly text: string;
+  /** The untrusted source the answer carried content from (see `ToolDefinition.untrustedOutput`), if any. */
+  readonly untrusted?: string;
+}
+
+/** Where a call id of a conversation stands before arbiter runs it (see `AdapterCalls.claim`). */
+export type AdapterCallClaim =
+  /** First time: run it, then `complete` with the answer; `release` when it did not run (it may run later); `abandon` when it may have acted without an answer. */
+  | {
+      readonly status: 'new';
+      complete(answer: AdapterCallAnswer): Promise<void>;
+      release(): Promise<void>;
+      abandon(): Promise<void>;
+    }
+  /** Answered before with the same arguments: hand back `answer`, do not run it. */
+  | { readonly status: 'answered'; readonly answer: AdapterCallAnswer; readonly original: OriginalCall }
+  /** Answered before with other arguments: the id is spent in this conversation. */
+  | { readonly status: 'id_reused' }
+  /** Taken before with no answer: it may have acted (`running`: it may still be running). Never run again. */
+  | { readonly status: 'outcome_unknown'; readonly running: boolean };
+
+/**
+ * Every call of an outside loop, keyed by its conversation (the run of
+ * `externalRunId`: loop, tenant, user, conversation) and the call id the
+ * loop gave it: a call id runs at most once per conversation, whatever the
+ * tool's tier and whether or not it has an idempotency key of its own. A
+ * call id executed again (a client's history sent again, a saved state
+ * resumed twice, one tool set reused for every run) is answered with what
+ * arbiter answered it the first time; under other arguments it runs
+ * nothing. The claims are arbiter's idempotency claims (principal scope),
+ * so they hold across requests, processes and nodes; without a store,
+ * within this process only.
+ *
+ * @example
+ * const calls = new AdapterCalls({ store: backend.idempotency, runId, principal });
+ * const claim = await calls.claim({ toolCallId: 'call_1', tool: 'apply_refund', argumentsText: '{"order_id":"SO20260901"}' });
+ * if (claim.status === 'answered') return claim.answer;
+ */
+export class AdapterCalls {
+  readonly #store: IdempotencyStore;
+  readonly #runId: string;
+  readonly #principal: Principal;
+
+  constructor({
+    store,
+    runId,
+    principal,
+  }: {
+    /** arbiter's idempotency claims; absent: kept in this process (this object) only. */
+    store: IdempotencyStore | undefined;
+    /** The conversation's run (`externalRunId`). */
+    runId: string;
+    principal: Principal;
+  }) {
+    this.#store = store ?? new ProcessCallClaims();
+    this.#runId = runId;
+    this.#principal = principal;
+  }
+
+  /** Takes the call id for this call, or says what it was answered before. */
+  async claim({
+    toolCallId,
+    tool,
+    argumentsText,
+  }: {
+    toolCallId: string;
+    tool: string;
+    /** The arguments as arbiter parses them (JSON text). */
+    argumentsText: string;
+  }): Promise<AdapterCallClaim> {
+    const request: IdempotencyClaimRequest = {
+      // The run names loop, tenant, user and conversation; JSON of the pair: no ids make another pair's text.
+      key: `adapter-call:${sha256Hex(JSON.stringify([this.#runId, toolCallId]))}`,
+      claimant: { tenantId: this.#principal.tenantId, userId: this.#principal.userId },
+      scope: 'principal',
+      runId: this.#runId,
+      toolCallId,
+      tool,
+    };
+    const inputHash = hashOfArguments(argumentsText);
+    const claim = await this.#store.claim(request);
+    switch (claim.status) {
+      case 'claimed':
+        return {
+          status: 'new',
+          complete: async (answer) => {
+            const data: StoredAnswer = { format: recordFormat, inputHash, ...answer };
+            await claim.complete({ ok: true, data });
+          },
+          release: async () => {
+            await claim.release();
+          },
+          abandon: async () => {
+            await claim.abandon();
+          },
+        };
+      case 'completed': {
+        const stored = storedAnswer(claim.outcome);
+        if (stored === undefined) return { status: 'outcome_unknown', running: false };
+        if (stored.inputHash !== inputHash) return { status: 'id_reused' };
+        const { format: _format, inputHash: _hash, ...answer } = stored;
+        return { status: 'answered', answer, original: claim.original };
+      }
+      case 'outcome_unknown':
+        return { status: 'outcome_unknown', running: claim.ownerMayBeRunning === true };
+      case 'claimed_by_another_user':
+        // Not for a key of principal scope; read as the safe answer.
+        return { status: 'outcome_unknown', running: false };
+    }
+  }
+}
+
+interface StoredAnswer extends AdapterCallAnswer {
+  readonly format: typeof recordFormat;
+  readonly inputHash: string;
+}
+
+function storedAnswer(outcome: ToolOutcome): StoredAnswer | undefined {
+  if (!outcome.ok || !isRecord(outcome.data)) return undefined;
+  const { format, inputHash, status, text, untrusted } = outcome.data;
+  if (format !== recordFormat || typeof inputHash !== 'string' || typeof text !== 'string') return undefined;
+  if (status !== 'ok' && status !== 'error') return undefined;
+  return {
+    format,
+    inputHash,
+    status,
+    value: outcome.data['value'],
+    text,
+    ...(typeof untrusted === 'string' ? { untrusted } : {}),
+  };
+}
+
+/** The arguments' identity: their canonical JSON's hash when they parse (key order aside), else the text's. */
+function hashOfArguments(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return sha256Hex(text);
+  }
+  if (nestingDepth(parsed, maxArgumentDepth) > maxArgumentDepth) return sha256Hex(text);
+  return sha256Hex(canonicalJson(parsed));
+}
+
+/** The claims of a bridge given no idempotency store: this object's, for as long as it lives. */
+class ProcessCallClaims implements IdempotencyStore {
+  readonly #claims = new Map<
+    string,
+    { state: 'claimed' | 'abandoned' } | { state: 'completed'; outcome: ToolOutcome; original: OriginalCall }
+  >();
+
+  async claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    const { key, runId, toolCallId } = request;
+    const existing = this.#claims.get(key);
+    if (existing?.state === 'completed')
+      return { status: 'completed', outcome: existing.outcome, original: existing.original };
+    if (existing !== undefined) {
+      return {
+        status: 'outcome_unknown',
+        claimedAt: Date.now(),
+        original: { runId, toolCallId },
+        ...(existing.state === 'claimed' ? { ownerMayBeRunning: true as const } : {}),
+      };
+    }
+    this.#claims.set(key, { state: 'claimed' });
+    return {
+      status: 'claimed',
+      complete: (outcome) => {
+        this.#claims.set(key, { state: 'completed', outcome, original: { runId, toolCallId } });
+      },
+      release: () => {
+        this.#claims.delete(key);
+      },
+      abandon: () => {
+        this.#claims.set(key, { state: 'abandoned' });
+      },
+    };
+  }
+}
