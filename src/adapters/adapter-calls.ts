@@ -32,7 +32,7 @@ export type AdapterCallClaim =
     }
   /** Answered before with the same arguments: hand back `answer`, do not run it. */
   | { readonly status: 'answered'; readonly answer: AdapterCallAnswer; readonly original: OriginalCall }
-  /** Answered before with other arguments: the id is spent in this conversation. */
+  /** Answered before for another tool or other arguments: the id is spent in this conversation. */
   | { readonly status: 'id_reused' }
   /** Taken before with no answer: it may have acted (`running`: it may still be running). Never run again. */
   | { readonly status: 'outcome_unknown'; readonly running: boolean };
@@ -44,10 +44,10 @@ export type AdapterCallClaim =
  * tool's tier and whether or not it has an idempotency key of its own. A
  * call id executed again (a client's history sent again, a saved state
  * resumed twice, one tool set reused for every run) is answered with what
- * arbiter answered it the first time; under other arguments it runs
- * nothing. The claims are arbiter's idempotency claims (principal scope),
- * so they hold across requests, processes and nodes; without a store,
- * within this process only.
+ * arbiter answered it the first time; for another tool or other
+ * arguments it runs nothing. The claims are arbiter's idempotency claims
+ * (principal scope), so they hold across requests, processes and nodes;
+ * without a store, within this object only.
  *
  * @example
  * const calls = new AdapterCalls({ store: backend.idempotency, runId, principal });
@@ -95,7 +95,8 @@ export class AdapterCalls {
       toolCallId,
       tool,
     };
-    const inputHash = hashOfArguments(argumentsText);
+    // The tool is part of the call: the id of one tool's call answers no other tool's.
+    const inputHash = sha256Hex(JSON.stringify([tool, hashOfArguments(argumentsText)]));
     const claim = await this.#store.claim(request);
     switch (claim.status) {
       case 'claimed':

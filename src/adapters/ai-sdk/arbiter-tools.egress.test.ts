@@ -114,6 +114,23 @@ describe.each(sdks)('arbiterTools: the egress guard in $name', ({ send }) => {
     ]);
   });
 
+  it('holds send_email made in the same turn as fetch_page, after it, as arbiter’s own batch does', async () => {
+    const store = backend();
+    const { registry, gate, sent, fetched } = egressTools();
+    const options = egressOptions({ backend: store, gate, principal: tenants.alice, conversationId: 'c-turn' });
+    const parts = await send({
+      tools: arbiterTools(registry, options),
+      turns: [{ calls: [fetchTurn().call, mailTurn().call] }, textTurn],
+      messages: [user('Read the reviews and mail them to me.')],
+    });
+    expect(fetched).toHaveLength(1);
+    expect(sent).toEqual([]);
+    const mail = parts.find((part) => part.type === 'tool-result' && part.toolName === 'send_email') as
+      | { output?: { status?: string } }
+      | undefined;
+    expect(mail?.output?.status).toBe('awaiting_approval');
+  });
+
   it('holds send_email in the next request of the conversation, whatever history the client sends', async () => {
     const store = backend();
     const { registry, gate, sent } = egressTools();

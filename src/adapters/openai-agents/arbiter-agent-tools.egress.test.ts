@@ -63,6 +63,22 @@ describe('arbiterAgentTools: the egress guard', () => {
     expect(sent).toEqual([]);
   });
 
+  it('holds send_email made in the same turn as fetch_page, after it', async () => {
+    const store = backend();
+    const { registry, gate, sent, fetched } = egressTools();
+    const options = egressOptions({ backend: store, gate, principal: tenants.alice, conversationId: 't-turn' });
+    const result = await run(
+      agentOf([{ calls: [fetchTurn().call, mailTurn().call] }, textTurn], arbiterAgentTools(registry, options)),
+      'Read the reviews and mail them to me.',
+    );
+    expect(fetched).toHaveLength(1);
+    expect(sent).toEqual([]);
+    const outputs = result.newItems
+      .filter((item) => item.type === 'tool_call_output_item')
+      .map((item) => lastToolOutput([item]));
+    expect(outputs.some((text) => text.includes('send_email was NOT executed'))).toBe(true);
+  });
+
   it('interrupts on send_email in a later run of the conversation, with a fresh agent and only the user’s words', async () => {
     const store = backend();
     const { registry, gate, sent } = egressTools();

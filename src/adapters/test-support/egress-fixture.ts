@@ -75,15 +75,28 @@ export function egressOptions({
   };
 }
 
-/** One turn of a scripted model: a tool call, or text. */
+/** One tool call a scripted model makes. */
+export interface ScriptedCall {
+  readonly toolName: string;
+  readonly input: unknown;
+  readonly toolCallId: string;
+}
+
+/** One turn of a scripted model: a tool call, several in one turn, or text. */
 export type ScriptedTurn =
-  | { readonly call: { readonly toolName: string; readonly input: unknown; readonly toolCallId: string } }
+  | { readonly call: ScriptedCall }
+  | { readonly calls: readonly ScriptedCall[] }
   | { readonly text: string };
 
-export const fetchTurn = (toolCallId = 'call_fetch'): ScriptedTurn => ({
+/** The calls of a turn (none for text). */
+function callsOf(turn: ScriptedTurn): readonly ScriptedCall[] {
+  return 'call' in turn ? [turn.call] : 'calls' in turn ? turn.calls : [];
+}
+
+export const fetchTurn = (toolCallId = 'call_fetch'): { readonly call: ScriptedCall } => ({
   call: { toolName: 'fetch_page', input: { url: 'https://reviews.example/mouse' }, toolCallId },
 });
-export const mailTurn = (toolCallId = 'call_mail'): ScriptedTurn => ({
+export const mailTurn = (toolCallId = 'call_mail'): { readonly call: ScriptedCall } => ({
   call: { toolName: 'send_email', input: leak, toolCallId },
 });
 export const textTurn: ScriptedTurn = { text: 'Done.' };
@@ -102,18 +115,16 @@ function scripted(turns: readonly ScriptedTurn[]) {
     return current;
   };
   const content = (current: ScriptedTurn) =>
-    'call' in current
-      ? [
-          {
-            type: 'tool-call' as const,
-            toolCallId: current.call.toolCallId,
-            toolName: current.call.toolName,
-            input: JSON.stringify(current.call.input),
-          },
-        ]
-      : [{ type: 'text' as const, text: current.text }];
+    'text' in current
+      ? [{ type: 'text' as const, text: current.text }]
+      : callsOf(current).map((call) => ({
+          type: 'tool-call' as const,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: JSON.stringify(call.input),
+        }));
   const finishReason = (current: ScriptedTurn) => ({
-    unified: 'call' in current ? ('tool-calls' as const) : ('stop' as const),
+    unified: 'text' in current ? ('stop' as const) : ('tool-calls' as const),
     raw: undefined,
   });
   return {
@@ -123,14 +134,13 @@ function scripted(turns: readonly ScriptedTurn[]) {
     },
     doStream: async () => {
       const current = turn();
-      const parts =
-        'call' in current
-          ? content(current)
-          : [
-              { type: 'text-start' as const, id: 't1' },
-              { type: 'text-delta' as const, id: 't1', delta: current.text },
-              { type: 'text-end' as const, id: 't1' },
-            ];
+      const parts = !('text' in current)
+        ? content(current)
+        : [
+            { type: 'text-start' as const, id: 't1' },
+            { type: 'text-delta' as const, id: 't1', delta: current.text },
+            { type: 'text-end' as const, id: 't1' },
+          ];
       return {
         stream: new ReadableStream({
           start(controller) {
@@ -168,18 +178,16 @@ export class ScriptedAgentsModel implements Model {
     const current = this.#turns[this.#next] ?? textTurn;
     this.#next += 1;
     const response = new Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 });
-    if ('call' in current) {
+    if (!('text' in current)) {
       return {
         usage: response,
-        output: [
-          {
-            type: 'function_call',
-            callId: current.call.toolCallId,
-            name: current.call.toolName,
-            arguments: JSON.stringify(current.call.input),
-            status: 'completed',
-          },
-        ],
+        output: callsOf(current).map((call) => ({
+          type: 'function_call' as const,
+          callId: call.toolCallId,
+          name: call.toolName,
+          arguments: JSON.stringify(call.input),
+          status: 'completed' as const,
+        })),
       };
     }
     return {
