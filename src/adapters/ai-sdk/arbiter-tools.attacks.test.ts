@@ -210,6 +210,29 @@ describe('arbiterTools: a call id runs once per conversation (AI SDK 7 generateT
     expect(rows.map((row) => row.outcome)).toEqual(['ok', 'replayed:ok', 'replayed:ok']);
   });
 
+  it('runs it once when the three requests arrive at the same time', async () => {
+    const sends = [1, 2, 3].map(() =>
+      send(
+        arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-race')),
+        noteAnswered('note_race', 'Fragile.'),
+      ),
+    );
+    const outputs = (await Promise.all(sends)).map((outputs) => outputs.get('note_race') as NoteOutput);
+    expect(outputs.map((output) => output.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(new Set(outputs.map((output) => output.data?.created_at)).size).toBe(1);
+    const rows = fixture.audit.listAudit({}).filter((row) => row.toolCallId === 'note_race');
+    expect(rows.map((row) => row.outcome).sort()).toEqual(['ok', 'replayed:ok', 'replayed:ok']);
+  });
+
+  it('answers a call id of one tool given to another tool with nothing', async () => {
+    const tools = () => arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-other-tool'));
+    const first = (await send(tools(), noteAnswered('shared_id', 'Hello.'))).get('shared_id') as NoteOutput;
+    expect(first.status).toBe('ok');
+    const history = answered('shared_id', refund(5000));
+    const output = (await send(tools(), history)).get('shared_id');
+    expect(output).toMatchObject({ status: 'error', error: { code: 'call_id_reused' } });
+  });
+
   it('does not answer a call id with another conversation’s or another customer’s result, nor with other arguments', async () => {
     const tools = () => arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-origin'));
     const first = (await send(tools(), noteAnswered('note_9', 'First.'))).get('note_9') as NoteOutput;
