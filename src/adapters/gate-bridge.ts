@@ -131,7 +131,12 @@ export interface ProposedCall {
  *   own approval answer is no input to it: a call that needs a person runs
  *   only when arbiter's store holds an approval for exactly this call
  *   (run, arguments hash, definition fingerprint, policy) given by someone
- *   else, and only once; run again, it answers from the recorded result.
+ *   else, and only once. Every call is keyed by conversation and call id
+ *   (`AdapterCalls`): a call id runs at most once in the conversation and
+ *   is answered again from its recorded result, never counted as a
+ *   repeated call. What arbiter returned from an untrusted source marks the
+ *   conversation in arbiter's sessions (`ConversationMarks`), read at every
+ *   egress decision: an egress call waits for a person, as in `runAgent`.
  *
  * @example
  * const bridge = createGateBridge({ tools: registry, loop: 'ai_sdk', options: { principal, approvals } });
