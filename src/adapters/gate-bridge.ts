@@ -13,8 +13,9 @@ import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { requestApproval } from '../gate/request-approval.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import { bindToolCall } from '../loop/bind-tool-call.js';
+import { CallBrakes } from '../loop/call-brakes.js';
 import { parseToolCall } from '../loop/parse-tool-call.js';
-import { createRunRuntime } from '../loop/run-runtime.js';
+import { createRunRuntime, type RunRuntime } from '../loop/run-runtime.js';
 import { runToolCall } from '../loop/run-tool-call.js';
 import type { ToolCallReport } from '../loop/tool-call-report.js';
 import type { Model } from '../models/model.js';
@@ -210,6 +211,16 @@ export function createGateBridge({
   };
   const announce = (call: ProposedCall, approvalId: string, reason: string) =>
     options.onApprovalRequired?.({ approvalId, runId, toolCallId: call.toolCallId, tool: call.tool, reason });
+  /** Call ids the repeated-call brake counted: the loop invoking one again (a waiting call resumed) is no new call. */
+  const counted = new Set<string>();
+  const runtimeOf = (toolCallId: string): RunRuntime => {
+    if (!counted.has(toolCallId)) {
+      counted.add(toolCallId);
+      return runtime;
+    }
+    const { maxIdenticalCalls, maxConsecutiveFailures } = runtime.brakes;
+    return { ...runtime, brakes: new CallBrakes({ maxIdenticalCalls, maxConsecutiveFailures }) };
+  };
   /** Calls of tools whose results may be untrusted, still running: an egress call made after them waits for them. */
   const untrustedRuns = new Set<Promise<unknown>>();
   /** The conversation's marks as the store has them now (another request or node may have made one). */
@@ -293,7 +304,7 @@ export function createGateBridge({
     });
     if (claim.status !== 'new') return answerAgain(proposed, call, claim);
     try {
-      const report = await runToolCall(runtime, tools, call, proposed.step, 'run');
+      const report = await runToolCall(runtimeOf(call.id), tools, call, proposed.step, 'run');
       const result = await toResult(report);
       if (report.kind === 'done') {
         const source = untrustedOf(report.tool, report.outcome);

@@ -165,3 +165,36 @@ describe.each([
     ]);
   });
 });
+
+describe('arbiterAgentTools: a waiting call resumed again and again on a reused tool set', () => {
+  it('is not a repeated call: once staff approve it, it runs once', async () => {
+    const store = backend();
+    const { registry, gate, written } = noteTools({ keyed: false });
+    let approvalId = '';
+    const options: ArbiterLoopOptions = {
+      principal: tenants.alice,
+      conversationId: 'thread-wait',
+      gate,
+      approvals: store.approvals,
+      idempotency: store.idempotency,
+      audit: store.audit,
+      onApprovalRequired: (approval) => {
+        approvalId = approval.approvalId;
+      },
+    };
+    const call: ScriptedTurn = { call: { toolName: 'close_account', input: { note: 'bye' }, toolCallId: 'call_w' } };
+    const agent = agentOf([call, ...Array.from({ length: 8 }, () => textTurn)], arbiterAgentTools(registry, options));
+    const asked = await run(agent, 'Close my account.');
+    for (const item of asked.interruptions) asked.state.approve(item);
+    const saved = asked.state.toString();
+    // The program approves its own interruption three times before staff decide: the call waits each time.
+    for (const _attempt of [1, 2, 3]) {
+      const waiting = await run(agent, await RunState.fromString(agent, saved));
+      expect(lastToolOutput(waiting.newItems)).toContain('close_account was NOT executed');
+    }
+    store.approvals.resolveApproval({ approvalId, decision: 'approve', approver: 'S9001' });
+    const ran = await run(agent, await RunState.fromString(agent, saved));
+    expect(JSON.parse(lastToolOutput(ran.newItems))).toEqual({ closed: true, closing: 1 });
+    expect(written).toEqual(['bye']);
+  });
+});
