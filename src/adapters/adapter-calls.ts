@@ -1,11 +1,12 @@
 import type { Principal } from '../core/principal.js';
-import type { ToolOutcome } from '../core/tool-outcome.js';
+import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
 import type { OriginalCall } from '../gate/audit-log.js';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../gate/idempotency-store.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { isRecord } from '../util/is-record.js';
 import { sha256Hex } from '../util/sha256.js';
 import { maxArgumentDepth, nestingDepth } from '../validation/nesting-depth.js';
+import type { ArbiterToolResult } from './gate-bridge.js';
 
 /** The name and version of what a call's claim records: a record of another shape is never read as one. */
 const recordFormat = 'arbiter.adapter-call.v1';
@@ -127,6 +128,35 @@ export class AdapterCalls {
         return { status: 'outcome_unknown', running: false };
     }
   }
+}
+
+/**
+ * What is recorded of a call's answer: the result or refusal the loop got
+ * (a `done` report's), and the untrusted source it carried content from.
+ *
+ * @example
+ * await claim.complete(callAnswerOf(result, 'the web'));
+ */
+export function callAnswerOf(result: ArbiterToolResult, untrusted: string | undefined): AdapterCallAnswer {
+  const value = result.status === 'ok' ? result.data : result.status === 'error' ? result.error : undefined;
+  return {
+    status: result.status === 'ok' ? 'ok' : 'error',
+    value,
+    text: result.text,
+    ...(untrusted === undefined ? {} : { untrusted }),
+  };
+}
+
+/**
+ * The result an outside loop gets from a recorded answer.
+ *
+ * @example
+ * return resultOfAnswer(claim.answer);
+ */
+export function resultOfAnswer(answer: AdapterCallAnswer): ArbiterToolResult {
+  return answer.status === 'ok'
+    ? { status: 'ok', data: answer.value, text: answer.text }
+    : { status: 'error', error: answer.value as ToolErrorPayload, text: answer.text };
 }
 
 interface StoredAnswer extends AdapterCallAnswer {

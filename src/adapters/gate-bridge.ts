@@ -6,8 +6,7 @@ import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { approvalBinding } from '../gate/approval-binding.js';
-import type { AuditLog, OriginalCall } from '../gate/audit-log.js';
-import { auditToolCall } from '../gate/audit-tool-call.js';
+import type { AuditLog } from '../gate/audit-log.js';
 import { checkGate } from '../gate/check-gate.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { requestApproval } from '../gate/request-approval.js';
@@ -23,8 +22,9 @@ import type { ToolSet } from '../tools/tool-registry.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
 import { isRecord } from '../util/is-record.js';
 import { argumentsText } from '../validation/nesting-depth.js';
-import { type AdapterCallAnswer, type AdapterCallClaim, AdapterCalls } from './adapter-calls.js';
+import { AdapterCalls, callAnswerOf } from './adapter-calls.js';
 import { adapterTexts } from './adapter-texts.js';
+import { answerCallAgain } from './answer-call-again.js';
 import { ConversationMarks, type ConversationSessions } from './conversation-marks.js';
 import { type ExternalLoop, type ExternalRunRecords, externalRunId, recordExternalRun } from './external-run.js';
 import { type ExternalApprovals, LoopApprovals } from './loop-approvals.js';
@@ -302,7 +302,10 @@ export function createGateBridge({
       tool: proposed.tool,
       argumentsText: call.function.arguments,
     });
-    if (claim.status !== 'new') return answerAgain(proposed, call, claim);
+    if (claim.status !== 'new') {
+      if (claim.status === 'answered') await noteUntrusted(claim.answer.untrusted, proposed);
+      return answerCallAgain({ runtime, tools, approvals, texts, call, step: proposed.step, claim });
+    }
     try {
       const report = await runToolCall(runtimeOf(call.id), tools, call, proposed.step, 'run');
       const result = await toResult(report);
@@ -311,7 +314,7 @@ export function createGateBridge({
         await noteUntrusted(source, proposed);
         // Another attempt of the tool's own key is running or was cut short: that key decides a later attempt.
         if (!report.outcome.ok && report.outcome.error.code === 'outcome_unknown') await claim.release();
-        else await claim.complete(answerOf(result, source));
+        else await claim.complete(callAnswerOf(result, source));
       } else if (report.kind === 'aborted' && report.started) {
         await claim.abandon();
       } else {
@@ -325,84 +328,6 @@ export function createGateBridge({
         .then(() => claim.abandon())
         .catch(() => undefined);
       throw error;
-    }
-  }
-
-  /** A call id the conversation used before: its recorded answer (audited as a replay), or why it runs nothing. */
-  async function answerAgain(
-    proposed: ProposedCall,
-    call: ToolCall,
-    claim: Exclude<AdapterCallClaim, { status: 'new' }>,
-  ): Promise<ArbiterToolResult> {
-    const { tool, toolCallId, step } = proposed;
-    const startedAt = performance.now();
-    runtime.emitter.emit({ type: 'tool:proposed', step, toolCallId, tool, arguments: call.function.arguments });
-    if (claim.status === 'answered') {
-      const { answer } = claim;
-      await noteUntrusted(answer.untrusted, proposed);
-      await auditReplay(proposed, call, answer, claim.original);
-      const durationMs = performance.now() - startedAt;
-      if (answer.status === 'ok') runtime.emitter.emit({ type: 'tool:end', step, toolCallId, tool, durationMs });
-      else {
-        const { code, retryable } = answer.value as ToolErrorPayload;
-        runtime.emitter.emit({
-          type: 'tool:error',
-          step,
-          toolCallId,
-          tool,
-          stage: 'execution',
-          code,
-          retryable,
-          durationMs,
-        });
-      }
-      return resultOf(answer);
-    }
-    const code = claim.status === 'id_reused' ? 'call_id_reused' : 'outcome_unknown';
-    const text =
-      claim.status === 'id_reused'
-        ? texts.callIdReused({ tool })
-        : claim.running
-          ? texts.callRunning({ tool })
-          : runtime.gateTexts.outcomeUnknown({ tool });
-    const durationMs = performance.now() - startedAt;
-    runtime.emitter.emit({
-      type: 'tool:error',
-      step,
-      toolCallId,
-      tool,
-      stage: 'execution',
-      code,
-      retryable: false,
-      durationMs,
-    });
-    return { status: 'error', error: { code, retryable: false, message: text }, text };
-  }
-
-  /** The replay's audit row, as a replay of a tool's own key is audited: `replayed:…`, naming the first call. */
-  async function auditReplay(
-    proposed: ProposedCall,
-    call: ToolCall,
-    answer: AdapterCallAnswer,
-    original: OriginalCall,
-  ) {
-    const checked = parseToolCall(runtime, tools, call);
-    // A call that never passed validation never reached the gate, and was not audited the first time either.
-    if (!checked.ok) return;
-    const head = { step: proposed.step, toolCallId: call.id, toolName: proposed.tool, startedAt: performance.now() };
-    const gated = bindToolCall(runtime, head, checked.tool, checked.args);
-    try {
-      // Audited under the person's approval it first ran with, as a replay of a tool's own key is.
-      const key = { runId, toolCallId: call.id, tool: proposed.tool, argumentsHash: approvalBinding(gated) };
-      const approval = await approvals.find(key);
-      if (approval?.status === 'approved') {
-        gated.decision = 'approved';
-        gated.approver = approval.approver;
-      }
-      const code = answer.status === 'ok' ? 'ok' : (answer.value as ToolErrorPayload).code;
-      await auditToolCall(runtime, gated, `replayed:${code}`, original);
-    } finally {
-      gated.releaseHistory();
     }
   }
 
@@ -432,23 +357,6 @@ export function createGateBridge({
         return { status: 'aborted', started: false, text: texts.aborted({ tool: report.tool, started: false }) };
     }
   }
-}
-
-/** What is recorded of a call's answer (a `done` report's result). */
-function answerOf(result: ArbiterToolResult, untrusted: string | undefined): AdapterCallAnswer {
-  const value = result.status === 'ok' ? result.data : result.status === 'error' ? result.error : undefined;
-  return {
-    status: result.status === 'ok' ? 'ok' : 'error',
-    value,
-    text: result.text,
-    ...(untrusted === undefined ? {} : { untrusted }),
-  };
-}
-
-function resultOf(answer: AdapterCallAnswer): ArbiterToolResult {
-  return answer.status === 'ok'
-    ? { status: 'ok', data: answer.value, text: answer.text }
-    : { status: 'error', error: answer.value as ToolErrorPayload, text: answer.text };
 }
 
 function toToolCall({ tool, input, toolCallId }: ProposedCall): ToolCall {
