@@ -1,7 +1,7 @@
 import type { Principal } from '../core/principal.js';
 import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
 import type { OriginalCall } from '../gate/audit-log.js';
-import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../gate/idempotency-store.js';
+import type { IdempotencyClaimRequest, IdempotencyStore } from '../gate/idempotency-store.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { isRecord } from '../util/is-record.js';
 import { sha256Hex } from '../util/sha256.js';
@@ -48,7 +48,7 @@ export type AdapterCallClaim =
  * arbiter answered it the first time; for another tool or other
  * arguments it runs nothing. The claims are arbiter's idempotency claims
  * (principal scope), so they hold across requests, processes and nodes;
- * without a store, within this object only.
+ * without a store, this object keeps them (one tool set's lifetime).
  *
  * @example
  * const calls = new AdapterCalls({ store: backend.idempotency, runId, principal });
@@ -56,22 +56,24 @@ export type AdapterCallClaim =
  * if (claim.status === 'answered') return claim.answer;
  */
 export class AdapterCalls {
-  readonly #store: IdempotencyStore;
+  readonly #store: IdempotencyStore | undefined;
   readonly #runId: string;
   readonly #principal: Principal;
+  /** Without a store: this object's call ids (all of one conversation), by id. */
+  readonly #inProcess = new Map<string, InProcessCall>();
 
   constructor({
     store,
     runId,
     principal,
   }: {
-    /** arbiter's idempotency claims; absent: kept in this process (this object) only. */
+    /** arbiter's idempotency claims; absent: kept by this object only. */
     store: IdempotencyStore | undefined;
     /** The conversation's run (`externalRunId`). */
     runId: string;
     principal: Principal;
   }) {
-    this.#store = store ?? new ProcessCallClaims();
+    this.#store = store;
     this.#runId = runId;
     this.#principal = principal;
   }
@@ -87,6 +89,9 @@ export class AdapterCalls {
     /** The arguments as arbiter parses them (JSON text). */
     argumentsText: string;
   }): Promise<AdapterCallClaim> {
+    // The tool is part of the call: the id of one tool's call answers no other tool's.
+    const identity = JSON.stringify([tool, canonicalArguments(argumentsText)]);
+    if (this.#store === undefined) return this.#claimInProcess(toolCallId, identity);
     const request: IdempotencyClaimRequest = {
       // The run names loop, tenant, user and conversation; JSON of the pair: no ids make another pair's text.
       key: `adapter-call:${sha256Hex(JSON.stringify([this.#runId, toolCallId]))}`,
@@ -96,8 +101,7 @@ export class AdapterCalls {
       toolCallId,
       tool,
     };
-    // The tool is part of the call: the id of one tool's call answers no other tool's.
-    const inputHash = sha256Hex(JSON.stringify([tool, hashOfArguments(argumentsText)]));
+    const inputHash = sha256Hex(identity);
     const claim = await this.#store.claim(request);
     switch (claim.status) {
       case 'claimed':
@@ -128,7 +132,35 @@ export class AdapterCalls {
         return { status: 'outcome_unknown', running: false };
     }
   }
+
+  /** The same rules as the store's claims, in this object: nothing to hash, nothing to wait for. */
+  #claimInProcess(toolCallId: string, identity: string): AdapterCallClaim {
+    const calls = this.#inProcess;
+    const existing = calls.get(toolCallId);
+    if (existing === undefined) {
+      calls.set(toolCallId, { state: 'claimed' });
+      return {
+        status: 'new',
+        complete: async (answer) => {
+          calls.set(toolCallId, { state: 'completed', identity, answer });
+        },
+        release: async () => {
+          calls.delete(toolCallId);
+        },
+        abandon: async () => {
+          calls.set(toolCallId, { state: 'abandoned' });
+        },
+      };
+    }
+    if (existing.state !== 'completed') return { status: 'outcome_unknown', running: existing.state === 'claimed' };
+    if (existing.identity !== identity) return { status: 'id_reused' };
+    return { status: 'answered', answer: existing.answer, original: { runId: this.#runId, toolCallId } };
+  }
 }
+
+type InProcessCall =
+  | { readonly state: 'claimed' | 'abandoned' }
+  | { readonly state: 'completed'; readonly identity: string; readonly answer: AdapterCallAnswer };
 
 /**
  * What is recorded of a call's answer: the result or refusal the loop got
@@ -179,50 +211,14 @@ function storedAnswer(outcome: ToolOutcome): StoredAnswer | undefined {
   };
 }
 
-/** The arguments' identity: their canonical JSON's hash when they parse (key order aside), else the text's. */
-function hashOfArguments(text: string): string {
+/** The arguments' identity: their canonical JSON when they parse (key order aside), else the text as sent. */
+function canonicalArguments(text: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return sha256Hex(text);
+    return text;
   }
-  if (nestingDepth(parsed, maxArgumentDepth) > maxArgumentDepth) return sha256Hex(text);
-  return sha256Hex(canonicalJson(parsed));
-}
-
-/** The claims of a bridge given no idempotency store: this object's, for as long as it lives. */
-class ProcessCallClaims implements IdempotencyStore {
-  readonly #claims = new Map<
-    string,
-    { state: 'claimed' | 'abandoned' } | { state: 'completed'; outcome: ToolOutcome; original: OriginalCall }
-  >();
-
-  async claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    const { key, runId, toolCallId } = request;
-    const existing = this.#claims.get(key);
-    if (existing?.state === 'completed')
-      return { status: 'completed', outcome: existing.outcome, original: existing.original };
-    if (existing !== undefined) {
-      return {
-        status: 'outcome_unknown',
-        claimedAt: Date.now(),
-        original: { runId, toolCallId },
-        ...(existing.state === 'claimed' ? { ownerMayBeRunning: true as const } : {}),
-      };
-    }
-    this.#claims.set(key, { state: 'claimed' });
-    return {
-      status: 'claimed',
-      complete: (outcome) => {
-        this.#claims.set(key, { state: 'completed', outcome, original: { runId, toolCallId } });
-      },
-      release: () => {
-        this.#claims.delete(key);
-      },
-      abandon: () => {
-        this.#claims.set(key, { state: 'abandoned' });
-      },
-    };
-  }
+  if (nestingDepth(parsed, maxArgumentDepth) > maxArgumentDepth) return text;
+  return canonicalJson(parsed);
 }

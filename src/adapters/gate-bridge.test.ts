@@ -212,3 +212,38 @@ describe('the conversation’s egress mark', () => {
     expect(fetched).toHaveLength(1);
   });
 });
+
+describe('call ids without an idempotency store', () => {
+  it('are kept by the tool set: a call id runs once, a repeat answers the recorded result, other arguments nothing', async () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    closers.push(() => backend.close());
+    const notes: string[] = [];
+    const tools = new ToolRegistry().register(
+      defineTool<{ note: string }>({
+        name: 'add_note',
+        description: 'Add a note.',
+        parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] },
+        sideEffect: 'reversible',
+        execute: ({ note }) => {
+          notes.push(note);
+          return { notes: notes.length };
+        },
+      }),
+    );
+    const bridge = createGateBridge({
+      tools,
+      loop: 'openai_agents',
+      options: { principal: alice, approvals: backend.approvals },
+    });
+    const call = { tool: 'add_note', input: '{"note":"hi"}', toolCallId: 'n1', step: 1 };
+    const first = await bridge.run(call);
+    // Key order aside, the same arguments.
+    expect(await bridge.run({ ...call, input: { note: 'hi' } })).toEqual(first);
+    expect(await bridge.run(call)).toEqual(first);
+    expect(await bridge.run({ ...call, input: '{"note":"other"}' })).toMatchObject({
+      status: 'error',
+      error: { code: 'call_id_reused' },
+    });
+    expect(notes).toEqual(['hi']);
+  });
+});
