@@ -112,6 +112,13 @@ describe.skipIf(cluster.skip)('50 concurrent identical refunds over three nodes'
       console.info(
         `runs audited more than once: ${JSON.stringify(twice)} ${JSON.stringify(events.rows).slice(0, 3000)}`,
       );
+      for (const node of nodes) {
+        const lines = node
+          .output()
+          .split('\n')
+          .filter((line) => twice.some(([runId]) => line.includes(runId)));
+        console.info(`${node.name}: ${lines.join('\n')}`);
+      }
     }
     await database.end();
     const outcomes: Record<string, number> = {};

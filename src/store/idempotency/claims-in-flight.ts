@@ -159,10 +159,14 @@ export async function claimKeyLoop({
   claimed: (reservation: KeyReservation) => IdempotencyClaim;
 }): Promise<IdempotencyClaim> {
   let waitingSince: number | undefined;
+  let insertFirst = true;
   for (;;) {
     const time = now();
-    const taken = await takeKey({ inFlight, inFlightKey, write: () => insert(time), claimed });
-    if (taken !== undefined) return taken;
+    if (insertFirst) {
+      const taken = await takeKey({ inFlight, inFlightKey, write: () => insert(time), claimed });
+      if (taken !== undefined) return taken;
+    }
+    insertFirst = true;
     const row = await read();
     const running = inFlight.get(inFlightKey);
     if (row === undefined) {
@@ -182,9 +186,11 @@ export async function claimKeyLoop({
     const lease = row.renewal?.leaseMs;
     if (answer.status === 'outcome_unknown' && answer.ownerMayBeRunning === true && lease !== undefined) {
       waitingSince ??= performance.now();
-      const pollMs = Math.min(1_000, Math.max(20, Math.floor(lease / 5)));
+      const pollMs = Math.min(1_000, Math.max(100, Math.floor(lease / 4)));
       if (performance.now() - waitingSince < lease + pollMs) {
         await new Promise((resolve) => setTimeout(resolve, pollMs));
+        // Only read while someone holds it: the row tells whether it completed, was released or fell silent.
+        insertFirst = false;
         continue;
       }
     }
