@@ -1,18 +1,5 @@
-import { type SqlStatement, sql, sqlOf } from '../sql/sql-program.js';
-
-/** The database's clock in milliseconds since the epoch, as each dialect reads it (PostgreSQL: the moment of the statement). */
-const storeNow = {
-  sqlite: "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)",
-  postgres: '(extract(epoch from clock_timestamp()) * 1000)::bigint',
-};
-
-/** A statement whose text names the database's clock as `STORE_NOW`. */
-function onStoreClock(text: string): SqlStatement {
-  return sqlOf({
-    sqlite: text.replaceAll('STORE_NOW', storeNow.sqlite),
-    postgres: text.replaceAll('STORE_NOW', storeNow.postgres),
-  });
-}
+import { sql } from '../sql/sql-program.js';
+import { onStoreClock } from '../sql/store-clock.js';
 
 /**
  * The SQL of `SqlIdempotencyStore`: the same text in both dialects but for
