@@ -21,15 +21,17 @@ export function noStoreMessage(location: StoreLocation): string {
 export async function checkStoreReachable(location: StoreLocation): Promise<void> {
   if (location.dialect !== 'postgres') return;
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
-  client.on('error', () => {});
+  let client: InstanceType<typeof pg.Client> | undefined;
   try {
+    // Constructing the client parses the string: a string pg cannot parse is said as any other failure.
+    client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+    client.on('error', () => {});
     await client.connect();
     await client.query('SELECT 1');
   } catch (error) {
     throw storeFailure({ error, location });
   } finally {
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
   }
 }
 
