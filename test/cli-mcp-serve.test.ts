@@ -125,7 +125,12 @@ describe('arbiter mcp serve over stdio (the built CLI)', () => {
     expect(ran.structuredContent).toMatchObject({ order_id: 'SO20260904', amount_cents: 4550 });
     const executed = executedRefunds({ tenantId: 'shop', userId: 'C1001' });
     expect(executed).toHaveLength(2);
-    expect(executed.at(-1)).toMatchObject({ decision: 'approved', approver: 'S9001', tenantId: 'shop' });
+    // The name --by gave, and where it was given: the command line's OS user and host.
+    expect(executed.at(-1)).toMatchObject({
+      decision: 'approved',
+      approver: expect.stringMatching(/^S9001 \(command line: OS user .+, host .+\)$/),
+      tenantId: 'shop',
+    });
 
     // Repeated after it ran: a new approval is asked for, nothing runs again.
     expect(approvalIdOf(await client.callTool(refund))).not.toBe(approvalId);
