@@ -135,10 +135,8 @@ export const commandUsages: Readonly<Record<string, string>> = {
                 [--data-dir DIR | --store URL]
     Decide one approval. Without --tools and --store, the shop demo's suspended run then continues;
     with them, the run continues where the application runs it (arbiter serve resumes it).
-    Four eyes: --by (default: the OS user) may not name who asked for the call; refused and audited.
-    Recorded as "NAME (command line: OS user U, host H)". --tools is loaded: approving a tool it lacks,
-    or defines under another fingerprint, is refused. Exit 0 recorded, 1 unknown, decided, expired
-    or refused, 2 no store or bad --by.`,
+    Four eyes: --by (default the OS user) may not name who asked for the call; recorded with OS user
+    and host. --tools is loaded and checked. Exit 0; 1 unknown, decided, expired or refused; 2 no store.`,
   audit: `arbiter audit [--session ID] [--json] [--data-dir DIR | --store URL]
     The append-only audit log.
 arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]
