@@ -217,7 +217,7 @@ describe('approveCommand under the four-eyes rule', () => {
     ).toBe(0);
   });
 
-  it.each(['', '  ', 'S9001 (command line: OS user boss, host hq)', 'li\nwei'])(
+  it.each(['', '  ', 'S9001 (command line: OS user boss, host hq)', 'li\nwei', 'C1001\u200b', 'C\u202e1001'])(
     'refuses --by %j, which names nobody or could forge an origin',
     async (by) => {
       const { dataDirectory, ids } = await suspendedRun();

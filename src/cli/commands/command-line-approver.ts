@@ -30,8 +30,9 @@ export function commandLineOrigin(): CommandLineOrigin {
  * and, through it, the audit): the name `--by` gives, with where it was
  * given beside it, `li.wei (command line: OS user li, host ops-7)`. `--by`
  * is a claim, not a login: the origin says which account on which machine
- * made it. A name that is empty or holds brackets or control characters
- * (which could forge an origin of its own) is a `UsageError`.
+ * made it. A name that is empty or holds brackets, control or invisible
+ * formatting characters (which could forge an origin of its own, or pass
+ * for the requester's name: `C1001` with a zero-width space) is a `UsageError`.
  *
  * @example
  * commandLineApprover({ by: 'li.wei', origin: { osUser: 'li', host: 'ops-7' } });
@@ -44,21 +45,21 @@ export function commandLineApprover({ by, origin }: { by: string; origin: Comman
 /**
  * The name `--by` gives, trimmed: the identity the four-eyes rule compares
  * with the requester's user id. Throws `UsageError` for a name that is
- * empty or holds brackets or control characters.
+ * empty or holds brackets, control or invisible formatting characters.
  *
  * @example
  * approverName(' li.wei '); // 'li.wei'
  */
 export function approverName(by: string): string {
   const name = by.trim();
-  if (name === '' || /[()[\]\p{Cc}\p{Zl}\p{Zp}]/u.test(name)) {
+  if (name === '' || /[()[\]\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name)) {
     throw new UsageError({
-      message: `--by must name who decides, without brackets or control characters, got ${JSON.stringify(by)}`,
+      message: `--by must name who decides, without brackets, control or invisible characters, got ${JSON.stringify(by)}`,
     });
   }
   return name;
 }
 
 function printable(text: string): string {
-  return text.replace(/[()[\]\p{Cc}\p{Zl}\p{Zp}]/gu, '?');
+  return text.replace(/[()[\]\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '?');
 }
