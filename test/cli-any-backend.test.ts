@@ -144,7 +144,9 @@ describe.skipIf(cluster.skip)('the operator commands on PostgreSQL and an applic
 
     const approved = await arbiter(['approve', approvalId, '--by', 'lead-1', '--store', url, '--tools', toolsModule]);
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toContain(`approved ${approvalId} by lead-1: credit_account`);
+    expect(approved.stdout).toMatch(
+      new RegExp(`approved ${approvalId} by lead-1 \\(command line: OS user [^,]+, host [^)]+\\): credit_account`),
+    );
     // Not the shop demo's resume: the run belongs to whoever runs the application.
     expect(approved.stdout).not.toMatch(/shop|SO2026/i);
     expect((await backend.approvals.getApproval(approvalId))?.status).toBe('approved');

@@ -135,7 +135,8 @@ export const commandUsages: Readonly<Record<string, string>> = {
   approve: `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--tools MODULE]
                 [--data-dir DIR | --store URL]
     Decide one approval. Without --tools and --store, the shop demo's suspended run then continues;
-    with them, the run continues where the application runs it (arbiter serve resumes it).`,
+    with them (--tools loaded, its tool checked), the run continues where the application runs it.
+    Four eyes: --by (default the OS user, recorded with OS user and host) may not name the requester.`,
   audit: `arbiter audit [--session ID] [--json] [--data-dir DIR | --store URL]
     The append-only audit log.
 arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]

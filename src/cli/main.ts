@@ -89,14 +89,22 @@ const commands: Record<string, Command> = {
     const dataDirectory = values['data-dir'];
     // Without --lang, the lines follow the language of the approval's session.
     const locale = values.lang === undefined ? undefined : parseLocale(values.lang);
-    const { approveCommand } = await import('./commands/approve.js');
+    const [{ approveCommand }, { openApplicationTools }] = await Promise.all([
+      import('./commands/approve.js'),
+      import('./commands/open-application-tools.js'),
+    ]);
     const location = storeLocation({ values, environment: process.env });
+    const toolsModule = values.tools;
     return print(
       await approveCommand({
         approvalId,
         decision: values.reject ? 'reject' : 'approve',
         dataDirectory,
         store: values.store,
+        // --tools is loaded: the approval's tool is checked against the application's definition of it.
+        ...(toolsModule === undefined
+          ? {}
+          : { tools: () => openApplicationTools({ module: toolsModule, dataDir: dataDirectory, mustExist: true }) }),
         ...(locale === undefined ? {} : { locale }),
         ...(values.by === undefined ? {} : { approver: values.by }),
         ...(values.reason === undefined ? {} : { reason: values.reason }),

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Backend } from '../../store/backend.js';
 import type { PostgresBackend } from '../../store/postgres/open-postgres-backend.js';
+import type { ServerRun } from '../../store/server-run.js';
+import type { SqliteBackend } from '../../store/sqlite/open-sqlite-backend.js';
 import { storeVariableHint } from '../environment-hints.js';
 import { describeStoreLocation, type StoreLocation, storeConnectTimeoutMs, storeFailure } from './store-location.js';
 
@@ -24,15 +26,17 @@ export function noStoreMessage(location: StoreLocation): string {
 export async function checkStoreReachable(location: StoreLocation): Promise<void> {
   if (location.dialect !== 'postgres') return;
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
-  client.on('error', () => {});
+  let client: InstanceType<typeof pg.Client> | undefined;
   try {
+    // Constructing the client parses the string: a string pg cannot parse is said as any other failure.
+    client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+    client.on('error', () => {});
     await client.connect();
     await client.query('SELECT 1');
   } catch (error) {
     throw storeFailure({ error, location });
   } finally {
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
   }
 }
 
@@ -159,4 +163,34 @@ async function openPostgresStore({
   } catch (error) {
     throw storeFailure({ error, location });
   }
+}
+
+/**
+ * The server's record of a run on the backend `withBackend` opened (whose
+ * run it is, in which tenant: what `arbiter serve` wrote, including the
+ * runs of MCP clients and other frameworks' loops); undefined for a run the
+ * server never saw (one the command line ran, the demo's).
+ *
+ * @example
+ * const run = await serverRunOf({ backend, runId: approval.runId });
+ */
+export async function serverRunOf({
+  backend,
+  runId,
+}: {
+  backend: Backend;
+  runId: string;
+}): Promise<ServerRun | undefined> {
+  if (isPostgresBackend(backend)) return backend.serverRuns.find(runId);
+  if (!isSqliteBackend(backend)) return undefined;
+  const { ServerRuns } = await import('../../store/sqlite/sqlite-server-runs.js');
+  return new ServerRuns({ database: backend.database }).find(runId);
+}
+
+function isPostgresBackend(backend: Backend): backend is PostgresBackend {
+  return 'serverRuns' in backend;
+}
+
+function isSqliteBackend(backend: Backend): backend is SqliteBackend {
+  return 'database' in backend;
 }
