@@ -99,8 +99,8 @@ export async function answerOf({
 
 /**
  * A tool message as a person may read it away from the live conversation:
- * a JSON object with its sensitive values `[redacted]` (as the audit keeps
- * arguments), any other text as it is.
+ * JSON (an object, a list of them) with its sensitive values `[redacted]`
+ * at any depth (as the audit keeps arguments), any other text as it is.
  *
  * @example
  * shownAnswer({ content: '{"phone":"138…","status":"paid"}', policy }); // '{"phone":"[redacted]","status":"paid"}'
@@ -112,6 +112,6 @@ export function shownAnswer({ content, policy }: { content: string; policy: Tool
   } catch {
     return content;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return content;
-  return JSON.stringify(displayArguments(parsed as Record<string, unknown>, { ...policy, boundParameters: [] }));
+  if (typeof parsed !== 'object' || parsed === null) return content;
+  return JSON.stringify(displayArguments({ value: parsed }, { ...policy, boundParameters: [] })['value']);
 }
