@@ -163,6 +163,7 @@ describe.skipIf(skipWithoutChromium(suite))(suite, () => {
     await desk.click('#language');
     await desk.waitForSelector('html[lang="zh-CN"]');
     expect(await card.locator('dd[data-field="amount_cents"]').textContent()).toBe('¥200.00');
+    expect(await card.locator('.arguments').textContent()).toContain('金额¥200.00');
     expect(await card.locator('.asked').textContent()).toMatch(chineseDate);
     expect(await card.locator('.asked').textContent()).not.toMatch(ambiguousDate);
     await shoot(desk, 'inbox-money-zh-CN');

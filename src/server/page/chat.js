@@ -53,7 +53,6 @@ const texts = {
       aborted: 'The request was cancelled.',
       error: 'Something went wrong. Please try again.',
     },
-    fields: {},
   },
   'zh-CN': {
     title: '店铺客服',
@@ -89,14 +88,6 @@ const texts = {
       tool_failures: '将由工作人员接手这段对话。',
       aborted: '请求已取消。',
       error: '出了点问题，请再试一次。',
-    },
-    fields: {
-      order_id: '订单号',
-      amount: '金额',
-      reason: '原因',
-      reason_category: '原因类别',
-      note: '备注',
-      refund_no: '退款单号',
     },
   },
 };
@@ -599,7 +590,7 @@ function drawApproval(node, card) {
 
 /** `amount_cents: 20000` reads as "Amount: 200.00 CNY" where the tool says it is yuan; `order_id` as "Order id". */
 function describeArgument(field, value, display) {
-  const described = describeField({ field, value, display, lang: state.lang, labels: t().fields });
+  const described = describeField({ field, value, display, lang: state.lang });
   return typeof value === 'string' && display === undefined
     ? { label: described.label, shown: humanizeValue(value) }
     : described;

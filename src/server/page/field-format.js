@@ -6,6 +6,16 @@
 // anything else as it is. Dates always carry the month's name, never
 // 06/12/2026.
 
+/** Field names in Chinese, for the fields both pages show most; any other keeps its name. */
+const chineseLabels = {
+  order_id: '订单号',
+  amount: '金额',
+  reason: '原因',
+  reason_category: '原因类别',
+  note: '备注',
+  refund_no: '退款单号',
+};
+
 /** The locale a page language formats with: British English puts the day first and names the month. */
 function formatLocale(lang) {
   return lang === 'zh-CN' ? 'zh-CN' : 'en-GB';
@@ -72,13 +82,14 @@ export function formatMoney({ value, currency, unit = 'minor', lang }) {
 
 /**
  * One argument field as a person reads it: its label (`labels[name]` first,
- * else the humanized name, without a `_cents` ending) and its value.
+ * by default the Chinese names of common fields in zh-CN, else the
+ * humanized name, without a `_cents` ending) and its value.
  *
  * @example
  * describeField({ field: 'amount_cents', value: 20000, display: { kind: 'money', currency: 'CNY' }, lang: 'en' });
  * // { label: 'Amount', shown: '200.00 CNY' }
  */
-export function describeField({ field, value, display, lang, labels = {} }) {
+export function describeField({ field, value, display, lang, labels = lang === 'zh-CN' ? chineseLabels : {} }) {
   const cents = field.endsWith('_cents') && typeof value === 'number';
   const key = cents ? field.slice(0, -'_cents'.length) : field;
   const label = labels[key] ?? labels[field] ?? humanize(key, lang);
