@@ -136,6 +136,28 @@ describe.skipIf(skipWithoutChromium(suite))(suite, () => {
     const desk = await open('/desk', { width: 1280, height: 900 });
     await desk.waitForSelector('#live[data-state="live"]');
 
+    // The one rule both pages import, in the browser: money in minor or major units, a day, an instant.
+    const formatted = await desk.evaluate(`import('/field-format.js').then((format) => [
+      format.formatMoney({ value: 20000, currency: 'CNY', lang: 'en' }),
+      format.formatMoney({ value: 20000, currency: 'CNY', lang: 'zh-CN' }),
+      format.formatMoney({ value: 1500, currency: 'JPY', lang: 'en' }),
+      format.formatMoney({ value: 12.5, currency: 'EUR', unit: 'major', lang: 'en' }),
+      format.describeField({ field: 'delivered_on', value: '2026-12-06', display: { kind: 'date' }, lang: 'en' }).shown,
+      format.describeField({ field: 'delivered_on', value: '2026-12-06', display: { kind: 'date' }, lang: 'zh-CN' }).shown,
+      format.describeField({ field: 'paid_at', value: '2026-06-12T09:17:17Z', display: { kind: 'datetime' }, lang: 'en' }).shown,
+      format.describeField({ field: 'fee_cents', value: 250, lang: 'en' }).shown,
+    ])`);
+    expect(formatted).toEqual([
+      '200.00 CNY',
+      '¥200.00',
+      '1,500 JPY',
+      '12.50 EUR',
+      '6 Dec 2026',
+      '2026年12月6日',
+      '12 Jun 2026, 17:17:17 GMT+8',
+      '2.50',
+    ]);
+
     // The customer's chat card: money with its currency, the demo's shortcut said on the card.
     await chat.fill('#message', 'The glass teapot in order SO20260902 arrived cracked. I want a refund.');
     await chat.press('#message', 'Enter');
