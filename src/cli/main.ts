@@ -399,6 +399,8 @@ function describeFailure(error: unknown): string {
   const system = 'syscall' in error || /^E[A-Z]+$/.test(code);
   const forPeople = ArbiterError.isInstance(error) || code.startsWith('ERR_PARSE_ARGS') || system;
   if (!forPeople) return error.stack ?? error.message;
+  // Ours are written for people whole (a tool definition's fields and the fix on the lines after the first).
+  if (ArbiterError.isInstance(error)) return error.message.replace(/^arbiter: /, '');
   const line = (error.message.split('\n')[0] ?? '').replace(/^arbiter: /, '');
   if (code === 'EADDRINUSE')
     return `${line.replace(/^listen EADDRINUSE: /, '')}: another process listens there (choose --port)`;

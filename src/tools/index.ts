@@ -3,6 +3,7 @@ export type { Locale } from '../core/locale.js';
 export type { ToolErrorPayload, ToolOutcome, ValidationIssueSummary } from '../core/tool-outcome.js';
 export type { ToolSpec } from '../core/tool-spec.js';
 export { defineTool } from './define-tool.js';
+export type { FieldDisplay } from './field-display.js';
 export { fromOpenAiTool, type OpenAiFunctionTool } from './from-openai-tool.js';
 export type { JsonSchemaArguments } from './json-schema-arguments.js';
 export type {

@@ -6,6 +6,7 @@ import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { compileToolValidator, createAjv, type ToolValidator } from '../validation/compile-tool-validator.js';
 import { checkDataScope } from './check-data-scope.js';
 import { isStandardSchema } from './convert-standard-schema.js';
+import { fieldDisplayProblems } from './field-display.js';
 import type { DataScope, SideEffect, ToolDefinition } from './tool-types.js';
 
 const providerNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -219,6 +220,10 @@ function checkDefinitionShape(tool: ToolDefinition): string {
       toolName: name,
       message: `tool "${name}" has reconcile but no idempotencyKey: reconcile asks about a call by its key`,
     });
+  }
+  const displayProblems = fieldDisplayProblems(tool.display ?? {});
+  if (displayProblems.length > 0) {
+    throw new ToolDefinitionError({ toolName: name, message: `tool "${name}": ${displayProblems.join('; ')}` });
   }
   const parameters: unknown = tool.parameters;
   if (isStandardSchema(parameters)) {

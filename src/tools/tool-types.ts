@@ -2,6 +2,7 @@ import type { CallHistory } from '../core/call-history.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
+import type { FieldDisplay } from './field-display.js';
 import type { JsonSchemaArguments } from './json-schema-arguments.js';
 import type { StandardJsonSchema, StandardJsonSchemaInput } from './standard-json-schema.js';
 
@@ -182,6 +183,12 @@ export interface ToolBehaviour<Args, Result> {
   readonly dataScope?: DataScope;
   /** Top-level fields whose values never leave the live conversation (audit, events, logs). */
   readonly sensitive?: readonly string[];
+  /**
+   * How a person reads a field on the approval card, the desk and the audit
+   * (the model sends and sees the raw value): `{ amount_cents: { kind:
+   * 'money', currency: 'CNY' } }` shows 20000 as "200.00 CNY" / "¥200.00".
+   */
+  readonly display?: Readonly<Record<string, FieldDisplay>>;
   /** Progress sentence per locale while the tool runs, e.g. `Looking up your order…`. */
   readonly progress?: Partial<Record<Locale, string>>;
   /**
