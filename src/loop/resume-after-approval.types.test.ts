@@ -22,12 +22,20 @@ import {
 } from './resume-after-approval.js';
 import { type RunSessionOptions, runSession } from './run-session.js';
 
-declare const model: Model;
-declare const tools: ToolRegistry;
-const decision = { approvalId: 'ap_1', decision: 'approve', approver: 'li.wei', model, tools } as const;
+/** The options every call below shares besides the stores. */
+interface Decision {
+  readonly approvalId: string;
+  readonly decision: 'approve';
+  readonly approver: string;
+  readonly model: Model;
+  readonly tools: ToolRegistry;
+}
 
 /** Compiled for each backend; never called. */
-function continueOn(backend: Backend | SqliteBackend | PostgresBackend): Promise<ResumeAfterApprovalResult> {
+function continueOn(
+  backend: Backend | SqliteBackend | PostgresBackend,
+  decision: Decision,
+): Promise<ResumeAfterApprovalResult> {
   return resumeAfterApproval({
     ...decision,
     sessions: backend.sessions,
@@ -50,7 +58,8 @@ describe('the store concepts resumeAfterApproval and runSession take', () => {
   });
 
   it('compiles a call with the PostgreSQL classes themselves', () => {
-    const withClasses = async (broker: PostgresApprovalBroker, sessions: PostgresSessionStore) => {
+    const withClasses = async (broker: PostgresApprovalBroker, sessions: PostgresSessionStore, decision: Decision) => {
+      const { model, tools } = decision;
       await runSession({ model, tools, sessions, sessionId: 's_1', resume: true, approvals: broker });
       return resumeAfterApproval({ ...decision, sessions, broker });
     };
