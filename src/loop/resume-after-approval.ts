@@ -35,12 +35,19 @@ export type ResumeAfterApprovalOptions = Omit<
  * `ApprovalResolutionError` when the approval is unknown, already decided or
  * expired.
  *
+ * The approval ids come with the run that stopped (`result.pendingApprovals`)
+ * or from the store (`broker.listApprovals({ status: 'pending' })`); the
+ * broker is either backend's `approvals`. docs/gate.md shows the whole flow.
+ *
  * @example
- * const outcome = await resumeAfterApproval({
- *   sessions, broker, approvalId: 'ap_3f2c9a1b7d4e', decision: 'approve', approver: 'li.wei',
- *   model, tools: registry, principal, gate, idempotency, audit,
- * });
- * if (outcome.status === 'waiting') console.log(`still waiting for ${outcome.pending} approvals`);
+ * const { sessions, approvals } = backend; // openSqliteBackend(…) or await openPostgresBackend(…)
+ * for (const { approvalId } of result.pendingApprovals) {
+ *   const outcome = await resumeAfterApproval({
+ *     sessions, broker: approvals, approvalId, decision: 'approve', approver: 'li.wei',
+ *     model, tools: registry, principal, gate, idempotency, audit,
+ *   });
+ *   if (outcome.status === 'waiting') console.log(`still waiting for ${outcome.pending} approvals`);
+ * }
  */
 export async function resumeAfterApproval(options: ResumeAfterApprovalOptions): Promise<ResumeAfterApprovalResult> {
   const { sessions, broker, approvalId, decision, approver, reason, ...runOptions } = options;
