@@ -442,7 +442,8 @@ ln -sfn "$(readlink -f "$project/node_modules/ai7")" "$project/node_modules/ai"
 block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
 # Every TypeScript program of the pages that names its file (// tools.ts, // memory.ts, …), under that name;
 # the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
-for program in 'README.md / A complete example|first-agent.ts' 'docs/gate.md / Reconciling unknown outcomes|reconcile.ts' \
+for program in 'README.md / A complete example|first-agent.ts' \
+  "docs/gate.md / Reconciling unknown outcomes / How a claim's owner is judged alive, and on which clock|reconcile.ts" \
   'docs/gate.md / Approve and continue in code|approve-in-code.ts' \
   'docs/gate.md / Data leaving after untrusted content|egress.ts' 'docs/memory.md|memory.ts' \
   'docs/routing.md|many-tools.ts' 'docs/models.md / Choosing the API|model.ts' 'docs/tracing.md|tracing.ts' \
