@@ -442,7 +442,9 @@ ln -sfn "$(readlink -f "$project/node_modules/ai7")" "$project/node_modules/ai"
 block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
 # Every TypeScript program of the pages that names its file (// tools.ts, // memory.ts, …), under that name;
 # the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
-for program in 'README.md / A complete example|first-agent.ts' 'docs/gate.md / Reconciling unknown outcomes|reconcile.ts' \
+for program in 'README.md / A complete example|first-agent.ts' \
+  "docs/gate.md / Reconciling unknown outcomes / How a claim's owner is judged alive, and on which clock|reconcile.ts" \
+  'docs/gate.md / Approve and continue in code|approve-in-code.ts' \
   'docs/gate.md / Data leaving after untrusted content|egress.ts' 'docs/memory.md|memory.ts' \
   'docs/routing.md|many-tools.ts' 'docs/models.md / Choosing the API|model.ts' 'docs/tracing.md|tracing.ts' \
   'docs/install.md|tools.ts' 'docs/install.md|agent.ts' 'docs/install.md|server.ts' \
@@ -500,6 +502,9 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   # The approval section's programs print what docs/gate.md says they print.
   expect 0 -- node dist/reconcile.js
   grep -q 'Refund RF1 is on its way. | 1 refund' "$work/out" || fail 'reconcile.ts did not complete the interrupted refund from the shop'
+  expect 0 -- node dist/approve-in-code.js
+  diff <(block 'docs/gate.md / Approve and continue in code' '// approve-in-code.ts' | awk '/^\/\/ /{ shown = shown substr($0, 4) "\n"; next } { shown = "" } END { printf "%s", shown }') \
+    "$work/out" >/dev/null || fail "approve-in-code.ts printed $(cat "$work/out"), not what docs/gate.md shows"
   # docs/ways-in.md: arbiter's gate in the AI SDK's and OpenAI Agents' own loops, each printing what the page shows
   # (their own folder: AI SDK 7's declaration files need skipLibCheck under exactOptionalPropertyTypes).
   mkdir -p ways-in

@@ -121,6 +121,7 @@ export {
 export {
   type DescribeToolError,
   describeFullError,
+  type PendingApproval,
   type ResumeAfterApprovalOptions,
   type ResumeAfterApprovalResult,
   type RunAgentOptions,

@@ -23,6 +23,7 @@ import type { DescribeToolError } from './describe-tool-error.js';
 import { failRun } from './fail-run.js';
 import { finishRun } from './finish-run.js';
 import { mountTools } from './mount-tools.js';
+import type { PendingApproval } from './pending-approval.js';
 import { replayBrakes } from './replay-brakes.js';
 import { routeStepTools } from './route-step-tools.js';
 import { budgetStop, spentBudget } from './run-budgets.js';
@@ -138,6 +139,11 @@ export interface RunResult {
   readonly cost: number | undefined;
   /** The seq of the run's last event, to continue numbering when the run is resumed. */
   readonly lastSeq: number;
+  /**
+   * With `awaiting_approval`: every call the run waits for a person about, with its approval id (decide with
+   * `resumeAfterApproval`); empty for any other stop.
+   */
+  readonly pendingApprovals: readonly PendingApproval[];
   /** Set when `stopReason` is `error`: an infrastructure failure, for the operator, never for the model. */
   readonly error?: { readonly code: string; readonly message: string; readonly cause: unknown };
 }

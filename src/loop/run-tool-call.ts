@@ -67,7 +67,15 @@ async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMo
   if (verdict.decision === 'require_approval') {
     const approval = await requestApproval(runtime, call, verdict);
     if (approval.status === 'pending')
-      return { kind: 'pending_approval', toolCallId, tool, approvalId: approval.approvalId };
+      return {
+        kind: 'pending_approval',
+        toolCallId,
+        tool,
+        approvalId: approval.approvalId,
+        arguments: call.shownArguments,
+        rule: verdict.rule,
+        reason: verdict.reason,
+      };
     if (approval.status === 'refused') return reportRefusal(runtime, call, approval.stage, approval.error);
   } else {
     if (mode === 'check_only') return { kind: 'held', toolCallId, tool };

@@ -10,6 +10,7 @@ export type {
   StandardJsonSchema,
   StandardJsonSchemaInput,
   StandardJsonSchemaOptions,
+  StandardJsonSchemaOutput,
   StandardJsonSchemaProps,
 } from './standard-json-schema.js';
 export { type RegisteredTool, ToolRegistry, type ToolSet } from './tool-registry.js';
