@@ -8,6 +8,9 @@
  * Every target is printed with MET/MISSED and, with every figure, written
  * as one JSON document to dist-bench/results.json (the targets also as the
  * last line, prefixed `targets:`), so the README table is filled from one run.
+ *
+ * `npm run bench -- compare REV` instead compares this checkout's per-step
+ * paths with revision REV's, side by side (`compare-revisions.ts`).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -17,6 +20,7 @@ import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runAiSdkToolsBench } from './ai-sdk-tools-bench.js';
 import { runAuditChainBench } from './audit-chain-bench.js';
 import { runClusterBench, runClusterTenantsBench } from './cluster-bench.js';
+import { compareRevisions, parseCompareArguments } from './compare-revisions.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
@@ -47,6 +51,12 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['ag-ui', runAgUiBench],
   ['ai-sdk', () => runAiSdkToolsBench()],
 ];
+
+if (process.argv[2] === 'compare') {
+  const { lines } = await compareRevisions(parseCompareArguments(process.argv.slice(3)));
+  for (const line of lines) console.log(line);
+  process.exit(0);
+}
 
 const only = [
   ...process.argv.slice(2),

@@ -45,14 +45,60 @@ export interface AuditChainHead {
  * const hash = auditRecordHash({ record: { at: 1, tool: 'send_payment', tenantId: 'bank' }, link: { writer: 'w1', seq: 1, previousHash: null } });
  */
 export function auditRecordHash({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
+  return sha256Hex(auditRecordText({ record, link }));
+}
+
+/**
+ * The canonical JSON `auditRecordHash` hashes, written field by field: the
+ * text `canonicalJson` gives for the tuple, without a sorted copy of it for
+ * every row (a record whose fields already ascend, as the stores build
+ * them, is not sorted either). A field named like an array index, which
+ * `JSON.stringify` would move to the front, takes `canonicalJson` itself.
+ */
+function auditRecordText({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
+  const names = Object.keys(record);
+  if (!ascending(names)) names.sort();
+  let fields = '';
+  for (const name of names) {
+    const value = record[name];
+    if (value === null || value === undefined) continue;
+    if (arrayIndex.test(name)) return canonicalTuple({ record, link });
+    fields += `${fields === '' ? '' : ','}${quotedName(name)}${JSON.stringify(value)}`;
+  }
+  return `[${JSON.stringify(auditRecordFormat)},{"previous":${JSON.stringify(link.previousHash)},"record":{${fields}},"seq":${JSON.stringify(link.seq)},"writer":${JSON.stringify(link.writer)}}]`;
+}
+
+const arrayIndex = /^(?:0|[1-9]\d*)$/;
+
+/** `"name":` for each field name seen (the audit's columns: a few dozen), written once. */
+const quotedNames = new Map<string, string>();
+
+function quotedName(name: string): string {
+  let quoted = quotedNames.get(name);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(name)}:`;
+    if (quotedNames.size < 256) quotedNames.set(name, quoted);
+  }
+  return quoted;
+}
+
+function canonicalTuple({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
   const fields: Record<string, string | number> = {};
-  for (const [name, value] of Object.entries(record)) if (value !== null) fields[name] = value;
-  return sha256Hex(
-    canonicalJson([
-      auditRecordFormat,
-      { record: fields, writer: link.writer, seq: link.seq, previous: link.previousHash },
-    ]),
-  );
+  for (const [name, value] of Object.entries(record)) {
+    if (value !== null)
+      Object.defineProperty(fields, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return canonicalJson([
+    auditRecordFormat,
+    { record: fields, writer: link.writer, seq: link.seq, previous: link.previousHash },
+  ]);
+}
+
+function ascending(names: readonly string[]): boolean {
+  for (let index = 1; index < names.length; index += 1) {
+    if (!((names[index - 1] as string) < (names[index] as string))) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresDatabase } from '../postgres/postgres-database.js';
 import { setUpPostgresCluster } from '../postgres/test-support/postgres-cluster.js';
 import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
@@ -84,6 +84,17 @@ describe.each(ports)('the dialect port on $name', ({ skip, open }) => {
     expect(await port.run(dialect())).toBe(port.dialect);
   });
 
+  it.skipIf(skip)('runs one statement as a plain call: rows and execute, as a program of one step would', async () => {
+    const opened = await open();
+    close = opened.close;
+    const { port } = opened;
+    await port.run(setUp());
+    expect(await port.execute(bump, ['a', 2])).toBe(1);
+    expect(await port.execute(bump, ['nobody', 2])).toBe(0);
+    expect(await port.rows<{ id: string; n: number }>(readAll)).toEqual([{ id: 'a', n: 3 }]);
+    expect(await port.rows(readAll)).toEqual(await port.run(rows(readAll)));
+  });
+
   it.skipIf(skip)('hands a program the value a callback answered, inside its transaction', async () => {
     const opened = await open();
     close = opened.close;
@@ -124,6 +135,38 @@ describe('the SQLite port', () => {
       const answer = port.run(bumpInTransaction());
       expect(answer).not.toBeInstanceOf(Promise);
       expect(answer.rows).toEqual([{ id: 'a', n: 6 }]);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('binds values given in order as they are, booleans as 0 and 1, and $n out of order or repeated by position', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      const echo = sql('SELECT $1 AS a, $2 AS b');
+      const swapped = sql('SELECT $2 AS a, $1 AS b, $2 AS c');
+      expect(port.rows(echo, ['x', true])).toEqual([{ a: 'x', b: 1 }]);
+      expect(port.rows(swapped, [false, 'y'])).toEqual([{ a: 'y', b: 0, c: 'y' }]);
+      // A value beyond the statement's last $n is left out, as a remapped binding always did.
+      expect(port.rows(echo, ['x', 'y', 'z'])).toEqual([{ a: 'x', b: 'y' }]);
+      expect(() => port.rows(sql('SELECT $3'), ['a'])).toThrow('binds $3, and 1 values were given');
+      const values = ['p', 'q'] as const;
+      port.rows(echo, values);
+      expect(values).toEqual(['p', 'q']);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('builds its transaction once: a program of transactions asks better-sqlite3 for no new wrapper', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      port.run(setUp());
+      const transaction = vi.spyOn(backend.database, 'transaction');
+      for (let index = 0; index < 3; index += 1) port.run(bumpInTransaction());
+      expect(transaction).not.toHaveBeenCalled();
     } finally {
       backend.close();
     }
