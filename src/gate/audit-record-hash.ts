@@ -45,52 +45,88 @@ export interface AuditChainHead {
  * const hash = auditRecordHash({ record: { at: 1, tool: 'send_payment', tenantId: 'bank' }, link: { writer: 'w1', seq: 1, previousHash: null } });
  */
 export function auditRecordHash({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
-  return sha256Hex(auditRecordText({ record, link }));
+  const names = Object.keys(record);
+  if (!ascending(names)) names.sort();
+  return auditFieldsHash({ fields: names.map((name) => ({ name, key: name })), values: record, link });
+}
+
+/** A field of a record as `auditFieldsHash` reads it: its name, and where its value is in the values given. */
+export interface AuditRecordField<Key extends string | number> {
+  readonly name: string;
+  readonly key: Key;
 }
 
 /**
- * The canonical JSON `auditRecordHash` hashes, written field by field: the
- * text `canonicalJson` gives for the tuple, without a sorted copy of it for
- * every row (a record whose fields already ascend, as the stores build
- * them, is not sorted either). A field named like an array index, which
- * `JSON.stringify` would move to the front, takes `canonicalJson` itself.
+ * `auditRecordHash` of the record whose field `name` holds `values[key]`,
+ * for each of `fields` (in ascending order of `name`; a store lists its
+ * columns so once): the hash of a stored row without a record object made
+ * for it. The canonical JSON is written field by field, `"name":value`
+ * in that order, null fields left out: the text `canonicalJson` gives for
+ * the tuple, without a sorted copy of it per row. A field named
+ * `__proto__` or like an array index (which `JSON.stringify` would move
+ * to the front) takes `canonicalJson` itself.
+ *
+ * @example
+ * const hash = auditFieldsHash({ fields: [{ name: 'at', key: 0 }, { name: 'tool', key: 1 }], values: [1, 'send_payment'], link });
  */
-function auditRecordText({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
-  const names = Object.keys(record);
-  if (!ascending(names)) names.sort();
-  let fields = '';
-  for (const name of names) {
-    const value = record[name];
+export function auditFieldsHash<Key extends string | number>({
+  fields,
+  values,
+  link,
+}: {
+  fields: readonly AuditRecordField<Key>[];
+  values: Readonly<Record<Key, string | number | null | undefined>>;
+  link: AuditChainLink;
+}): string {
+  let record = '';
+  for (const { name, key } of fields) {
+    const value = values[key];
     if (value === null || value === undefined) continue;
-    if (arrayIndex.test(name)) return canonicalTuple({ record, link });
-    fields += `${fields === '' ? '' : ','}${quotedName(name)}${JSON.stringify(value)}`;
+    const quoted = quotedName(name);
+    if (quoted === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
+    record += `${record === '' ? '' : ','}${quoted}${JSON.stringify(value)}`;
   }
-  return `[${JSON.stringify(auditRecordFormat)},{"previous":${JSON.stringify(link.previousHash)},"record":{${fields}},"seq":${JSON.stringify(link.seq)},"writer":${JSON.stringify(link.writer)}}]`;
+  return sha256Hex(
+    `[${quotedFormat},{"previous":${JSON.stringify(link.previousHash)},"record":{${record}},"seq":${JSON.stringify(link.seq)},"writer":${JSON.stringify(link.writer)}}]`,
+  );
 }
 
-const arrayIndex = /^(?:0|[1-9]\d*)$/;
+const quotedFormat = JSON.stringify(auditRecordFormat);
 
 /** `"name":` for each field name seen (the audit's columns: a few dozen), written once. */
 const quotedNames = new Map<string, string>();
 
-function quotedName(name: string): string {
+/** `"name":`, or undefined for a name `JSON.stringify` would not write in its place (`__proto__`, an array index). */
+function quotedName(name: string): string | undefined {
   let quoted = quotedNames.get(name);
   if (quoted === undefined) {
+    if (name === '__proto__' || arrayIndex.test(name)) return undefined;
     quoted = `${JSON.stringify(name)}:`;
     if (quotedNames.size < 256) quotedNames.set(name, quoted);
   }
   return quoted;
 }
 
-function canonicalTuple({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
-  const fields: Record<string, string | number> = {};
-  for (const [name, value] of Object.entries(record)) {
-    if (value !== null)
-      Object.defineProperty(fields, name, { value, enumerable: true, writable: true, configurable: true });
+const arrayIndex = /^(?:0|[1-9]\d*)$/;
+
+function canonicalTuple<Key extends string | number>({
+  fields,
+  values,
+  link,
+}: {
+  fields: readonly AuditRecordField<Key>[];
+  values: Readonly<Record<Key, string | number | null | undefined>>;
+  link: AuditChainLink;
+}): string {
+  const record: Record<string, string | number> = {};
+  for (const { name, key } of fields) {
+    const value = values[key];
+    if (value === null || value === undefined) continue;
+    Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return canonicalJson([
     auditRecordFormat,
-    { record: fields, writer: link.writer, seq: link.seq, previous: link.previousHash },
+    { record, writer: link.writer, seq: link.seq, previous: link.previousHash },
   ]);
 }
 
