@@ -10,7 +10,9 @@
  * last line, prefixed `targets:`), so the README table is filled from one run.
  *
  * `npm run bench -- compare REV` instead compares this checkout's per-step
- * paths with revision REV's, side by side (`compare-revisions.ts`).
+ * paths with revision REV's, side by side (`compare-revisions.ts`);
+ * `npm run bench -- guard [--update]` counts what a step asks of SQLite
+ * against the committed baseline, or writes it (`step-guard.ts`).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -29,6 +31,7 @@ import type { BenchResult, Target } from './measure.js';
 import { runMemoryBench } from './memory-bench.js';
 import { runRoutingBench } from './routing-bench.js';
 import { runSseBench } from './sse-bench.js';
+import { runStepGuard } from './step-guard.js';
 import { runStoreBench } from './store-bench.js';
 import { runUiStreamBench } from './ui-stream-bench.js';
 import { runValidationBench } from './validation-bench.js';
@@ -51,6 +54,12 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['ag-ui', runAgUiBench],
   ['ai-sdk', () => runAiSdkToolsBench()],
 ];
+
+if (process.argv[2] === 'guard') {
+  const { lines, ok } = await runStepGuard({ update: process.argv.includes('--update') });
+  for (const line of lines) console.log(line);
+  process.exit(ok ? 0 : 1);
+}
 
 if (process.argv[2] === 'compare') {
   const { lines } = await compareRevisions(parseCompareArguments(process.argv.slice(3)));
