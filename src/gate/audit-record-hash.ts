@@ -47,7 +47,20 @@ export interface AuditChainHead {
 export function auditRecordHash({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
   const names = Object.keys(record);
   if (!ascending(names)) names.sort();
-  return auditFieldsHash({ fields: names.map((name) => ({ name, key: name })), values: record, link });
+  if (names.some((name) => name === '__proto__' || arrayIndex.test(name))) {
+    return sha256Hex(canonicalTuple({ fields: names.map((name) => ({ name, key: name })), values: record, link }));
+  }
+  const fields: Record<string, string | number | undefined> = {};
+  for (const name of names) fields[name] = record[name] ?? undefined;
+  return sha256Hex(tupleText(fields, link));
+}
+
+/** The canonical JSON of the tuple, `fields` holding the record's fields in ascending order (undefined: left out). */
+function tupleText(fields: Readonly<Record<string, unknown>>, link: AuditChainLink): string {
+  return JSON.stringify([
+    auditRecordFormat,
+    { previous: link.previousHash, record: fields, seq: link.seq, writer: link.writer },
+  ]);
 }
 
 /** A field of a record as `auditFieldsHash` reads it: its name, and where its value is in the values given. */
@@ -60,11 +73,11 @@ export interface AuditRecordField<Key extends string | number> {
  * `auditRecordHash` of the record whose field `name` holds `values[key]`,
  * for each of `fields` (in ascending order of `name`; a store lists its
  * columns so once): the hash of a stored row without a record object made
- * for it. The canonical JSON is written field by field, `"name":value`
- * in that order, null fields left out: the text `canonicalJson` gives for
- * the tuple, without a sorted copy of it per row. A field named
- * `__proto__` or like an array index (which `JSON.stringify` would move
- * to the front) takes `canonicalJson` itself.
+ * for it. The canonical JSON is the tuple's `JSON.stringify` with the
+ * fields already in order (`recordObject`), null ones left out: the text
+ * `canonicalJson` gives, without a sorted copy of it per row. A field
+ * named `__proto__` or like an array index (which `JSON.stringify` would
+ * move to the front) takes `canonicalJson` itself.
  *
  * @example
  * const hash = auditFieldsHash({ fields: [{ name: 'at', key: 0 }, { name: 'tool', key: 1 }], values: [1, 'send_payment'], link });
@@ -78,33 +91,33 @@ export function auditFieldsHash<Key extends string | number>({
   values: Readonly<Record<Key, string | number | null | undefined>>;
   link: AuditChainLink;
 }): string {
-  let record = '';
-  for (const { name, key } of fields) {
-    const value = values[key];
-    if (value === null || value === undefined) continue;
-    const quoted = quotedName(name);
-    if (quoted === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
-    record += `${record === '' ? '' : ','}${quoted}${JSON.stringify(value)}`;
-  }
-  return sha256Hex(
-    `[${quotedFormat},{"previous":${JSON.stringify(link.previousHash)},"record":{${record}},"seq":${JSON.stringify(link.seq)},"writer":${JSON.stringify(link.writer)}}]`,
-  );
+  const record = recordObject(fields);
+  if (record === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
+  for (const { name, key } of fields) record[name] = values[key] ?? undefined;
+  return sha256Hex(tupleText(record, link));
 }
 
-const quotedFormat = JSON.stringify(auditRecordFormat);
+/**
+ * For a list of fields, one object with those properties in that order,
+ * made once (by `JSON.parse`, so its properties are fast ones) and filled
+ * anew for each row: `JSON.stringify` writes its fields in order and
+ * leaves out the undefined ones (a null field), so a row's text costs one
+ * string and no object. Undefined for a list naming `__proto__` or an
+ * array index, which an object would not keep in order.
+ */
+const recordObjects = new WeakMap<readonly AuditRecordField<string | number>[], Record<string, unknown>>();
 
-/** `"name":` for each field name seen (the audit's columns: a few dozen), written once. */
-const quotedNames = new Map<string, string>();
-
-/** `"name":`, or undefined for a name `JSON.stringify` would not write in its place (`__proto__`, an array index). */
-function quotedName(name: string): string | undefined {
-  let quoted = quotedNames.get(name);
-  if (quoted === undefined) {
-    if (name === '__proto__' || arrayIndex.test(name)) return undefined;
-    quoted = `${JSON.stringify(name)}:`;
-    if (quotedNames.size < 256) quotedNames.set(name, quoted);
+function recordObject(fields: readonly AuditRecordField<string | number>[]): Record<string, unknown> | undefined {
+  let record = recordObjects.get(fields);
+  if (record === undefined) {
+    if (fields.some(({ name }) => name === '__proto__' || arrayIndex.test(name))) return undefined;
+    record = JSON.parse(`{${fields.map(({ name }) => `${JSON.stringify(name)}:null`).join(',')}}`) as Record<
+      string,
+      unknown
+    >;
+    recordObjects.set(fields, record);
   }
-  return quoted;
+  return record;
 }
 
 const arrayIndex = /^(?:0|[1-9]\d*)$/;

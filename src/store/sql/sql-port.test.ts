@@ -5,7 +5,7 @@ import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
 import { bindPositional } from './bind-positional.js';
 import { PostgresPort } from './postgres-port.js';
 import type { SqlMode, SqlPort } from './sql-port.js';
-import { dialect, rows, run, type SqlProgram, sql, sqlOf, transaction, wait } from './sql-program.js';
+import { dialect, isSqlProgram, rows, run, type SqlProgram, sql, sqlOf, transaction, wait } from './sql-program.js';
 import { SqlitePort } from './sqlite-port.js';
 
 const cluster = setUpPostgresCluster();
@@ -177,6 +177,28 @@ describe('the SQLite port', () => {
     try {
       const port = new SqlitePort(backend.database);
       expect(() => port.run(wait(Promise.resolve(1)))).toThrow('cannot wait for a promise');
+    } finally {
+      backend.close();
+    }
+  });
+});
+
+describe('a program of one step', () => {
+  it('is one object: the step, its iterator and its results, recognised as a program and run by either port', () => {
+    const program = run(bump, ['a', 1]);
+    expect(isSqlProgram(program)).toBe(true);
+    expect(isSqlProgram(rows(readAll))).toBe(true);
+    const first = program.next();
+    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({ kind: 'run', statement: bump, values: ['a', 1] });
+    expect(program.next(1)).toMatchObject({ done: true, value: 1 });
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      port.run(setUp());
+      expect(port.run(run(bump, ['a', 1]))).toBe(1);
+      expect(port.run(transaction(() => run(bump, ['a', 1])))).toBe(1);
+      expect(port.rows(readAll)).toEqual([{ id: 'a', n: 3 }]);
     } finally {
       backend.close();
     }
