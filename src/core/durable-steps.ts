@@ -50,6 +50,13 @@ export interface DurableSteps {
     readonly timeoutMs: number;
   }): Awaitable<Payload | undefined>;
   /**
+   * The seq of the run's last event already published (written to the
+   * event log). A step the engine runs again after a crash first moves the
+   * run's numbering past what its cut-short attempt published, so its own
+   * events follow those instead of colliding with them. Default: not asked.
+   */
+  publishedSeq?(): Awaitable<number>;
+  /**
    * Whether a step's events reach subscribers from inside the step only:
    * on replay the loop then moves the run's event numbering past what the
    * recorded step emitted, so the next event continues the sequence without

@@ -39,6 +39,11 @@ export async function durableStep<Result>({
 }): Promise<Result> {
   const { emitter, brakes } = runtime;
   const recorded = await steps.step<RecordedStep<Result>>(name, async () => {
+    if (steps.publishedSeq !== undefined) {
+      // An attempt cut short by a crash may have published events: this one numbers on after them.
+      const published = await steps.publishedSeq();
+      if (published > emitter.lastSeq) emitter.advanceTo?.(published);
+    }
     const result = await run();
     return tool === undefined
       ? { result, lastSeq: emitter.lastSeq }
