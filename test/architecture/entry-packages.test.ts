@@ -121,5 +121,9 @@ describe('the packages each entry point reaches', () => {
       expect({ entry, reached: engines(packagesReachedFrom(entry, { types: true })) }).toEqual({ entry, reached: [] });
     }
     expect(engines(packagesReachedFrom('dbos.ts', { types: true }))).toEqual(['@dbos-inc/dbos-sdk']);
+    expect(engines(packagesReachedFrom('restate.ts', { types: true })).sort()).toEqual([
+      '@restatedev/restate-sdk',
+      '@restatedev/restate-sdk-clients',
+    ]);
   });
 });

@@ -8,22 +8,26 @@
  */
 import { join } from 'node:path';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/core/principal.js';
 import { type DbosRunClient, dbosRunClient } from '../../src/dbos.js';
 import { HttpError } from '../../src/errors/http-error.js';
-import { decideApproval } from '../../src/server/decide-approval.js';
-import type { ServerDependencies } from '../../src/server/server-env.js';
-import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
-import { shopTools } from './engine-shop.js';
-import { bundleWorker, killAllWorkers, pollUntil, startWorker, type Worker } from './engine-workers.js';
+import { bundleWorker, killAllWorkers, pollUntil, startWorker } from './engine-workers.js';
+import {
+  approveAs,
+  auditOf,
+  effectOf,
+  expectGaplessEvents,
+  modelCalls,
+  noteRun,
+  openArbiterWorld,
+  pendingApproval,
+  refundRun,
+} from './engine-world.js';
 
 const postgres = setUpPostgresCluster();
 const cache = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', `arbiter-dbos-${process.pid}`);
 const applicationVersion = 'arbiter-runs-1';
-const customer: Principal = { tenantId: 'shop', userId: 'C1001', roles: ['customer'] };
 let script: string;
 
 beforeAll(async () => {
@@ -31,17 +35,11 @@ beforeAll(async () => {
 }, 120_000);
 afterEach(killAllWorkers, 60_000);
 
-/** One test's world: a fresh schema for arbiter, a fresh DBOS system database, a client and arbiter's backend. */
+/** One test's world: a fresh schema for arbiter, a fresh DBOS system database, a client, DBOS workers. */
 async function world() {
   const schema = postgres.freshSchema();
   const systemDatabaseUrl = postgres.connectionString.replace(/\/postgres$/, `/${schema}_dbos`);
-  const backend = await openPostgresBackend({ connectionString: postgres.connectionString, schema });
-  const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 2 });
-  await pool.query(`CREATE TABLE IF NOT EXISTS "${schema}".effects (
-    key text PRIMARY KEY, run_id text NOT NULL, tool text NOT NULL, pid integer NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
-  await pool.query(`CREATE TABLE IF NOT EXISTS "${schema}".model_calls (
-    id bigserial PRIMARY KEY, run_id text NOT NULL, last_role text NOT NULL, pid integer NOT NULL)`);
-  const workers: Worker[] = [];
+  const arbiter = await openArbiterWorld({ connectionString: postgres.connectionString, schema });
   let client: DBOSClient | undefined;
   let runs: DbosRunClient | undefined;
   const start = async ({
@@ -65,19 +63,14 @@ async function world() {
         HOLD_WRITES: holdWrites ? '1' : '0',
       },
     });
-    workers.push(worker);
     // The first worker has made DBOS's system database; the client connects to it.
     client ??= await DBOSClient.create({ systemDatabaseUrl });
     runs ??= dbosRunClient({ client, appVersion: applicationVersion });
     return worker;
   };
-  const query = async <Row extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
-    (await pool.query<Row>(text.replaceAll('$schema', `"${schema}"`), values)).rows;
   return {
-    schema,
-    backend,
+    ...arbiter,
     start,
-    query,
     get runs(): DbosRunClient {
       if (runs === undefined) throw new Error('start a worker first');
       return runs;
@@ -86,95 +79,15 @@ async function world() {
     executorOf: async (runId: string) => (await client?.getWorkflow(runId))?.executorId,
     close: async () => {
       await client?.destroy();
-      await pool.end();
-      await backend.close();
+      await arbiter.close();
     },
   };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
 
-const noteRun = (runId: string) => ({
-  runId,
-  sessionId: `session-${runId}`,
-  principal: customer,
-  messages: [{ role: 'user' as const, content: `[run ${runId}] Please put a gift wrap note on SO20260902.` }],
-});
-
-const refundRun = (runId: string) => ({
-  runId,
-  sessionId: `session-${runId}`,
-  principal: customer,
-  messages: [{ role: 'user' as const, content: `[run ${runId}] Please refund SO20260901.` }],
-});
-
-/** The run's logged events: seqs rising by one (a merged delta carries its last fragment's seq), no repeat. */
-async function expectGaplessEvents(world: World, runId: string) {
-  const events = await world.backend.events.readEvents({ runId, afterSeq: 0 });
-  const seqs = events.map((event) => event.seq);
-  expect(new Set(seqs).size).toBe(seqs.length);
-  for (const [index, event] of events.entries()) {
-    const before = index === 0 ? 0 : (events[index - 1]?.seq ?? 0);
-    if (event.seq !== before + 1)
-      expect({ seq: event.seq, type: event.type }).toEqual({ seq: event.seq, type: 'model:delta' });
-  }
-  expect(events.at(-1)?.type).toBe('run:end');
-  return events;
-}
-
-async function modelCalls(world: World, runId: string) {
-  return world.query<{ last_role: string; pid: number }>(
-    'SELECT last_role, pid FROM $schema.model_calls WHERE run_id = $1 ORDER BY id',
-    [runId],
-  );
-}
-
-async function auditOf(world: World, runId: string, tool: string) {
-  return world.query<{ decision: string; outcome: string; approver: string | null }>(
-    'SELECT decision, outcome, approver FROM $schema.audit_log WHERE run_id = $1 AND tool = $2 ORDER BY audit_id',
-    [runId, tool],
-  );
-}
-
-/** An approver of the customer's tenant deciding through arbiter's approval API, which signals DBOS. */
-function approve(world: World, approvalId: string, userId: string) {
-  const dependencies = {
-    approvals: world.backend.approvals,
-    // decideApproval reads a run's record and nothing else of the server's runs.
-    runs: { find: (runId: string) => world.backend.serverRuns.find(runId) },
-    sessions: world.backend.sessions,
-    audit: world.backend.audit,
-    tools: shopTools({ pool: world.backend.pool, schema: world.schema, holdWrites: false }),
-    allowSelfApproval: false,
-    resumeRun: (runId: string) => world.runs.resumeRun(runId),
-  };
-  // The approval route's dependencies, those decideApproval reads: the rest of a server is not needed to decide.
-  return decideApproval(dependencies as unknown as ServerDependencies, {
-    principal: { tenantId: 'shop', userId, roles: ['approver'] },
-    approvalId,
-    decision: 'approve',
-  });
-}
-
-async function pendingApproval(world: World, runId: string) {
-  return pollUntil(
-    async () =>
-      (
-        await world.query<{ approval_id: string }>(
-          "SELECT approval_id FROM $schema.approvals WHERE run_id = $1 AND status = 'pending'",
-          [runId],
-        )
-      )[0]?.approval_id,
-    { what: `a pending approval of ${runId}` },
-  );
-}
-
-async function effectOf(world: World, key: string) {
-  return pollUntil(
-    async () => (await world.query<{ pid: number }>('SELECT pid FROM $schema.effects WHERE key = $1', [key]))[0],
-    { what: `the effect ${key}` },
-  );
-}
+const approve = (world: World, approvalId: string, userId: string) =>
+  approveAs(world, { approvalId, userId, resumeRun: (runId) => world.runs.resumeRun(runId) });
 
 describe.skipIf(postgres.skip)('arbiter inside DBOS', () => {
   let current: World | undefined;

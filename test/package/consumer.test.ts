@@ -55,6 +55,7 @@ const subpaths = [
   'ai-sdk',
   'openai-agents',
   'dbos',
+  'restate',
 ] as const;
 /** Packages the docs' programs import that are the reader's own choice: schema libraries, the other loops, tracing. */
 const readersOwn =
