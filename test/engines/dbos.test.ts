@@ -75,6 +75,8 @@ async function world() {
       if (runs === undefined) throw new Error('start a worker first');
       return runs;
     },
+    /** The workflow's status, as DBOS records it. */
+    statusOf: async (runId: string) => (await client?.getWorkflow(runId))?.status,
     /** Which executor runs the workflow now, as DBOS records it. */
     executorOf: async (runId: string) => (await client?.getWorkflow(runId))?.executorId,
     close: async () => {
@@ -220,5 +222,31 @@ describe.skipIf(postgres.skip)('arbiter inside DBOS', () => {
     expect(await world.query('SELECT key FROM $schema.effects')).toEqual([{ key: 'refund:SO20260901' }]);
     expect((await auditOf(world, 'run-two-approval', 'refund_order')).map((row) => row.outcome)).toEqual(['ok']);
     await expectGaplessEvents(world, 'run-two-approval');
+  }, 300_000);
+
+  it("runs one run of a session at a time: the second waits on the session's partition until the first ends", async () => {
+    const world = await open();
+    const first = await world.start({ executorId: 'worker-a', holdWrites: true });
+    const earlier = { ...noteRun('run-first'), sessionId: 'session-shared' };
+    const later = { ...noteRun('run-second'), sessionId: 'session-shared' };
+    await world.runs.start(earlier);
+    await effectOf(world, 'note:SO20260902:gift wrap');
+    await world.runs.start(later);
+    // A run of another session, queued after it, starts: the queue was dispatched past the second run.
+    await world.runs.start(refundRun('run-other'));
+    await pollUntil(async () => ((await modelCalls(world, 'run-other')).length > 0 ? true : undefined), {
+      what: "the other session's run to start",
+    });
+    // The first run holds its session's partition while its write executes: the second stays queued.
+    expect(await world.statusOf('run-second')).toBe('ENQUEUED');
+    expect(await modelCalls(world, 'run-second')).toEqual([]);
+    await first.kill('SIGKILL');
+    await world.start({ executorId: 'worker-a', build: 'build-1-restarted' });
+    expect((await world.runs.result('run-first')).stopReason).toBe('completed');
+    expect((await world.runs.result('run-second')).stopReason).toBe('completed');
+    const order = await world.query<{ run_id: string }>('SELECT run_id FROM $schema.model_calls ORDER BY id');
+    const lastOfFirst = order.map((row) => row.run_id).lastIndexOf('run-first');
+    const firstOfSecond = order.map((row) => row.run_id).indexOf('run-second');
+    expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
   }, 300_000);
 });
