@@ -17,6 +17,7 @@ import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runAiSdkToolsBench } from './ai-sdk-tools-bench.js';
 import { runAuditChainBench } from './audit-chain-bench.js';
 import { runClusterBench, runClusterTenantsBench } from './cluster-bench.js';
+import { runEnginesBench } from './engines-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
@@ -46,6 +47,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['memory', runMemoryBench],
   ['ag-ui', runAgUiBench],
   ['ai-sdk', () => runAiSdkToolsBench()],
+  ['engines', runEnginesBench],
 ];
 
 const only = [

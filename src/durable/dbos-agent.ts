@@ -14,6 +14,12 @@ export interface DbosAgentOptions {
 /** A registered arbiter workflow: how to start its runs, signal them, and take over a dead worker's runs. */
 export interface DbosAgent {
   readonly workflowName: string;
+  /**
+   * The registered workflow itself, for a caller that starts it another way
+   * (`DBOS.startWorkflow(agent.workflow, { workflowID: runId })(input)`, or
+   * as a child of its own workflow); the workflow id must be the run id.
+   */
+  readonly workflow: (input: DurableRunInput) => Promise<DurableRunSummary>;
   readonly queueName: string;
   /**
    * Registers the session queue (one run per session at a time, across
@@ -92,6 +98,7 @@ export function registerDbosAgent({
   );
   return {
     workflowName,
+    workflow,
     queueName,
     registerQueue: async () => {
       await DBOS.registerQueue(queueName, { partitionConcurrency: 1 });

@@ -119,7 +119,19 @@ export async function runInEngine({
   const { log, runs, approvalWaitMs, ...options } = agent;
   const { runId, sessionId, principal, messages, locale = 'en' } = input;
   const events = new EventBus();
-  const persisted = persistEvents({ bus: events, log, tools: options.tools, locale, deltaWindowMs: 0 });
+  // The highest seq this execution wrote; the log is asked once, for what an earlier execution (a crashed worker) wrote.
+  let appended = 0;
+  let published: number | undefined;
+  const tracked: EventLog = {
+    append: async (batch) => {
+      await log.append(batch);
+      for (const event of batch) if (event.runId === runId && event.seq > appended) appended = event.seq;
+    },
+    readEvents: (options) => log.readEvents(options),
+    lastSeq: (id) => log.lastSeq(id),
+    prune: (options) => log.prune(options),
+  };
+  const persisted = persistEvents({ bus: events, log: tracked, tools: options.tools, locale, deltaWindowMs: 0 });
   const steps: DurableSteps = {
     step: (name, run) =>
       primitives.step(name, async () => {
@@ -129,7 +141,8 @@ export async function runInEngine({
       }),
     publishedSeq: async () => {
       await persisted.idle();
-      return log.lastSeq(runId);
+      published ??= await log.lastSeq(runId);
+      return Math.max(published, appended);
     },
     now: () => primitives.now(),
     newId: () => primitives.newId(),

@@ -65,6 +65,12 @@ export async function expectGaplessEvents(world: ArbiterWorld, runId: string) {
     }
   }
   expect(events.at(-1)?.type).toBe('run:end');
+  // Every call proposed has its end in the log: a step run again after a crash numbered its events after the first attempt's.
+  const ended = new Set(
+    events.flatMap((event) => (event.type === 'tool:end' || event.type === 'tool:error' ? [event.toolCallId] : [])),
+  );
+  const proposed = events.flatMap((event) => (event.type === 'tool:proposed' ? [event.toolCallId] : []));
+  expect(proposed.filter((toolCallId) => !ended.has(toolCallId))).toEqual([]);
   return events;
 }
 
