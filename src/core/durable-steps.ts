@@ -22,9 +22,10 @@ import type { Awaitable } from './awaitable.js';
  * @example
  * const steps: DurableSteps = {
  *   step: (name, run) => DBOS.runStep(run, { name }),
- *   now: () => Date.now(),
- *   newId: () => randomUUID(),
- *   waitForSignal: ({ topic, timeoutMs }) => DBOS.recv(topic, { timeoutSeconds: timeoutMs / 1000 }),
+ *   now: () => DBOS.now(),
+ *   newId: () => DBOS.randomUUID(),
+ *   waitForSignal: async ({ topic, timeoutMs }) =>
+ *     (await DBOS.recv(topic, { timeoutSeconds: timeoutMs / 1000 })) ?? undefined,
  * };
  * await runAgent({ model, tools, messages, steps });
  */
@@ -56,11 +57,4 @@ export interface DurableSteps {
    * events follow those instead of colliding with them. Default: not asked.
    */
   publishedSeq?(): Awaitable<number>;
-  /**
-   * Whether a step's events reach subscribers from inside the step only:
-   * on replay the loop then moves the run's event numbering past what the
-   * recorded step emitted, so the next event continues the sequence without
-   * a gap or a repeat. True for every engine adapter; false for arbiter's own.
-   */
-  readonly replays: boolean;
 }

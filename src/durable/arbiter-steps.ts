@@ -18,5 +18,4 @@ export const arbiterSteps: DurableSteps = {
   now: () => Date.now(),
   newId: () => timeOrderedId(),
   waitForSignal: () => undefined,
-  replays: false,
 };

@@ -18,7 +18,6 @@ function signalledSteps(signals: unknown[]) {
       waited.push(options);
       return signals.shift() as Payload | undefined;
     },
-    replays: true,
   };
   return { steps, waited };
 }

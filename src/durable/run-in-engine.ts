@@ -151,7 +151,6 @@ export async function runInEngine({
       await persisted.idle();
       return primitives.waitForSignal(options);
     },
-    replays: true,
   };
   try {
     if (runs !== undefined) {

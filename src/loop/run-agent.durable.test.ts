@@ -37,7 +37,6 @@ function memoryEngine({ recorded, crashAt }: { recorded: { name: string; value: 
     now: () => 1_700_000_000_000,
     newId: () => 'run-durable-1',
     waitForSignal: () => undefined,
-    replays: true,
   };
   return { steps, ran };
 }
