@@ -6,6 +6,7 @@
  * read from the database: the effects, the model's calls, the audit, the
  * approvals, the run's event log.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,9 @@ let script: string;
 beforeAll(async () => {
   script = await bundleWorker(join(import.meta.dirname, 'dbos-worker.ts'), cache);
 }, 120_000);
+afterAll(() => {
+  rmSync(cache, { recursive: true, force: true });
+});
 afterEach(killAllWorkers, 60_000);
 
 /** One test's world: a fresh schema for arbiter, a fresh DBOS system database, a client, DBOS workers. */

@@ -6,6 +6,7 @@
  * Two workers stand behind one deployment through a TCP balancer, as behind
  * a load balancer. What happened is read from the database.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as clients from '@restatedev/restate-sdk-clients';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +35,9 @@ let script: string;
 beforeAll(async () => {
   script = await bundleWorker(join(import.meta.dirname, 'restate-worker.ts'), cache);
 }, 120_000);
+afterAll(() => {
+  rmSync(cache, { recursive: true, force: true });
+});
 
 /** One test's world: a fresh schema for arbiter, a fresh restate-server, a balancer in front of the workers. */
 async function world() {
