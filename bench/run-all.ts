@@ -23,6 +23,7 @@ import { runAiSdkToolsBench } from './ai-sdk-tools-bench.js';
 import { runAuditChainBench } from './audit-chain-bench.js';
 import { runClusterBench, runClusterTenantsBench } from './cluster-bench.js';
 import { compareRevisions, parseCompareArguments } from './compare-revisions.js';
+import { runEnginesBench } from './engines-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
@@ -53,6 +54,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['memory', runMemoryBench],
   ['ag-ui', runAgUiBench],
   ['ai-sdk', () => runAiSdkToolsBench()],
+  ['engines', runEnginesBench],
 ];
 
 if (process.argv[2] === 'guard') {

@@ -457,6 +457,10 @@ block 'docs/ag-ui.md' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
 block 'docs/a2a.md' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
 skip_block 'docs/a2a.md / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
 skip_block "docs/a2a.md / Calling another agent / Where an A2A agent's requests go" '"allowedOrigins"' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-hostile-origin.http.test.ts sends a card and calls to other origins'
+skip_block 'docs/durable-engines.md / DBOS' 'registerDbosAgent({' 'needs a DBOS system database and a model; test/engines/dbos.test.ts runs this worker (test/engines/dbos-worker.ts) against real DBOS on a throwaway PostgreSQL'
+skip_block 'docs/durable-engines.md / DBOS' 'dbosRunClient({' 'needs running DBOS workers; test/engines/dbos.test.ts starts, signals and reads runs through this client'
+skip_block 'docs/durable-engines.md / Restate' 'restateAgent({' 'needs restate-server and a model; test/engines/restate.test.ts serves this worker (test/engines/restate-worker.ts) to a restate-server it starts'
+skip_block 'docs/durable-engines.md / Restate' 'restateRunClient({' 'needs restate-server and its workers; test/engines/restate.test.ts starts, signals and reads runs through this client'
 skip_block 'docs/audit.md / Anchors' 'audit anchor --out' 'paths of the reader'"'"'s own secure storage; src/cli/commands/audit-verify.test.ts and test/cli-any-backend.test.ts (on PostgreSQL) run anchor and verify --anchor'
 skip_block 'docs/cli.md / Any backend, your own tools' 'ARBITER_STORE_URL=postgres://arbiter' 'needs a PostgreSQL server and an application'"'"'s tools module; test/cli-any-backend.test.ts runs these commands on a throwaway cluster with its own ticket tools'
 skip_block 'docs/models.md / Any AI SDK provider (Anthropic, Google, …)' 'npm install @ai-sdk/anthropic' 'the npm registry: the providers are the reader'"'"'s choice (devDependencies here)'

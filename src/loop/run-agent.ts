@@ -1,6 +1,7 @@
 import type { PinnedState } from '../context/compress-context.js';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ChatMessage, ToolCall } from '../core/chat-message.js';
+import type { DurableSteps } from '../core/durable-steps.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import type { RunJournal } from '../core/run-journal.js';
@@ -103,6 +104,14 @@ export interface RunAgentOptions {
   readonly audit?: AuditLog;
   /** Where steps and tool results are written down so a restart loses nothing. */
   readonly journal?: RunJournal;
+  /**
+   * The durable engine the run executes inside (DBOS, Restate, Temporal):
+   * each model turn and each validated, gated tool execution runs as one of
+   * its named steps, recorded and handed back on replay (give the run's id:
+   * `runDurableAgent` makes it through the engine). Default: arbiter's own path, where the journal records
+   * each step and a lease keeper resumes the run (see `DurableSteps`).
+   */
+  readonly steps?: DurableSteps;
   readonly locale?: Locale;
   /** Words a failed call's error for the model (its tool message). Default: arbiter's whole message. */
   readonly describeError?: DescribeToolError;
