@@ -64,6 +64,8 @@ describe.skipIf(cluster.skip)('arbiter serve --store postgres://… and SIGTERM'
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const ended = await serveThenTerminate(cluster.connectionString);
         expect(ended.output).toContain('listening on');
+        // A cluster node names itself at start (a generated id when --node-id is not given).
+        expect(ended.output).toMatch(/arbiter serve: node [0-9a-f-]{36}\n/);
         expect(ended.output).toContain('arbiter serve: stopping…');
         expect({ code: ended.code, signal: ended.signal }).toEqual({ code: 0, signal: null });
       }
