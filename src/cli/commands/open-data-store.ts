@@ -48,9 +48,11 @@ export async function checkStoreReachable(location: StoreLocation): Promise<void
  */
 async function postgresStoreExists(location: StoreLocation & { dialect: 'postgres' }): Promise<boolean> {
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
-  client.on('error', () => {});
+  let client: InstanceType<typeof pg.Client> | undefined;
   try {
+    // Constructing the client parses the string: a string pg cannot parse is said as any other failure.
+    client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+    client.on('error', () => {});
     await client.connect();
     const { rows } = await client.query<{ present: boolean }>(
       "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
@@ -59,7 +61,7 @@ async function postgresStoreExists(location: StoreLocation & { dialect: 'postgre
   } catch (error) {
     throw storeFailure({ error, location });
   } finally {
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
   }
 }
 
