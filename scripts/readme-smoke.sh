@@ -179,8 +179,8 @@ smoke_audit() {
   # An anchor needs the key; the log verifies against the anchor just taken (before the purge below, whose
   # checkpoint is unsigned: a log with one is not anchored under a key).
   expect 2 -- env ARBITER_AUDIT_KEY= npm run --silent arbiter -- audit anchor --data-dir "$data"
-  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key npm run --silent arbiter -- audit anchor --out "$work/anchor.json" --data-dir "$data"
-  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key npm run --silent arbiter -- audit verify --anchor "$work/anchor.json" --data-dir "$data"
+  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key-of-thirty-two-characters npm run --silent arbiter -- audit anchor --out "$work/anchor.json" --data-dir "$data"
+  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key-of-thirty-two-characters npm run --silent arbiter -- audit verify --anchor "$work/anchor.json" --data-dir "$data"
   # Nothing the demo wrote is old enough to go; younger than the retention is refused.
   expect 0 -- run_arbiter audit purge --older-than 400 --data-dir "$data"
   expect 2 -- run_arbiter audit purge --older-than 1 --data-dir "$data"
