@@ -7,7 +7,6 @@
  * with and without `--anchor`. An anchor of another store is named as such.
  * `audit anchor` refuses a short key and says which folder is missing.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import { openPostgresBackend } from '../src/store/postgres/open-postgres-backend
 import { setUpPostgresCluster } from '../src/store/postgres/test-support/postgres-cluster.js';
 import { SqliteAuditLog } from '../src/store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { runArbiter } from './support/run-arbiter.js';
 
 interface Ran {
   readonly code: number | null;
@@ -27,27 +27,9 @@ interface Ran {
 
 const key = 'an auditor key of the test, 32+ characters long';
 
-function arbiter(args: readonly string[], environment: Record<string, string | undefined> = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, NO_COLOR: '1', ARBITER_STORE_URL: '', ARBITER_AUDIT_KEY: key, ...environment },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** The CLI with the auditor's key set. */
+const arbiter = (args: readonly string[], environment: Record<string, string | undefined> = {}) =>
+  runArbiter(args, { ARBITER_AUDIT_KEY: key, ...environment }, 90_000);
 
 const entry = (toolCallId: string, tenantId: string): AuditEntry => ({
   at: Date.now(),

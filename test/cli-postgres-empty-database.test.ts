@@ -4,32 +4,10 @@
  * an empty SQLite data directory, "no arbiter store at …" and exit 2, and
  * the database is left without a single table of arbiter's.
  */
-import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setUpPostgresCluster } from '../src/store/postgres/test-support/postgres-cluster.js';
-
-function arbiter(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, NO_COLOR: '1', ARBITER_STORE_URL: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runArbiter } from './support/run-arbiter.js';
 
 const cluster = setUpPostgresCluster();
 
@@ -66,7 +44,7 @@ describe.skipIf(cluster.skip)('the operator commands on a PostgreSQL database wi
       ['memory', 'list', '--user', 'u1'],
       ['approve', 'ap_1', '--by', 'S9001'],
     ]) {
-      const ran = await arbiter([...args, '--store', url]);
+      const ran = await runArbiter([...args, '--store', url]);
       expect({ args, code: ran.code, stderr: ran.stderr }).toEqual({
         args,
         code: 2,

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUpPostgresCluster } from '../src/store/postgres/test-support/postgres-cluster.js';
+import { runArbiter } from './support/run-arbiter.js';
 
 interface Ran {
   readonly code: number | null;
@@ -21,31 +22,12 @@ interface Ran {
   readonly stderr: string;
 }
 
+/** The CLI with no debug stacks, whatever the test's own environment says. */
+const arbiter = (args: readonly string[], environment: Record<string, string> = {}) =>
+  runArbiter(args, { ARBITER_DEBUG: '', ...environment }, 90_000);
+
 const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-url-secrets-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-function arbiter(args: readonly string[], environment: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, NO_COLOR: '1', ARBITER_STORE_URL: '', ARBITER_DEBUG: '', ...environment },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** A port nothing listens on: bound once to learn a free one, then closed. */
 async function closedPort(): Promise<number> {
