@@ -10,12 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Backend } from '../store/backend.js';
-import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
 import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
-import { openSqliteBackend } from '../store/sqlite/open-sqlite-backend.js';
 import { claimIdempotencyKey } from './claim-idempotency-key.js';
 import type { IdempotencyStore } from './idempotency-store.js';
+import { openClaimChildStore } from './test-support/claim-child-store.js';
 import { gatedCallFixture } from './test-support/gated-call-fixture.js';
 
 const cluster = setUpPostgresCluster();
@@ -44,13 +42,6 @@ const stores: { name: string; skip: boolean; location: () => string[] }[] = [
     location: () => ['postgres', cluster.connectionString, cluster.freshSchema()],
   },
 ];
-
-async function openStore(location: readonly string[], settings: { now?: () => number } = {}): Promise<Backend> {
-  const [kind, path, schema] = location;
-  if (kind === 'sqlite' && path !== undefined) return openSqliteBackend({ path, ...settings });
-  if (path === undefined || schema === undefined) throw new Error('no store location');
-  return openPostgresBackend({ connectionString: path, schema, ...settings });
-}
 
 /** A resumed refund's claim of the fixture key through `store`: its answer, and what `reconcile` was asked. */
 async function presentKey(store: IdempotencyStore) {
@@ -113,7 +104,7 @@ describe.each(stores)('the owner of a claim in flight, judged on $name', ({ skip
       const holder = start(command as string, args);
       children.push(holder.child);
       expect(await holder.firstLine).toBe('claimed');
-      const backend = await openStore(where);
+      const backend = await openClaimChildStore(where);
       try {
         // Read again for the holder's lease: it keeps renewing, so it is alive.
         expect(await presentKey(backend.idempotency)).toEqual({ status: 'refused', asked: [] });
@@ -143,7 +134,7 @@ describe.each(stores)('the owner of a claim in flight, judged on $name', ({ skip
       const holder = start(command as string, args);
       children.push(holder.child);
       expect(await holder.firstLine).toBe('claimed');
-      const ahead = await openStore(where, { now: () => Date.now() + elevenMinutes });
+      const ahead = await openClaimChildStore([...where, '--clock-offset-ms', `${elevenMinutes}`]);
       try {
         for (let attempt = 0; attempt < 2; attempt += 1) {
           expect(await presentKey(ahead.idempotency)).toEqual({ status: 'refused', asked: [] });
