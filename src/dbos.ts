@@ -16,10 +16,12 @@ export {
   dbosRunClient,
   registerDbosAgent,
 } from './durable/dbos-agent.js';
+export { type EngineEventLog, openEngineEventLog } from './durable/engine-event-log.js';
 export {
   type DurableRunInput,
   type DurableRunSummary,
   type EngineAgentOptions,
+  type EngineRunClient,
   type EngineRunRecords,
   engineLeaseOwner,
 } from './durable/run-in-engine.js';

@@ -11,12 +11,15 @@
  *
  * @module
  */
+
+export { type EngineEventLog, openEngineEventLog } from './durable/engine-event-log.js';
 export { type RestateAgentOptions, restateAgent } from './durable/restate-agent.js';
 export { type RestateRunClient, restateRunClient } from './durable/restate-run-client.js';
 export {
   type DurableRunInput,
   type DurableRunSummary,
   type EngineAgentOptions,
+  type EngineRunClient,
   type EngineRunRecords,
   engineLeaseOwner,
 } from './durable/run-in-engine.js';

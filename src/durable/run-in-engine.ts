@@ -10,6 +10,7 @@ import type { EventLog } from '../events/event-log.js';
 import { persistEvents } from '../events/persist-events.js';
 import type { RunAgentOptions } from '../loop/run-agent.js';
 import type { NewServerRun, ServerRun, ServerRunStatus } from '../store/server-run.js';
+import type { SessionStore } from '../store/session-store.js';
 import { runDurableAgent } from './run-durable-agent.js';
 
 /** What starts a run in an engine: plain JSON, the workflow's input. */
@@ -75,6 +76,26 @@ export interface EngineAgentOptions
   readonly runs?: EngineRunRecords;
   /** How long the run waits in the engine for its approvals, in total. Default seven days. */
   readonly approvalWaitMs?: number;
+  /**
+   * Arbiter's sessions, when runs are started through arbiter's server
+   * (`createPostgresServer({ engine })`): the run's new messages are
+   * appended to its session and the session's run ended, in a step, as the
+   * run ends. Default: the caller keeps the conversation itself.
+   */
+  readonly sessions?: SessionStore;
+}
+
+/**
+ * What arbiter's server needs of an engine to run its sessions' runs there
+ * (`createPostgresServer({ engine })`): start a run, and tell a run waiting
+ * for a person that its approvals were decided. `dbosRunClient` and
+ * `restateRunClient` give both.
+ */
+export interface EngineRunClient {
+  /** Starts the run in the engine; starting the same run id again starts nothing new. */
+  start(input: DurableRunInput): Promise<unknown>;
+  /** Wakes the run once arbiter has checked and recorded the decisions of its approvals. */
+  resumeRun(runId: string): Promise<void>;
 }
 
 /** The engine's own primitives, which `runInEngine` turns into arbiter's `DurableSteps`. */
@@ -91,6 +112,18 @@ export interface EnginePrimitives {
 
 /** The lease owner an engine's runs are recorded under: no `arbiter serve` node claims them. */
 export const engineLeaseOwner = (engine: string): string => `engine:${engine}`;
+
+/** The lease an engine's run is recorded with: its engine, for as long as its approvals may wait and a day more. */
+export const engineRunLease = ({
+  engine,
+  approvalWaitMs,
+}: {
+  engine: string;
+  approvalWaitMs?: number | undefined;
+}) => ({
+  owner: engineLeaseOwner(engine),
+  leaseMs: (approvalWaitMs ?? sevenDaysMs) + oneDayMs,
+});
 
 /**
  * The body of one run's workflow, whichever the engine: the run recorded
@@ -116,7 +149,7 @@ export async function runInEngine({
   agent: EngineAgentOptions;
   primitives: EnginePrimitives;
 }): Promise<DurableRunSummary> {
-  const { log, runs, approvalWaitMs, ...options } = agent;
+  const { log, runs, approvalWaitMs, sessions, ...options } = agent;
   const { runId, sessionId, principal, messages, locale = 'en' } = input;
   const events = new EventBus();
   // The highest seq this execution wrote; the log is asked once, for what an earlier execution (a crashed worker) wrote.
@@ -158,7 +191,7 @@ export async function runInEngine({
         if ((await runs.find(runId)) !== undefined) return true;
         await runs.insert(
           { runId, sessionId, tenantId: principal.tenantId, principal, locale, messageOffset: 0 },
-          { owner: engineLeaseOwner(engine), leaseMs: (approvalWaitMs ?? sevenDaysMs) + oneDayMs },
+          engineRunLease({ engine, approvalWaitMs }),
         );
         return true;
       });
@@ -176,9 +209,13 @@ export async function runInEngine({
       ...(approvalWaitMs === undefined ? {} : { approvalWaitMs }),
     });
     await persisted.idle();
-    if (runs !== undefined) {
+    if (runs !== undefined || sessions !== undefined) {
+      // The run's status, then its session freed for the next message: one step, each write done once.
       await primitives.step('arbiter:finish-run', async () => {
-        await runs.setStatus(runId, result.stopReason);
+        await runs?.setStatus(runId, result.stopReason);
+        if (sessions !== undefined) {
+          await finishSessionRun({ sessions, input, newMessages: result.newMessages, lastSeq: result.lastSeq });
+        }
         return result.stopReason;
       });
     }
@@ -194,6 +231,32 @@ export async function runInEngine({
   } finally {
     persisted();
   }
+}
+
+/**
+ * Appends the run's new messages to its session and ends the session's run,
+ * once: a step the engine runs again after a crash finds the messages
+ * already there (the session holds more than the run began with) or the
+ * run already ended, and writes nothing twice.
+ */
+async function finishSessionRun({
+  sessions,
+  input,
+  newMessages,
+  lastSeq,
+}: {
+  sessions: SessionStore;
+  input: DurableRunInput;
+  newMessages: readonly ChatMessage[];
+  lastSeq: number;
+}): Promise<void> {
+  const { sessionId, runId } = input;
+  const session = await sessions.load(sessionId);
+  if (session?.activeRun?.runId !== runId) return;
+  if (session.messages.length === input.messages.length && newMessages.length > 0) {
+    await sessions.append({ sessionId, runId, messages: newMessages, expectedVersion: session.version });
+  }
+  await sessions.endRun({ sessionId, runId, status: 'idle', lastSeq });
 }
 
 const oneDayMs = 24 * 60 * 60 * 1000;

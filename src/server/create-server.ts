@@ -53,6 +53,7 @@ import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import type { ServerApprovals, ServerLimits, ServerRunRecords } from './server-storage.js';
 import { sessionRoutes } from './session-routes.js';
+import type { StartRunRequest } from './start-in-engine.js';
 import type { FollowRun } from './stream-run-events.js';
 import type { StreamingDelay } from './with-streaming-delay.js';
 
@@ -233,6 +234,8 @@ export interface ServerStorage {
   readonly followRun?: (manager: RunManager) => FollowRun;
   /** What a decided approval does to its run; default: the manager resumes it here. */
   readonly resumeRun?: (manager: RunManager) => (runId: string) => Awaitable<void>;
+  /** Where new runs execute when not on this node (a durable engine); default: the manager runs them here. */
+  readonly startRun?: (request: StartRunRequest) => Promise<{ runId: string }>;
   /** Resume at start-up what a previous process left running (`RunManager.resumeInterrupted`). */
   readonly resumeInterrupted: boolean;
   /** Throws when the database cannot answer (`GET /healthz`). */
@@ -316,6 +319,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     logger,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.deltaWindowMs === undefined ? {} : { deltaWindowMs: options.deltaWindowMs }),
+    ...(storage.startRun === undefined ? {} : { startElsewhere: storage.startRun }),
   });
   const dependencies: ServerDependencies = {
     sessions,
@@ -343,7 +347,9 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   ];
   const readMetrics = metricsRoute({ metrics, authenticate, metricsToken: options.metricsToken, extra: recentMetrics });
   // Checked after the other settings, so a bad token or auth file is still named first.
-  const missing = options.tools === undefined ? 'tools' : options.model === undefined ? 'model' : undefined;
+  // A server whose runs execute in an engine asks no model itself: the engine's workers do.
+  const needsModel = options.model === undefined && storage.startRun === undefined;
+  const missing = options.tools === undefined ? 'tools' : needsModel ? 'model' : undefined;
   if (missing !== undefined) {
     recentRuns.stop();
     void storage.close();

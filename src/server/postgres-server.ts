@@ -10,6 +10,7 @@ import { PostgresRunRecords } from './postgres-run-records.js';
 import { RunLeaseKeeper } from './run-lease-keeper.js';
 import { isTerminalEvent } from './run-manager.js';
 import { jsonLineLogger } from './server-log.js';
+import { type ServerEngine, startInEngine } from './start-in-engine.js';
 import { type RunningServer, type StartServerOptions, startServerWith } from './start-server.js';
 
 /** Where and how a node joins the others on one PostgreSQL database. */
@@ -25,6 +26,14 @@ export interface PostgresServerOptions {
    * wait this long before another node resumes them. Default 10 s.
    */
   readonly leaseMs?: number;
+  /**
+   * Runs execute in this durable engine, not on the nodes: a message posted
+   * to a session starts its run there (`startInEngine`), a decided approval
+   * wakes it there, and the nodes stream its events from the event table
+   * the engine's workers write. The nodes keep the API, the desk, the
+   * approval checks and the streams. Default: the nodes execute the runs.
+   */
+  readonly engine?: ServerEngine;
 }
 
 /**
@@ -43,7 +52,7 @@ export interface PostgresServerOptions {
 export async function createPostgresServer(
   options: CreateServerOptions & PostgresServerOptions,
 ): Promise<AssembledServer> {
-  const { connectionString, schema, nodeId = randomUUID(), leaseMs = 10_000 } = options;
+  const { connectionString, schema, nodeId = randomUUID(), leaseMs = 10_000, engine } = options;
   const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
   const logger = options.logger ?? jsonLineLogger();
   // A node's claims in flight lapse as its runs' leases do: whoever adopts a dead node's run finds its keys judged.
@@ -126,7 +135,11 @@ export async function createPostgresServer(
         const unfollow = await feed.followAfterBacklog({ runId, afterSeq, onEvents: (events) => events.forEach(push) });
         return { unfollow, active: manager.isActive(runId) };
       },
-    resumeRun: () => (runId) => keeper.requeue(runId),
+    // In an engine, a decided approval wakes the run where it waits; else any node may claim it again.
+    resumeRun: () => (runId) => (engine === undefined ? keeper.requeue(runId) : engine.runs.resumeRun(runId)),
+    ...(engine === undefined
+      ? {}
+      : { startRun: startInEngine({ engine, sessions: backend.sessions, serverRuns: backend.serverRuns }) }),
     // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
     handOver: (runIds) => keeper.handOver(runIds),
     resumeInterrupted: false,

@@ -33,6 +33,7 @@ import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRunRecords } from './server-storage.js';
 import { SessionTask, SessionTasks } from './session-tasks.js';
 import { sessionsForRuns } from './sessions-for-runs.js';
+import type { StartRunRequest } from './start-in-engine.js';
 import { type WatchedFailure, watchModelCalls } from './watch-model-calls.js';
 
 export interface RunManagerOptions {
@@ -62,6 +63,12 @@ export interface RunManagerOptions {
   readonly onError?: (error: unknown) => void;
   /** Gets one structured line per failed model call and per run recovered at start-up. Default: none. */
   readonly logger?: ServerLogger;
+  /**
+   * Where runs execute when not in this process: `start` hands each new run
+   * to it (a durable engine, `startInEngine`) and executes nothing here.
+   * Default: runs execute here.
+   */
+  readonly startElsewhere?: (request: StartRunRequest) => Promise<{ runId: string }>;
 }
 
 /** The longest a run's end waits for its terminal event to be published (listeners are synchronous). */
@@ -175,6 +182,9 @@ export class RunManager {
      */
     session?: Session;
   }): Promise<{ runId: string }> {
+    if (this.#options.startElsewhere !== undefined) {
+      return this.#options.startElsewhere({ sessionId, principal, content, locale, session: read });
+    }
     const idle = this.#tasks.get(sessionId) === undefined && !this.#tasks.isStarting(sessionId);
     await this.#tasks.startable(sessionId);
     const active = this.#tasks.get(sessionId);

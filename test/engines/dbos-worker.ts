@@ -10,7 +10,7 @@
  * waits, once its effect is committed, until the process dies).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { registerDbosAgent } from '../../src/dbos.js';
+import { openEngineEventLog, registerDbosAgent } from '../../src/dbos.js';
 import { createTierGate } from '../../src/gate/tier-gate.js';
 import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
 import { countedShopModel, createShopTables, shopTools } from './engine-shop.js';
@@ -27,6 +27,8 @@ const environment = (name: string): string => {
 const schema = environment('ARBITER_SCHEMA');
 const backend = await openPostgresBackend({ connectionString: environment('ARBITER_URL'), schema });
 await createShopTables(backend.pool, schema);
+// Written with the NOTIFY that wakes the API nodes streaming the run.
+const log = await openEngineEventLog({ backend });
 const tools = shopTools({ pool: backend.pool, schema, holdWrites: process.env['HOLD_WRITES'] === '1' });
 const agent = registerDbosAgent({
   agent: {
@@ -36,8 +38,10 @@ const agent = registerDbosAgent({
     approvals: backend.approvals,
     idempotency: backend.idempotency,
     audit: backend.audit,
-    log: backend.events,
+    log,
     runs: backend.serverRuns,
+    // Runs started through arbiter's API end in their session.
+    sessions: backend.sessions,
   },
 });
 DBOS.setConfig({
@@ -55,6 +59,7 @@ process.stdout.write(`ready ${process.env['WORKER_BUILD'] ?? 'build-1'} ${proces
 process.once('SIGTERM', () => {
   void (async () => {
     await DBOS.shutdown();
+    await log.close();
     await backend.close();
     process.exit(0);
   })();

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DbosRunClient, dbosRunClient } from '../../src/dbos.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
+import { refundThroughApi, startEngineApi } from './engine-api.js';
 import { bundleWorker, killAllWorkers, pollUntil, startWorker } from './engine-workers.js';
 import {
   approveAs,
@@ -252,5 +253,30 @@ describe.skipIf(postgres.skip)('arbiter inside DBOS', () => {
     const lastOfFirst = order.map((row) => row.run_id).lastIndexOf('run-first');
     const firstOfSecond = order.map((row) => row.run_id).indexOf('run-second');
     expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
+  }, 300_000);
+
+  it("runs the sessions of arbiter's API in DBOS: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once", async () => {
+    const world = await open();
+    await world.start({ executorId: 'worker-a' });
+    const first = await world.start({ executorId: 'worker-b' });
+    const api = await startEngineApi({
+      world,
+      connectionString: postgres.connectionString,
+      engine: { name: 'dbos', runs: world.runs },
+    });
+    try {
+      await refundThroughApi({
+        api,
+        world,
+        tag: 'api-refund',
+        whileWaiting: async () => {
+          // A deploy of both workers while the run waits for a person.
+          expect(await first.kill('SIGTERM')).toBe('0');
+          await world.start({ executorId: 'worker-b', build: 'build-2' });
+        },
+      });
+    } finally {
+      await api.close();
+    }
   }, 300_000);
 });

@@ -11,6 +11,7 @@ import type { Model, ModelRequest } from '../../src/models/model.js';
 import { ScriptedModel } from '../../src/models/scripted-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/tool-registry.js';
+import type { ToolDefinition } from '../../src/tools/tool-types.js';
 
 export async function createShopTables(pool: pg.Pool, schema: string): Promise<void> {
   await pool.query(`CREATE TABLE IF NOT EXISTS "${schema}".effects (
@@ -68,7 +69,22 @@ function runIdOf(messages: readonly ChatMessage[]): string {
  * The tools. `holdWrites`: a write, once its effect is committed, waits
  * until the process is killed, so a test can kill it mid-execution.
  */
-export function shopTools({ pool, schema, holdWrites }: { pool: pg.Pool; schema: string; holdWrites: boolean }) {
+export function shopTools(options: { pool: pg.Pool; schema: string; holdWrites: boolean }): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of shopToolDefinitions(options)) registry.register(tool);
+  return registry;
+}
+
+/** The tools as definitions, for a server's `tools`. */
+export function shopToolDefinitions({
+  pool,
+  schema,
+  holdWrites,
+}: {
+  pool: pg.Pool;
+  schema: string;
+  holdWrites: boolean;
+}): ToolDefinition[] {
   const effect = async (key: string, runId: string, tool: string) => {
     await pool.query(
       `INSERT INTO "${schema}".effects (key, run_id, tool, pid) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING`,
@@ -78,8 +94,8 @@ export function shopTools({ pool, schema, holdWrites }: { pool: pg.Pool; schema:
   };
   const happened = async (key: string) =>
     (await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = $1`, [key])).rowCount === 1;
-  const registry = new ToolRegistry();
-  registry.register(
+  const tools: ToolDefinition[] = [];
+  tools.push(
     defineTool<{ order_id: string }>({
       name: 'query_order',
       description: 'Look up one order. Not to change it: use add_order_note or refund_order.',
@@ -92,7 +108,7 @@ export function shopTools({ pool, schema, holdWrites }: { pool: pg.Pool; schema:
       execute: ({ order_id }) => ({ order_id, status: 'delivered', paid_cents: 2000 }),
     }),
   );
-  registry.register(
+  tools.push(
     defineTool<{ order_id: string; note: string }, { noted: boolean }>({
       name: 'add_order_note',
       description: 'Add a note to an order. Not to refund it: use refund_order.',
@@ -114,7 +130,7 @@ export function shopTools({ pool, schema, holdWrites }: { pool: pg.Pool; schema:
         (await happened(key)) ? { status: 'happened', result: { noted: true } } : { status: 'not_happened' },
     }),
   );
-  registry.register(
+  tools.push(
     defineTool<{ order_id: string }, { refunded_cents: number }>({
       name: 'refund_order',
       description: 'Refund an order in full. Not to look one up: use query_order.',
@@ -133,5 +149,5 @@ export function shopTools({ pool, schema, holdWrites }: { pool: pg.Pool; schema:
         (await happened(key)) ? { status: 'happened', result: { refunded_cents: 2000 } } : { status: 'not_happened' },
     }),
   );
-  return registry;
+  return tools;
 }

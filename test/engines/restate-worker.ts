@@ -12,7 +12,7 @@
 import http2 from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
 import { createTierGate } from '../../src/gate/tier-gate.js';
-import { restateAgent } from '../../src/restate.js';
+import { openEngineEventLog, restateAgent } from '../../src/restate.js';
 import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
 import { countedShopModel, createShopTables, shopTools } from './engine-shop.js';
 
@@ -25,6 +25,8 @@ const environment = (name: string): string => {
 const schema = environment('ARBITER_SCHEMA');
 const backend = await openPostgresBackend({ connectionString: environment('ARBITER_URL'), schema });
 await createShopTables(backend.pool, schema);
+// Written with the NOTIFY that wakes the API nodes streaming the run.
+const log = await openEngineEventLog({ backend });
 const tools = shopTools({ pool: backend.pool, schema, holdWrites: process.env['HOLD_WRITES'] === '1' });
 const { services } = restateAgent({
   agent: {
@@ -34,8 +36,10 @@ const { services } = restateAgent({
     approvals: backend.approvals,
     idempotency: backend.idempotency,
     audit: backend.audit,
-    log: backend.events,
+    log,
     runs: backend.serverRuns,
+    // Runs started through arbiter's API end in their session.
+    sessions: backend.sessions,
   },
 });
 const server = http2.createServer(restate.createEndpointHandler({ services }));
@@ -44,5 +48,8 @@ process.stdout.write(`ready ${process.env['WORKER_BUILD'] ?? 'build-1'} ${proces
 
 process.once('SIGTERM', () => {
   server.close();
-  void backend.close().finally(() => process.exit(0));
+  void (async () => {
+    await log.close();
+    await backend.close();
+  })().finally(() => process.exit(0));
 });

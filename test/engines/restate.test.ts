@@ -14,6 +14,7 @@ import type { DurableRunInput } from '../../src/durable/run-in-engine.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { type RestateRunClient, restateRunClient } from '../../src/restate.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
+import { refundThroughApi, startEngineApi } from './engine-api.js';
 import { bundleWorker, killAllWorkers, startWorker, type Worker } from './engine-workers.js';
 import {
   approveAs,
@@ -229,5 +230,31 @@ describe.skipIf(postgres.skip)('arbiter inside Restate', () => {
     ]);
     expect((await auditOf(world, 'run-two-approval', 'refund_order')).map((row) => row.outcome)).toEqual(['ok']);
     await expectGaplessEvents(world, 'run-two-approval');
+  }, 300_000);
+
+  it("runs the sessions of arbiter's API in Restate: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once", async () => {
+    const world = await open();
+    const workers = [await world.start(), await world.start()];
+    const api = await startEngineApi({
+      world,
+      connectionString: postgres.connectionString,
+      engine: { name: 'restate', runs: world.runs },
+    });
+    try {
+      await refundThroughApi({
+        api,
+        world,
+        tag: 'api-refund',
+        whileWaiting: async () => {
+          // A deploy: each worker stopped and its new build started in its place.
+          for (const { port } of workers) {
+            expect(await world.stop(port, 'SIGTERM')).toBe('0');
+            await world.start({ port, build: 'build-2' });
+          }
+        },
+      });
+    } finally {
+      await api.close();
+    }
   }, 300_000);
 });
