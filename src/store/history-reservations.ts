@@ -17,20 +17,22 @@ const longestRetryMs = 250;
  */
 export interface HistoryReservationStatements {
   /**
-   * Inserts (`key`, `holder`, `expiresAt`), or overwrites the row of `key`
-   * only when its `expires_at` is at or before `now`; true when the row is
-   * now `holder`'s.
+   * Inserts (`key`, `holder`) expiring `leaseMs` from now, or overwrites the
+   * row of `key` only when it has expired; true when the row is now
+   * `holder`'s. Both times on the database's clock.
    */
-  take(row: { key: string; holder: string; expiresAt: number; now: number }): Awaitable<boolean>;
-  /** Sets `expires_at` of `key`'s row when `holder` still holds it. */
-  renew(row: { key: string; holder: string; expiresAt: number }): Awaitable<unknown>;
+  take(row: { key: string; holder: string; leaseMs: number }): Awaitable<boolean>;
+  /** Sets `key`'s row to expire `leaseMs` from now (the database's clock) when `holder` still holds it. */
+  renew(row: { key: string; holder: string; leaseMs: number }): Awaitable<unknown>;
   /** Deletes `key`'s row when `holder` still holds it (never a row another holder took after a lapse). */
   drop(row: { key: string; holder: string }): Awaitable<unknown>;
 }
 
 /**
- * The SQL both dialects run, with their placeholders: the same statements,
- * so a rule of the table cannot differ between SQLite and PostgreSQL.
+ * The SQL both dialects run, with their placeholders and the database's
+ * clock as `STORE_NOW` (`onStoreClock`): the same statements, so a rule of
+ * the table cannot differ between SQLite and PostgreSQL, and no process's
+ * clock decides when another's reservation lapsed.
  *
  * @example
  * database.prepare(historyReservationSql.take((name) => `@${name}`)).run({ key, holder, expiresAt, now });
@@ -38,31 +40,30 @@ export interface HistoryReservationStatements {
 export const historyReservationSql = {
   take: (placeholder: Placeholder): string =>
     `INSERT INTO history_reservations (principal_key, holder, expires_at)
-     VALUES (${placeholder('key')}, ${placeholder('holder')}, ${placeholder('expiresAt')})
+     VALUES (${placeholder('key')}, ${placeholder('holder')}, STORE_NOW + ${placeholder('leaseMs')})
      ON CONFLICT (principal_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-     WHERE history_reservations.expires_at <= ${placeholder('now')}`,
+     WHERE history_reservations.expires_at <= STORE_NOW`,
   renew: (placeholder: Placeholder): string =>
-    `UPDATE history_reservations SET expires_at = ${placeholder('expiresAt')}
+    `UPDATE history_reservations SET expires_at = STORE_NOW + ${placeholder('leaseMs')}
      WHERE principal_key = ${placeholder('key')} AND holder = ${placeholder('holder')}`,
   drop: (placeholder: Placeholder): string =>
     `DELETE FROM history_reservations WHERE principal_key = ${placeholder('key')} AND holder = ${placeholder('holder')}`,
 } as const;
 
 /** A statement's parameters, by name. */
-export type HistoryReservationParameter = 'key' | 'holder' | 'expiresAt' | 'now';
+export type HistoryReservationParameter = 'key' | 'holder' | 'leaseMs';
 
 /** How a dialect writes a named parameter: `@key` in SQLite, `$1` in PostgreSQL (`postgresParameter`). */
 type Placeholder = (name: HistoryReservationParameter) => string;
 
 /**
  * PostgreSQL's positional placeholder of a parameter: values go in the
- * order key, holder, expiresAt, now.
+ * order key, holder, leaseMs.
  *
  * @example
  * historyReservationSql.drop(postgresParameter); // … WHERE principal_key = $1 AND holder = $2
  */
-export const postgresParameter: Placeholder = (name) =>
-  `$${name === 'key' ? 1 : name === 'holder' ? 2 : name === 'expiresAt' ? 3 : 4}`;
+export const postgresParameter: Placeholder = (name) => `$${name === 'key' ? 1 : name === 'holder' ? 2 : 3}`;
 
 /**
  * Reserves `key`'s history in a store shared by several processes: tries
@@ -75,19 +76,17 @@ export const postgresParameter: Placeholder = (name) =>
  * delete its successor's.
  *
  * @example
- * const release = await reserveHistoryInStore({ statements, key: 'shop\u0000C1001', now: Date.now });
+ * const release = await reserveHistoryInStore({ statements, key: 'shop\u0000C1001' });
  * try { ... } finally { await release(); }
  */
 export async function reserveHistoryInStore({
   statements,
   key,
-  now,
   leaseMs = historyReservationLeaseMs,
 }: {
   statements: HistoryReservationStatements;
   key: string;
-  /** The clock leases are measured on (the store's). */
-  now: () => number;
+  /** How long the reservation lasts after each renewal, on the database's clock. */
   leaseMs?: number;
 }): Promise<HistoryRelease> {
   // As JSON: a principal key joins tenant and user with U+0000, which PostgreSQL's text cannot hold.
@@ -95,17 +94,14 @@ export async function reserveHistoryInStore({
   const holder = randomUUID();
   let waitMs = firstRetryMs;
   for (;;) {
-    const at = now();
-    if (await statements.take({ key: storedKey, holder, expiresAt: at + leaseMs, now: at })) break;
+    if (await statements.take({ key: storedKey, holder, leaseMs })) break;
     await new Promise((resolve) => setTimeout(resolve, waitMs));
     waitMs = Math.min(longestRetryMs, waitMs * 2);
   }
   let renewing: Promise<unknown> = Promise.resolve();
   const renewal = setInterval(
     () => {
-      renewing = Promise.resolve(statements.renew({ key: storedKey, holder, expiresAt: now() + leaseMs })).catch(
-        () => {},
-      );
+      renewing = Promise.resolve(statements.renew({ key: storedKey, holder, leaseMs })).catch(() => {});
     },
     Math.max(1, Math.floor(leaseMs / 3)),
   );

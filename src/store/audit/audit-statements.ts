@@ -4,6 +4,7 @@ import { auditRetentionFloorDays } from '../../gate/audit-retention.js';
 import { auditChainColumns, auditWrittenColumns } from '../audit-rows.js';
 import { historyReservationSql, postgresParameter } from '../history-reservations.js';
 import { type SqlStatement, type SqlValue, sql, sqlOf } from '../sql/sql-program.js';
+import { onStoreClock } from '../sql/store-clock.js';
 
 /**
  * The SQL of the audit store (`SqlAuditStore`), in both dialects, written
@@ -76,10 +77,10 @@ export const auditStatements = {
     sqlite: 'DELETE FROM audit_retention',
     postgres: "SELECT set_config('arbiter.audit_purge_before', '', true)",
   }),
-  /** History reservations (`reserveHistoryInStore`): values key, holder, expiresAt, now. */
+  /** History reservations (`reserveHistoryInStore`): values key, holder, leaseMs; times on the database's clock. */
   reservation: {
-    take: sql(historyReservationSql.take(postgresParameter)),
-    renew: sql(historyReservationSql.renew(postgresParameter)),
+    take: onStoreClock(historyReservationSql.take(postgresParameter)),
+    renew: onStoreClock(historyReservationSql.renew(postgresParameter)),
     drop: sql(historyReservationSql.drop(postgresParameter)),
   },
 } as const;

@@ -38,7 +38,7 @@ import type { AuditAppendAnswer, AuditChainWrite, AuditStoreArchive, AuditWrites
 export interface SqlAuditStoreOptions {
   /** The key purge checkpoints are signed with (HMAC-SHA256). Default `ARBITER_AUDIT_KEY`; without one they carry no signature. */
   auditKey?: string | undefined;
-  /** The clock `purge` and history reservations measure time on. Default `Date.now`. */
+  /** The clock `purge` measures time on (history reservations lapse on the database's clock). Default `Date.now`. */
   now?: () => number;
   /** `purge` never deletes rows younger than this many days. Default 400; at least 30 (`auditRetentionFloorDays`). */
   minimumRetentionDays?: number;
@@ -103,16 +103,16 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
     this.#historyLeaseMs = historyLeaseMs;
     const { reservation } = auditStatements;
     this.#reservations = {
-      take: ({ key, holder, expiresAt, now: at }) =>
+      take: ({ key, holder, leaseMs }) =>
         recoverAnswer(
-          () => mapAnswer(port.run(run(reservation.take, [key, holder, expiresAt, at])), (changed) => changed === 1),
+          () => mapAnswer(port.run(run(reservation.take, [key, holder, leaseMs])), (changed) => changed === 1),
           (error) => {
             // Another process holds SQLite's write lock: not taken this time, tried again.
             if (isStoreBusy(error)) return false;
             throw error;
           },
         ),
-      renew: ({ key, holder, expiresAt }) => port.run(run(reservation.renew, [key, holder, expiresAt])),
+      renew: ({ key, holder, leaseMs }) => port.run(run(reservation.renew, [key, holder, leaseMs])),
       drop: ({ key, holder }) => port.run(run(reservation.drop, [key, holder])),
     };
   }
@@ -203,7 +203,6 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
     return reserveHistoryInStore({
       statements: this.#reservations,
       key: principalKey,
-      now: this.#now,
       leaseMs: this.#historyLeaseMs,
     });
   }
