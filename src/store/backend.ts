@@ -106,6 +106,11 @@ export interface BackendSettings {
   claimLeaseMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
+  /**
+   * How long a principal's history reservation (what holds a cumulative rule across processes) whose holder
+   * stopped renewing it holds others back, on the database's clock. Default 30 s.
+   */
+  historyLeaseMs?: number;
 }
 
 /**
@@ -122,6 +127,7 @@ export function conceptOptions({
   approvalGrantTtlMs,
   auditRetentionDays,
   claimLeaseMs,
+  historyLeaseMs,
 }: BackendSettings) {
   const clock = now === undefined ? {} : { now };
   return {
@@ -132,6 +138,10 @@ export function conceptOptions({
       ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
     },
     idempotency: { ...clock, ...(claimLeaseMs === undefined ? {} : { leaseMs: claimLeaseMs }) },
-    audit: { ...clock, ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }) },
+    audit: {
+      ...clock,
+      ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }),
+      ...(historyLeaseMs === undefined ? {} : { historyLeaseMs }),
+    },
   };
 }

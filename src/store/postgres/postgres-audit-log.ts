@@ -18,7 +18,7 @@ import type { PostgresDatabase } from './postgres-database.js';
  * (await audit.listAudit({ sessionId })).map((entry) => entry.decision);
  */
 export class PostgresAuditLog extends SqlAuditStore<'async'> {
-  constructor({ database, ...options }: Omit<SqlAuditStoreOptions, 'historyLeaseMs'> & { database: PostgresDatabase }) {
+  constructor({ database, ...options }: SqlAuditStoreOptions & { database: PostgresDatabase }) {
     const port = new PostgresPort(database);
     super({ ...options, port, writes: postgresAuditWrites({ database, port }) });
   }

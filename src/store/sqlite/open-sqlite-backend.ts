@@ -51,7 +51,6 @@ export function openSqliteBackend({
   path,
   migrations,
   busyTimeoutMs,
-  historyLeaseMs,
   ...settings
 }: BackendSettings & {
   /** A file, or `:memory:`. */
@@ -60,8 +59,6 @@ export function openSqliteBackend({
   migrations?: readonly Migration[];
   /** How long one statement waits for another connection's lock (see `openSqliteStore`). Default 5000. */
   busyTimeoutMs?: number;
-  /** How long a killed process's history reservation holds others back (see `SqliteAuditLog`). Default 30 s. */
-  historyLeaseMs?: number;
 }): SqliteBackend {
   const runtime = openSqliteStore({
     path,
@@ -75,11 +72,7 @@ export function openSqliteBackend({
     sessions: new SqliteSessionStore({ database, ...clock }),
     approvals: new SqliteApprovalBroker({ database, ...options.approvals }),
     idempotency: new SqliteIdempotencyStore({ database, ...options.idempotency }),
-    audit: new SqliteAuditLog({
-      database,
-      ...options.audit,
-      ...(historyLeaseMs === undefined ? {} : { historyLeaseMs }),
-    }),
+    audit: new SqliteAuditLog({ database, ...options.audit }),
     events: new SqliteEventLog({ database }),
     runtime,
     memory: new SqliteMemoryStore({ database, ...clock }),

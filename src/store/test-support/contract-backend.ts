@@ -16,6 +16,8 @@ export interface ContractOptions {
   readonly approvalTtlMs: number;
   /** How long an approval, once given, may be used: two minutes in the suites. */
   readonly approvalGrantTtlMs: number;
+  /** How long a silent holder's history reservation lasts, on the database's clock; the store's default when absent. */
+  readonly historyLeaseMs?: number;
 }
 
 /**
@@ -48,14 +50,21 @@ export type CreateBackend<Backend> = (options: ContractOptions) => Awaitable<Bac
  *   const { backend, clock } = await open();
  * });
  */
-export function openFreshBackends<Backend>(create: CreateBackend<Backend>): () => Promise<OpenedBackend<Backend>> {
+export function openFreshBackends<Backend>(
+  create: CreateBackend<Backend>,
+): (settings?: Pick<ContractOptions, 'historyLeaseMs'>) => Promise<OpenedBackend<Backend>> {
   const opened: { close?(): Awaitable<void> }[] = [];
   afterEach(async () => {
     for (const backend of opened.splice(0)) await backend.close?.();
   });
-  return async () => {
+  return async (settings = {}) => {
     const clock = { now: 1_000_000 };
-    const backend = await create({ now: () => clock.now, approvalTtlMs: 60_000, approvalGrantTtlMs: 120_000 });
+    const backend = await create({
+      now: () => clock.now,
+      approvalTtlMs: 60_000,
+      approvalGrantTtlMs: 120_000,
+      ...settings,
+    });
     opened.push(backend);
     return { backend, clock };
   };

@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CallHistorySource, HistoryRelease } from '../../core/call-history.js';
-import { historyReservationLeaseMs } from '../history-reservations.js';
 import { type CreateBackend, openFreshBackends } from './contract-backend.js';
 
 /** Resolves with what `promise` settled to, or `'waiting'` when it has not settled within `ms`. */
@@ -62,20 +61,42 @@ export function describeHistoryReservationContract(
     });
 
     it('lets a reservation whose holder died lapse after the lease; the dead holder cannot drop its successor', async () => {
-      const { backend, clock } = await open();
-      // A holder killed mid-call: it never gives back (its renewals stop with it; here, the clock outruns them).
-      const dead = await reserve(backend.audit, 'shop\u0000C1001');
+      // Leases lapse on the database's clock: the suite's clock cannot move them, a holder must fall silent.
+      const leaseMs = 3000;
+      const { backend } = await open({ historyLeaseMs: leaseMs });
+      // A holder killed mid-call never renews: its renewal timer is frozen from the moment it reserves.
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      try {
+        const dead = await reserve(backend.audit, 'shop\u0000C1001');
+        const taken = Date.now();
+        const waiting = reserve(backend.audit, 'shop\u0000C1001');
+        expect(await within(waiting, 300)).toBe('waiting');
+        const successor = await within(waiting, leaseMs + 5000);
+        expect(successor).toBeTypeOf('function');
+        // Not before the lease ran out on the database's clock (a little slack for the two clocks' readings).
+        expect(Date.now() - taken).toBeGreaterThanOrEqual(leaseMs - 50);
+        // The dead holder's late give-back (a node that only stalled) leaves the successor's row alone.
+        await dead();
+        const after = reserve(backend.audit, 'shop\u0000C1001');
+        expect(await within(after, 300)).toBe('waiting');
+        await (successor as HistoryRelease)();
+        await (await after)();
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('keeps a live holder past its lease: it renews on the database clock, whatever the suite clock says', async () => {
+      const leaseMs = 900;
+      const { backend, clock } = await open({ historyLeaseMs: leaseMs });
+      const holder = await reserve(backend.audit, 'shop\u0000C1001');
+      // The process clock leaps a day: the reservation is still the holder's while it renews.
+      clock.now += 24 * 60 * 60 * 1000;
       const waiting = reserve(backend.audit, 'shop\u0000C1001');
-      expect(await within(waiting, 300)).toBe('waiting');
-      clock.now += historyReservationLeaseMs + 1;
-      const successor = await within(waiting, 5000);
-      expect(successor).toBeTypeOf('function');
-      // The dead holder's late give-back (a node that only stalled) leaves the successor's row alone.
-      await dead();
-      const after = reserve(backend.audit, 'shop\u0000C1001');
-      expect(await within(after, 300)).toBe('waiting');
-      await (successor as HistoryRelease)();
-      await (await after)();
+      expect(await within(waiting, leaseMs * 3)).toBe('waiting');
+      await holder();
+      expect(await within(waiting, 5000)).toBeTypeOf('function');
+      await (await waiting)();
     });
   });
 }
