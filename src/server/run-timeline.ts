@@ -238,7 +238,7 @@ export function runTimeline({
       replayed: outcome?.startsWith('replayed:') ?? false,
       replayOf: row?.replayOf === undefined ? null : { runId: row.replayOf.runId, toolCallId: row.replayOf.toolCallId },
       answer:
-        step.result === 'ok' && stored?.content !== undefined
+        step.result === 'ok' && typeof stored?.content === 'string'
           ? givenBack(stored.content, outcome?.startsWith('replayed:') ?? false).slice(0, maxFeedback)
           : null,
       durationMs: step.durationMs ?? (row === undefined ? null : row.durationMs),
