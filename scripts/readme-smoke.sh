@@ -11,10 +11,22 @@
 # table without a step here (or removed from the CLI but left in the table)
 # fails this script; so does a code block of any page that no step runs or skips, and a page
 # under docs/ that the README's table of contents does not link
-# (scripts/readme-blocks.mjs). Usage: scripts/readme-smoke.sh [REPOSITORY]
+# (scripts/readme-blocks.mjs). Usage: scripts/readme-smoke.sh [--programs] [REPOSITORY]
 # (default: this checkout; only committed files are cloned).
+#
+# The programs get `ai` as `npm install ai` gives it on the Node.js that runs this: ai@6 on Node.js 20,
+# ai@7 (which needs Node.js 22) from 22 on. `--programs` runs only the part that installs the packed tarball in
+# a fresh project, compiles every TypeScript program of the pages there and runs each: on REPOSITORY as it is
+# (no clone), whose node_modules and dist/ the Node.js on PATH installed and built (`npm ci`); the .ci/node22
+# and .ci/node24 runs call it so (.ci/node-lts), after their part of the suite. It writes mcp.json there, as
+# docs/mcp.md does.
 set -euo pipefail
 
+part=all
+if [ "${1:-}" = --programs ]; then
+  part=programs
+  shift
+fi
 repository="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/arbiter-readme-smoke.XXXXXX")"
 server_pid=""
@@ -81,7 +93,7 @@ wait_for_log() {
 covered="$work/covered-blocks"
 block() {
   printf '%s\t%s\n' "$1" "$2" >>"$covered"
-  (cd "$work/arbiter" && node scripts/readme-blocks.mjs get "$1" "$2")
+  (cd "$checkout" && node scripts/readme-blocks.mjs get "$1" "$2")
 }
 count_block() { printf '%s\t%s\n' "$1" "$2" >>"$covered"; }
 skip_block() {
@@ -102,11 +114,19 @@ readme_block() {
   ' "$page"
 }
 
-step "git clone $repository"
-git clone --quiet "$repository" "$work/arbiter"
-cd "$work/arbiter"
+if [ "$part" = all ]; then
+  step "git clone $repository"
+  git clone --quiet "$repository" "$work/arbiter"
+  checkout="$work/arbiter"
+else
+  checkout="$repository"
+  [ -f "$checkout/dist/src/cli/main.js" ] || fail "--programs needs dist/ built in $checkout (npm ci runs prepare)"
+fi
+cd "$checkout"
 data="$work/data"
+export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
+if [ "$part" = all ]; then # up to "Use it in your project"; --programs starts there
 step "every page under docs/ is linked from the README's table of contents"
 unlinked="$(node scripts/readme-blocks.mjs unlinked)" || fail "pages the README's \"## Contents\" does not link: $unlinked"
 printf '  | %s pages, each linked\n' "$(ls docs/*.md | wc -l)"
@@ -119,7 +139,6 @@ if [ -d "$repository/node_modules" ]; then
   mkdir node_modules
   cp -a "$repository/node_modules/." node_modules/ # /. : the contents, also when node_modules is a link
 fi
-export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
 step "Quick start, as the README prints it"
 count_block 'README.md / Quick start' 'npm install'
@@ -390,7 +409,7 @@ stop_background "$serve_openai_pid"
 
 step "docs/mcp.md: a client's stdio entry (Claude Desktop) as printed, paths filled in"
 block "docs/mcp.md / Serve arbiter's tools over MCP" '"arbiter-shop"' |
-  sed "s|/path/to/arbiter/.arbiter|$work/mcp-desktop|; s|/path/to/arbiter|$work/arbiter|" >"$work/desktop.json"
+  sed "s|/path/to/arbiter/.arbiter|$work/mcp-desktop|; s|/path/to/arbiter|$checkout|" >"$work/desktop.json"
 expect 0 -- node scripts/readme-smoke-client.mjs mcp-stdio "$work/desktop.json"
 grep -q '^tools: query_order' "$work/out" || fail 'the stdio entry did not list the shop tools'
 
@@ -418,6 +437,16 @@ skip_block "docs/mcp.md / Use an MCP server's tools" '"crm"' 'a config with serv
 step "docs/use-chat.md"
 skip_block 'docs/use-chat.md' '// chat.tsx' 'needs a browser; test/browser/use-chat.test.ts builds this very snippet with vite and drives it in Chromium'
 
+else
+  # What the programs below need that the whole run made on its way: a fake endpoint, docs/mcp.md's share and mcp.json.
+  step "--programs on Node.js $(node --version): a fake endpoint, the MCP share"
+  start_background fake node dist/src/cli/main.js fake-endpoint --port 0
+  fake_pid=$background_pid
+  wait_for_log "$work/fake.log" '^export ARBITER_BASE_URL=' "$fake_pid"
+  block "docs/mcp.md / Use an MCP server's tools" 'mcp-server-filesystem /tmp/arbiter-share' | head -n 2 |
+    sed "s|/tmp/arbiter-share|$work/share|g" | bash
+fi
+
 step "Use it in your project: a fresh project installs the packed tarball"
 # npm pack of this clone (its dist/ was built by the README's npm install above); the tarball is
 # installed into a new project, its dependencies linked from the clone's node_modules as the lockfile
@@ -430,25 +459,32 @@ tarball="$(ls "$work"/arbiter-runtime-core-*.tgz)"
 project="$work/project"
 mkdir -p "$project"
 printf '{ "name": "my-project", "private": true, "type": "module" }\n' >"$project/package.json"
-# Besides the package, what the README's programs import: zod, the AG-UI client, the OpenTelemetry SDK, AI SDK 7 (this
-# checkout installs it as ai7; the project gets it as ai) and OpenAI Agents.
+# Besides the package, what the README's programs import: zod, the AG-UI client, the OpenTelemetry SDK, the AI SDK
+# and OpenAI Agents. The AI SDK as `npm install ai` gives it on this Node.js: ai@7 needs Node.js 22, so Node.js 20
+# gets ai@6 (this checkout installs them as ai6 and ai7; the project gets one as ai).
+ai_package=ai7
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ] || ai_package=ai6
 node --import tsx -e "
   const { installTarball } = await import('./test/package/install-tarball.ts');
   installTarball({ tarball: process.argv[1], name: '@arbiter-runtime/core', consumer: process.argv[2],
     checkout: process.cwd(), devDependencies: ['@types/node', 'typescript', '@ag-ui/client', '@opentelemetry/api',
-    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', 'zod', 'ai7', '@openai/agents'] });
+    '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', 'zod', '$ai_package', '@openai/agents'] });
 " "$tarball" "$project"
-ln -sfn "$(readlink -f "$project/node_modules/ai7")" "$project/node_modules/ai"
+ln -sfn "$(readlink -f "$project/node_modules/$ai_package")" "$project/node_modules/ai"
+ai_version="$(node -p "require('$project/node_modules/ai/package.json').version")"
+printf '  | Node.js %s: the project gets ai@%s\n' "$(node --version)" "$ai_version"
 block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
 # Every TypeScript program of the pages that names its file (// tools.ts, // memory.ts, …), under that name;
-# the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
+# the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts. All compile with the
+# tsconfig of docs/install.md, the AI SDK's and OpenAI Agents' programs of docs/ways-in.md included.
 for program in 'README.md / A complete example|first-agent.ts' \
   "docs/gate.md / Reconciling unknown outcomes / How a claim's owner is judged alive, and on which clock|reconcile.ts" \
   'docs/gate.md / Approve and continue in code|approve-in-code.ts' \
   'docs/gate.md / Data leaving after untrusted content|egress.ts' 'docs/memory.md|memory.ts' \
   'docs/routing.md|many-tools.ts' 'docs/models.md / Choosing the API|model.ts' 'docs/tracing.md|tracing.ts' \
   'docs/install.md|tools.ts' 'docs/install.md|agent.ts' 'docs/install.md|server.ts' \
-  'docs/a2a.md / Calling another agent|a2a-call.ts'; do
+  'docs/a2a.md / Calling another agent|a2a-call.ts' \
+  'docs/ways-in.md / The AI SDK|ai-sdk-gate.ts' 'docs/ways-in.md / OpenAI Agents|agents-gate.ts'; do
   block "${program%%|*}" "// ${program#*|}" >"$project/${program#*|}"
 done
 block "docs/mcp.md / Use an MCP server's tools" 'mountMcpServers' >"$project/mcp-agent.ts"
@@ -473,7 +509,7 @@ skip_block 'docs/tools.md / One schema: JSON Schema, zod, valibot or ArkType' 'w
 skip_block 'docs/tools.md / One schema: JSON Schema, zod, valibot or ArkType' 'its zod parameters say' 'what defineTool throws, shown; src/tools/convert-standard-schema.test.ts checks this text'
 block 'docs/install.md' '"name": "time"' >"$project/time.json"
 # The MCP config the README wrote in the checkout, its server's path made absolute for the project.
-sed "s|node_modules/.bin/|$work/arbiter/node_modules/.bin/|" mcp.json >"$project/mcp.json"
+sed "s|node_modules/.bin/|$checkout/node_modules/.bin/|" mcp.json >"$project/mcp.json"
 # A second fake endpoint, on the README's time.json and a turn that reads notes.txt through the MCP server.
 node -e '
   const script = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -512,17 +548,11 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   expect 0 -- node dist/approve-in-code.js
   diff <(block 'docs/gate.md / Approve and continue in code' '// approve-in-code.ts' | awk '/^\/\/ /{ shown = shown substr($0, 4) "\n"; next } { shown = "" } END { printf "%s", shown }') \
     "$work/out" >/dev/null || fail "approve-in-code.ts printed $(cat "$work/out"), not what docs/gate.md shows"
-  # docs/ways-in.md: arbiter's gate in the AI SDK's and OpenAI Agents' own loops, each printing what the page shows
-  # (their own folder: AI SDK 7's declaration files need skipLibCheck under exactOptionalPropertyTypes).
-  mkdir -p ways-in
-  printf '{ "extends": "../tsconfig.json", "compilerOptions": { "skipLibCheck": true, "outDir": "dist" }, "include": ["*.ts"] }\n' >ways-in/tsconfig.json
-  for program in 'docs/ways-in.md / The AI SDK|ai-sdk-gate.ts' 'docs/ways-in.md / OpenAI Agents|agents-gate.ts'; do
-    block "${program%%|*}" "// ${program#*|}" >"ways-in/${program#*|}"
-  done
-  expect 0 -- node node_modules/typescript/bin/tsc -p ways-in
+  # docs/ways-in.md: arbiter's gate in the AI SDK's (ai@6 on Node.js 20, ai@7 from 22) and OpenAI Agents' own loops,
+  # each printing what the page shows.
   for program in ai-sdk-gate agents-gate; do
     section="$([ "$program" = ai-sdk-gate ] && echo 'docs/ways-in.md / The AI SDK' || echo 'docs/ways-in.md / OpenAI Agents')"
-    expect 0 -- node "ways-in/dist/$program.js"
+    expect 0 -- node "dist/$program.js"
     # What the page shows it prints: the comment lines that end the block.
     diff <(block "$section" "// $program.ts" | awk '/^\/\/ /{ shown = shown substr($0, 4) "\n"; next } { shown = "" } END { printf "%s", shown }') \
       "$work/out" >/dev/null ||
@@ -570,6 +600,11 @@ node scripts/readme-smoke-client.mjs chat http://127.0.0.1:8793 demo-customer-to
 sed 's/^/  | /' "$work/out"
 grep -qE '^answer: In Asia/Tokyo it is ' "$work/out" || fail 'serve --tools dist/tools.js --script time.json did not tell the time'
 stop_background "$background_pid"
+if [ "$part" = programs ]; then
+  printf '\nreadme-smoke --programs: every program of the README and docs/ compiled from the packed package and ran as documented, on Node.js %s with ai@%s (%ss)\n' \
+    "$(node --version)" "$ai_version" "$((SECONDS - started))"
+  exit 0
+fi
 
 step "docs/models.md: A real model and Choosing the API, on the fake endpoint"
 for section in 'docs/models.md / A real model' 'docs/models.md / Choosing the API'; do

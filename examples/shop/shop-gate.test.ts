@@ -290,9 +290,23 @@ describe('the shop behind the gate', () => {
     expect(refunds().filter((row) => row.order_id === 'SO20260901')).toEqual([
       { refund_no: 'RF2026090003', order_id: 'SO20260901', amount_cents: 2_000 },
     ]);
-    const answers = new Set(results.map((result) => lastToolMessage(result.messages)));
-    expect(answers.size).toBe(1);
-    expect([...answers][0]).toContain('"refund_no":"RF2026090003"');
+    // One run made the refund and read it; the 49 others read that it was already done, with the same refund.
+    const answers = results.map(
+      (result) => JSON.parse(lastToolMessage(result.messages) ?? '{}') as Record<string, unknown>,
+    );
+    const [made, ...others] = [
+      ...answers.filter((answer) => answer['already_done'] === undefined),
+      ...answers.filter((answer) => answer['already_done'] !== undefined),
+    ];
+    expect(made).toMatchObject({ refund_no: 'RF2026090003' });
+    expect(others).toHaveLength(49);
+    for (const answer of others) {
+      expect(answer).toEqual({
+        already_done:
+          'Exactly this apply_refund call already ran before, so it was not run again; the other fields are what it answered then. Tell the user it was already done earlier; do not say it is being done now.',
+        ...made,
+      });
+    }
     const outcomes = audit.listAudit().map((entry) => entry.outcome);
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'replayed:ok')).toHaveLength(49);

@@ -101,12 +101,15 @@ export function scriptProblem(value: unknown): string | undefined {
         const unknown = isRecord(step) ? unknownField(step, stepFields) : undefined;
         return `${at}: ${unknown === undefined ? '' : `${unknown}; `}a step is {"call": {"name", "arguments"}} or {"say": "…"}`;
       }
-      const unknownStep = unknownField(step, stepFields);
+      const unknownStep = unknownField(step, [...stepFields, 'alreadyDone']);
       if (unknownStep !== undefined) return `${at}: ${unknownStep}; a step has "call" or "say", not both`;
       if ('say' in step) {
         if (typeof step.say !== 'string') return `${at}: "say" must be a string`;
+        if ('alreadyDone' in step && typeof step.alreadyDone !== 'string')
+          return `${at}: "alreadyDone" must be a string`;
         continue;
       }
+      if ('alreadyDone' in step) return `${at}: "alreadyDone" goes with "say", not with "call"`;
       const call = step.call;
       const callAt = `turn ${turnIndex + 1}, step ${stepIndex + 1} (turns[${turnIndex}].steps[${stepIndex}].call)`;
       if (!isRecord(call)) return `${callAt}: "call" must be an object {"name", "arguments"}`;

@@ -1,3 +1,4 @@
+export { AmbiguousIdError } from './ambiguous-id-error.js';
 export {
   ApprovalResolutionError,
   type ApprovalResolutionFailure,

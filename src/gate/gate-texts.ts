@@ -17,6 +17,12 @@ export interface GateTexts {
   refused(request: { tool: string; code: string; message: string }): string;
   /** What the model reads when an earlier attempt of exactly this call may have run and left no result. */
   outcomeUnknown(request: { tool: string }): string;
+  /**
+   * What the model reads, as `already_done` before the earlier result's
+   * fields, when exactly this call (its idempotency key) ran before and was
+   * not run again.
+   */
+  alreadyRan(request: { tool: string }): string;
   /** Why an egress call waits for a person: the conversation holds content from these untrusted sources. */
   egressAfterUntrusted(request: { tool: string; sources: readonly string[] }): string;
 }
@@ -50,6 +56,8 @@ const english: GateTexts = {
     `Refused (${code}): ${message} Do not call ${tool} again for this; tell the user what happened.`,
   outcomeUnknown: ({ tool }) =>
     `Not run: an earlier attempt of exactly this ${tool} call was interrupted and its outcome is unknown. It will not be repeated automatically; tell the user a person will check it.`,
+  alreadyRan: ({ tool }) =>
+    `Exactly this ${tool} call already ran before, so it was not run again; the other fields are what it answered then. Tell the user it was already done earlier; do not say it is being done now.`,
   egressAfterUntrusted: ({ tool, sources }) =>
     `This conversation contains content from ${sources.join(', ')}, which may carry instructions that are not the user's. ${tool} sends data outside, so a person must approve it.`,
 };
@@ -82,6 +90,8 @@ const chinese: GateTexts = {
     `已拒绝（${code}）：${message} 不要为此再次调用 ${tool}，请把情况如实告诉用户。`,
   outcomeUnknown: ({ tool }) =>
     `未执行：之前一次完全相同的 ${tool} 调用中途中断，结果未知。系统不会自动重做；请告诉用户会有人工核实。`,
+  alreadyRan: ({ tool }) =>
+    `完全相同的 ${tool} 调用之前已经执行过，所以这次没有再次执行；其余字段是它当时的结果。请告诉用户这件事之前已经办好，不要说现在正在办理。`,
   egressAfterUntrusted: ({ tool, sources }) =>
     `本次对话包含来自 ${sources.join('、')} 的内容，其中可能夹带并非用户本人的指令。${tool} 会把数据发送到外部，因此需要人工确认。`,
 };

@@ -6,6 +6,7 @@ import { refuseDeniedCall } from '../gate/refuse-denied-call.js';
 import { requestApproval } from '../gate/request-approval.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { isRecord } from '../util/is-record.js';
 import { bindToolCall } from './bind-tool-call.js';
 import { durableStep } from './durable-step.js';
 import { executeToolCall } from './execute-tool-call.js';
@@ -100,7 +101,16 @@ async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMo
     if (!key.outcome.ok) return reportRefusal(runtime, call, 'execution', key.outcome.error);
     const durationMs = performance.now() - call.startedAt;
     runtime.emitter.emit({ type: 'tool:end', step: call.step, toolCallId, tool, durationMs });
-    return { kind: 'done', toolCallId, tool, outcome: key.outcome, content: serialiseResult(key.outcome.data) };
+    // Said as what it is, done before and not now, ahead of the fields it answered then (which stay where they were,
+    // so a reader of the result, and every redaction of its sensitive fields, finds them as in the first answer).
+    const { data } = key.outcome;
+    const alreadyDone = runtime.gateTexts.alreadyRan({ tool });
+    const content = serialiseResult(
+      isRecord(data) && !Object.hasOwn(data, 'already_done')
+        ? { already_done: alreadyDone, ...data }
+        : { already_done: alreadyDone, answer: data },
+    );
+    return { kind: 'done', toolCallId, tool, outcome: key.outcome, content, replayed: true };
   }
   return settleToolCall(runtime, call, key, await executeToolCall(runtime, call));
 }

@@ -17,6 +17,12 @@ export type ToolCallReport =
       readonly content: string;
       /** Set when this call trips a brake that stops the run. */
       readonly brake?: 'repeated_call' | 'tool_failures';
+      /**
+       * Set when exactly this call ran before (its idempotency key) and was not
+       * run again: `outcome` is the earlier one, and `content` says so
+       * (`already_done`) before the earlier result's fields.
+       */
+      readonly replayed?: true;
     }
   /**
    * The run was stopped: before the tool started (`started: false`, nothing

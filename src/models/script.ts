@@ -29,4 +29,12 @@ export interface ScriptTurn {
 
 export type ScriptStep =
   | { readonly call: { readonly name: string; readonly arguments: unknown } }
-  | { readonly say: string };
+  | {
+      readonly say: string;
+      /**
+       * Said instead of `say` when the call just before answered that it had
+       * already run (`already_done`: its idempotency key ran it earlier, nothing
+       * ran again), filled in from that answer as `say` is.
+       */
+      readonly alreadyDone?: string;
+    };

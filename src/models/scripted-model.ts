@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatMessage, ToolCall } from '../core/chat-message.js';
+import { isRecord } from '../util/is-record.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
 import { type FeedbackIssue, readToolFeedback } from './read-tool-feedback.js';
@@ -86,7 +87,9 @@ export class ScriptedModel implements Model {
       return this.#recover({ last, attempts, userTexts, results, turn, callNumber });
     }
     if (mounted.size === 0) return say(finalSay(turn, results) ?? this.#script.giveUp ?? defaultGiveUp);
-    return this.#perform(turn.steps[planIndex], results, callNumber);
+    const alreadyDone =
+      last?.feedback.kind === 'result' && isRecord(last.feedback.data) && 'already_done' in last.feedback.data;
+    return this.#perform(turn.steps[planIndex], results, callNumber, alreadyDone);
   }
 
   #chooseTurn(userTexts: readonly string[]): ScriptTurn | undefined {
@@ -99,9 +102,14 @@ export class ScriptedModel implements Model {
     return positional[Math.min(userTexts.length, positional.length) - 1];
   }
 
-  #perform(step: ScriptStep | undefined, results: ReadonlyMap<string, unknown>, callNumber: number): AssistantMessage {
+  #perform(
+    step: ScriptStep | undefined,
+    results: ReadonlyMap<string, unknown>,
+    callNumber: number,
+    alreadyDone = false,
+  ): AssistantMessage {
     if (step === undefined) return say(this.#script.giveUp ?? defaultGiveUp);
-    if ('say' in step) return say(fillTemplate(step.say, results));
+    if ('say' in step) return say(fillTemplate((alreadyDone ? step.alreadyDone : undefined) ?? step.say, results));
     return callTool(step.call.name, fillArguments(step.call.arguments, results), callNumber);
   }
 

@@ -38,6 +38,7 @@ import { isStoreBusy } from '../util/retry-while-busy.js';
 import { approvalRoutes } from './approval-routes.js';
 import { type AuthConfig, createAuthenticator, demoAuthConfig, demoTokens } from './auth-config.js';
 import { deskRoutes } from './desk-routes.js';
+import { runLifecycleEntry } from './log-run-lifecycle.js';
 import { isLoopbackHostHeader } from './loopback-host.js';
 import { memoryRoutes } from './memory-routes.js';
 import { metricsRoute } from './metrics-route.js';
@@ -437,6 +438,11 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
   const pokeDesk = bus.subscribe((event) => {
     if (event.type === 'approval:required' || event.type === 'approval:resolved') desk.feed.poke();
   });
+  // Runs begun and ended, approvals asked and decided: one line each in the server's log.
+  const logRuns = bus.subscribe((event) => {
+    const entry = runLifecycleEntry(event);
+    if (entry !== undefined) logger(entry);
+  });
   app.route('/v1/chat', chatRoutes(dependencies));
   // arbiter's tools over MCP (Streamable HTTP), behind the same bearer auth, principal and limits.
   const mcp = createMcpHttpRoute({
@@ -497,6 +503,8 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
         graceMs: options.shutdownGraceMs ?? 10_000,
         ...(storage.handOver === undefined ? {} : { handOver: storage.handOver.bind(storage) }),
       });
+      // After the runs stopped: a run cut short by the shutdown still logs its end.
+      logRuns();
       recentRuns.stop();
       await storage.close();
     },

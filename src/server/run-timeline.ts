@@ -2,6 +2,7 @@ import type { ChatMessage } from '../core/chat-message.js';
 import type { ExternalEvent } from '../events/external-event.js';
 import type { ApprovalRecord } from '../gate/approval-record.js';
 import type { AuditRecord } from '../store/audit-rows.js';
+import { isRecord } from '../util/is-record.js';
 
 /** A model call of the run: when, how long, the tokens it used, what it said, how many calls it proposed. */
 export interface TimelineModelStep {
@@ -236,10 +237,29 @@ export function runTimeline({
       outcome,
       replayed: outcome?.startsWith('replayed:') ?? false,
       replayOf: row?.replayOf === undefined ? null : { runId: row.replayOf.runId, toolCallId: row.replayOf.toolCallId },
-      answer: step.result === 'ok' ? (stored?.content?.slice(0, maxFeedback) ?? null) : null,
+      answer:
+        step.result === 'ok' && typeof stored?.content === 'string'
+          ? givenBack(stored.content, outcome?.startsWith('replayed:') ?? false).slice(0, maxFeedback)
+          : null,
       durationMs: step.durationMs ?? (row === undefined ? null : row.durationMs),
     };
   });
+}
+
+/**
+ * A call's answer as the desk shows it: for a replay, the first call's answer, without the `already_done` note
+ * the model read in front of it.
+ */
+function givenBack(content: string, replayed: boolean): string {
+  if (!replayed) return content;
+  try {
+    const parsed: unknown = JSON.parse(content);
+    if (!isRecord(parsed) || !Object.hasOwn(parsed, 'already_done')) return content;
+    const { already_done: _note, ...answer } = parsed;
+    return JSON.stringify(answer);
+  } catch {
+    return content;
+  }
 }
 
 /** The longest validation feedback a timeline shows. */

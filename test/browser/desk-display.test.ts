@@ -277,6 +277,8 @@ describe.skipIf(skipWithoutChromium(suite))(suite, () => {
     expect(await step.locator('[data-replayed="true"]').count()).toBe(1);
     expect(await step.locator('.step-replay').textContent()).toContain('This call had already run');
     expect(await step.locator('pre.answer').textContent()).toMatch(/"refund_no": "RF/);
+    // The first call's answer, without the note the model read in front of it.
+    expect(await step.locator('pre.answer').textContent()).not.toContain('already_done');
     expect(await step.locator('.arguments').textContent()).toContain('200.00 CNY');
     expect(await timeline.locator('li[data-kind="run"] time').first().textContent()).toMatch(englishDate);
     await shoot(timeline, 'timeline-replay-en');

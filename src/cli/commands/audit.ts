@@ -1,4 +1,9 @@
+import { AmbiguousIdError } from '../../errors/ambiguous-id-error.js';
+import type { AuditEntry } from '../../gate/audit-log.js';
+import type { AuditStore } from '../../store/backend.js';
 import type { CommandResult } from '../cli-output.js';
+import { resolveIdPrefix } from '../resolve-id-prefix.js';
+import { uniqueIdPrefixes } from '../unique-id-prefixes.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
 import { storeLocation } from './store-location.js';
 
@@ -21,7 +26,11 @@ const columns = [
  * `arbiter audit [--session ID] [--json] [--data-dir DIR | --store URL]`: prints the
  * append-only audit log, oldest first: a table, or with `json` one JSON
  * line per entry (arguments with sensitive fields redacted, their sha256).
- * Exit 0, also when there is nothing to show; 2 when there is no store.
+ * The table shows each session and run id by its shortest beginning no
+ * other row's id shares (8 characters at least: ids made in the same minute
+ * begin alike); `sessionId` may be any beginning of one session's id.
+ * Exit 0, also when there is nothing to show; 2 when there is no store, or
+ * when `sessionId` begins several sessions' ids (it names them).
  *
  * @example
  * const result = await auditCommand({ dataDirectory: '.arbiter', sessionId: 'c0ffee', json: true });
@@ -46,7 +55,13 @@ export async function auditCommand({
     location,
     work: async (backend): Promise<CommandResult> => {
       if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [noStoreMessage(location)] };
-      const entries = await backend.audit.listAudit(sessionId === undefined ? {} : { sessionId });
+      let entries: readonly AuditEntry[];
+      try {
+        entries = await listEntries({ audit: backend.audit, sessionId });
+      } catch (error) {
+        if (!AmbiguousIdError.isInstance(error)) throw error;
+        return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
+      }
       if (json) return { exitCode: 0, stdout: entries.map((entry) => JSON.stringify(entry)), stderr: [] };
       if (entries.length === 0) {
         return {
@@ -55,10 +70,12 @@ export async function auditCommand({
           stderr: [],
         };
       }
+      const sessions = uniqueIdPrefixes({ ids: entries.flatMap((entry) => entry.sessionId ?? []) });
+      const runs = uniqueIdPrefixes({ ids: entries.map((entry) => entry.runId) });
       const rows = entries.map((entry) => [
         new Date(entry.at).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        (entry.sessionId ?? '-').slice(0, 8),
-        entry.runId.slice(0, 8),
+        entry.sessionId === undefined ? '-' : (sessions.get(entry.sessionId) ?? entry.sessionId),
+        runs.get(entry.runId) ?? entry.runId,
         String(entry.step),
         entry.toolCallId,
         entry.tool,
@@ -72,6 +89,26 @@ export async function auditCommand({
       return { exitCode: 0, stdout: formatTable([columns, ...rows]), stderr: [] };
     },
   });
+}
+
+/** The entries of the session `sessionId` names, whole or by its beginning; all of them without one. */
+async function listEntries({
+  audit,
+  sessionId,
+}: {
+  audit: Pick<AuditStore, 'listAudit'>;
+  sessionId: string | undefined;
+}): Promise<readonly AuditEntry[]> {
+  if (sessionId === undefined) return audit.listAudit({});
+  const exact = await audit.listAudit({ sessionId });
+  if (exact.length > 0) return exact;
+  const all = await audit.listAudit({});
+  const resolved = resolveIdPrefix({
+    given: sessionId,
+    kind: 'session',
+    candidates: all.flatMap((entry) => entry.sessionId ?? []),
+  });
+  return all.filter((entry) => entry.sessionId === resolved);
 }
 
 function formatTable(rows: readonly (readonly string[])[]): string[] {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { redactConversation } from '../../context/redact-conversation.js';
 import type { ChatMessage } from '../../core/chat-message.js';
+import { AmbiguousIdError } from '../../errors/ambiguous-id-error.js';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import type { Session, SessionStore, SessionSummary } from '../../store/session-store.js';
@@ -10,6 +11,7 @@ import type { CommandResult } from '../cli-output.js';
 import { sessionsUsage } from '../command-usage.js';
 import { formatTable, type TableColumn } from '../format-table.js';
 import { readToolsFile } from '../read-input-file.js';
+import { resolveIdPrefix } from '../resolve-id-prefix.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
 import { storeLocation, storeOptions } from './store-location.js';
 
@@ -275,11 +277,12 @@ export async function forkSession({
   atMessage?: number;
 }): Promise<CommandResult> {
   return withStore({ dataDirectory, store }, async (sessions) => {
-    if ((await sessions.load(sessionId)) === undefined) return missing(sessionId);
+    const resolved = await resolveSessionId(sessions, sessionId);
+    if ((await sessions.load(resolved)) === undefined) return missing(sessionId);
     try {
-      const fork = await sessions.fork({ sessionId, ...(atMessage === undefined ? {} : { atMessage }) });
+      const fork = await sessions.fork({ sessionId: resolved, ...(atMessage === undefined ? {} : { atMessage }) });
       return done([
-        `forked ${sessionId} at message ${fork.forkedAt}: new session ${fork.id} (${fork.messages.length} messages)`,
+        `forked ${resolved} at message ${fork.forkedAt}: new session ${fork.id} (${fork.messages.length} messages)`,
       ]);
     } catch (error) {
       if (ArbiterError.isInstance(error) && error.code === 'invalid_fork_point') {
@@ -403,11 +406,23 @@ function withStore(
   const location = storeLocation({ values: { 'data-dir': dataDirectory, store }, environment: process.env });
   return withBackend({
     location,
-    work: (backend, where) =>
-      backend === undefined
-        ? { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] }
-        : work(backend.sessions, where),
+    work: async (backend, where) => {
+      if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] };
+      try {
+        return await work(backend.sessions, where);
+      } catch (error) {
+        if (!AmbiguousIdError.isInstance(error)) throw error;
+        return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
+      }
+    },
   });
+}
+
+/** The session `given` names: its whole id, or a beginning only one session's id has (`AmbiguousIdError` if several). */
+async function resolveSessionId(sessions: SessionStore, given: string): Promise<string> {
+  if ((await sessions.load(given)) !== undefined) return given;
+  const summaries = await sessions.list({ limit: 1_000_000 });
+  return resolveIdPrefix({ given, kind: 'session', candidates: summaries.map((summary) => summary.id) });
 }
 
 function done(stdout: readonly string[]): CommandResult {
@@ -430,7 +445,7 @@ async function loadForDisplay({
   toolNames: readonly string[] | undefined;
   tools: Pick<ToolSet, 'get'> | undefined;
 }) {
-  const session = await sessions.load(sessionId);
+  const session = await sessions.load(await resolveSessionId(sessions, sessionId));
   if (session === undefined) return undefined;
   const shown = redacting ? redactSession({ session, sensitive, ...(tools === undefined ? {} : { tools }) }) : session;
   const stale = toolNames === undefined ? undefined : findStaleToolNames({ messages: session.messages, toolNames });

@@ -1,8 +1,10 @@
 import { userInfo } from 'node:os';
+import { AmbiguousIdError } from '../../errors/ambiguous-id-error.js';
 import { UndoError } from '../../errors/undo-error.js';
 import { undoToolCall } from '../../loop/undo-tool-call.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import type { CommandResult } from '../cli-output.js';
+import { resolveIdPrefix } from '../resolve-id-prefix.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
 import { storeLocation } from './store-location.js';
 
@@ -20,7 +22,8 @@ export interface OpenedTools {
  * tools may create their database, and a command that finds no store
  * leaves the directory as it was).
  * Exit 0 undone; 1 the call cannot be undone (unknown, not reversible,
- * already undone, undo failed); 2 no store.
+ * already undone, undo failed); 2 no store, or a `runId` prefix that
+ * several runs of this call id begin with (they are named).
  *
  * @example
  * await undoCommand({ toolCallId: 'call_7', tools: registry });
@@ -50,6 +53,17 @@ export async function undoCommand({
     location,
     work: async (backend): Promise<CommandResult> => {
       if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [noStoreMessage(location)] };
+      // --run may be any beginning of the run's id that only one run with this call has.
+      let run = runId;
+      try {
+        if (runId !== undefined) {
+          const calls = await backend.audit.listAudit({ toolCallId });
+          run = resolveIdPrefix({ given: runId, kind: 'run', candidates: calls.map((entry) => entry.runId) });
+        }
+      } catch (error) {
+        if (!AmbiguousIdError.isInstance(error)) throw error;
+        return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
+      }
       const { tools, close } =
         typeof toolsOrOpen === 'function' ? await toolsOrOpen() : { tools: toolsOrOpen, close: () => {} };
       try {
@@ -59,7 +73,7 @@ export async function undoCommand({
           tools,
           toolCallId,
           undoneBy,
-          ...(runId === undefined ? {} : { runId }),
+          ...(run === undefined ? {} : { runId: run }),
         });
         return {
           exitCode: 0,

@@ -179,7 +179,8 @@ async function toCallToolResult(
         };
       }
       // The whole data goes along only when the text is not truncated: a long result stays as short as the model's.
-      const whole = isRecord(outcome.data) && content === JSON.stringify(outcome.data);
+      // A call that already ran says so in its text; its earlier result goes along whole, as it did the first time.
+      const whole = isRecord(outcome.data) && (report.replayed === true || content === JSON.stringify(outcome.data));
       return { content: [{ type: 'text', text: content }], ...(whole ? { structuredContent: outcome.data } : {}) };
     }
     case 'pending_approval': {

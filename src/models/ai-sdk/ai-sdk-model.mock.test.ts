@@ -194,3 +194,75 @@ describe.each(mocks)('aiSdkModel over $label', ({ create }) => {
     expect(JSON.stringify(sent)).toContain('"thoughtSignature":"x"');
   });
 });
+
+/** The SDK's own mock of each spec version built as docs write it: `doGenerate` only. */
+const generateOnlyMocks = [
+  {
+    label: 'ai@6 MockLanguageModelV3',
+    create: (result: unknown) => {
+      const mock = new MockLanguageModelV3({ doGenerate: async () => result as never });
+      return { model: fitsV3(mock), mock };
+    },
+  },
+  {
+    label: 'ai@7 MockLanguageModelV4',
+    create: (result: unknown) => {
+      const mock = new MockLanguageModelV4({ doGenerate: async () => result as never });
+      return { model: fitsV4(mock), mock };
+    },
+  },
+];
+
+describe.each(generateOnlyMocks)('aiSdkModel over $label with doGenerate only', ({ create }) => {
+  const { usage, finishReason } = finish('tool-calls') as unknown as Record<string, unknown>;
+  const result = {
+    content: [
+      { type: 'reasoning', text: 'Check first.', providerMetadata: { anthropic: { signature: 'sig-A' } } },
+      { type: 'text', text: 'Checking the order.' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'query_order', input: '{"order_id":"SO20260901"}' },
+    ],
+    finishReason,
+    usage,
+    warnings: [],
+  };
+
+  it('answers from doGenerate, not "the connection broke … Not implemented", and asks doStream only once', async () => {
+    const { model, mock } = create(result);
+    const adapter = aiSdkModel(model);
+    const deltas: string[] = [];
+    const answer = await adapter.generate({
+      messages: conversation.slice(0, 2),
+      tools: [],
+      onTextDelta: (text) => deltas.push(text),
+    });
+    expect(answer).toEqual({
+      message: {
+        role: 'assistant',
+        content: 'Checking the order.',
+        thinking: [{ text: 'Check first.', provider_metadata: { anthropic: { signature: 'sig-A' } } }],
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'query_order', arguments: '{"order_id":"SO20260901"}' } },
+        ],
+      },
+      usage: { inputTokens: 12, outputTokens: 3 },
+      finishReason: 'tool_calls',
+    });
+    expect(deltas).toEqual(['Checking the order.']);
+    await adapter.generate({ messages: conversation.slice(0, 2), tools: [] });
+    expect(mock.doStreamCalls).toHaveLength(1);
+    expect(mock.doGenerateCalls).toHaveLength(2);
+  });
+
+  it('still fails with a ModelError when doStream fails for another reason', async () => {
+    const { model } = create(result);
+    const broken = Object.assign(Object.create(model) as AiSdkLanguageModel, {
+      doStream: async () => {
+        throw new Error('socket hang up');
+      },
+    });
+    const error = await aiSdkModel(broken)
+      .generate({ messages: conversation.slice(0, 2), tools: [] })
+      .catch((caught: unknown) => caught);
+    expect(ModelError.isInstance(error) && error.kind).toBe('network');
+  });
+});

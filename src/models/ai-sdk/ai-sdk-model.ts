@@ -3,6 +3,7 @@ import type { Model, ModelRequest, ModelResponse } from '../model.js';
 import { toStrictTool } from '../strict-tools.js';
 import { AiSdkFailures } from './ai-sdk-failures.js';
 import { createSpecStreamAssembler } from './assemble-spec-stream.js';
+import { generateResultParts } from './generate-result-parts.js';
 import type {
   AiSdkLanguageModel,
   SpecCallOptions,
@@ -54,8 +55,11 @@ export interface AiSdkModelOptions {
  * `LanguageModelV4` (AI SDK 7 providers). Everything arbiter does with a
  * model holds through it:
  *
- * - it always streams (`doStream`): text deltas go to `onTextDelta`, tool
- *   calls (parallel ones too) are whole when the stream ends;
+ * - it streams (`doStream`): text deltas go to `onTextDelta`, tool
+ *   calls (parallel ones too) are whole when the stream ends; a model that
+ *   does not stream (no `doStream`, or the AI SDK's mocks built with
+ *   `doGenerate` only, whose `doStream` throws "Not implemented") is called
+ *   with `doGenerate`, its text going to `onTextDelta` in one piece;
  * - thinking blocks (Anthropic `thinking` with its signature, redacted
  *   thinking, Gemini thoughts and thought signatures) are kept on the
  *   assistant message (`thinking`, `provider_metadata`), stored with the
@@ -101,6 +105,8 @@ export class AiSdkModel implements Model {
   readonly #headers: Readonly<Record<string, string>> | undefined;
   readonly #failures: AiSdkFailures;
   readonly #tools = new WeakMap<ToolSpec, SpecFunctionTool>();
+  /** Set once `doStream` said it is not implemented: `doGenerate` from then on. */
+  #generateOnly = false;
 
   constructor({
     languageModel,
@@ -154,7 +160,7 @@ export class AiSdkModel implements Model {
       };
       let stream: ReadableStream<SpecStreamPart>;
       try {
-        ({ stream } = await this.#languageModel.doStream(options));
+        stream = await this.#open(options);
       } catch (error) {
         throw failure(error);
       }
@@ -185,6 +191,27 @@ export class AiSdkModel implements Model {
       signal?.removeEventListener('abort', onCallerAbort);
       reader?.cancel().catch(() => {});
     }
+  }
+
+  /** The answer's parts: `doStream`'s stream, or `doGenerate`'s result as one when the model does not stream. */
+  async #open(options: SpecCallOptions): Promise<ReadableStream<SpecStreamPart>> {
+    const model = this.#languageModel;
+    const generate = typeof model.doGenerate === 'function' ? model.doGenerate.bind(model) : undefined;
+    if (generate === undefined || (!this.#generateOnly && typeof model.doStream === 'function')) {
+      try {
+        return (await model.doStream(options)).stream;
+      } catch (error) {
+        if (generate === undefined || !(error instanceof Error && error.message === 'Not implemented')) throw error;
+        this.#generateOnly = true;
+      }
+    }
+    const parts = generateResultParts(await generate(options));
+    return new ReadableStream<SpecStreamPart>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(part);
+        controller.close();
+      },
+    });
   }
 
   /** A tool as the spec sends it: the same object for the same spec, so every step sends the same bytes. */

@@ -89,4 +89,10 @@ export interface AiSdkLanguageModel {
   readonly provider: string;
   readonly modelId: string;
   doStream(options: SpecCallOptions): PromiseLike<{ stream: ReadableStream<SpecStreamPart> }>;
+  /**
+   * The whole answer at once (`content`, `usage`, `finishReason`): called
+   * when the model does not stream, as the AI SDK's `MockLanguageModelV3` /
+   * `V4` built with `doGenerate` only.
+   */
+  doGenerate?(options: SpecCallOptions): PromiseLike<unknown>;
 }
