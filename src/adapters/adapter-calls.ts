@@ -90,7 +90,7 @@ export class AdapterCalls {
     argumentsText: string;
   }): Promise<AdapterCallClaim> {
     // The tool is part of the call: the id of one tool's call answers no other tool's.
-    const identity = JSON.stringify([tool, canonicalArguments(argumentsText)]);
+    const identity = () => JSON.stringify([tool, canonicalArguments(argumentsText)]);
     if (this.#store === undefined) return this.#claimInProcess(toolCallId, identity);
     const request: IdempotencyClaimRequest = {
       // The run names loop, tenant, user and conversation; JSON of the pair: no ids make another pair's text.
@@ -101,7 +101,7 @@ export class AdapterCalls {
       toolCallId,
       tool,
     };
-    const inputHash = sha256Hex(identity);
+    const inputHash = sha256Hex(identity());
     const claim = await this.#store.claim(request);
     switch (claim.status) {
       case 'claimed':
@@ -133,8 +133,12 @@ export class AdapterCalls {
     }
   }
 
-  /** The same rules as the store's claims, in this object: nothing to hash, nothing to wait for. */
-  #claimInProcess(toolCallId: string, identity: string): AdapterCallClaim {
+  /**
+   * The same rules as the store's claims, in this object: nothing to hash,
+   * nothing to wait for, and the identities (`identity`: the call's) only
+   * worked out when a call id comes again.
+   */
+  #claimInProcess(toolCallId: string, identity: () => string): AdapterCallClaim {
     const calls = this.#inProcess;
     const existing = calls.get(toolCallId);
     if (existing === undefined) {
@@ -153,14 +157,14 @@ export class AdapterCalls {
       };
     }
     if (existing.state !== 'completed') return { status: 'outcome_unknown', running: existing.state === 'claimed' };
-    if (existing.identity !== identity) return { status: 'id_reused' };
+    if (existing.identity() !== identity()) return { status: 'id_reused' };
     return { status: 'answered', answer: existing.answer, original: { runId: this.#runId, toolCallId } };
   }
 }
 
 type InProcessCall =
   | { readonly state: 'claimed' | 'abandoned' }
-  | { readonly state: 'completed'; readonly identity: string; readonly answer: AdapterCallAnswer };
+  | { readonly state: 'completed'; readonly identity: () => string; readonly answer: AdapterCallAnswer };
 
 /**
  * What is recorded of a call's answer: the result or refusal the loop got

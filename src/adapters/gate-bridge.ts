@@ -295,7 +295,9 @@ export function createGateBridge({
   async function runCall(proposed: ProposedCall, earlier: readonly Promise<unknown>[]): Promise<ArbiterToolResult> {
     if (earlier.length > 0) await Promise.allSettled(earlier);
     if (tools.get(proposed.tool)?.definition.egress === true) await readMarks();
-    await record();
+    // Awaited only when there is something to wait for: most requests record no run.
+    const recording = record();
+    if (recording !== undefined) await recording;
     const call = toToolCall(proposed);
     const claim = await calls.claim({
       toolCallId: proposed.toolCallId,
@@ -311,7 +313,7 @@ export function createGateBridge({
       const result = await toResult(report);
       if (report.kind === 'done') {
         const source = untrustedOf(report.tool, report.outcome);
-        await noteUntrusted(source, proposed);
+        if (source !== undefined) await noteUntrusted(source, proposed);
         // Another attempt of the tool's own key is running or was cut short: that key decides a later attempt.
         if (!report.outcome.ok && report.outcome.error.code === 'outcome_unknown') await claim.release();
         else await claim.complete(callAnswerOf(result, source));

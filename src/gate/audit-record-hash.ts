@@ -50,17 +50,39 @@ export function auditRecordHash({ record, link }: { record: AuditChainRecord; li
   if (names.some((name) => name === '__proto__' || arrayIndex.test(name))) {
     return sha256Hex(canonicalTuple({ fields: names.map((name) => ({ name, key: name })), values: record, link }));
   }
-  const fields: Record<string, string | number | undefined> = {};
-  for (const name of names) fields[name] = record[name] ?? undefined;
-  return sha256Hex(tupleText(fields, link));
+  let text = '';
+  for (const name of names) {
+    const value = record[name];
+    if (value === null || value === undefined) continue;
+    text += `${text === '' ? '{' : ','}${jsonValue(name)}:${jsonValue(value)}`;
+  }
+  return sha256Hex(tupleText(text === '' ? '{}' : `${text}}`, link));
 }
 
-/** The canonical JSON of the tuple, `fields` holding the record's fields in ascending order (undefined: left out). */
-function tupleText(fields: Readonly<Record<string, unknown>>, link: AuditChainLink): string {
-  return JSON.stringify([
-    auditRecordFormat,
-    { previous: link.previousHash, record: fields, seq: link.seq, writer: link.writer },
-  ]);
+/**
+ * The canonical JSON of the tuple, `record` the record's own text: the text
+ * `JSON.stringify` gives for `[format, { previous, record, seq, writer }]`,
+ * its keys already in ascending order.
+ */
+function tupleText(record: string, link: AuditChainLink): string {
+  const previous = link.previousHash === null ? 'null' : jsonValue(link.previousHash);
+  return `["${auditRecordFormat}",{"previous":${previous},"record":${record},"seq":${jsonValue(link.seq)},"writer":${jsonValue(link.writer)}}]`;
+}
+
+/** A character `JSON.stringify` writes escaped in a string: a quote, a backslash, a control character, a surrogate. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are those JSON.stringify escapes
+const escaped = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `JSON.stringify(value)` for a field's value, without its call for the
+ * usual ones: a string with nothing to escape is quoted as it is, a finite
+ * number written as `String` writes it (the same digits); anything else
+ * takes `JSON.stringify` itself.
+ */
+function jsonValue(value: unknown): string {
+  if (typeof value === 'string') return escaped.test(value) ? JSON.stringify(value) : `"${value}"`;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return JSON.stringify(value);
 }
 
 /** A field of a record as `auditFieldsHash` reads it: its name, and where its value is in the values given. */
@@ -73,11 +95,11 @@ export interface AuditRecordField<Key extends string | number> {
  * `auditRecordHash` of the record whose field `name` holds `values[key]`,
  * for each of `fields` (in ascending order of `name`; a store lists its
  * columns so once): the hash of a stored row without a record object made
- * for it. The canonical JSON is the tuple's `JSON.stringify` with the
- * fields already in order (`recordObject`), null ones left out: the text
- * `canonicalJson` gives, without a sorted copy of it per row. A field
- * named `__proto__` or like an array index (which `JSON.stringify` would
- * move to the front) takes `canonicalJson` itself.
+ * for it. The record's text is written field by field (`recordWriter`),
+ * null ones left out: the text `canonicalJson` gives, without a sorted
+ * copy or an object per row. A field named `__proto__` or like an array
+ * index (which `JSON.stringify` would move to the front) takes
+ * `canonicalJson` itself.
  *
  * @example
  * const hash = auditFieldsHash({ fields: [{ name: 'at', key: 0 }, { name: 'tool', key: 1 }], values: [1, 'send_payment'], link });
@@ -91,33 +113,44 @@ export function auditFieldsHash<Key extends string | number>({
   values: Readonly<Record<Key, string | number | null | undefined>>;
   link: AuditChainLink;
 }): string {
-  const record = recordObject(fields);
-  if (record === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
-  for (const { name, key } of fields) record[name] = values[key] ?? undefined;
-  return sha256Hex(tupleText(record, link));
+  const writer = recordWriter(fields);
+  if (writer === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
+  return sha256Hex(tupleText(writer(values), link));
 }
 
-/**
- * For a list of fields, one object with those properties in that order,
- * made once (by `JSON.parse`, so its properties are fast ones) and filled
- * anew for each row: `JSON.stringify` writes its fields in order and
- * leaves out the undefined ones (a null field), so a row's text costs one
- * string and no object. Undefined for a list naming `__proto__` or an
- * array index, which an object would not keep in order.
- */
-const recordObjects = new WeakMap<readonly AuditRecordField<string | number>[], Record<string, unknown>>();
+/** Writes a record's JSON object text from its values, the fields in the order given, null and undefined left out. */
+type RecordWriter = (values: Readonly<Record<string | number, string | number | null | undefined>>) => string;
 
-function recordObject(fields: readonly AuditRecordField<string | number>[]): Record<string, unknown> | undefined {
-  let record = recordObjects.get(fields);
-  if (record === undefined) {
+/**
+ * For a list of fields, the writer of a record's text, made once per list
+ * (a store's list is one constant): each field's `{"name":` and `,"name":`
+ * written in advance, so a row's text is its values' `JSON.stringify` and
+ * one concatenation each — the same text as `JSON.stringify` of an object
+ * with those properties in that order, where it leaves out the undefined
+ * ones. Undefined for a list naming `__proto__` or an array index, which
+ * `canonicalJson` (an object) would not keep in that order.
+ */
+const recordWriters = new WeakMap<readonly AuditRecordField<string | number>[], RecordWriter>();
+
+function recordWriter(fields: readonly AuditRecordField<string | number>[]): RecordWriter | undefined {
+  let writer = recordWriters.get(fields);
+  if (writer === undefined) {
     if (fields.some(({ name }) => name === '__proto__' || arrayIndex.test(name))) return undefined;
-    record = JSON.parse(`{${fields.map(({ name }) => `${JSON.stringify(name)}:null`).join(',')}}`) as Record<
-      string,
-      unknown
-    >;
-    recordObjects.set(fields, record);
+    const keys = fields.map(({ key }) => key);
+    const first = fields.map(({ name }) => `{${JSON.stringify(name)}:`);
+    const next = fields.map(({ name }) => `,${JSON.stringify(name)}:`);
+    writer = (values) => {
+      let text = '';
+      for (let index = 0; index < keys.length; index += 1) {
+        const value = values[keys[index] as string | number];
+        if (value === null || value === undefined) continue;
+        text += (text === '' ? first[index] : next[index]) + jsonValue(value);
+      }
+      return text === '' ? '{}' : `${text}}`;
+    };
+    recordWriters.set(fields, writer);
   }
-  return record;
+  return writer;
 }
 
 const arrayIndex = /^(?:0|[1-9]\d*)$/;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../util/canonical-json.js';
-import { auditRecordFormat, auditRecordHash } from './audit-record-hash.js';
+import { auditFieldsHash, auditRecordFormat, auditRecordHash } from './audit-record-hash.js';
 
 /** The hash as the format defines it: sha256 over `canonicalJson` of the tagged tuple, null fields left out. */
 function definedHash({
@@ -27,14 +27,24 @@ function definedHash({
 describe('auditRecordHash written field by field', () => {
   it('hashes the same text as canonicalJson of the tuple, whatever the names, values and their order', () => {
     const name = fc.oneof(fc.string(), fc.constantFrom('at', 'toolCallId', '0', '10', '9', '__proto__', 'a"b', 'é'));
-    const value = fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true }), fc.constant(null));
+    const value = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('a"b', 'back\\slash', '\u0000', '\u001f', '\ud800', 'x\udc00', '\u2028', '中文', '😀'),
+      fc.integer(),
+      fc.double(),
+      fc.constant(-0),
+      fc.constant(null),
+    );
     fc.assert(
       fc.property(
         fc.array(fc.tuple(name, value), { maxLength: 12 }),
         fc.record({
-          writer: fc.string(),
+          writer: fc.oneof(fc.string(), fc.string({ unit: 'binary' })),
           seq: fc.nat(),
-          previousHash: fc.option(fc.string({ minLength: 1 }), { nil: null }),
+          previousHash: fc.option(fc.oneof(fc.string({ minLength: 1 }), fc.string({ unit: 'binary', minLength: 1 })), {
+            nil: null,
+          }),
         }),
         (entries, link) => {
           const record: Record<string, string | number | null> = {};
@@ -42,6 +52,44 @@ describe('auditRecordHash written field by field', () => {
             Object.defineProperty(record, key, { value: item, enumerable: true, writable: true, configurable: true });
           }
           expect(auditRecordHash({ record, link })).toBe(definedHash({ record, link }));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('hashes a row given as values and a field list the same as the record of those fields', () => {
+    const name = fc.oneof(fc.string(), fc.constantFrom('at', 'toolCallId', '0', '10', '9', '__proto__', 'a"b', 'é'));
+    const value = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('a"b', 'back\\slash', '\u0000', '\u001f', '\ud800', 'x\udc00', '\u2028', '中文', '😀'),
+      fc.integer(),
+      fc.double(),
+      fc.constant(-0),
+      fc.constant(null),
+    );
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(name, value), { maxLength: 12, selector: ([key]) => key }),
+        fc.record({
+          writer: fc.oneof(fc.string(), fc.string({ unit: 'binary' })),
+          seq: fc.nat(),
+          previousHash: fc.option(fc.oneof(fc.string({ minLength: 1 }), fc.string({ unit: 'binary', minLength: 1 })), {
+            nil: null,
+          }),
+        }),
+        (entries, link) => {
+          const sorted = [...entries].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+          const fields = sorted.map(([key], index) => ({ name: key, key: index }));
+          const values = sorted.map(([, item]) => item);
+          const record: Record<string, string | number | null> = {};
+          for (const [key, item] of entries) {
+            Object.defineProperty(record, key, { value: item, enumerable: true, writable: true, configurable: true });
+          }
+          expect(auditFieldsHash({ fields, values, link })).toBe(definedHash({ record, link }));
+          // Written again from the writer made for this field list the first time.
+          expect(auditFieldsHash({ fields, values, link })).toBe(definedHash({ record, link }));
         },
       ),
       { numRuns: 500 },

@@ -124,10 +124,11 @@ export async function runBatch(
     for (let start = 0; start < group.calls.length; start += limit) {
       stop ??= control.reason;
       if (stop !== undefined) break;
-      const chunk = group.calls.slice(start, start + limit);
+      const chunk = start === 0 && group.calls.length <= limit ? group.calls : group.calls.slice(start, start + limit);
       const settled =
         chunk.length === 1 ? [await settleOne(chunk[0] as ToolCall)] : await Promise.allSettled(chunk.map(runOne));
-      for (const [index, outcome] of settled.entries()) {
+      for (let index = 0; index < settled.length; index += 1) {
+        const outcome = settled[index] as PromiseSettledResult<void>;
         const call = chunk[index];
         if (outcome.status !== 'rejected' || call === undefined) continue;
         failure ??= outcome.reason;

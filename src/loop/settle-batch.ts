@@ -34,7 +34,11 @@ export async function settleBatch(
     progress.pendingApprovals = batch.pendingApprovals ?? [];
     return batch.stop;
   }
-  await commitStep(runtime, progress, batch.messages, { rerunnable: batch.rerunnable && batch.failure === undefined });
+  // The journal's own answer: one that queues the commit for its next transaction gives no promise to wait for.
+  const committing = commitStep(runtime, progress, batch.messages, {
+    rerunnable: batch.rerunnable && batch.failure === undefined,
+  });
+  if (committing !== undefined) await committing;
   if (batch.failure !== undefined) throw batch.failure;
   if (batch.stop === 'repeated_call' && control.reason === undefined && budgetStop(runtime, progress) === undefined) {
     progress.steps += 1;

@@ -39,7 +39,7 @@ export function isStoreBusy(error: unknown): boolean {
  * @example
  * await retryWhileBusy({ operation: 'create', waitMs: 2000, write: () => insert.run(id, now) });
  */
-export async function retryWhileBusy<Result>({
+export function retryWhileBusy<Result>({
   write,
   operation,
   waitMs,
@@ -51,15 +51,40 @@ export async function retryWhileBusy<Result>({
   waitMs: number;
 }): Promise<Result> {
   const startedAt = performance.now();
+  // The first try without an async function around it: most writes find the database free.
+  try {
+    return Promise.resolve(write());
+  } catch (error) {
+    if (!isStoreBusy(error)) return Promise.reject(error);
+    return retryAfterBusy({ write, operation, waitMs, startedAt, busy: error });
+  }
+}
+
+/** The tries after a busy one (`busy`): each after a pause that doubles, until `waitMs` after `startedAt`. */
+async function retryAfterBusy<Result>({
+  write,
+  operation,
+  waitMs,
+  startedAt,
+  busy,
+}: {
+  write: () => Result;
+  operation: string;
+  waitMs: number;
+  startedAt: number;
+  busy: unknown;
+}): Promise<Result> {
+  let error = busy;
   for (let pause = firstPauseMs; ; pause = Math.min(longestPauseMs, pause * 2)) {
+    const waited = performance.now() - startedAt;
+    const next = pause / 2 + Math.random() * (pause / 2);
+    if (waited + next > waitMs) throw new StoreBusyError({ operation, waitedMs: Math.round(waited), cause: error });
+    await sleep(next);
     try {
       return write();
-    } catch (error) {
-      if (!isStoreBusy(error)) throw error;
-      const waited = performance.now() - startedAt;
-      const next = pause / 2 + Math.random() * (pause / 2);
-      if (waited + next > waitMs) throw new StoreBusyError({ operation, waitedMs: Math.round(waited), cause: error });
-      await sleep(next);
+    } catch (thrown) {
+      if (!isStoreBusy(thrown)) throw thrown;
+      error = thrown;
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../core/json-schema.js';
+import { allowAllGate } from '../../gate/tool-gate.js';
 import type { ToolSet } from '../../tools/tool-registry.js';
 import { type ArbiterLoopOptions, type ArbiterToolResult, createGateBridge } from '../gate-bridge.js';
 
@@ -81,22 +82,28 @@ export type ArbiterAiSdkToolSet = Record<string, ArbiterAiSdkTool>;
  */
 export function arbiterTools(tools: ToolSet, options: ArbiterLoopOptions): ArbiterAiSdkToolSet {
   const bridge = createGateBridge({ tools, loop: 'ai_sdk', options });
+  const gate = options.gate ?? allowAllGate;
   const set: ArbiterAiSdkToolSet = {};
   for (const name of tools.names) {
     const tool = tools.get(name);
     if (tool === undefined) continue;
     const { description, parameters } = tool.spec.function;
+    // The bridge's own shortcut, taken before the history is read for the step: a tool no call of which can wait
+    // for a person (and no egress) needs nobody, and `execute` still puts every call through the whole pipeline.
+    const asksAhead = tool.definition.egress === true || gate.mayRequireApproval?.(tool) !== false;
     set[name] = {
       description,
       inputSchema: inputSchemaOf(parameters),
       needsApproval: (input, { toolCallId, messages }) =>
-        bridge.needsApproval({
-          tool: name,
-          input,
-          toolCallId,
-          step: stepOf(messages),
-          asked: mentionsCall(messages, toolCallId),
-        }),
+        !asksAhead
+          ? needsNobody
+          : bridge.needsApproval({
+              tool: name,
+              input,
+              toolCallId,
+              step: stepOf(messages),
+              asked: mentionsCall(messages, toolCallId),
+            }),
       execute: (input, { toolCallId, messages }) =>
         bridge.run({ tool: name, input, toolCallId, step: stepOf(messages) }),
       toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
@@ -104,6 +111,9 @@ export function arbiterTools(tools: ToolSet, options: ArbiterLoopOptions): Arbit
   }
   return set;
 }
+
+/** `needsApproval`'s answer for a tool that never waits for a person. */
+const needsNobody: Promise<boolean> = Promise.resolve(false);
 
 function inputSchemaOf(parameters: JsonSchema): ArbiterInputSchema {
   const schema = {

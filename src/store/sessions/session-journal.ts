@@ -104,6 +104,16 @@ export function sessionJournal<Mode extends SqlMode>({
     failure ??= error;
   };
 
+  /** Commits `commit` in a transaction of its own, now; the next commit lands where it left the messages. */
+  const writeNow = async (commit: StepCommit): Promise<void> => {
+    expected = await transactions.write({
+      operation: 'commitStep',
+      ofRun: true,
+      work: () => commitNow(commit, expected),
+    });
+    throwFailure();
+  };
+
   return {
     findToolResult: (runId, toolCallId) => {
       const answer = held.get(`${runId}\u0000${toolCallId}`);
@@ -130,8 +140,14 @@ export function sessionJournal<Mode extends SqlMode>({
       if (stored?.runId === runId) keep(stored.results, result);
       else recorded.push({ runId, result });
     },
-    commitStep: async (commit) => {
-      throwFailure();
+    // Not an async function: a commit that waits for the next transaction answers at once, without a promise.
+    commitStep: (commit) => {
+      // A held write that failed rejects this call, as an async function's throw would.
+      if (failure !== undefined) {
+        const error = failure;
+        failure = undefined;
+        return Promise.reject(error);
+      }
       // A commit still queued would be written first in the same transaction: write both as one.
       let merged = commit;
       if (queued !== undefined) {
@@ -160,12 +176,7 @@ export function sessionJournal<Mode extends SqlMode>({
         });
         return;
       }
-      expected = await transactions.write({
-        operation: 'commitStep',
-        ofRun: true,
-        work: () => commitNow(merged, expected),
-      });
-      throwFailure();
+      return writeNow(merged);
     },
   };
 }

@@ -7,7 +7,7 @@ import type { SqlPort } from '../sql/sql-port.js';
 import { type SqlProgram, wait } from '../sql/sql-program.js';
 import { SqlitePort } from '../sql/sqlite-port.js';
 import { type AuditRowInsert, createAuditRowInsert } from './audit-row-insert.js';
-import { type PendingWrites, pendingWrites } from './pending-writes.js';
+import { type PendingWrite, type PendingWrites, pendingWrites } from './pending-writes.js';
 import { createSqliteAuditChain } from './sqlite-audit-chain.js';
 
 /**
@@ -50,6 +50,31 @@ export class SqliteAuditWrites implements AuditWrites<'sync'> {
   #failure: unknown;
   /** The chain write a purge's transaction is handed: link and insert, on this connection, at once. */
   readonly #write: AuditChainWrite;
+  /** Rows of `#waiting` the queued write took into the transaction running now. */
+  #written = 0;
+
+  /**
+   * The one queued write (at most one is queued: `#queued`) that inserts
+   * every row waiting when it runs, and forgets them only once they
+   * committed. Made once, not per append.
+   */
+  readonly #writeWaiting: PendingWrite = {
+    write: () => {
+      this.#written = this.#waiting.length;
+      this.#insert(this.#waiting);
+    },
+    settled: (committed) => {
+      if (!committed) return;
+      this.#waiting.splice(0, this.#written);
+      this.#queued = false;
+    },
+    fail: (error) => {
+      this.#waiting.length = 0;
+      this.#queued = false;
+      this.#failure ??= error;
+    },
+    withinMs: waitingRowsWithinMs,
+  };
 
   constructor({
     database,
@@ -85,25 +110,7 @@ export class SqliteAuditWrites implements AuditWrites<'sync'> {
     this.#waiting.push(row);
     if (this.#queued) return;
     this.#queued = true;
-    // One queued write inserts every row waiting when it runs, and forgets them only once they committed.
-    let written = 0;
-    this.#pending.add({
-      write: () => {
-        written = this.#waiting.length;
-        this.#insert(this.#waiting);
-      },
-      settled: (committed) => {
-        if (!committed) return;
-        this.#waiting.splice(0, written);
-        this.#queued = false;
-      },
-      fail: (error) => {
-        this.#waiting.length = 0;
-        this.#queued = false;
-        this.#failure ??= error;
-      },
-      withinMs: waitingRowsWithinMs,
-    });
+    this.#pending.add(this.#writeWaiting);
   }
 
   /** Commits every row still waiting for a transaction. */
