@@ -13,7 +13,7 @@
  *
  * @module
  */
-export type { AdvanceRequest, RunAdvance } from './durable/advance-run.js';
+export type { AdvanceRequest, RunAdvance, StepReference } from './durable/advance-run.js';
 export {
   type EngineStepRecords,
   memoryEngineStepRecords,

@@ -20,29 +20,32 @@ export interface AdvanceRequest {
   readonly wake?: { readonly position: number; readonly signalled: boolean };
 }
 
+/** A step's result in arbiter's store, as the workflow's history names it. */
+export interface StepReference {
+  readonly name: string;
+  /** Where the step's result is recorded: (run id, position) in `EngineStepRecords`. */
+  readonly position: number;
+  /** The recorded entry's size in bytes (JSON), kept in arbiter's store instead of the history. */
+  readonly bytes: number;
+}
+
 /** What one activity tells the workflow: a reference into arbiter's store, a wait, or the end. Plain JSON, small. */
 export type RunAdvance =
-  | {
-      readonly kind: 'step';
-      readonly name: string;
-      /** Where the step's result is recorded: (run id, position) in `EngineStepRecords`. */
-      readonly position: number;
-      /** The recorded entry's size in bytes (JSON), kept in arbiter's store instead of the history. */
-      readonly bytes: number;
-    }
+  | ({ readonly kind: 'step' } & StepReference)
   | {
       readonly kind: 'wait';
       readonly topic: string;
       readonly timeoutMs: number;
+      /** Where the wait's outcome is recorded, once the workflow tells it (`AdvanceRequest.wake`). */
       readonly position: number;
       /** The step this activity ran before the wait (the call that asked for a person). */
-      readonly step?: { readonly name: string; readonly position: number; readonly bytes: number };
+      readonly step?: StepReference;
     }
   | {
       readonly kind: 'done';
       readonly summary: DurableRunSummary;
       /** The step this activity ran before the run ended (its last, `arbiter:finish-run`). */
-      readonly step?: { readonly name: string; readonly position: number; readonly bytes: number };
+      readonly step?: StepReference;
     };
 
 const pending = new Promise<never>(() => {});
@@ -88,7 +91,7 @@ export async function advanceRun({
     throw new EngineReplayError({ runId, position: 0, recorded: describe(first), asked: 'the input' });
   let cursor = 1;
   /** The one step this activity ran: the loop goes on to what follows it (a wait, the end) and stops at the next step. */
-  let ran: Extract<RunAdvance, { kind: 'step' }> | undefined;
+  let ran: StepReference | undefined;
   let settle!: (advance: RunAdvance) => void;
   let fail!: (error: unknown) => void;
   const outcome = new Promise<RunAdvance>((resolve, reject) => {
@@ -129,12 +132,12 @@ export async function advanceRun({
       if (recorded !== undefined) return recorded.value as Result;
       if (ran !== undefined) {
         // The next step is the next activity's: stop before it.
-        settle(ran);
+        settle({ kind: 'step', ...ran });
         return pending;
       }
       const position = cursor;
       const stored = await record({ kind: 'step', name, value: await run() });
-      ran = { kind: 'step', name, position, bytes: Buffer.byteLength(JSON.stringify(stored)) };
+      ran = { name, position, bytes: Buffer.byteLength(JSON.stringify(stored)) };
       return stored.value as Result;
     }) as EnginePrimitives['step'],
     now: guarded(async () => (replay('now') ?? (await record({ kind: 'now', value: Date.now() }))).value),
