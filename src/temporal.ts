@@ -1,7 +1,8 @@
 /**
  * Arbiter inside Temporal: a run as the workflow `arbiterRun` (workflow id
  * = run id) that advances one activity per step (a model turn, a
- * validated and gated tool execution, decided by arbiter inside it), the
+ * validated and gated tool execution, decided by arbiter inside it), a
+ * session's runs one at a time as children of `arbiterSession`, the
  * approval as the `arbiter.approval` signal with the deadline as a timer,
  * messages and tool results kept in arbiter's store by reference so the
  * workflow's history stays small. Needs `@temporalio/worker` and

@@ -1,13 +1,17 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { ApprovalSignal } from './run-durable-agent.js';
 import type { DurableRunInput, DurableRunSummary } from './run-in-engine.js';
 import type { ArbiterRunOptions } from './temporal-workflow.js';
 
 /** What a process that runs no workflow (arbiter's API, an operator's command) does with arbiter's Temporal runs. */
 export interface TemporalRunClient {
-  /** Starts the run as the workflow whose id is the run id; starting a run id again (running or ended) starts nothing. */
+  /**
+   * Queues the run on its session's workflow, which runs it as the workflow
+   * whose id is the run id once the session's run before it has ended;
+   * queueing a run id again (queued, running or ended) runs it once.
+   */
   start(input: DurableRunInput): Promise<string>;
-  /** Waits for the run's workflow to end and returns its summary. */
+  /** Waits for the run's workflow to start and end, and returns its summary. */
   result(runId: string): Promise<DurableRunSummary>;
   /**
    * Tells a run waiting for approval that none of its approvals is pending
@@ -20,9 +24,10 @@ export interface TemporalRunClient {
 
 /**
  * Arbiter's Temporal runs seen from outside the workers, through a
- * Temporal `Client`: start a run (workflow `arbiterRun`, workflow id = run
- * id, a finished run id never reused), wait for its summary, signal a
- * decided approval.
+ * Temporal `Client`: queue a run on its session's workflow
+ * (`arbiterSession`, one run of a session at a time, `signalWithStart`),
+ * which runs it as the child workflow `arbiterRun` whose id is the run id;
+ * wait for its summary; signal a decided approval.
  *
  * @example
  * const client = new Client({ connection: await Connection.connect({ address: 'localhost:7233' }) });
@@ -32,35 +37,40 @@ export interface TemporalRunClient {
 export function temporalRunClient({
   client,
   taskQueue,
-  workflowType = 'arbiterRun',
   runOptions = {},
+  pollMs = 250,
 }: {
   client: Client;
   /** The task queue arbiter's workers poll. */
   taskQueue: string;
-  /** The workflow's name in the workers. Default `arbiterRun`. */
-  workflowType?: string;
   /** How the run's steps are timed and retried (heartbeat timeout, step timeout). */
   runOptions?: ArbiterRunOptions;
+  /** How often `result` looks whether a queued run has started. Default 250 ms. */
+  pollMs?: number;
 }): TemporalRunClient {
   return {
     start: async (input) => {
-      try {
-        await client.workflow.start(workflowType, {
-          taskQueue,
-          workflowId: input.runId,
-          args: [input, runOptions],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
-      } catch (error) {
-        // The run id ended already: it is the same run, and nothing starts again.
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-      }
+      await client.workflow.signalWithStart('arbiterSession', {
+        taskQueue,
+        workflowId: `arbiter-session:${input.sessionId}`,
+        args: [[], runOptions],
+        signal: 'arbiter.enqueue',
+        signalArgs: [input],
+      });
       return input.runId;
     },
-    result: (runId) =>
-      client.workflow.getHandle<(input: DurableRunInput) => Promise<DurableRunSummary>>(runId).result(),
+    result: async (runId) => {
+      const handle = client.workflow.getHandle<(input: DurableRunInput) => Promise<DurableRunSummary>>(runId);
+      for (;;) {
+        try {
+          return await handle.result();
+        } catch (error) {
+          // Queued behind the session's run before it: not started yet.
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, pollMs));
+        }
+      }
+    },
     resumeRun: async (runId) => {
       const signal: ApprovalSignal = { runId };
       await client.workflow.getHandle(runId).signal('arbiter.approval', signal);

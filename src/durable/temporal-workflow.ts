@@ -7,7 +7,8 @@
  * `arbiter.approval` signal with the deadline as a durable timer
  * (`condition(…, timeout)`), and what the history carries per step is a
  * reference into arbiter's store (run id, position, size), never a message
- * or a tool result. Give this file to the worker as `workflowsPath`
+ * or a tool result. A session's runs go one at a time through the
+ * session's workflow (`arbiterSession`), each run its child. Give this file to the worker as `workflowsPath`
  * (`temporalWorkflowsPath` from `@arbiter-runtime/core/temporal`).
  *
  * @module
@@ -22,6 +23,8 @@ import {
 } from '@temporalio/workflow';
 import type { AdvanceRequest, RunAdvance } from './advance-run.js';
 import type { DurableRunInput, DurableRunSummary } from './run-in-engine.js';
+
+export { arbiterEnqueueSignal, arbiterSession } from './temporal-session-workflow.js';
 
 /** The activities the workflow calls: `temporalActivities` builds them in the worker. */
 export interface ArbiterActivities {

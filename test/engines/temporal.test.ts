@@ -166,6 +166,8 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     );
     // Determinism: the workflow code replays its history on a fresh replayer without a difference.
     await TemporalWorker.runReplayHistory({ workflowBundle: { codePath: workflowBundle } }, history, 'run-plain');
+    const session = await world.client.workflow.getHandle('arbiter-session:session-run-plain').fetchHistory();
+    await TemporalWorker.runReplayHistory({ workflowBundle: { codePath: workflowBundle } }, session, 'session');
     // Starting the same run again (a retried request) starts nothing.
     await world.runs.start(input);
     expect((await world.runs.result('run-plain')).lastSeq).toBe(summary.lastSeq);
@@ -298,5 +300,31 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     ]);
     expect((await auditOf(world, 'run-two-approval', 'refund_order')).map((row) => row.outcome)).toEqual(['ok']);
     await expectGaplessEvents(world, 'run-two-approval');
+  }, 300_000);
+
+  it('runs one run of a session at a time: the second waits behind the first until it ends', async () => {
+    const world = await open();
+    const first = await world.start({ holdWrites: true });
+    const earlier = { ...noteRun('run-first'), sessionId: 'session-shared' };
+    const later = { ...noteRun('run-second'), sessionId: 'session-shared' };
+    await world.runs.start(earlier);
+    await effectOf(world, 'note:SO20260902:gift wrap');
+    await world.runs.start(later);
+    // A run of another session, started after it, runs at once.
+    await world.runs.start(refundRun('run-other'));
+    await pollUntil(async () => ((await modelCalls(world, 'run-other')).length > 0 ? true : undefined), {
+      what: "the other session's run to start",
+    });
+    // The first run holds its session while its write executes: the second is queued, not started.
+    expect(await modelCalls(world, 'run-second')).toEqual([]);
+    await expect(world.client.workflow.getHandle('run-second').describe()).rejects.toThrow();
+    await first.kill('SIGKILL');
+    await world.start({ build: 'build-1-restarted' });
+    expect((await world.runs.result('run-first')).stopReason).toBe('completed');
+    expect((await world.runs.result('run-second')).stopReason).toBe('completed');
+    const order = await world.query<{ run_id: string }>('SELECT run_id FROM $schema.model_calls ORDER BY id');
+    const lastOfFirst = order.map((row) => row.run_id).lastIndexOf('run-first');
+    const firstOfSecond = order.map((row) => row.run_id).indexOf('run-second');
+    expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
   }, 300_000);
 });
