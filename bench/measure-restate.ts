@@ -44,7 +44,6 @@ export async function measureRestate({
   stepsPerRun: number;
   timed: (once: (index: number) => Promise<unknown>) => Promise<number>;
 }): Promise<{ bareMs: number; arbiterMs: number }> {
-  const server = await startRestateServer();
   const { services } = restateAgent({ agent });
   const endpoint = http2.createServer(
     restate.createEndpointHandler({ services: [...services, bareService], logger: quiet }),
@@ -54,6 +53,7 @@ export async function measureRestate({
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
+  const server = await startRestateServer();
   try {
     const port = await freePort();
     await new Promise<void>((resolve) => endpoint.listen(port, '127.0.0.1', resolve));

@@ -7,7 +7,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 
-export { arbiterRun } from '../src/durable/temporal-workflow.js';
+export { arbiterRun, arbiterSession } from '../src/durable/temporal-workflow.js';
 
 /** The bare baseline's activity: returns a small result, as a bare DBOS step does. */
 export interface BareActivities {

@@ -20,7 +20,8 @@ const idleMs = 60_000;
  * One session's runs, one at a time: each queued run (`arbiter.enqueue`)
  * runs as the child workflow `arbiterRun` whose id is its run id, and the
  * next starts once it has ended (completed, waiting past its deadline, or
- * failed). A run id queued twice, or already run, runs once. The workflow
+ * failed). A run id queued twice, or already run, runs once; a run of
+ * another session is ignored. The workflow
  * ends after a minute without runs; the next `signalWithStart` starts it
  * again. Its history stays short: it continues as new when Temporal
  * suggests it.
@@ -37,8 +38,10 @@ export async function arbiterSession(
 ): Promise<number> {
   const queue = [...queued];
   const seen = new Set(queue.map((input) => input.runId));
+  const { workflowId } = workflowInfo();
   setHandler(arbiterEnqueueSignal, (input) => {
-    if (seen.has(input.runId)) return;
+    // A run of another session is not this session's to run; a run id already queued or run runs once.
+    if (`arbiter-session:${input.sessionId}` !== workflowId || seen.has(input.runId)) return;
     seen.add(input.runId);
     queue.push(input);
   });

@@ -309,6 +309,10 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     const later = { ...noteRun('run-second'), sessionId: 'session-shared' };
     await world.runs.start(earlier);
     await effectOf(world, 'note:SO20260902:gift wrap');
+    // A run of another session, forged onto this session's queue ahead of the second run: never run.
+    await world.client.workflow
+      .getHandle('arbiter-session:session-shared')
+      .signal('arbiter.enqueue', { ...noteRun('run-stray'), sessionId: 'session-elsewhere' });
     await world.runs.start(later);
     // A run of another session, started after it, runs at once.
     await world.runs.start(refundRun('run-other'));
@@ -326,5 +330,6 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     const lastOfFirst = order.map((row) => row.run_id).lastIndexOf('run-first');
     const firstOfSecond = order.map((row) => row.run_id).indexOf('run-second');
     expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
+    expect(await modelCalls(world, 'run-stray')).toEqual([]);
   }, 300_000);
 });
