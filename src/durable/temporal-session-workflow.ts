@@ -13,18 +13,14 @@ import type { ArbiterRunOptions } from './temporal-workflow.js';
 /** Queues a run on its session's workflow (`signalWithStart`: the session's workflow starts if it is not running). */
 export const arbiterEnqueueSignal = defineSignal<[DurableRunInput]>('arbiter.enqueue');
 
-/** How long a session's workflow waits for another run once its queue is empty, before it ends. */
-const idleMs = 60_000;
-
 /**
  * One session's runs, one at a time: each queued run (`arbiter.enqueue`)
  * runs as the child workflow `arbiterRun` whose id is its run id, and the
  * next starts once it has ended (completed, waiting past its deadline, or
  * failed). A run id queued twice, or already run, runs once; a run of
- * another session is ignored. The workflow
- * ends after a minute without runs; the next `signalWithStart` starts it
- * again. Its history stays short: it continues as new when Temporal
- * suggests it.
+ * another session is ignored. The workflow ends once nothing is queued;
+ * the next `signalWithStart` starts it again. Its history stays short: it
+ * continues as new when Temporal suggests it.
  *
  * @example
  * await client.workflow.signalWithStart('arbiterSession', {
@@ -47,7 +43,13 @@ export async function arbiterSession(
   });
   let ran = 0;
   for (;;) {
-    if (queue.length === 0 && !(await condition(() => queue.length > 0, idleMs)) && queue.length === 0) return ran;
+    if (queue.length === 0) {
+      // Nothing queued once a run has ended: done. A run queued meanwhile keeps the workflow going: Temporal
+      // refuses to complete a workflow past a signal it has not seen, and hands it the signal instead.
+      if (ran > 0) return ran;
+      // A fresh session's first run is the signal it was started with.
+      await condition(() => queue.length > 0);
+    }
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof arbiterSession>(queue, options);
     const input = queue.shift();
     if (input === undefined) continue;

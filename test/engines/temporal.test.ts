@@ -166,8 +166,9 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     );
     // Determinism: the workflow code replays its history on a fresh replayer without a difference.
     await TemporalWorker.runReplayHistory({ workflowBundle: { codePath: workflowBundle } }, history, 'run-plain');
-    const session = await world.client.workflow.getHandle('arbiter-session:session-run-plain').fetchHistory();
-    await TemporalWorker.runReplayHistory({ workflowBundle: { codePath: workflowBundle } }, session, 'session');
+    const sessionId = 'arbiter-session:session-run-plain';
+    const session = await world.client.workflow.getHandle(sessionId).fetchHistory();
+    await TemporalWorker.runReplayHistory({ workflowBundle: { codePath: workflowBundle } }, session, sessionId);
     // Starting the same run again (a retried request) starts nothing.
     await world.runs.start(input);
     expect((await world.runs.result('run-plain')).lastSeq).toBe(summary.lastSeq);
@@ -331,5 +332,12 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     const firstOfSecond = order.map((row) => row.run_id).indexOf('run-second');
     expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
     expect(await modelCalls(world, 'run-stray')).toEqual([]);
+    // The session's history, its signals arriving while a run ran, replays on the workflow code.
+    const session = await world.client.workflow.getHandle('arbiter-session:session-shared').fetchHistory();
+    await TemporalWorker.runReplayHistory(
+      { workflowBundle: { codePath: workflowBundle } },
+      session,
+      'arbiter-session:session-shared',
+    );
   }, 300_000);
 });
