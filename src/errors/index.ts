@@ -7,6 +7,7 @@ export {
 export { ArbiterError } from './arbiter-error.js';
 export { AuditRetentionError } from './audit-retention-error.js';
 export { ConfigurationError } from './configuration-error.js';
+export { EngineReplayError } from './engine-replay-error.js';
 export { FatalToolError } from './fatal-tool-error.js';
 export { GateRuleError } from './gate-rule-error.js';
 export { HttpError, type HttpErrorStatus } from './http-error.js';

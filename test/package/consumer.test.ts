@@ -56,10 +56,11 @@ const subpaths = [
   'openai-agents',
   'dbos',
   'restate',
+  'temporal',
 ] as const;
 /** Packages the docs' programs import that are the reader's own choice: schema libraries, the other loops, tracing. */
 const readersOwn =
-  /^(@opentelemetry\/|zod$|valibot$|@valibot\/|arktype$|ai$|ai\/|@ai-sdk\/|@openai\/agents$|@dbos-inc\/|@restatedev\/)/;
+  /^(@opentelemetry\/|zod$|valibot$|@valibot\/|arktype$|ai$|ai\/|@ai-sdk\/|@openai\/agents$|@dbos-inc\/|@restatedev\/|@temporalio\/)/;
 const subpathPattern = new RegExp(`/(${subpaths.join('|')})$`);
 const sectionSnippets = (section: string, language: string): ReadmeSnippet[] =>
   snippets.filter((snippet) => snippet.section === section && snippet.language === language);
