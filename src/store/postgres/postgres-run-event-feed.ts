@@ -1,5 +1,6 @@
 import type { ExternalEvent } from '../../events/external-event.js';
-import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
+import { namedStatement } from './named-statement.js';
+import type { PostgresDatabase, PostgresQuery, TransactionConnection } from './postgres-database.js';
 import type { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresListener } from './postgres-listener.js';
 
@@ -11,6 +12,8 @@ const channel = 'arbiter_run_events';
  * and after it was lost every follower reads again as soon as it listens.
  */
 const defaultPollMs = 30_000;
+/** Wakes the nodes following the runs ($2) of a batch, when it commits. */
+const notify = namedStatement('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id');
 /** How many events one read of a follower takes. */
 const pageSize = 1000;
 /** A read that failed (the database restarting) is tried again after this pause, not at the next poll. */
@@ -119,9 +122,9 @@ export class PostgresRunEventFeed {
   }
 
   /**
-   * Writes the events (one statement) and wakes every node following their
-   * runs, in one transaction: a follower woken by the notification finds
-   * the events in the table. This node's own followers get the batch
+   * Writes the events and wakes every node following their runs, in one
+   * transaction (one statement, when nothing else is written with them): a
+   * follower woken by the notification finds the events in the table. This node's own followers get the batch
    * straight after the commit, and ignore the notification it sent: a run
    * followed on the node that runs it costs no read per batch.
    */
@@ -136,13 +139,20 @@ export class PostgresRunEventFeed {
   ): Promise<void> {
     if (events.length === 0) return;
     const runIds = [...new Set(events.map((event) => event.runId))];
-    const committed = this.#database.transaction(async (query, { processId }) => {
-      // Before the NOTIFY can arrive: the listener must know it for this node's own.
+    // Before the NOTIFY can arrive: the listener must know it for this node's own.
+    const ownSender = ({ processId }: TransactionConnection) => {
       if (processId !== 0) this.#ownSenders.add(processId);
-      await this.#log.appendWithin(query, events);
-      await inTransaction?.(query);
-      await query('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id', [channel, runIds]);
-    });
+    };
+    // Events alone: one statement, which commits by itself. With more writes: a transaction.
+    const committed =
+      inTransaction === undefined
+        ? this.#log.appendNotifying({ events, channel, runIds, onConnection: ownSender })
+        : this.#database.transaction(async (query, connection) => {
+            ownSender(connection);
+            await this.#log.appendWithin(query, events);
+            await inTransaction(query);
+            await query(notify, [channel, runIds]);
+          });
     try {
       await committed;
     } catch (error) {
