@@ -144,6 +144,9 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     expect(added.get('SELECT arbiter_take_request')).toBe(2);
     expect(added.get('SELECT arbiter_open_stream')).toBe(1);
     expect(works.filter((work) => work.includes('pg_advisory_xact_lock'))).toEqual([]);
+    // A run begun here has no recorded tool results to read; a session just created is not read back.
+    expect(works.filter((work) => work.includes('tool_results'))).toEqual([]);
+    expect(added.get('SELECT session_messages')).toBe(1);
     // Event batches without anything else to commit are one statement with their NOTIFY, not BEGIN … COMMIT.
     expect(works.filter((work) => work.startsWith('INSERT run_events'))).toEqual([
       'INSERT run_events; UPDATE server_runs; SELECT unnest',

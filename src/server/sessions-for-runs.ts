@@ -11,7 +11,9 @@ import { isSqlProgram } from '../store/sql/sql-program.js';
  * - `endRun` first awaits `beforeEnd` (the run's terminal event published,
  *   its final status written), so the server never knows less about a run
  *   than the session: a crash in between leaves a run the server saw end
- *   and a session still in it, which start-up recovery ends.
+ *   and a session still in it, which start-up recovery ends;
+ * - `journal` names the run `beginRun` began (not resumed) as new, so its
+ *   recorded tool results are not read: nothing was stored for it.
  *
  * @example
  * const sessions = sessionsForRuns({ sessions: store, onBegin: (begun) => runs.insert({ ...begun, principal, locale }), beforeEnd: () => bus.idle() });
@@ -28,6 +30,8 @@ export function sessionsForRuns({
   /** Awaited before the session's run is ended. */
   beforeEnd?: () => Promise<void>;
 }): SessionStore {
+  /** The run this store's `beginRun` began (not resumed): its journal has no stored results to read. */
+  let begunHere: string | undefined;
   return {
     create: (options) => sessions.create(options),
     load: (sessionId) => sessions.load(sessionId),
@@ -41,6 +45,7 @@ export function sessionsForRuns({
       sessions.beginRun({
         ...request,
         inTransaction: (begun) => {
+          begunHere = begun.resumed ? undefined : begun.runId;
           const first = inTransaction?.(begun);
           const second = onBegin(begun);
           if (!isSqlProgram(first)) return second;
@@ -55,6 +60,9 @@ export function sessionsForRuns({
       await beforeEnd();
       await sessions.endRun(request);
     },
-    journal: (request) => sessions.journal(request),
+    journal: (request) =>
+      sessions.journal(
+        request.newRunId === undefined && begunHere !== undefined ? { ...request, newRunId: begunHere } : request,
+      ),
   };
 }

@@ -101,10 +101,10 @@ const insertMessages = Array.from({ length: messagesPerInsert }, (_, index) =>
 
 /** Every statement `SqlSessionStore` runs, by what it does. */
 export const sessionStatements = {
-  /** $1 session, $2 tenant, $3 user, $4 slots, $5 now, $6 expires at, $7 TTL. */
+  /** $1 session, $2 tenant, $3 user, $4 slots, $5 now, $6 expires at, $7 TTL; the new row (it has no messages). */
   create: sql(
     `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
-     VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`,
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $7) RETURNING ${columns}`,
   ),
   /**
    * The row with its messages (`messages`, in position order: a text array
