@@ -123,8 +123,15 @@ export async function createPostgresServer(
       (manager) =>
       async ({ runId, afterSeq, push }) => {
         // The table up to now, then whatever any node writes after it: one cursor, no gap, no duplicate.
-        const unfollow = await feed.followAfterBacklog({ runId, afterSeq, onEvents: (events) => events.forEach(push) });
-        return { unfollow, active: manager.isActive(runId) };
+        // A run executing here: its backlog is what this node wrote, kept since its run:start (no read).
+        const active = manager.isActive(runId);
+        const unfollow = await feed.followAfterBacklog({
+          runId,
+          afterSeq,
+          onEvents: (events) => events.forEach(push),
+          runsHere: active,
+        });
+        return { unfollow, active };
       },
     resumeRun: () => (runId) => keeper.requeue(runId),
     // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
