@@ -148,9 +148,11 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     expect(works.filter((work) => work.includes('tool_results'))).toEqual([]);
     expect(added.get('SELECT session_messages')).toBe(1);
     // Event batches without anything else to commit are one statement with their NOTIFY, not BEGIN … COMMIT.
+    // The run's end, on the run's record and on its session, commits with its terminal event.
     expect(works.filter((work) => work.startsWith('INSERT run_events'))).toEqual([
-      'INSERT run_events; UPDATE server_runs; SELECT unnest',
+      'INSERT run_events; UPDATE server_runs; UPDATE sessions; SELECT unnest',
     ]);
+    expect(added.get('UPDATE sessions')).toBeUndefined();
   });
 
   it('counts a principal’s sessions per minute across nodes', async () => {

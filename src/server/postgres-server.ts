@@ -9,6 +9,7 @@ import { PostgresPrincipalLimits } from './postgres-principal-limits.js';
 import { PostgresRunRecords } from './postgres-run-records.js';
 import { RunLeaseKeeper } from './run-lease-keeper.js';
 import { isTerminalEvent } from './run-manager.js';
+import { RunSessionEnds } from './run-session-ends.js';
 import { jsonLineLogger } from './server-log.js';
 import { type RunningServer, type StartServerOptions, startServerWith } from './start-server.js';
 
@@ -62,6 +63,7 @@ export async function createPostgresServer(
   }
   const records = new PostgresRunRecords({ runs: backend.serverRuns, nodeId, leaseMs, onError });
   const limits = new PostgresPrincipalLimits({ database, nodeId, ...options.principalLimits });
+  const sessionEnds = new RunSessionEnds();
   // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it; a run's
   // terminal event with its status, so a node that sees the end reads the same status.
   const log = {
@@ -74,13 +76,24 @@ export async function createPostgresServer(
         const ending = records.takeEnding(runId);
         return ending === undefined ? [] : [{ runId, ...ending }];
       });
+      // The sessions' ends their runs offered (`sessionEnds`): committed here, not in a transaction each.
+      const sessionEndings = ended.flatMap((runId) => sessionEnds.take(runId) ?? []);
+      const settleSessionEnds = (committed: boolean) =>
+        sessionEnds.settled(
+          sessionEndings.map((request) => request.runId),
+          committed,
+        );
       try {
         await feed.publish(events, {
           inTransaction: async (query) => {
             for (const ending of endings) await records.finishIn(query, ending);
+            for (const request of sessionEndings) await backend.sessions.endRunWithin(query, request);
           },
         });
+        settleSessionEnds(true);
       } catch (error) {
+        // Not written (or not known to be): each run's session store writes its end itself.
+        settleSessionEnds(false);
         // The database could not be reached: the event queue writes the batch again, with its endings.
         if (isStoreUnavailable(error)) {
           for (const ending of endings) records.restoreEnding(ending);
@@ -133,6 +146,7 @@ export async function createPostgresServer(
         });
         return { unfollow, active };
       },
+    offerSessionEnd: (request) => sessionEnds.offer(request),
     resumeRun: () => (runId) => keeper.requeue(runId),
     // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
     handOver: (runIds) => keeper.handOver(runIds),
