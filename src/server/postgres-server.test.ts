@@ -148,6 +148,11 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     expect(works.filter((work) => work.includes('tool_results'))).toEqual([]);
     expect(added.get('SELECT session_messages')).toBe(1);
     // Event batches without anything else to commit are one statement with their NOTIFY, not BEGIN … COMMIT.
+    // A step commit is one statement (the session's update and its messages), not BEGIN … COMMIT.
+    expect(works.filter((work) => work.includes('INSERT session_messages'))).toEqual([
+      'SELECT sessions; UPDATE sessions; INSERT session_messages; INSERT server_runs',
+    ]);
+    expect(added.get('WITH updated')).toBeGreaterThanOrEqual(3);
     // The run's end, on the run's record and on its session, commits with its terminal event.
     expect(works.filter((work) => work.startsWith('INSERT run_events'))).toEqual([
       'INSERT run_events; UPDATE server_runs; UPDATE sessions; SELECT unnest',

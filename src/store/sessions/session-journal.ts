@@ -85,13 +85,15 @@ export function sessionJournal<Mode extends SqlMode>({
     return cache(runId, found).get(toolCallId);
   };
 
+  /** PostgreSQL commits a step in one statement, a transaction by itself. */
+  const oneStatement = port.dialect === 'postgres';
   // Where the next commit must land: as committed, and inside the transaction running now.
   let expected = expectedMessageCount;
   let staged: number | undefined;
   /** Whether the session has a TTL, once a commit has told (it is set when a session is created or forked). */
   let hasTtl: boolean | undefined;
   function* commitNow(commit: StepCommit, at: number | undefined): SqlProgram<number> {
-    const committed = yield* commitStep({ sessionId, commit, expected: at, hasTtl, now: now() });
+    const committed = yield* commitStep({ sessionId, commit, expected: at, hasTtl, now: now(), oneStatement });
     hasTtl = committed.hasTtl;
     return committed.messageCount;
   }
@@ -168,6 +170,7 @@ export function sessionJournal<Mode extends SqlMode>({
       expected = await transactions.write({
         operation: 'commitStep',
         ofRun: true,
+        oneStatement,
         work: () => commitNow(merged, expected),
       });
       throwFailure();
