@@ -233,6 +233,11 @@ export interface ServerStorage {
   /** How SSE connections follow runs; default: the manager's own. */
   readonly followRun?: (manager: RunManager) => FollowRun;
   /**
+   * How long a run's published events wait for more before they are
+   * written (a run's end never waits); default 0, every turn of the event loop.
+   */
+  readonly eventGatherMs?: number;
+  /**
    * Where a run's end on its session may be written with the run's
    * terminal event (`RunSessionEnds.offer`); default: on its own.
    */
@@ -317,6 +322,7 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     gate,
     idempotency: storage.idempotency,
     ...(storage.offerSessionEnd === undefined ? {} : { offerSessionEnd: storage.offerSessionEnd }),
+    ...(storage.eventGatherMs === undefined ? {} : { eventGatherMs: storage.eventGatherMs }),
     audit,
     metrics,
     onError,

@@ -26,6 +26,13 @@ export interface PostgresServerOptions {
    * wait this long before another node resumes them. Default 10 s.
    */
   readonly leaseMs?: number;
+  /**
+   * How long a run's events wait for more before they are written (one
+   * transaction each write; a run's end is written at once). Live events
+   * reach followers up to this much later. Default 10 ms; 0: every turn
+   * of the event loop.
+   */
+  readonly eventGatherMs?: number;
 }
 
 /**
@@ -61,9 +68,17 @@ export async function createPostgresServer(
     await backend.close();
     throw error;
   }
-  const records = new PostgresRunRecords({ runs: backend.serverRuns, nodeId, leaseMs, onError });
+  const records = new PostgresRunRecords({
+    runs: backend.serverRuns,
+    nodeId,
+    leaseMs,
+    onError,
+    // Its events are written here from seq 1: a stream that follows it here needs no read of the table.
+    onNewRun: (runId) => feed.expectRun(runId),
+  });
   const limits = new PostgresPrincipalLimits({ database, nodeId, ...options.principalLimits });
   const sessionEnds = new RunSessionEnds();
+  const eventGatherMs = options.eventGatherMs ?? 10;
   // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it; a run's
   // terminal event with its status, so a node that sees the end reads the same status.
   const log = {
@@ -147,6 +162,8 @@ export async function createPostgresServer(
         return { unfollow, active };
       },
     offerSessionEnd: (request) => sessionEnds.offer(request),
+    // A write is a transaction: a run's bursts, and runs side by side, are written together.
+    eventGatherMs,
     resumeRun: () => (runId) => keeper.requeue(runId),
     // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
     handOver: (runIds) => keeper.handOver(runIds),

@@ -60,6 +60,8 @@ export interface RunManagerOptions {
   readonly audit?: AuditLog;
   /** Text fragments arriving within this window reach clients as one event. Default 30 ms. */
   readonly deltaWindowMs?: number;
+  /** How long published events wait for more before they are written (`EventLogQueue`'s `gatherMs`). Default 0. */
+  readonly eventGatherMs?: number;
   /** Where a run's end on its session may be written with its terminal event (`ServerStorage.offerSessionEnd`). */
   readonly offerSessionEnd?: (request: EndRunRequest) => SessionEndOffer | undefined;
   /** Told of failures no client can be told of (a run that could not even start). */
@@ -137,6 +139,7 @@ export class RunManager {
       deliver: (events) => this.#followers.deliver(events),
       onError: (error) => this.#options.onError?.(error),
       stopping: () => this.#shutdown.signal.aborted,
+      ...(options.eventGatherMs === undefined ? {} : { gatherMs: options.eventGatherMs }),
     });
     const project = batchDeltas((event) => this.#onEvent(event), {
       windowMs: options.deltaWindowMs ?? 30,

@@ -100,6 +100,19 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     expect(reads.count).toBe(2);
   });
 
+  it('follows a run this node has just begun from its first event, with no read, before anything is written', async () => {
+    const schema = cluster.freshSchema();
+    const reads = { count: 0 };
+    const a = await node(schema, reads);
+    a.expectRun('run-1');
+    const seen: number[] = [];
+    const stop = await a.followAfterBacklog({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen), runsHere: true });
+    toClose.push(async () => stop());
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    expect(seen).toEqual([1, 2]);
+    expect(reads.count).toBe(0);
+  });
+
   it('hands on the batches the node commits while a read is under way, without reading again', async () => {
     const schema = cluster.freshSchema();
     const reads = { count: 0 };

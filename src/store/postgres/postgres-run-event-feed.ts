@@ -183,6 +183,20 @@ export class PostgresRunEventFeed {
     }
   }
 
+  /**
+   * A run this node has just begun (not resumed): it writes its events from
+   * seq 1, and a follower arriving before the first is written (they wait
+   * for more, `gatherMs`) gets its backlog from what this node keeps.
+   */
+  expectRun(runId: string): void {
+    if (this.#recent.has(runId)) return;
+    if (this.#recent.size >= recentRuns) {
+      const oldest = this.#recent.keys().next().value;
+      if (oldest !== undefined) this.#recent.delete(oldest);
+    }
+    this.#recent.set(runId, []);
+  }
+
   /** Adds a committed batch to the run's recent events (`#recent`), or forgets them. */
   #remember(runId: string, batch: readonly ExternalEvent[]): void {
     const sorted = [...batch].sort((left, right) => left.seq - right.seq);
