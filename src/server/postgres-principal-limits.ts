@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/principal.js';
 import { namedStatement } from '../store/postgres/named-statement.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
-import { rows, type SqlProgram, sql } from '../store/sql/sql-program.js';
 import { defaultPrincipalLimits, keyOf, type PrincipalLimitOptions, tooMany } from './principal-limits.js';
 import type { ServerLimits } from './server-storage.js';
 
@@ -14,7 +13,6 @@ const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
  * transaction.
  */
 const takeRequest = namedStatement('SELECT arbiter_take_request($1, $2, $3, $4) AS retry');
-const takeRequestInProgram = sql(takeRequest.text);
 const openStream = namedStatement('SELECT arbiter_open_stream($1, $2, $3, $4, $5) AS opened');
 const closeStream = namedStatement('DELETE FROM server_streams WHERE stream_id = $1');
 const renewStreams = namedStatement(`UPDATE server_streams SET expires_at = ${databaseNow} + $2 WHERE node_id = $1`);
@@ -113,22 +111,7 @@ export class PostgresPrincipalLimits implements ServerLimits {
   }
 
   async sendMessage(principal: Principal): Promise<void> {
-    this.#refuseMessage(await this.#take(keyOf(principal), 'message', this.#messagesPerMinute));
-  }
-
-  /** The message's check in the transaction that begins its run (`ServerLimits.sendMessageWithin`). */
-  *sendMessageWithin(principal: Principal): SqlProgram<void> {
-    if (this.#messagesPerMinute === Number.POSITIVE_INFINITY) return;
-    const [row] = yield* rows<{ retry: number | null }>(takeRequestInProgram, [
-      keyOf(principal),
-      'message',
-      windowMs,
-      asLimit(this.#messagesPerMinute),
-    ]);
-    this.#refuseMessage(row?.retry ?? undefined);
-  }
-
-  #refuseMessage(retryAfterSeconds: number | undefined): void {
+    const retryAfterSeconds = await this.#take(keyOf(principal), 'message', this.#messagesPerMinute);
     if (retryAfterSeconds === undefined) return;
     throw tooMany({
       reason: 'too_many_messages',

@@ -21,7 +21,6 @@ import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { ServerRun } from '../store/server-run.js';
 import type { BegunRun, EndRunRequest, Session, SessionStore } from '../store/session-store.js';
-import type { SqlProgram } from '../store/sql/sql-program.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
@@ -170,18 +169,11 @@ export class RunManager {
     content,
     locale,
     session: read,
-    admit,
   }: {
     sessionId: string;
     principal: Principal;
     content: string;
     locale: Locale;
-    /**
-     * Statements that run first in the transaction beginning the run (the
-     * per-user message limit, `ServerLimits.sendMessageWithin`); a throw
-     * there rolls the begin back and rejects with it.
-     */
-    admit?: () => SqlProgram<void>;
     /**
      * The session as the caller has just read it (its access check): not
      * read again unless a run of the session had to be waited for here. The
@@ -222,11 +214,7 @@ export class RunManager {
             recorded = begun.runId;
             const task = this.#tasks.get(sessionId);
             if (task !== undefined) task.runId = begun.runId;
-            if (admit === undefined) return within;
-            return (function* () {
-              yield* admit();
-              if (within !== undefined) yield* within;
-            })();
+            return within;
           },
         });
         const run = runSession({

@@ -66,10 +66,4 @@ export interface ServerLimits {
   openStream(principal: Principal): Awaitable<() => void>;
   createSession(principal: Principal): Awaitable<void>;
   sendMessage(principal: Principal): Awaitable<void>;
-  /**
-   * `sendMessage` as statements of the transaction that begins the run
-   * (PostgreSQL): one transaction fewer, and a message counts only when its
-   * run begins. A refusal throws the 429 inside it, rolling the begin back.
-   */
-  sendMessageWithin?(principal: Principal): SqlProgram<void>;
 }

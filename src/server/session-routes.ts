@@ -88,19 +88,9 @@ export function sessionRoutes(dependencies: ServerDependencies): Hono<ServerEnv>
     if (session.userId !== principal.userId) {
       throw new HttpError({ status: 403, reason: 'forbidden', message: 'only the session owner can send messages' });
     }
-    // Counted in the run's begin where the limits can (PostgreSQL), else before it.
-    const within = limits.sendMessageWithin?.bind(limits);
-    const admit = within === undefined ? undefined : () => within(principal);
-    if (admit === undefined) await limits.sendMessage(principal);
+    await limits.sendMessage(principal);
     try {
-      const { runId } = await manager.start({
-        sessionId: session.id,
-        principal,
-        content,
-        locale,
-        session,
-        ...(admit === undefined ? {} : { admit }),
-      });
+      const { runId } = await manager.start({ sessionId: session.id, principal, content, locale, session });
       return c.json({ runId }, 202);
     } catch (error) {
       if (SessionConflictError.isInstance(error) && error.activeRunId !== undefined) {
