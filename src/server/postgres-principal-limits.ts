@@ -13,8 +13,10 @@ const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
  * transaction.
  */
 const takeRequest = namedStatement('SELECT arbiter_take_request($1, $2, $3, $4) AS retry');
-const openStream = namedStatement('SELECT arbiter_open_stream($1, $2, $3, $4, $5) AS opened');
-const closeStream = namedStatement('DELETE FROM server_streams WHERE stream_id = $1');
+const openStream = namedStatement('SELECT arbiter_open_stream($1, $2, $3, $4, $5, $6::text[]) AS opened');
+const closeStreams = namedStatement('DELETE FROM server_streams WHERE stream_id = ANY($1::text[])');
+/** How long a closed stream's slot waits to be given back with the next stream opened here, or alone. */
+const releaseGatherMs = 100;
 const renewStreams = namedStatement(`UPDATE server_streams SET expires_at = ${databaseNow} + $2 WHERE node_id = $1`);
 
 /** A limit as the functions take it (an integer): no limit is the largest. */
@@ -44,6 +46,9 @@ export class PostgresPrincipalLimits implements ServerLimits {
   readonly #streamTtlMs: number;
   /** Streams opened on this node and not yet released. */
   #openStreams = 0;
+  /** Streams closed here whose rows are not deleted yet: with the next `openStream`, or within `releaseGatherMs`. */
+  #closed: string[] = [];
+  #releasing: ReturnType<typeof setTimeout> | undefined;
   /** When `renewStreams` last wrote (ms since the epoch). */
   #renewedAt = 0;
   readonly #maxStreams: number;
@@ -75,13 +80,21 @@ export class PostgresPrincipalLimits implements ServerLimits {
   async openStream(principal: Principal): Promise<() => void> {
     const key = keyOf(principal);
     const streamId = randomUUID();
-    const { rows } = await this.#database.query<{ opened: boolean }>(openStream, [
-      streamId,
-      key,
-      this.#nodeId,
-      this.#streamTtlMs,
-      asLimit(this.#maxStreams),
-    ]);
+    const closed = this.#closed.splice(0);
+    let rows: { opened: boolean }[];
+    try {
+      ({ rows } = await this.#database.query<{ opened: boolean }>(openStream, [
+        streamId,
+        key,
+        this.#nodeId,
+        this.#streamTtlMs,
+        asLimit(this.#maxStreams),
+        closed,
+      ]));
+    } catch (error) {
+      this.#release(closed);
+      throw error;
+    }
     if (rows[0]?.opened !== true) {
       throw tooMany({
         reason: 'too_many_streams',
@@ -95,9 +108,26 @@ export class PostgresPrincipalLimits implements ServerLimits {
       if (released) return;
       released = true;
       this.#openStreams -= 1;
-      // A delete that fails leaves a row that stops counting once this node no longer renews it.
-      this.#database.query(closeStream, [streamId]).catch(() => {});
+      this.#release([streamId]);
     };
+  }
+
+  /**
+   * Gives closed streams' slots back: with the next stream this node opens
+   * (one call), or within `releaseGatherMs` on their own, several at once.
+   * A delete that fails leaves rows that stop counting once this node no
+   * longer renews them.
+   */
+  #release(streamIds: readonly string[]): void {
+    if (streamIds.length === 0) return;
+    this.#closed.push(...streamIds);
+    if (this.#releasing !== undefined) return;
+    this.#releasing = setTimeout(() => {
+      this.#releasing = undefined;
+      const closed = this.#closed.splice(0);
+      if (closed.length > 0) this.#database.query(closeStreams, [closed]).catch(() => {});
+    }, releaseGatherMs);
+    this.#releasing.unref();
   }
 
   async createSession(principal: Principal): Promise<void> {

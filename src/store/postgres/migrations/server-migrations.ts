@@ -73,12 +73,17 @@ export const serverPostgresMigrations: readonly Migration[] = [
         INSERT INTO principal_requests (principal_key, kind, at) VALUES (p_key, p_kind, v_now);
         RETURN NULL;
       END $$;
-      CREATE FUNCTION arbiter_open_stream(p_stream text, p_key text, p_node text, p_ttl_ms bigint, p_max integer)
-        RETURNS boolean LANGUAGE plpgsql AS $$
+      CREATE FUNCTION arbiter_open_stream(
+        p_stream text, p_key text, p_node text, p_ttl_ms bigint, p_max integer, p_closed text[]
+      ) RETURNS boolean LANGUAGE plpgsql AS $$
       DECLARE
         v_now bigint;
         v_open integer;
       BEGIN
+        -- Streams the node closed since its last write give their slots back first (any user's).
+        IF cardinality(p_closed) > 0 THEN
+          DELETE FROM server_streams WHERE stream_id = ANY(p_closed);
+        END IF;
         PERFORM pg_advisory_xact_lock(hashtext(p_key), hashtext('stream'));
         v_now := (extract(epoch from clock_timestamp()) * 1000)::bigint;
         SELECT count(*)::int INTO v_open FROM server_streams WHERE principal_key = p_key AND expires_at > v_now;
