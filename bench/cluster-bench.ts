@@ -52,12 +52,12 @@ const warmUpRuns = Number(process.env.ARBITER_BENCH_WARM_UP_RUNS ?? sessions);
 /** How long the three idle nodes are measured. */
 const idleSeconds = 30;
 /** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
-const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
+export const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 const clockTicks = 100;
 const metricsToken = 'bench-metrics-token-0123456789abcdef';
 
-interface BenchNode {
+export interface BenchNode {
   readonly url: string;
   readonly child: ChildProcess;
   readonly exited: Promise<void>;
@@ -91,7 +91,7 @@ interface StatementWork {
  * transaction counts as one), rows read (`tup_returned + tup_fetched`), and
  * the statements by calls (pg_stat_statements; `BEGIN`/`COMMIT` included).
  */
-interface DatabaseWork {
+export interface DatabaseWork {
   readonly transactions: number;
   readonly rowsRead: number;
   readonly statements: StatementWork[];
@@ -102,9 +102,10 @@ interface DatabaseWork {
  * bench named `name` is skipped, and says why, where the server binaries are
  * not found.
  */
-async function onThrowawayCluster(
+export async function onThrowawayCluster(
   name: string,
   measure: (cluster: PostgresCluster) => Promise<BenchResult>,
+  settings: readonly string[] = [],
 ): Promise<BenchResult> {
   const binaries = findPostgresBinaries();
   if (binaries === undefined) {
@@ -116,7 +117,7 @@ async function onThrowawayCluster(
   // pg_stat_statements: what the statements of a run are, and how often each runs.
   const cluster = await startPostgresCluster({
     binaries,
-    settings: ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track_utility = on'],
+    settings: ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track_utility = on', ...settings],
   });
   try {
     return await measure(cluster);
@@ -359,7 +360,7 @@ function median(values: readonly number[]): number {
  * claims, listening), and the transactions they commit (pg_stat_database
  * `xact_commit`: a statement outside a transaction counts as one).
  */
-async function idleRound(
+export async function idleRound(
   cluster: PostgresCluster,
 ): Promise<{ nodes: number[]; percentPerNode: number; postgres: number; transactions: number }> {
   const { storeUrl, directory } = await prepareRound(cluster, 'bench_idle');
@@ -402,7 +403,11 @@ async function idleRound(
  * The database's counters now (`reset`: pg_stat_statements emptied first,
  * so that the statements read later are those of the window).
  */
-async function databaseWork(storeUrl: string, name: string, { reset }: { reset: boolean }): Promise<DatabaseWork> {
+export async function databaseWork(
+  storeUrl: string,
+  name: string,
+  { reset }: { reset: boolean },
+): Promise<DatabaseWork> {
   const client = new pg.Client({ connectionString: storeUrl });
   await client.connect();
   try {
@@ -476,7 +481,7 @@ function medianRound(results: readonly Round[]): Round {
 }
 
 /** A fresh database `name` on the cluster, and a directory with the nodes' tokens, tools and script. */
-async function prepareRound(
+export async function prepareRound(
   cluster: PostgresCluster,
   name: string,
   tenants = 1,
@@ -621,7 +626,7 @@ async function round(cluster: PostgresCluster, nodeCount: number, index: number,
   }
 }
 
-async function startNode(directory: string, storeUrl: string, name: string): Promise<BenchNode> {
+export async function startNode(directory: string, storeUrl: string, name: string): Promise<BenchNode> {
   const child = spawn(
     process.execPath,
     [
@@ -660,7 +665,7 @@ async function startNode(directory: string, storeUrl: string, name: string): Pro
 }
 
 /** A request that must succeed: its parsed body, or an error naming the request and the answer. */
-async function call(
+export async function call(
   node: BenchNode,
   token: string,
   path: string,
@@ -674,7 +679,7 @@ async function call(
 }
 
 /** Follows a run's events over SSE to its end; answers its stop reason, or what went wrong. */
-async function followToEnd(node: BenchNode, token: string, runId: string): Promise<string> {
+export async function followToEnd(node: BenchNode, token: string, runId: string): Promise<string> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 120_000);
   try {
@@ -685,26 +690,29 @@ async function followToEnd(node: BenchNode, token: string, runId: string): Promi
     if (response.body === null) return `no stream (${response.status})`;
     const decoder = new TextDecoder();
     let buffer = '';
+    let outcome = 'stream ended without run:end';
+    // Left by `break`, and aborted after: aborting inside the loop makes leaving it throw AbortError.
     for await (const chunk of response.body) {
       buffer += decoder.decode(chunk as Uint8Array, { stream: true });
       const end = /"type":"run:(end|error)"[^\n]*/.exec(buffer);
       if (end !== null) {
-        controller.abort();
-        if (end[1] === 'error') return `run:error ${end[0]}`;
-        return /"stopReason":"([a-z_]+)"/.exec(end[0])?.[1] ?? 'run:end';
+        outcome =
+          end[1] === 'error' ? `run:error ${end[0]}` : (/"stopReason":"([a-z_]+)"/.exec(end[0])?.[1] ?? 'run:end');
+        break;
       }
       buffer = buffer.slice(Math.max(0, buffer.lastIndexOf('\n\n')));
     }
-    return 'stream ended without run:end';
+    return outcome;
   } catch (error) {
     return `failed: ${String(error)}`;
   } finally {
     clearTimeout(timer);
+    controller.abort();
   }
 }
 
 /** CPU seconds so far of each node and of PostgreSQL (the postmaster and its children), from /proc. */
-function cpuSnapshot(nodes: readonly BenchNode[], postmaster: number): { nodes: number[]; postgres: number } {
+export function cpuSnapshot(nodes: readonly BenchNode[], postmaster: number): { nodes: number[]; postgres: number } {
   let postgres = cpuOf(postmaster);
   for (const entry of safeReaddir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -718,7 +726,7 @@ function cpuOf(pid: number): number {
   return readStat(pid)?.cpu ?? 0;
 }
 
-function readStat(pid: number): { parent: number; cpu: number } | undefined {
+export function readStat(pid: number): { parent: number; cpu: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may hold spaces), from field 3 (state) on.
@@ -729,7 +737,7 @@ function readStat(pid: number): { parent: number; cpu: number } | undefined {
   }
 }
 
-function safeReaddir(path: string): string[] {
+export function safeReaddir(path: string): string[] {
   try {
     return readdirSync(path);
   } catch {

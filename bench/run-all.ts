@@ -31,6 +31,7 @@ import { runMcpBench } from './mcp-bench.js';
 import type { BenchResult, Target } from './measure.js';
 import { runMemoryBench } from './memory-bench.js';
 import { runRoutingBench } from './routing-bench.js';
+import { runSessionBench } from './session-bench.js';
 import { runSseBench } from './sse-bench.js';
 import { runStepGuard } from './step-guard.js';
 import { runStoreBench } from './store-bench.js';
@@ -48,6 +49,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['sse', runSseBench],
   ['cluster', runClusterBench],
   ['cluster-tenants', runClusterTenantsBench],
+  ['session', runSessionBench],
   ['routing', runRoutingBench],
   ['ui-stream', runUiStreamBench],
   ['mcp', runMcpBench],
@@ -70,7 +72,7 @@ if (process.argv[2] === 'compare') {
 }
 
 const only = [
-  ...process.argv.slice(2),
+  ...process.argv.slice(2).filter((argument) => !argument.startsWith('--')),
   ...(process.env.BENCH_ONLY ?? '').split(',').filter((name) => name.trim() !== ''),
 ].map((name) => name.trim());
 const unknown = only.filter((name) => !benches.some(([known]) => known === name));

@@ -23,7 +23,7 @@ import type { Model } from '../models/model.js';
 import { computeMetrics } from '../observe/compute-metrics.js';
 import { metricsToPrometheus } from '../observe/prometheus-metrics.js';
 import { createRunCollector } from '../observe/run-collector.js';
-import type { SessionStore } from '../store/session-store.js';
+import type { EndRunRequest, SessionStore } from '../store/session-store.js';
 import { SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import { SqliteAuditLog } from '../store/sqlite/sqlite-audit-log.js';
 import { SqliteEventLog } from '../store/sqlite/sqlite-event-log.js';
@@ -49,6 +49,7 @@ import { agUiRoutes } from './protocols/ag-ui/index.js';
 import { chatRoutes } from './protocols/ai-sdk-ui/chat-routes.js';
 import { RunManager } from './run-manager.js';
 import { runRoutes } from './run-routes.js';
+import type { SessionEndOffer } from './run-session-ends.js';
 import { approverRole, notFound, type ServerDependencies, type ServerEnv } from './server-env.js';
 import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -233,6 +234,16 @@ export interface ServerStorage {
   readonly memory?: MemoryStore;
   /** How SSE connections follow runs; default: the manager's own. */
   readonly followRun?: (manager: RunManager) => FollowRun;
+  /**
+   * How long a run's published events wait for more before they are
+   * written (a run's end never waits); default 0, every turn of the event loop.
+   */
+  readonly eventGatherMs?: number;
+  /**
+   * Where a run's end on its session may be written with the run's
+   * terminal event (`RunSessionEnds.offer`); default: on its own.
+   */
+  readonly offerSessionEnd?: (request: EndRunRequest) => SessionEndOffer | undefined;
   /** What a decided approval does to its run; default: the manager resumes it here. */
   readonly resumeRun?: (manager: RunManager) => (runId: string) => Awaitable<void>;
   /** Where new runs execute when not on this node (a durable engine); default: the manager runs them here. */
@@ -314,6 +325,8 @@ export function assembleServer(options: CreateServerOptions, storage: ServerStor
     model: typeof model === 'function' ? model : () => model,
     gate,
     idempotency: storage.idempotency,
+    ...(storage.offerSessionEnd === undefined ? {} : { offerSessionEnd: storage.offerSessionEnd }),
+    ...(storage.eventGatherMs === undefined ? {} : { eventGatherMs: storage.eventGatherMs }),
     audit,
     metrics,
     onError,

@@ -43,6 +43,29 @@ function harness({ busyWrites = 0, failWith }: { busyWrites?: number; failWith?:
 }
 
 describe('EventLogQueue', () => {
+  it('with gatherMs, writes the events of several turns in one append, and a run’s end at once', async () => {
+    const written: number[][] = [];
+    const delivered: number[][] = [];
+    const queue = new EventLogQueue({
+      log: { append: (events) => void written.push(events.map((logged) => logged.seq)) },
+      deliver: (events) => delivered.push(events.map((logged) => logged.seq)),
+      onError: () => {},
+      stopping: () => false,
+      gatherMs: 60_000,
+    });
+    queue.push(event('run-1', 1));
+    await sleep(0);
+    queue.push(event('run-2', 1));
+    await sleep(0);
+    // Still gathering: nothing written, nothing delivered.
+    expect(written).toEqual([]);
+    expect(delivered).toEqual([]);
+    queue.push({ type: 'run:end', runId: 'run-1', seq: 2, at: 0, stopReason: 'completed' } as unknown as ExternalEvent);
+    await sleep(0);
+    expect(written).toEqual([[1, 1, 2]]);
+    expect(delivered).toEqual([[1, 1, 2]]);
+  });
+
   it('writes the events of one turn in one append, then delivers them', async () => {
     const { queue, written, delivered } = harness();
     queue.push(event('run-1', 1));

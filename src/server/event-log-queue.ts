@@ -50,12 +50,16 @@ export class EventLogQueue {
   #state: FlushState = { kind: 'idle' };
   /** The pause after the last failed write; 0 once a write succeeded. */
   #pauseMs = 0;
+  readonly #gatherMs: number;
+  /** The timer of a write `gatherMs` away (`scheduled`), brought forward by a terminal event. */
+  #gathering: ReturnType<typeof setTimeout> | undefined;
 
   constructor({
     log,
     deliver,
     onError,
     stopping,
+    gatherMs = 0,
   }: {
     /** SQLite's answers at once; one that answers with a promise gets one batch at a time. */
     log: Pick<EventLog, 'append'>;
@@ -65,20 +69,46 @@ export class EventLogQueue {
     onError: (error: unknown) => void;
     /** True once the server shuts down: a locked database is then reported, not waited out. */
     stopping: () => boolean;
+    /**
+     * How long events wait for more before a write, unless one of them ends
+     * a run (`run:end`, `run:error`: written when the event loop turns).
+     * Default 0: every turn. A database that costs a transaction per write
+     * (PostgreSQL) writes the bursts of a run, and of runs side by side, as
+     * one; live events reach followers that much later.
+     */
+    gatherMs?: number;
   }) {
     this.#log = log;
     this.#deliver = deliver;
     this.#onError = onError;
     this.#stopping = stopping;
+    this.#gatherMs = gatherMs;
   }
 
   /** Queues a published event; the write is scheduled unless one already is. */
   push(event: ExternalEvent): void {
     this.#unlogged.push(event);
-    if (this.#state.kind === 'idle') {
-      this.#state = { kind: 'scheduled' };
+    const ends = event.type === 'run:end' || event.type === 'run:error';
+    if (this.#state.kind === 'idle') this.#schedule(ends);
+    else if (ends && this.#gathering !== undefined) {
+      // A run's end waits for nothing: the write gathering events is brought forward.
+      clearTimeout(this.#gathering);
+      this.#gathering = undefined;
       setImmediate(() => this.#flush());
     }
+  }
+
+  /** The next write: when the event loop turns, or `gatherMs` from now unless `now`. */
+  #schedule(now: boolean): void {
+    this.#state = { kind: 'scheduled' };
+    if (now || this.#gatherMs === 0) {
+      setImmediate(() => this.#flush());
+      return;
+    }
+    this.#gathering = setTimeout(() => {
+      this.#gathering = undefined;
+      this.#flush();
+    }, this.#gatherMs);
   }
 
   /** The seq of the run's last queued event, if one is queued. */
@@ -169,8 +199,7 @@ export class EventLogQueue {
     this.#state = { kind: 'idle' };
     this.#deliver(events);
     if (this.#unlogged.length > 0) {
-      this.#state = { kind: 'scheduled' };
-      setImmediate(() => this.#flush());
+      this.#schedule(this.#unlogged.some((event) => event.type === 'run:end' || event.type === 'run:error'));
     }
   }
 }

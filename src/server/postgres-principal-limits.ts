@@ -1,11 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/principal.js';
+import { namedStatement } from '../store/postgres/named-statement.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { defaultPrincipalLimits, keyOf, type PrincipalLimitOptions, tooMany } from './principal-limits.js';
 import type { ServerLimits } from './server-storage.js';
 
 const windowMs = 60_000;
 const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/**
+ * Each check is one call of a function of migration 72, prepared once per
+ * connection: the lock, the count and the insert in one round trip and one
+ * transaction.
+ */
+const takeRequest = namedStatement('SELECT arbiter_take_request($1, $2, $3, $4) AS retry');
+const openStream = namedStatement('SELECT arbiter_open_stream($1, $2, $3, $4, $5, $6::text[]) AS opened');
+const closeStreams = namedStatement('DELETE FROM server_streams WHERE stream_id = ANY($1::text[])');
+/** How long a closed stream's slot waits to be given back with the next stream opened here, or alone. */
+const releaseGatherMs = 100;
+const renewStreams = namedStatement(`UPDATE server_streams SET expires_at = ${databaseNow} + $2 WHERE node_id = $1`);
+
+/** A limit as the functions take it (an integer): no limit is the largest. */
+function asLimit(limit: number): number {
+  return Number.isFinite(limit) ? Math.min(limit, 2_147_483_647) : 2_147_483_647;
+}
 
 /**
  * Per-principal limits counted in the database every node shares, so a
@@ -16,7 +33,8 @@ const databaseNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
  * by it: a node that dies stops renewing, and its streams stop counting
  * after `streamTtlMs`). Each check takes a transaction-level advisory lock
  * on the principal and the kind, so concurrent requests on any node count
- * one at a time. Times are the database's clock.
+ * one at a time; it is one call of a database function (migration 72),
+ * one round trip. Times are the database's clock.
  *
  * @example
  * const limits = new PostgresPrincipalLimits({ database, nodeId, messagesPerMinute: 30 });
@@ -28,6 +46,9 @@ export class PostgresPrincipalLimits implements ServerLimits {
   readonly #streamTtlMs: number;
   /** Streams opened on this node and not yet released. */
   #openStreams = 0;
+  /** Streams closed here whose rows are not deleted yet: with the next `openStream`, or within `releaseGatherMs`. */
+  #closed: string[] = [];
+  #releasing: ReturnType<typeof setTimeout> | undefined;
   /** When `renewStreams` last wrote (ms since the epoch). */
   #renewedAt = 0;
   readonly #maxStreams: number;
@@ -59,33 +80,54 @@ export class PostgresPrincipalLimits implements ServerLimits {
   async openStream(principal: Principal): Promise<() => void> {
     const key = keyOf(principal);
     const streamId = randomUUID();
-    await this.#database.transaction(async (query) => {
-      await query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key, 'stream']);
-      const { rows } = await query<{ open: number }>(
-        `SELECT count(*)::int AS open FROM server_streams WHERE principal_key = $1 AND expires_at > ${databaseNow}`,
-        [key],
-      );
-      if ((rows[0]?.open ?? 0) >= this.#maxStreams) {
-        throw tooMany({
-          reason: 'too_many_streams',
-          message: `at most ${this.#maxStreams} event streams may be open at once per user; close one first`,
-          retryAfterSeconds: 1,
-        });
-      }
-      await query(
-        `INSERT INTO server_streams (stream_id, principal_key, node_id, expires_at) VALUES ($1, $2, $3, ${databaseNow} + $4)`,
-        [streamId, key, this.#nodeId, this.#streamTtlMs],
-      );
-    });
+    const closed = this.#closed.splice(0);
+    let rows: { opened: boolean }[];
+    try {
+      ({ rows } = await this.#database.query<{ opened: boolean }>(openStream, [
+        streamId,
+        key,
+        this.#nodeId,
+        this.#streamTtlMs,
+        asLimit(this.#maxStreams),
+        closed,
+      ]));
+    } catch (error) {
+      this.#release(closed);
+      throw error;
+    }
+    if (rows[0]?.opened !== true) {
+      throw tooMany({
+        reason: 'too_many_streams',
+        message: `at most ${this.#maxStreams} event streams may be open at once per user; close one first`,
+        retryAfterSeconds: 1,
+      });
+    }
     this.#openStreams += 1;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#openStreams -= 1;
-      // A delete that fails leaves a row that stops counting once this node no longer renews it.
-      this.#database.query('DELETE FROM server_streams WHERE stream_id = $1', [streamId]).catch(() => {});
+      this.#release([streamId]);
     };
+  }
+
+  /**
+   * Gives closed streams' slots back: with the next stream this node opens
+   * (one call), or within `releaseGatherMs` on their own, several at once.
+   * A delete that fails leaves rows that stop counting once this node no
+   * longer renews them.
+   */
+  #release(streamIds: readonly string[]): void {
+    if (streamIds.length === 0) return;
+    this.#closed.push(...streamIds);
+    if (this.#releasing !== undefined) return;
+    this.#releasing = setTimeout(() => {
+      this.#releasing = undefined;
+      const closed = this.#closed.splice(0);
+      if (closed.length > 0) this.#database.query(closeStreams, [closed]).catch(() => {});
+    }, releaseGatherMs);
+    this.#releasing.unref();
   }
 
   async createSession(principal: Principal): Promise<void> {
@@ -118,32 +160,18 @@ export class PostgresPrincipalLimits implements ServerLimits {
     const now = Date.now();
     if (this.#openStreams === 0 || now - this.#renewedAt < this.#streamTtlMs / 3) return;
     this.#renewedAt = now;
-    await this.#database.query(`UPDATE server_streams SET expires_at = ${databaseNow} + $2 WHERE node_id = $1`, [
-      this.#nodeId,
-      this.#streamTtlMs,
-    ]);
+    await this.#database.query(renewStreams, [this.#nodeId, this.#streamTtlMs]);
   }
 
   /** `undefined` when taken; otherwise the seconds until the oldest request leaves the window. */
   async #take(key: string, kind: string, limit: number): Promise<number | undefined> {
     if (limit === Number.POSITIVE_INFINITY) return undefined;
-    return this.#database.transaction(async (query) => {
-      await query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [key, kind]);
-      const { rows } = await query<{ now: number }>(`SELECT ${databaseNow} AS now`);
-      const now = rows[0]?.now ?? Date.now();
-      await query('DELETE FROM principal_requests WHERE principal_key = $1 AND kind = $2 AND at <= $3', [
-        key,
-        kind,
-        now - windowMs,
-      ]);
-      const recent = await query<{ taken: number; oldest: number | null }>(
-        'SELECT count(*)::int AS taken, min(at) AS oldest FROM principal_requests WHERE principal_key = $1 AND kind = $2',
-        [key, kind],
-      );
-      const { taken = 0, oldest = null } = recent.rows[0] ?? {};
-      if (taken >= limit) return Math.max(1, Math.ceil(((oldest ?? now) + windowMs - now) / 1000));
-      await query('INSERT INTO principal_requests (principal_key, kind, at) VALUES ($1, $2, $3)', [key, kind, now]);
-      return undefined;
-    });
+    const { rows } = await this.#database.query<{ retry: number | null }>(takeRequest, [
+      key,
+      kind,
+      windowMs,
+      asLimit(limit),
+    ]);
+    return rows[0]?.retry ?? undefined;
   }
 }

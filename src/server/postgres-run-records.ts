@@ -28,6 +28,7 @@ export class PostgresRunRecords implements ServerRunRecords {
   readonly #nodeId: string;
   readonly #leaseMs: number;
   readonly #onError: (error: unknown) => void;
+  readonly #onNewRun: (runId: string) => void;
   /** Each run's last write still under way: the next one waits for it. */
   readonly #writes = new Map<string, Promise<void>>();
   /** The runs this node holds leases on, with their tenants (for the metrics). */
@@ -42,25 +43,31 @@ export class PostgresRunRecords implements ServerRunRecords {
     nodeId,
     leaseMs,
     onError = () => {},
+    onNewRun = () => {},
   }: {
     runs: PostgresServerRuns;
     nodeId: string;
     leaseMs: number;
     onError?: (error: unknown) => void;
+    /** Told of each run this node begins (not one it claims or resumes), before its record is written. */
+    onNewRun?: (runId: string) => void;
   }) {
     this.#runs = runs;
     this.#nodeId = nodeId;
     this.#leaseMs = leaseMs;
     this.#onError = onError;
+    this.#onNewRun = onNewRun;
   }
 
   insert(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): ServerRun {
+    this.#onNewRun(run.runId);
     const recorded = this.#holdNew(run);
     this.#write(run.runId, () => this.#runs.insert(run, this.#lease));
     return recorded;
   }
 
   insertWithin(run: Omit<ServerRun, 'startedAt' | 'updatedAt' | 'status' | 'failure'>): SqlProgram<unknown> {
+    this.#onNewRun(run.runId);
     this.#holdNew(run);
     return this.#runs.insertWithin(run, this.#lease);
   }

@@ -101,6 +101,65 @@ describe.skipIf(cluster.skip)('the server on PostgreSQL', () => {
     expect(await request(a, `/v1/runs/${runId}`)).toMatchObject({ status: 200, body: { status: 'completed' } });
   });
 
+  it('keeps a one-message session to the transactions it needs (its node’s own counts, by what each did)', async () => {
+    const schema = cluster.freshSchema();
+    const metricsToken = 'postgres-server-test-metrics-token-0123';
+    const node = await startPostgresTestNode({
+      connectionString: cluster.connectionString,
+      schema,
+      dataDir: scratch(),
+      metricsToken,
+    });
+    cleanups.push(() => node.close());
+    const counts = async () => {
+      const response = await fetch(`${node.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+      const text = await response.text();
+      const found = new Map<string, number>();
+      for (const [, work = '', count = '0'] of text.matchAll(
+        /^arbiter_postgres_transactions_total\{work="([^"]*)"\} (\d+)$/gm,
+      ))
+        found.set(work, Number(count));
+      return found;
+    };
+    const before = await counts();
+    const session = await request(node, '/v1/sessions', { method: 'POST' });
+    const sent = await request(node, `/v1/sessions/${session.body.id}/messages`, {
+      method: 'POST',
+      body: { content: 'Where is my order SO20260901?' },
+    });
+    const streamed = await readSse({ url: `${node.url}/v1/runs/${sent.body.runId}/events`, token: testTokens.alice });
+    expect(streamed.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'completed' });
+    // The stream gives its slot back a moment after the client has read its end.
+    let added = new Map<string, number>();
+    for (let tries = 0; tries < 100; tries += 1) {
+      const after = await counts();
+      added = new Map(
+        [...after].map(([work, count]) => [work, count - (before.get(work) ?? 0)] as const).filter(([, n]) => n > 0),
+      );
+      if ((added.get('DELETE server_streams') ?? 0) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const works = [...added.keys()];
+    // Each per-user limit is one statement (a function holding the lock), not a transaction of seven.
+    expect(added.get('SELECT arbiter_take_request')).toBe(2);
+    expect(added.get('SELECT arbiter_open_stream')).toBe(1);
+    expect(works.filter((work) => work.includes('pg_advisory_xact_lock'))).toEqual([]);
+    // A run begun here has no recorded tool results to read; a session just created is not read back.
+    expect(works.filter((work) => work.includes('tool_results'))).toEqual([]);
+    expect(added.get('SELECT session_messages')).toBe(1);
+    // Event batches without anything else to commit are one statement with their NOTIFY, not BEGIN … COMMIT.
+    // A step commit is one statement (the session's update and its messages), not BEGIN … COMMIT.
+    expect(works.filter((work) => work.includes('INSERT session_messages'))).toEqual([
+      'SELECT sessions; UPDATE sessions; INSERT session_messages; INSERT server_runs',
+    ]);
+    expect(added.get('WITH updated')).toBeGreaterThanOrEqual(3);
+    // The run's end, on the run's record and on its session, commits with its terminal event.
+    expect(works.filter((work) => work.startsWith('INSERT run_events'))).toEqual([
+      'INSERT run_events; UPDATE server_runs; UPDATE sessions; SELECT unnest',
+    ]);
+    expect(added.get('UPDATE sessions')).toBeUndefined();
+  });
+
   it('counts a principal’s sessions per minute across nodes', async () => {
     const schema = cluster.freshSchema();
     const dataDir = scratch();

@@ -9,6 +9,7 @@ import { PostgresPrincipalLimits } from './postgres-principal-limits.js';
 import { PostgresRunRecords } from './postgres-run-records.js';
 import { RunLeaseKeeper } from './run-lease-keeper.js';
 import { isTerminalEvent } from './run-manager.js';
+import { RunSessionEnds } from './run-session-ends.js';
 import { jsonLineLogger } from './server-log.js';
 import { type ServerEngine, startInEngine } from './start-in-engine.js';
 import { type RunningServer, type StartServerOptions, startServerWith } from './start-server.js';
@@ -34,6 +35,13 @@ export interface PostgresServerOptions {
    * approval checks and the streams. Default: the nodes execute the runs.
    */
   readonly engine?: ServerEngine;
+  /**
+   * How long a run's events wait for more before they are written (one
+   * transaction each write; a run's end is written at once). Live events
+   * reach followers up to this much later. Default 10 ms; 0: every turn
+   * of the event loop.
+   */
+  readonly eventGatherMs?: number;
 }
 
 /**
@@ -69,8 +77,17 @@ export async function createPostgresServer(
     await backend.close();
     throw error;
   }
-  const records = new PostgresRunRecords({ runs: backend.serverRuns, nodeId, leaseMs, onError });
+  const records = new PostgresRunRecords({
+    runs: backend.serverRuns,
+    nodeId,
+    leaseMs,
+    onError,
+    // Its events are written here from seq 1: a stream that follows it here needs no read of the table.
+    onNewRun: (runId) => feed.expectRun(runId),
+  });
   const limits = new PostgresPrincipalLimits({ database, nodeId, ...options.principalLimits });
+  const sessionEnds = new RunSessionEnds();
+  const eventGatherMs = options.eventGatherMs ?? 10;
   // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it; a run's
   // terminal event with its status, so a node that sees the end reads the same status.
   const log = {
@@ -83,13 +100,24 @@ export async function createPostgresServer(
         const ending = records.takeEnding(runId);
         return ending === undefined ? [] : [{ runId, ...ending }];
       });
+      // The sessions' ends their runs offered (`sessionEnds`): committed here, not in a transaction each.
+      const sessionEndings = ended.flatMap((runId) => sessionEnds.take(runId) ?? []);
+      const settleSessionEnds = (committed: boolean) =>
+        sessionEnds.settled(
+          sessionEndings.map((request) => request.runId),
+          committed,
+        );
       try {
         await feed.publish(events, {
           inTransaction: async (query) => {
             for (const ending of endings) await records.finishIn(query, ending);
+            for (const request of sessionEndings) await backend.sessions.endRunWithin(query, request);
           },
         });
+        settleSessionEnds(true);
       } catch (error) {
+        // Not written (or not known to be): each run's session store writes its end itself.
+        settleSessionEnds(false);
         // The database could not be reached: the event queue writes the batch again, with its endings.
         if (isStoreUnavailable(error)) {
           for (const ending of endings) records.restoreEnding(ending);
@@ -132,9 +160,19 @@ export async function createPostgresServer(
       (manager) =>
       async ({ runId, afterSeq, push }) => {
         // The table up to now, then whatever any node writes after it: one cursor, no gap, no duplicate.
-        const unfollow = await feed.followAfterBacklog({ runId, afterSeq, onEvents: (events) => events.forEach(push) });
-        return { unfollow, active: manager.isActive(runId) };
+        // A run executing here: its backlog is what this node wrote, kept since its run:start (no read).
+        const active = manager.isActive(runId);
+        const unfollow = await feed.followAfterBacklog({
+          runId,
+          afterSeq,
+          onEvents: (events) => events.forEach(push),
+          runsHere: active,
+        });
+        return { unfollow, active };
       },
+    offerSessionEnd: (request) => sessionEnds.offer(request),
+    // A write is a transaction: a run's bursts, and runs side by side, are written together.
+    eventGatherMs,
     // In an engine, a decided approval wakes the run where it waits; else any node may claim it again.
     resumeRun: () => (runId) => (engine === undefined ? keeper.requeue(runId) : engine.runs.resumeRun(runId)),
     ...(engine === undefined

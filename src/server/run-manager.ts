@@ -20,7 +20,7 @@ import type { RunLimits, RunResult } from '../loop/run-agent.js';
 import { runSession } from '../loop/run-session.js';
 import type { Model } from '../models/model.js';
 import type { ServerRun } from '../store/server-run.js';
-import type { BegunRun, Session, SessionStore } from '../store/session-store.js';
+import type { BegunRun, EndRunRequest, Session, SessionStore } from '../store/session-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { retryWhileBusy } from '../util/retry-while-busy.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
@@ -28,6 +28,7 @@ import { EventLogQueue } from './event-log-queue.js';
 import type { RunFailure } from './run-failure.js';
 import { type RunFollower, RunFollowers } from './run-followers.js';
 import { RunRegistry, type RunStream } from './run-registry.js';
+import type { SessionEndOffer } from './run-session-ends.js';
 import type { ServerLogger } from './server-log.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRunRecords } from './server-storage.js';
@@ -59,6 +60,10 @@ export interface RunManagerOptions {
   readonly audit?: AuditLog;
   /** Text fragments arriving within this window reach clients as one event. Default 30 ms. */
   readonly deltaWindowMs?: number;
+  /** How long published events wait for more before they are written (`EventLogQueue`'s `gatherMs`). Default 0. */
+  readonly eventGatherMs?: number;
+  /** Where a run's end on its session may be written with its terminal event (`ServerStorage.offerSessionEnd`). */
+  readonly offerSessionEnd?: (request: EndRunRequest) => SessionEndOffer | undefined;
   /** Told of failures no client can be told of (a run that could not even start). */
   readonly onError?: (error: unknown) => void;
   /** Gets one structured line per failed model call and per run recovered at start-up. Default: none. */
@@ -140,6 +145,7 @@ export class RunManager {
       deliver: (events) => this.#followers.deliver(events),
       onError: (error) => this.#options.onError?.(error),
       stopping: () => this.#shutdown.signal.aborted,
+      ...(options.eventGatherMs === undefined ? {} : { gatherMs: options.eventGatherMs }),
     });
     const project = batchDeltas((event) => this.#onEvent(event), {
       windowMs: options.deltaWindowMs ?? 30,
@@ -504,6 +510,7 @@ export class RunManager {
     return sessionsForRuns({
       sessions: this.#options.sessions,
       ...(onBegin === undefined ? {} : { onBegin }),
+      ...(this.#options.offerSessionEnd === undefined ? {} : { offerEnd: this.#options.offerSessionEnd }),
       beforeEnd: async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([

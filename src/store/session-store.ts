@@ -149,6 +149,12 @@ export interface EndRunRequest {
 export interface JournalRequest {
   sessionId: string;
   expectedMessageCount?: number;
+  /**
+   * A run the caller has just begun (not resumed): nothing can be stored
+   * for it yet, so the journal answers its recorded results from what it
+   * records itself, without reading them.
+   */
+  newRunId?: string;
 }
 
 /**

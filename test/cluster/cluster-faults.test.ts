@@ -167,22 +167,29 @@ describe.skipIf(cluster.skip)('a cluster through a database restart, a kill at t
     const database = new pg.Client({ connectionString: storeUrl });
     await database.connect();
     let caught: { runId: string; sessionId: string; victim: Node } | undefined;
-    // The window is short: start runs until a poll lands in it, at most 12 tries.
+    // A session's end commits with its run's terminal event; written alone (when that transaction failed), it
+    // leaves a moment where the session has left the run and the run's end is not committed. That state, made
+    // here: the node is killed once the answer is committed and before the run's end, and the session is then
+    // left as a session's end written alone leaves it. The window is short: at most 12 tries.
     for (let attempt = 0; attempt < 12 && caught === undefined; attempt += 1) {
       const node = pool.live()[0] as Node;
       const { runId, sessionId } = await startRun(node);
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline) {
-        const { rows } = await database.query<{ active_run_id: string | null; status: string; run_status: string }>(
-          `SELECT s.active_run_id, s.status, r.status AS run_status
-             FROM sessions s JOIN server_runs r ON r.session_id = s.session_id WHERE r.run_id = $1`,
+        const { rows } = await database.query<{ run_status: string; message: string | null }>(
+          `SELECT r.status AS run_status,
+                  (SELECT message FROM session_messages m WHERE m.session_id = r.session_id
+                    ORDER BY position DESC LIMIT 1) AS message
+             FROM server_runs r WHERE r.run_id = $1`,
           [runId],
         );
         const row = rows[0];
         if (row === undefined) continue;
         if (row.run_status !== 'running') break;
-        if (row.active_run_id === null) {
-          // The session has left the run; the run's end is not committed yet: kill its node now.
+        const last =
+          row.message === null ? undefined : (JSON.parse(row.message) as { role: string; tool_calls?: unknown[] });
+        if (last?.role === 'assistant' && (last.tool_calls?.length ?? 0) === 0) {
+          // The answer is committed; the run's end is not: kill its node now.
           node.killed = true;
           node.child.kill('SIGKILL');
           caught = { runId, sessionId, victim: node };
@@ -191,10 +198,17 @@ describe.skipIf(cluster.skip)('a cluster through a database restart, a kill at t
       }
       if (caught === undefined) await pool.followToEnd(pool.live()[0] as Node, runId, 0);
     }
+    if (caught !== undefined) {
+      await caught.victim.exited;
+      // What the session's end alone writes (`endRun`), had it committed before the node died.
+      await database.query(
+        "UPDATE sessions SET status = 'idle', active_run_id = NULL WHERE session_id = $1 AND active_run_id = $2",
+        [caught.sessionId, caught.runId],
+      );
+    }
     await database.end();
     expect(caught).toBeDefined();
     if (caught === undefined) return;
-    await caught.victim.exited;
     const survivor = pool.live()[0] as Node;
     const events = await pool.followToEnd(survivor, caught.runId, 0);
     const seqs = await tableSeqs(storeUrl, caught.runId);

@@ -177,10 +177,19 @@ export class PostgresDatabase {
     return new PostgresDatabase({ pool: ownPool, schema, ownsPool: true, connectWaitMs });
   }
 
-  /** Runs one statement on a connection checked out for it. */
-  async query<Row>(statement: NamedStatement | string, values: readonly unknown[] = []): Promise<PostgresResult<Row>> {
+  /**
+   * Runs one statement on a connection checked out for it (a transaction of
+   * its own); `onConnection` learns the connection's server process before
+   * the statement is sent (a `NOTIFY` it sends is signed with it).
+   */
+  async query<Row>(
+    statement: NamedStatement | string,
+    values: readonly unknown[] = [],
+    { onConnection }: { onConnection?: (connection: TransactionConnection) => void } = {},
+  ): Promise<PostgresResult<Row>> {
     const client = await this.#checkout();
     try {
+      onConnection?.({ processId: (client as unknown as { processID: number | null }).processID ?? 0 });
       const result = await run<Row>(client, statement, values);
       this.#counts.add([shapeOf(statement)]);
       return result;

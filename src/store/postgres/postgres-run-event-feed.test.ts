@@ -60,6 +60,59 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     expect(reads.count).toBe(1);
   });
 
+  it('gives the backlog of a run this node writes from what it kept, with no read, until its terminal event', async () => {
+    const schema = cluster.freshSchema();
+    const reads = { count: 0 };
+    const a = await node(schema, reads);
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    await a.publish([textEvent('run-1', 3)]);
+    const seen: number[] = [];
+    const stop = await a.followAfterBacklog({ runId: 'run-1', afterSeq: 1, onEvents: seqsInto(seen), runsHere: true });
+    toClose.push(async () => stop());
+    expect(seen).toEqual([2, 3]);
+    expect(reads.count).toBe(0);
+    // Later batches as they commit, the terminal one included; then what was kept is let go.
+    await a.publish([
+      textEvent('run-1', 4),
+      { type: 'run:end', runId: 'run-1', seq: 5, at: 5, stopReason: 'completed' } as unknown as ExternalEvent,
+    ]);
+    expect(seen).toEqual([2, 3, 4, 5]);
+    const late: number[] = [];
+    const stopLate = await a.followAfterBacklog({
+      runId: 'run-1',
+      afterSeq: 3,
+      onEvents: seqsInto(late),
+      runsHere: true,
+    });
+    toClose.push(async () => stopLate());
+    expect(late).toEqual([4, 5]);
+    expect(reads.count).toBe(1);
+    // A run this node did not write from seq 1 on is read from the table, as is any run not executing here.
+    await a.publish([textEvent('run-2', 7)]);
+    const other: number[] = [];
+    const stopOther = await a.followAfterBacklog({
+      runId: 'run-2',
+      afterSeq: 0,
+      onEvents: seqsInto(other),
+      runsHere: true,
+    });
+    toClose.push(async () => stopOther());
+    expect(reads.count).toBe(2);
+  });
+
+  it('follows a run this node has just begun from its first event, with no read, before anything is written', async () => {
+    const schema = cluster.freshSchema();
+    const reads = { count: 0 };
+    const a = await node(schema, reads);
+    a.expectRun('run-1');
+    const seen: number[] = [];
+    const stop = await a.followAfterBacklog({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen), runsHere: true });
+    toClose.push(async () => stop());
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    expect(seen).toEqual([1, 2]);
+    expect(reads.count).toBe(0);
+  });
+
   it('hands on the batches the node commits while a read is under way, without reading again', async () => {
     const schema = cluster.freshSchema();
     const reads = { count: 0 };

@@ -1,5 +1,6 @@
 import type { ExternalEvent } from '../../events/external-event.js';
-import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
+import { namedStatement } from './named-statement.js';
+import type { PostgresDatabase, PostgresQuery, TransactionConnection } from './postgres-database.js';
 import type { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresListener } from './postgres-listener.js';
 
@@ -11,6 +12,15 @@ const channel = 'arbiter_run_events';
  * and after it was lost every follower reads again as soon as it listens.
  */
 const defaultPollMs = 30_000;
+/** Wakes the nodes following the runs ($2) of a batch, when it commits. */
+const notify = namedStatement('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id');
+/**
+ * The events of runs this node writes, kept while each runs (up to this
+ * many events a run, this many runs): a follower of such a run gets its
+ * backlog from here, without a read.
+ */
+const recentEventsPerRun = 2000;
+const recentRuns = 10_000;
 /** How many events one read of a follower takes. */
 const pageSize = 1000;
 /** A read that failed (the database restarting) is tried again after this pause, not at the next poll. */
@@ -65,6 +75,13 @@ export class PostgresRunEventFeed {
   readonly #log: PostgresEventLog;
   readonly #onError: (error: unknown) => void;
   readonly #followers = new Map<string, Set<Follower>>();
+  /**
+   * Every event this node committed of each run it is writing, from seq 1
+   * on without a hole, in seq order: dropped at the run's terminal event,
+   * at a hole, or when too long; a run whose first batch this node did not
+   * write has none.
+   */
+  readonly #recent = new Map<string, ExternalEvent[]>();
   /** The server processes this node published through: their notifications were delivered here already. */
   readonly #ownSenders = new Set<number>();
   #forgetSender: ((client: unknown) => void) | undefined;
@@ -119,9 +136,9 @@ export class PostgresRunEventFeed {
   }
 
   /**
-   * Writes the events (one statement) and wakes every node following their
-   * runs, in one transaction: a follower woken by the notification finds
-   * the events in the table. This node's own followers get the batch
+   * Writes the events and wakes every node following their runs, in one
+   * transaction (one statement, when nothing else is written with them): a
+   * follower woken by the notification finds the events in the table. This node's own followers get the batch
    * straight after the commit, and ignore the notification it sent: a run
    * followed on the node that runs it costs no read per batch.
    */
@@ -136,13 +153,20 @@ export class PostgresRunEventFeed {
   ): Promise<void> {
     if (events.length === 0) return;
     const runIds = [...new Set(events.map((event) => event.runId))];
-    const committed = this.#database.transaction(async (query, { processId }) => {
-      // Before the NOTIFY can arrive: the listener must know it for this node's own.
+    // Before the NOTIFY can arrive: the listener must know it for this node's own.
+    const ownSender = ({ processId }: TransactionConnection) => {
       if (processId !== 0) this.#ownSenders.add(processId);
-      await this.#log.appendWithin(query, events);
-      await inTransaction?.(query);
-      await query('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id', [channel, runIds]);
-    });
+    };
+    // Events alone: one statement, which commits by itself. With more writes: a transaction.
+    const committed =
+      inTransaction === undefined
+        ? this.#log.appendNotifying({ events, channel, runIds, onConnection: ownSender })
+        : this.#database.transaction(async (query, connection) => {
+            ownSender(connection);
+            await this.#log.appendWithin(query, events);
+            await inTransaction(query);
+            await query(notify, [channel, runIds]);
+          });
     try {
       await committed;
     } catch (error) {
@@ -151,10 +175,49 @@ export class PostgresRunEventFeed {
       throw error;
     }
     for (const runId of runIds) {
+      const batch = events.filter((event) => event.runId === runId);
+      this.#remember(runId, batch);
       const followers = this.#followers.get(runId);
       if (followers === undefined) continue;
-      const batch = events.filter((event) => event.runId === runId);
       for (const follower of followers) this.#deliver(follower, batch);
+    }
+  }
+
+  /**
+   * A run this node has just begun (not resumed): it writes its events from
+   * seq 1, and a follower arriving before the first is written (they wait
+   * for more, `gatherMs`) gets its backlog from what this node keeps.
+   */
+  expectRun(runId: string): void {
+    if (this.#recent.has(runId)) return;
+    if (this.#recent.size >= recentRuns) {
+      const oldest = this.#recent.keys().next().value;
+      if (oldest !== undefined) this.#recent.delete(oldest);
+    }
+    this.#recent.set(runId, []);
+  }
+
+  /** Adds a committed batch to the run's recent events (`#recent`), or forgets them. */
+  #remember(runId: string, batch: readonly ExternalEvent[]): void {
+    const sorted = [...batch].sort((left, right) => left.seq - right.seq);
+    let recent = this.#recent.get(runId);
+    if (recent === undefined) {
+      if (sorted[0]?.seq !== 1) return;
+      if (this.#recent.size >= recentRuns) {
+        const oldest = this.#recent.keys().next().value;
+        if (oldest !== undefined) this.#recent.delete(oldest);
+      }
+      recent = [];
+      this.#recent.set(runId, recent);
+    }
+    for (const event of sorted) {
+      const last = recent.at(-1)?.seq ?? 0;
+      if (event.seq <= last) continue;
+      if (event.seq !== last + 1 || recent.length >= recentEventsPerRun || isTerminal(event)) {
+        this.#recent.delete(runId);
+        return;
+      }
+      recent.push(event);
     }
   }
 
@@ -205,10 +268,33 @@ export class PostgresRunEventFeed {
    * (a read that fails rejects, following nothing): a caller can tell a
    * finished run's whole replay from what comes later. A batch written or
    * notified during that read is read after it; in the common case the
-   * backlog costs one read.
+   * backlog costs one read, and none for a run this node is writing (its
+   * events since seq 1 are kept until its terminal event).
    */
-  async followAfterBacklog({ runId, afterSeq, onEvents }: FollowRequest): Promise<() => void> {
+  async followAfterBacklog({
+    runId,
+    afterSeq,
+    onEvents,
+    runsHere = false,
+  }: FollowRequest & {
+    /**
+     * The run executes on this node now (it holds its lease): no other node
+     * writes its events, so what this node kept of them is the backlog.
+     */
+    runsHere?: boolean;
+  }): Promise<() => void> {
     const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
+    const recent = runsHere ? this.#recent.get(runId) : undefined;
+    if (recent !== undefined) {
+      // Written here from seq 1 on, each batch added as it committed and before any follower got it: the
+      // backlog is what this node holds, and what it commits next is handed on as it commits.
+      const backlog = recent.filter((event) => event.seq > afterSeq);
+      if (backlog.length > 0) {
+        follower.cursor = backlog.at(-1)?.seq ?? afterSeq;
+        onEvents(backlog);
+      }
+      return unfollow;
+    }
     follower.reading = true;
     try {
       await this.#readPages(follower);
@@ -261,6 +347,7 @@ export class PostgresRunEventFeed {
   /** Stops listening and polling; followers get nothing more. */
   async close(): Promise<void> {
     clearInterval(this.#poll);
+    this.#recent.clear();
     if (this.#forgetSender !== undefined) this.#database.pool.off('remove', this.#forgetSender);
     this.#followers.clear();
     await this.#listener?.close();
@@ -323,4 +410,9 @@ function contiguous(events: readonly ExternalEvent[], cursor: number): readonly 
   let end = 0;
   while (end < events.length && events[end]?.seq === cursor + end + 1) end += 1;
   return end === events.length ? events : events.slice(0, end);
+}
+
+/** `run:end` and `run:error`: after them a run writes nothing until it is resumed. */
+function isTerminal(event: ExternalEvent): boolean {
+  return event.type === 'run:end' || event.type === 'run:error';
 }

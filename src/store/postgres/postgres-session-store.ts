@@ -1,6 +1,12 @@
+import type { EndRunRequest } from '../session-store.js';
+import { sessionStatements } from '../sessions/session-statements.js';
 import { SqlSessionStore } from '../sessions/sql-session-store.js';
 import { PostgresPort } from '../sql/postgres-port.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import { namedStatement } from './named-statement.js';
+import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
+
+/** The session leaves its run (`SqlSessionStore.endRun`'s statement). */
+const endRun = namedStatement(sessionStatements.endRun.postgres);
 
 /**
  * Sessions in PostgreSQL: `SqlSessionStore` on a `PostgresDatabase`, with
@@ -18,7 +24,21 @@ import type { PostgresDatabase } from './postgres-database.js';
  * await runSession({ sessions, sessionId: session.id, userMessage: 'Where is my order?', model, tools });
  */
 export class PostgresSessionStore extends SqlSessionStore<'async'> {
-  constructor({ database, now }: { database: PostgresDatabase; now?: () => number }) {
+  readonly #now: () => number;
+
+  constructor({ database, now = Date.now }: { database: PostgresDatabase; now?: () => number }) {
     super({ port: new PostgresPort(database), now });
+    this.#now = now;
+  }
+
+  /**
+   * `endRun`'s statement on the connection of a transaction its caller
+   * holds (the run's terminal event's, so both commit together).
+   *
+   * @example
+   * await database.transaction((query) => sessions.endRunWithin(query, { sessionId, runId, status: 'idle', lastSeq: 9 }));
+   */
+  async endRunWithin(query: PostgresQuery, { sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
+    await query(endRun, [this.#now(), status, lastSeq, sessionId, runId]);
   }
 }

@@ -25,7 +25,8 @@ interface QueuedCommit {
  * - `findToolResult` reads the run's stored results once, with one query,
  *   and answers from them after (synchronously on SQLite): the run is this
  *   process's alone while it is active in the session, so nothing else
- *   records results for it meanwhile.
+ *   records results for it meanwhile. A run just begun (`newRunId`) has
+ *   none stored: it is answered from what this journal records, unread.
  * - A rerunnable result (`RecordedToolResult.rerunnable`) is never stored:
  *   the journal answers with it, and the commit of its batch holds it.
  * - A rerunnable step commit waits for the connection's next transaction
@@ -45,17 +46,21 @@ export function sessionJournal<Mode extends SqlMode>({
   now,
   sessionId,
   expectedMessageCount,
+  newRunId,
 }: {
   port: SqlPort<Mode>;
   transactions: SessionTransactions;
   now: () => number;
   sessionId: string;
   expectedMessageCount: number | undefined;
+  /** A run just begun, not resumed: it has no stored results, so they are not read (`JournalRequest.newRunId`). */
+  newRunId?: string | undefined;
 }): RunJournal {
   /** Rerunnable results: this journal answers with them; they are not stored. */
   const held = new Map<string, RecordedToolResult>();
-  /** The stored results of the run this journal answers for, by tool call id, once read. */
-  let stored: { readonly runId: string; readonly results: Map<string, RecordedToolResult> } | undefined;
+  /** The stored results of the run this journal answers for, by tool call id, once read (none yet for a new run). */
+  let stored: { readonly runId: string; readonly results: Map<string, RecordedToolResult> } | undefined =
+    newRunId === undefined ? undefined : { runId: newRunId, results: new Map() };
   /**
    * Results this journal stored while the run's were not read yet (a read
    * may be on its way, and miss them): added to what that read finds, the
@@ -80,13 +85,15 @@ export function sessionJournal<Mode extends SqlMode>({
     return cache(runId, found).get(toolCallId);
   };
 
+  /** PostgreSQL commits a step in one statement, a transaction by itself. */
+  const oneStatement = port.dialect === 'postgres';
   // Where the next commit must land: as committed, and inside the transaction running now.
   let expected = expectedMessageCount;
   let staged: number | undefined;
   /** Whether the session has a TTL, once a commit has told (it is set when a session is created or forked). */
   let hasTtl: boolean | undefined;
   function* commitNow(commit: StepCommit, at: number | undefined): SqlProgram<number> {
-    const committed = yield* commitStep({ sessionId, commit, expected: at, hasTtl, now: now() });
+    const committed = yield* commitStep({ sessionId, commit, expected: at, hasTtl, now: now(), oneStatement });
     hasTtl = committed.hasTtl;
     return committed.messageCount;
   }
@@ -109,6 +116,7 @@ export function sessionJournal<Mode extends SqlMode>({
     expected = await transactions.write({
       operation: 'commitStep',
       ofRun: true,
+      oneStatement,
       work: () => commitNow(commit, expected),
     });
     throwFailure();

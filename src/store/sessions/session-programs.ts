@@ -101,12 +101,15 @@ export function* commitStep({
   expected,
   hasTtl,
   now,
+  oneStatement = false,
 }: {
   sessionId: string;
   commit: StepCommit;
   expected: number | undefined;
   hasTtl: boolean | undefined;
   now: number;
+  /** PostgreSQL: the update and the messages in one statement (`commitStepWithMessages`). */
+  oneStatement?: boolean;
 }): SqlProgram<CommittedStep> {
   const { cost, lastSeq } = stepCommitCounters(commit);
   const { runId, steps, usage } = commit;
@@ -124,6 +127,15 @@ export function* commitStep({
     runId,
     expected ?? null,
   ];
+  if (appended > 0 && oneStatement) {
+    // One statement, one round trip: the update and the messages at the positions it leaves.
+    const [row] = yield* rows<{ message_count: number; has_ttl: unknown }>(statements.commitStepWithMessages, [
+      ...values,
+      commit.appended.map((message) => JSON.stringify(message)),
+    ]);
+    if (row === undefined) throw yield* commitConflict({ sessionId, runId, expected });
+    return { messageCount: row.message_count, hasTtl: Boolean(row.has_ttl) };
+  }
   let committed: CommittedStep;
   if (hasTtl === undefined) {
     const [row] = yield* rows<{ message_count: number; has_ttl: unknown }>(statements.commitStep.first, values);

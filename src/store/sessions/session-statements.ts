@@ -86,6 +86,23 @@ const firstCommitStep = sqlOf({
 });
 
 /**
+ * PostgreSQL's step commit in one statement (one round trip, a transaction
+ * by itself): the update of `firstCommitStep`, then the messages ($12, a
+ * text array of their JSON) inserted at the positions the count it leaves
+ * gives; nothing is inserted when no row was updated. SQLite runs the
+ * update and the inserts (`commitStep`, `insertMessages`) instead.
+ */
+const postgresStepCommit = `WITH updated AS (
+     ${commitStepText({ greatest: 'GREATEST', ttl: true })} RETURNING message_count, ttl_ms IS NOT NULL AS has_ttl
+   ), inserted AS (
+     INSERT INTO session_messages (session_id, position, run_id, message, created_at)
+     SELECT $9, updated.message_count - $1 + m.ordinality - 1, $10, m.message, $8
+       FROM updated, unnest($12::text[]) WITH ORDINALITY AS m(message, ordinality)
+   )
+   SELECT message_count, has_ttl FROM updated`;
+const commitStepWithMessages = sqlOf({ sqlite: postgresStepCommit, postgres: postgresStepCommit });
+
+/**
  * `INSERT INTO session_messages` of 1 to `messagesPerInsert` messages, by
  * count - 1: $1 session, $2 run or null, $3 now, then each message's
  * position and JSON.
@@ -101,10 +118,10 @@ const insertMessages = Array.from({ length: messagesPerInsert }, (_, index) =>
 
 /** Every statement `SqlSessionStore` runs, by what it does. */
 export const sessionStatements = {
-  /** $1 session, $2 tenant, $3 user, $4 slots, $5 now, $6 expires at, $7 TTL. */
+  /** $1 session, $2 tenant, $3 user, $4 slots, $5 now, $6 expires at, $7 TTL; the new row (it has no messages). */
   create: sql(
     `INSERT INTO sessions (session_id, tenant_id, user_id, slots, created_at, updated_at, expires_at, ttl_ms)
-     VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`,
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $7) RETURNING ${columns}`,
   ),
   /**
    * The row with its messages (`messages`, in position order: a text array
@@ -200,6 +217,8 @@ export const sessionStatements = {
      WHERE session_id = $4 AND active_run_id = $5`,
   }),
   commitStep: { first: firstCommitStep, ttl: commitStep(true), noTtl: commitStep(false) },
+  /** PostgreSQL only: the step's update and its messages ($12) in one statement. */
+  commitStepWithMessages,
   /** The recorded results of a run ($1). */
   toolResults: sql('SELECT tool_call_id, tool, content, outcome FROM tool_results WHERE run_id = $1'),
   /** $1 to $7 as `toolResultValues` orders them; the first answer to a call stays. */

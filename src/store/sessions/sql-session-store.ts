@@ -6,6 +6,7 @@ import {
   parseMessages,
   parseSlots,
   type SessionRow,
+  toSession,
   toSummary,
 } from '../session-rows.js';
 import type {
@@ -88,13 +89,14 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
   }: CreateSessionOptions = {}): Promise<Session> {
     const row = newSessionValues({ sessionId, principal, ttlMs, slots, now: this.#now() });
     const values = [row.sessionId, row.tenantId, row.userId, row.slots, row.now, row.expiresAt, row.ttlMs];
-    await this.#transactions.write({
+    // The row as inserted, defaults included: a new session has no messages, so it is not read again.
+    const [created] = await this.#transactions.write({
       operation: 'create',
       ofRun: false,
       oneStatement: true,
-      work: () => run(statements.create, values),
+      work: () => rows<SessionRow>(statements.create, values),
     });
-    return (await this.load(sessionId)) as Session;
+    return toSession(created as SessionRow, []);
   }
 
   load(sessionId: string): Promise<Session | undefined> {
@@ -219,13 +221,14 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     });
   }
 
-  journal({ sessionId, expectedMessageCount }: JournalRequest): RunJournal {
+  journal({ sessionId, expectedMessageCount, newRunId }: JournalRequest): RunJournal {
     return sessionJournal({
       port: this.#port,
       transactions: this.#transactions,
       now: this.#now,
       sessionId,
       expectedMessageCount,
+      newRunId,
     });
   }
 
