@@ -15,6 +15,7 @@
  * @module
  */
 export type { AdvanceRequest, RunAdvance, StepReference } from './durable/advance-run.js';
+export { type EngineEventLog, openEngineEventLog } from './durable/engine-event-log.js';
 export {
   type EngineStepRecords,
   memoryEngineStepRecords,
@@ -25,6 +26,7 @@ export {
   type DurableRunInput,
   type DurableRunSummary,
   type EngineAgentOptions,
+  type EngineRunClient,
   type EngineRunRecords,
   engineLeaseOwner,
 } from './durable/run-in-engine.js';

@@ -14,7 +14,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createTierGate } from '../../src/gate/tier-gate.js';
 import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
-import { postgresEngineStepRecords, temporalActivities } from '../../src/temporal.js';
+import { openEngineEventLog, postgresEngineStepRecords, temporalActivities } from '../../src/temporal.js';
 import { countedShopModel, createShopTables, shopTools } from './engine-shop.js';
 
 const environment = (name: string): string => {
@@ -30,6 +30,8 @@ const backend = await openPostgresBackend({ connectionString: environment('ARBIT
 await createShopTables(backend.pool, schema);
 const tools = shopTools({ pool: backend.pool, schema, holdWrites: process.env['HOLD_WRITES'] === '1' });
 const approvalWaitMs = process.env['APPROVAL_WAIT_MS'];
+// Written with the NOTIFY that wakes the API nodes streaming the run.
+const log = await openEngineEventLog({ backend });
 const connection = await NativeConnection.connect({ address: environment('TEMPORAL_ADDRESS') });
 const worker = await Worker.create({
   connection,
@@ -44,8 +46,10 @@ const worker = await Worker.create({
       approvals: backend.approvals,
       idempotency: backend.idempotency,
       audit: backend.audit,
-      log: backend.events,
+      log,
       runs: backend.serverRuns,
+      // Runs started through arbiter's API end in their session.
+      sessions: backend.sessions,
       ...(approvalWaitMs === undefined ? {} : { approvalWaitMs: Number(approvalWaitMs) }),
     },
     records: postgresEngineStepRecords({ pool: backend.pool, schema }),
@@ -60,6 +64,7 @@ process.once('SIGTERM', () => {
     worker.shutdown();
     await running;
     await connection.close();
+    await log.close();
     await backend.close();
     process.exit(0);
   })();

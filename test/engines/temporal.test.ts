@@ -19,6 +19,7 @@ import {
 import { HttpError } from '../../src/errors/http-error.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
 import { type TemporalRunClient, temporalRunClient } from '../../src/temporal.js';
+import { refundThroughApi, startEngineApi } from './engine-api.js';
 import { bundleWorker, killAllWorkers, pollUntil, startWorker } from './engine-workers.js';
 import {
   approveAs,
@@ -339,5 +340,29 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
       session,
       'arbiter-session:session-shared',
     );
+  }, 300_000);
+
+  it("runs the sessions of arbiter's API in Temporal: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once", async () => {
+    const world = await open();
+    const first = await world.start();
+    const api = await startEngineApi({
+      world,
+      connectionString: postgres.connectionString,
+      engine: { name: 'temporal', runs: world.runs },
+    });
+    try {
+      await refundThroughApi({
+        api,
+        world,
+        tag: 'api-refund',
+        whileWaiting: async () => {
+          // A deploy while the run waits for a person: the worker stopped, its new build started.
+          expect(await first.kill('SIGTERM')).toBe('0');
+          await world.start({ build: 'build-2' });
+        },
+      });
+    } finally {
+      await api.close();
+    }
   }, 300_000);
 });
