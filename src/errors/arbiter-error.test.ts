@@ -7,10 +7,12 @@ const classes = Object.entries(errors).filter(
 
 /** The marker name each class checks, as a second copy of the package would set it. */
 const markers: Record<string, string> = {
+  AmbiguousIdError: 'ambiguous_id',
   ApprovalResolutionError: 'approval_resolution',
   ArbiterError: '',
   AuditRetentionError: 'audit_retention',
   ConfigurationError: 'configuration',
+  EngineReplayError: 'engine_replay',
   FatalToolError: 'fatal_tool',
   GateRuleError: 'gate_rule',
   HttpError: 'http',

@@ -55,7 +55,7 @@ import { jsonLineLogger, type ServerLogger } from './server-log.js';
 import { ServerMetrics } from './server-metrics.js';
 import type { ServerApprovals, ServerLimits, ServerRunRecords } from './server-storage.js';
 import { sessionRoutes } from './session-routes.js';
-import type { StartRunRequest } from './start-in-engine.js';
+import type { StartRunRequest } from './start-run-request.js';
 import type { FollowRun } from './stream-run-events.js';
 import type { StreamingDelay } from './with-streaming-delay.js';
 

@@ -15,15 +15,9 @@ export { type ArbiterServer, type CreateServerOptions, createServer } from './cr
 export { loadToolsModule, type ToolsModule, type ToolsModuleContext } from './load-tools-module.js';
 export { isLoopbackAddress, isLoopbackHostHeader } from './loopback-host.js';
 export { metricsRole } from './metrics-route.js';
-export {
-  createPostgresServer,
-  type PostgresServerOptions,
-  startPostgresServer,
-} from './postgres-server.js';
 export { defaultPrincipalLimits, type PrincipalLimitOptions, PrincipalLimits } from './principal-limits.js';
 export { isTerminalEvent, type RunFollower, RunManager, type RunManagerOptions } from './run-manager.js';
 export { ServerMetrics, unknownToolLabel } from './server-metrics.js';
 export { type VisibleMessage, visibleMessages } from './session-routes.js';
-export { type ServerEngine, type StartRunRequest, startInEngine } from './start-in-engine.js';
 export { type RunningServer, type StartServerOptions, startServer } from './start-server.js';
 export { type StreamingDelay, withStreamingDelay } from './with-streaming-delay.js';

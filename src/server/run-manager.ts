@@ -34,7 +34,7 @@ import type { ServerMetrics } from './server-metrics.js';
 import type { ServerRunRecords } from './server-storage.js';
 import { SessionTask, SessionTasks } from './session-tasks.js';
 import { sessionsForRuns } from './sessions-for-runs.js';
-import type { StartRunRequest } from './start-in-engine.js';
+import type { StartRunRequest } from './start-run-request.js';
 import { type WatchedFailure, watchModelCalls } from './watch-model-calls.js';
 
 export interface RunManagerOptions {

@@ -1,21 +1,10 @@
 import type { ChatMessage } from '../core/chat-message.js';
-import type { Locale } from '../core/locale.js';
-import type { Principal } from '../core/principal.js';
 import { type EngineRunClient, engineRunLease } from '../durable/run-in-engine.js';
 import { SessionNotFoundError } from '../errors/session-not-found-error.js';
 import type { PostgresServerRuns } from '../store/postgres/postgres-server-runs.js';
-import type { Session, SessionStore } from '../store/session-store.js';
+import type { SessionStore } from '../store/session-store.js';
 import { timeOrderedId } from '../util/time-ordered-id.js';
-
-/** What a route asks of the run manager to start a run (`RunManager.start`). */
-export interface StartRunRequest {
-  readonly sessionId: string;
-  readonly principal: Principal;
-  readonly content: string;
-  readonly locale: Locale;
-  /** The session as the caller has just read it; read again here when absent. */
-  readonly session?: Session | undefined;
-}
+import type { StartRunRequest } from './start-run-request.js';
 
 /** Where a server starts its runs when they execute in a durable engine, not on its nodes. */
 export interface ServerEngine {

@@ -66,6 +66,7 @@ describe('the packages each entry point reaches', () => {
       'postgres.ts',
       'openai.ts',
       'server.ts',
+      'postgres-server.ts',
       'mcp.ts',
       'a2a.ts',
       'evaluation.ts',
@@ -117,7 +118,16 @@ describe('the packages each entry point reaches', () => {
       [...packages].filter(
         (name) => name.startsWith('@dbos-inc/') || name.startsWith('@restatedev/') || name.startsWith('@temporalio/'),
       );
-    for (const entry of ['index.ts', 'sqlite.ts', 'postgres.ts', 'openai.ts', 'server.ts', 'testing.ts', 'ai-sdk.ts']) {
+    for (const entry of [
+      'index.ts',
+      'sqlite.ts',
+      'postgres.ts',
+      'openai.ts',
+      'server.ts',
+      'postgres-server.ts',
+      'testing.ts',
+      'ai-sdk.ts',
+    ]) {
       expect({ entry, reached: engines(packagesReachedFrom(entry, { types: true })) }).toEqual({ entry, reached: [] });
     }
     expect(engines(packagesReachedFrom('dbos.ts', { types: true }))).toEqual(['@dbos-inc/dbos-sdk']);

@@ -47,6 +47,7 @@ const subpaths = [
   'postgres',
   'openai',
   'server',
+  'postgres-server',
   'mcp',
   'a2a',
   'evaluation',

@@ -39,13 +39,23 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
+/** A tool message's fields, as JSON text without the replay's `already_done` note, and whether it had one. */
+function answered(content: string | undefined): { alreadyDone: boolean; fields: string } {
+  const { already_done: note, ...fields } = JSON.parse(content ?? 'null') as Record<string, unknown>;
+  return { alreadyDone: typeof note === 'string', fields: JSON.stringify(fields) };
+}
+
 describe('SqliteIdempotencyStore', () => {
   it('returns the first outcome without executing again when the key was completed', async () => {
     const harness = openGateHarness();
     const first = await pay(harness);
     const second = await pay(harness);
     expect(countPayments(harness.store.database)).toBe(1);
-    expect(toolMessage(second.messages, 'call_pay')).toBe(toolMessage(first.messages, 'call_pay'));
+    // The earlier answer's fields, said as done before (already_done) rather than now.
+    expect(answered(toolMessage(second.messages, 'call_pay'))).toEqual({
+      alreadyDone: true,
+      fields: answered(toolMessage(first.messages, 'call_pay')).fields,
+    });
     expect(harness.audit.listAudit().map((entry) => entry.outcome)).toEqual(['ok', 'replayed:ok']);
   });
 
@@ -65,7 +75,7 @@ describe('SqliteIdempotencyStore', () => {
     const harness = openGateHarness({ onExecute: () => new Promise((resolve) => setTimeout(resolve, 20)) });
     const results = await Promise.all(Array.from({ length: 20 }, () => pay(harness)));
     expect(countPayments(harness.store.database)).toBe(1);
-    expect(new Set(results.map((result) => toolMessage(result.messages, 'call_pay'))).size).toBe(1);
+    expect(new Set(results.map((result) => answered(toolMessage(result.messages, 'call_pay')).fields)).size).toBe(1);
     const outcomes = harness.audit.listAudit().map((entry) => entry.outcome);
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'replayed:ok')).toHaveLength(19);
@@ -154,7 +164,7 @@ describe('SqliteIdempotencyStore', () => {
     const again = await payAs({ tenantId: 'bank', userId: 'U1', roles: [] });
     const answers = [first, otherTenant, otherUser, again].map((result) => toolMessage(result.messages, 'call_pay'));
     expect(new Set(answers.slice(0, 3)).size).toBe(3);
-    expect(answers[3]).toBe(answers[0]);
+    expect(answered(answers[3])).toEqual({ alreadyDone: true, fields: answered(answers[0]).fields });
     expect(harness.store.database.prepare('SELECT tenant, payer FROM payments ORDER BY payment_id').all()).toEqual([
       { tenant: 'bank', payer: 'U1' },
       { tenant: 'other-bank', payer: 'U1' },
