@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DbosRunClient, dbosRunClient } from '../../src/dbos.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
-import { refundThroughApi, startEngineApi } from './engine-api.js';
+import { noteThroughUseChat, refundThroughApi, startEngineApi } from './engine-api.js';
 import { bundleWorker, killAllWorkers, pollUntil, startWorker } from './engine-workers.js';
 import {
   approveAs,
@@ -255,7 +255,7 @@ describe.skipIf(postgres.skip)('arbiter inside DBOS', () => {
     expect(firstOfSecond).toBeGreaterThan(lastOfFirst);
   }, 300_000);
 
-  it("runs the sessions of arbiter's API in DBOS: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once", async () => {
+  it("runs the sessions of arbiter's API in DBOS: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once; a note through useChat", async () => {
     const world = await open();
     await world.start({ executorId: 'worker-a' });
     const first = await world.start({ executorId: 'worker-b' });
@@ -275,6 +275,7 @@ describe.skipIf(postgres.skip)('arbiter inside DBOS', () => {
           await world.start({ executorId: 'worker-b', build: 'build-2' });
         },
       });
+      await noteThroughUseChat({ api, world, tag: 'api-note' });
     } finally {
       await api.close();
     }

@@ -8,9 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DefaultChatTransport, type UIMessage } from 'ai6';
 import { expect } from 'vitest';
 import type { ExternalEvent } from '../../src/events/external-event.js';
 import type { AuthConfig } from '../../src/server/auth-config.js';
+import { chunksOf, messageOf } from '../../src/server/protocols/ai-sdk-ui/test-support/read-ui-message.js';
 import type { ServerEngine } from '../../src/server/start-in-engine.js';
 import { startPostgresTestNode } from '../../src/server/test-support/postgres-test-node.js';
 import { requestJson } from '../../src/server/test-support/request-json.js';
@@ -107,8 +109,14 @@ export async function refundThroughApi({
     stopAfter: (event) => event.type === 'approval:required',
     timeoutMs: 120_000,
   });
-  const required = untilApproval.events.at(-1) as ExternalEvent & { approvalId: string };
-  expect(required.type).toBe('approval:required');
+  // The run's stop for the person may come in the same read (run:end awaiting_approval).
+  const required = untilApproval.events.find((event) => event.type === 'approval:required') as
+    | (ExternalEvent & { approvalId: string })
+    | undefined;
+  // What the stream carried, should it end elsewhere (a run that failed says how).
+  if (required === undefined) {
+    throw new Error(`the stream ended before the approval:\n${JSON.stringify(untilApproval.events, null, 1)}`);
+  }
   const { approvalId } = required;
 
   await whileWaiting();
@@ -184,4 +192,41 @@ export async function refundThroughApi({
     { role: 'assistant', content: 'Refunded order SO20260901.', runId },
   ]);
   expect(await api.request(`/v1/runs/${runId}`)).toMatchObject({ body: { status: 'completed' } });
+}
+
+/**
+ * A customer's note asked through `useChat` (the AI SDK's transport against
+ * `POST /v1/chat`), as today on a node: the run executes in the engine and
+ * the chat's stream carries its tool calls and its answer to the end.
+ */
+export async function noteThroughUseChat({ api, world, tag }: { api: EngineApi; world: ArbiterWorld; tag: string }) {
+  const transport = new DefaultChatTransport<UIMessage>({
+    api: `${api.url}/v1/chat`,
+    headers: { authorization: `Bearer ${apiTokens.alice}` },
+  });
+  const stream = await transport.sendMessages({
+    chatId: `chat-${tag}`,
+    messages: [
+      {
+        id: 'u1',
+        role: 'user',
+        parts: [{ type: 'text', text: `[run ${tag}] Please put a gift wrap note on SO20260902.` }],
+      },
+    ],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
+  const message = await messageOf(await chunksOf(stream));
+  expect(message.metadata).toMatchObject({ stopReason: 'completed' });
+  expect(message.parts.filter((part) => part.type.startsWith('tool-')).map((part) => part.type)).toEqual([
+    'tool-query_order',
+    'tool-add_order_note',
+  ]);
+  expect(message.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text)).toEqual([
+    'Noted gift wrap on SO20260902.',
+  ]);
+  expect(await world.query('SELECT key FROM $schema.effects WHERE key LIKE $1', ['note:%'])).toEqual([
+    { key: 'note:SO20260902:gift wrap' },
+  ]);
 }

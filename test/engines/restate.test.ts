@@ -14,7 +14,7 @@ import type { DurableRunInput } from '../../src/durable/run-in-engine.js';
 import { HttpError } from '../../src/errors/http-error.js';
 import { type RestateRunClient, restateRunClient } from '../../src/restate.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
-import { refundThroughApi, startEngineApi } from './engine-api.js';
+import { noteThroughUseChat, refundThroughApi, startEngineApi } from './engine-api.js';
 import { bundleWorker, killAllWorkers, startWorker, type Worker } from './engine-workers.js';
 import {
   approveAs,
@@ -232,7 +232,7 @@ describe.skipIf(postgres.skip)('arbiter inside Restate', () => {
     await expectGaplessEvents(world, 'run-two-approval');
   }, 300_000);
 
-  it("runs the sessions of arbiter's API in Restate: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once", async () => {
+  it("runs the sessions of arbiter's API in Restate: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once; a note through useChat", async () => {
     const world = await open();
     const workers = [await world.start(), await world.start()];
     const api = await startEngineApi({
@@ -253,6 +253,7 @@ describe.skipIf(postgres.skip)('arbiter inside Restate', () => {
           }
         },
       });
+      await noteThroughUseChat({ api, world, tag: 'api-note' });
     } finally {
       await api.close();
     }

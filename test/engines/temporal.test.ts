@@ -19,7 +19,7 @@ import {
 import { HttpError } from '../../src/errors/http-error.js';
 import { setUpPostgresCluster } from '../../src/store/postgres/test-support/postgres-cluster.js';
 import { type TemporalRunClient, temporalRunClient } from '../../src/temporal.js';
-import { refundThroughApi, startEngineApi } from './engine-api.js';
+import { noteThroughUseChat, refundThroughApi, startEngineApi } from './engine-api.js';
 import { bundleWorker, killAllWorkers, pollUntil, startWorker } from './engine-workers.js';
 import {
   approveAs,
@@ -342,7 +342,7 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     );
   }, 300_000);
 
-  it("runs the sessions of arbiter's API in Temporal: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once", async () => {
+  it("runs the sessions of arbiter's API in Temporal: a refund streamed, approved across a deploy by one of two racing approvers (API and desk), run once; a note through useChat", async () => {
     const world = await open();
     const first = await world.start();
     const api = await startEngineApi({
@@ -361,6 +361,7 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
           await world.start({ build: 'build-2' });
         },
       });
+      await noteThroughUseChat({ api, world, tag: 'api-note' });
     } finally {
       await api.close();
     }

@@ -48,6 +48,27 @@ export async function startTemporalServer({
   binary: string;
   readyWithinMs?: number;
 }): Promise<TemporalServer> {
+  // The dev server picks its internal services' ports itself, and on a busy machine one can be taken between its
+  // pick and its bind ("address already in use", then a crash): it is started again on other ports.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce({ binary, readyWithinMs });
+    } catch (error) {
+      if (!(error instanceof DevServerExited) || attempt === 3) throw error;
+    }
+  }
+}
+
+/** The dev server process ended before it answered. */
+class DevServerExited extends Error {}
+
+async function startOnce({
+  binary,
+  readyWithinMs,
+}: {
+  binary: string;
+  readyWithinMs: number;
+}): Promise<TemporalServer> {
   const [port, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const child: ChildProcess = spawn(
     binary,
@@ -80,7 +101,7 @@ export async function startTemporalServer({
   const started = Date.now();
   let connection: Connection | undefined;
   while (connection === undefined) {
-    if (child.exitCode !== null) throw new Error(`temporal server exited:\n${log}`);
+    if (child.exitCode !== null) throw new DevServerExited(`temporal server exited:\n${log}`);
     if (Date.now() - started > readyWithinMs) throw new Error(`temporal server not up in ${readyWithinMs} ms:\n${log}`);
     try {
       const attempt = await Connection.connect({ address, connectTimeout: 2000 });
