@@ -1,0 +1,164 @@
+import type { ChatWrapper, LlamaCompletion, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
+import type { AssistantMessage, ToolCall } from '../../core/chat-message.js';
+import type { Model, ModelRequest, ModelResponse } from '../model.js';
+import { loadLocalRuntime } from './load-local-runtime.js';
+import { type CallSyntax, parseToolCalls } from './parse-tool-calls.js';
+import { createTextStreamer } from './text-streamer.js';
+import { toChatFunctions, toChatHistory } from './to-chat-history.js';
+
+export interface LocalModelOptions {
+  /** Path of a GGUF model file. */
+  readonly file: string;
+  /** The name reported as `Model.name`; default `local:<file name>`. */
+  readonly name?: string;
+  /** CPU threads for evaluation; default 1 (a shared machine). */
+  readonly threads?: number;
+  /** Context window in tokens; default 4096. */
+  readonly contextSize?: number;
+  /** 0 (default) decodes greedily: the same conversation always gives the same answer. */
+  readonly temperature?: number;
+  /** Sampling seed when `temperature` is above 0; default 0. */
+  readonly seed?: number;
+  /** Upper bound on generated tokens when the request gives none; default 512. */
+  readonly maxOutputTokens?: number;
+}
+
+interface Loaded {
+  readonly model: LlamaModel;
+  readonly sequence: LlamaContextSequence;
+  readonly completion: LlamaCompletion;
+  readonly chatWrapper: ChatWrapper;
+  readonly syntax: CallSyntax | undefined;
+}
+
+/**
+ * A GGUF model file on this machine as arbiter's model, through the optional
+ * `node-llama-cpp` runtime (CPU). The conversation and the tools are rendered
+ * with the model's own chat template (tools listed the way the template lists
+ * them), the answer streams as text deltas, and the calls are read from the
+ * template's call syntax as the model wrote them: nothing constrains the
+ * arguments, so arbiter's validation sees the model's real mistakes.
+ * Decoding is greedy by default; one context sequence is kept, so a
+ * conversation that grows by a turn re-evaluates only the new tokens
+ * (`usage.cachedInputTokens` counts the reused ones). Loading happens on the
+ * first call; a missing, unreadable or unsupported file, or a missing runtime,
+ * is a `LocalModelError`.
+ *
+ * @example
+ * const model = new LocalModel({ file: 'models/qwen2.5-coder-0.5b-instruct.gguf' });
+ * const response = await model.generate({ messages, tools: registry.specs() });
+ */
+export class LocalModel implements Model {
+  readonly name: string;
+  readonly file: string;
+  readonly #options: Required<Omit<LocalModelOptions, 'file' | 'name'>>;
+  #loaded: Promise<Loaded> | undefined;
+  #callCount = 0;
+
+  constructor({
+    file,
+    name,
+    threads = 1,
+    contextSize = 4096,
+    temperature = 0,
+    seed = 0,
+    maxOutputTokens = 512,
+  }: LocalModelOptions) {
+    this.file = file;
+    this.name = name ?? `local:${file.split(/[\\/]/).pop() ?? file}`;
+    this.#options = { threads, contextSize, temperature, seed, maxOutputTokens };
+  }
+
+  /** Loads the file now instead of on the first call (a `LocalModelError` when it cannot). */
+  async load(): Promise<void> {
+    await this.#load();
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    request.signal?.throwIfAborted();
+    const { model, sequence, completion, chatWrapper, syntax } = await this.#load();
+    const functions = request.tools.length > 0 ? toChatFunctions({ tools: request.tools }) : undefined;
+    const state = chatWrapper.generateContextState({
+      chatHistory: toChatHistory({ messages: request.messages }),
+      ...(functions === undefined ? {} : { availableFunctions: functions, documentFunctionParams: true }),
+    });
+    const tokens = state.contextText.tokenize(model.tokenizer);
+    const cachedInputTokens = commonPrefixLength(sequence.contextTokens, tokens);
+    const streamer = createTextStreamer({
+      markers: ['<tool_call>', '```', '{', ...(syntax === undefined ? [] : [syntax.prefix.trim()])],
+      ...(request.onTextDelta === undefined ? {} : { onText: request.onTextDelta }),
+    });
+    let outputTokens = 0;
+    const { response, metadata } = await completion.generateCompletionWithMeta(tokens, {
+      maxTokens: request.maxOutputTokens ?? this.#options.maxOutputTokens,
+      temperature: this.#options.temperature,
+      seed: this.#options.seed,
+      repeatPenalty: false,
+      customStopTriggers: state.stopGenerationTriggers,
+      onTextChunk: streamer.push,
+      onToken: (generated) => {
+        outputTokens += generated.length;
+      },
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    streamer.end();
+    const parsed = parseToolCalls({ text: response, syntax });
+    const toolCalls: ToolCall[] = parsed.calls.map((call) => ({
+      id: `call_${++this.#callCount}`,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+    const message: AssistantMessage =
+      toolCalls.length > 0
+        ? { role: 'assistant', content: parsed.content, tool_calls: toolCalls }
+        : { role: 'assistant', content: parsed.content ?? '' };
+    return {
+      message,
+      finishReason: toolCalls.length > 0 ? 'tool_calls' : metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
+      usage: { inputTokens: tokens.length, outputTokens, cachedInputTokens },
+      model: this.name,
+    };
+  }
+
+  #load(): Promise<Loaded> {
+    this.#loaded ??= this.#open().catch((error: unknown) => {
+      this.#loaded = undefined;
+      throw error;
+    });
+    return this.#loaded;
+  }
+
+  async #open(): Promise<Loaded> {
+    const { runtime, model } = await loadLocalRuntime({ file: this.file });
+    const context = await model.createContext({
+      contextSize: this.#options.contextSize,
+      threads: this.#options.threads,
+    });
+    const sequence = context.getSequence();
+    const completion = new runtime.LlamaCompletion({ contextSequence: sequence });
+    const chatWrapper = runtime.resolveChatWrapper(model);
+    return { model, sequence, completion, chatWrapper, syntax: callSyntaxOf(chatWrapper) };
+  }
+}
+
+function callSyntaxOf(chatWrapper: ChatWrapper): CallSyntax | undefined {
+  const call = chatWrapper.settings.functions.call;
+  return {
+    prefix: textOf(call.prefix),
+    paramsPrefix: textOf(call.paramsPrefix),
+    suffix: textOf(call.suffix),
+  };
+}
+
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && 'toString' in value) return String(value);
+  return '';
+}
+
+function commonPrefixLength(left: readonly Token[], right: readonly Token[]): number {
+  const limit = Math.min(left.length, right.length);
+  let index = 0;
+  while (index < limit && left[index] === right[index]) index += 1;
+  return index;
+}

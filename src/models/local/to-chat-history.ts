@@ -1,0 +1,67 @@
+import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions } from 'node-llama-cpp';
+import type { ChatMessage } from '../../core/chat-message.js';
+import type { ToolSpec } from '../../core/tool-spec.js';
+
+/**
+ * arbiter's conversation as node-llama-cpp's chat history, ending with an
+ * empty model turn for the answer: an assistant message's tool calls become
+ * function calls whose results are the matching tool messages' text (the
+ * template renders them in its own call and result syntax), system and user
+ * messages stay as they are.
+ *
+ * @example
+ * const history = toChatHistory({ messages: [{ role: 'user', content: 'hi' }] });
+ * // [{ type: 'user', text: 'hi' }, { type: 'model', response: [] }]
+ */
+export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }): ChatHistoryItem[] {
+  const results = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role === 'tool') results.set(message.tool_call_id, message.content);
+  }
+  const history: ChatHistoryItem[] = [];
+  for (const message of messages) {
+    if (message.role === 'system') history.push({ type: 'system', text: message.content });
+    else if (message.role === 'user') history.push({ type: 'user', text: message.content });
+    else if (message.role === 'assistant') {
+      const response: (string | ChatModelFunctionCall)[] = [];
+      if (message.content !== null && message.content !== '') response.push(message.content);
+      for (const call of message.tool_calls ?? []) {
+        response.push({
+          type: 'functionCall',
+          name: call.function.name,
+          params: parseOrKeep(call.function.arguments),
+          result: results.get(call.id) ?? '',
+        });
+      }
+      history.push({ type: 'model', response });
+    }
+  }
+  history.push({ type: 'model', response: [] });
+  return history;
+}
+
+/**
+ * The tool specs as node-llama-cpp's function definitions, so the chat
+ * template lists them (name, description, JSON Schema of the parameters).
+ *
+ * @example
+ * const functions = toChatFunctions({ tools: registry.specs() });
+ */
+export function toChatFunctions({ tools }: { tools: readonly ToolSpec[] }): ChatModelFunctions {
+  const functions: Record<string, ChatModelFunctions[string]> = {};
+  for (const tool of tools) {
+    functions[tool.function.name] = {
+      description: tool.function.description,
+      params: tool.function.parameters as ChatModelFunctions[string]['params'],
+    };
+  }
+  return functions;
+}
+
+function parseOrKeep(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
