@@ -220,7 +220,10 @@ const commands: Record<string, Command> = {
     const { runFakeEndpoint } = await import('./commands/fake-endpoint.js');
     return runFakeEndpoint({ args, write: (line) => process.stdout.write(`${line}\n`) });
   },
-  eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
+  eval: async (args) =>
+    args[0] === 'yield'
+      ? print(await (await import('./commands/eval-yield.js')).evalYieldFromArgs(args.slice(1)))
+      : print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   memory: async (args) => print(await (await import('./commands/memory.js')).memoryCommand({ args })),
   stats: async (args) => print(await (await import('./commands/stats.js')).statsFromArgs(args)),
   mcp: async (args) => {

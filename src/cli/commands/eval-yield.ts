@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ArbiterError } from '../../errors/arbiter-error.js';
+import { UsageError } from '../../errors/usage-error.js';
+import { createFixtureTools, type FixtureToolSpec } from '../../evaluation/fixture-tools.js';
+import { formatYieldReport } from '../../evaluation/yield/format-yield-report.js';
+import { type ExperimentRow, rowKey, runYieldExperiment } from '../../evaluation/yield/run-yield-experiment.js';
+import { type YieldCondition, yieldConditions } from '../../evaluation/yield/yield-conditions.js';
+import { readYieldCorpus } from '../../evaluation/yield/yield-corpus.js';
+import { LocalModel } from '../../models/local/local-model.js';
+import { ToolRegistry } from '../../tools/tool-registry.js';
+import type { CommandResult } from '../cli-output.js';
+
+/** A results file's first line: what ran, on which commit. */
+export interface YieldRunHeader {
+  readonly phase: 'header';
+  readonly model: string;
+  readonly file: string;
+  readonly commit: string;
+  readonly startedAt: string;
+  readonly threads: number;
+  readonly decoding: string;
+}
+
+/**
+ * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
+ * [--threads N] [--conditions a,b]` (`npm run eval -- yield --model FILE`):
+ * the correction-yield experiment on local GGUF models (see
+ * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
+ * come, headed by the commit they ran on; a rerun continues a file where it
+ * stopped. `DIR/report.md` is written from every results file in `DIR` at
+ * the end; `--report` only rewrites it.
+ *
+ * @example
+ * process.exitCode = print(await evalYieldFromArgs(['--model', 'models/qwen2.5-coder-0.5b.gguf']));
+ */
+export async function evalYieldFromArgs(args: readonly string[]): Promise<CommandResult> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      model: { type: 'string', multiple: true },
+      corpus: { type: 'string', default: 'evals/yield/corpus.json' },
+      tools: { type: 'string', default: 'evals/yield/tools.json' },
+      out: { type: 'string', default: 'evals/yield/results' },
+      limit: { type: 'string' },
+      threads: { type: 'string', default: '1' },
+      conditions: { type: 'string' },
+      report: { type: 'boolean', default: false },
+    },
+  });
+  try {
+    const limit = values.limit === undefined ? undefined : wholeNumber('--limit', values.limit);
+    const threads = wholeNumber('--threads', values.threads);
+    const conditions = values.conditions === undefined ? yieldConditions : parseConditions(values.conditions);
+    mkdirSync(values.out, { recursive: true });
+    if (!values.report) {
+      const files = values.model ?? [];
+      if (files.length === 0) throw new UsageError({ message: 'eval yield needs --model FILE (a GGUF model file)' });
+      const corpus = readYieldCorpus(values.corpus);
+      const specs = (JSON.parse(readFileSync(values.tools, 'utf8')) as { tools: FixtureToolSpec[] }).tools;
+      for (const file of files) {
+        const registry = new ToolRegistry();
+        for (const tool of createFixtureTools(specs)) registry.register(tool);
+        const model = new LocalModel({ file, threads, name: basename(file) });
+        await model.load();
+        const output = join(values.out, `${basename(file).replace(/\.gguf$/i, '')}.jsonl`);
+        const done = existsSync(output) ? new Set(readRows(output).map(rowKey)) : new Set<string>();
+        const header: YieldRunHeader = {
+          phase: 'header',
+          model: model.name,
+          file: basename(file),
+          commit: currentCommit(),
+          startedAt: new Date().toISOString(),
+          threads,
+          decoding: 'greedy (temperature 0, no repeat penalty), seed 0',
+        };
+        appendFileSync(output, `${JSON.stringify(header)}\n`);
+        await runYieldExperiment({
+          model,
+          corpus,
+          tools: registry.specs,
+          registry,
+          conditions,
+          done,
+          ...(limit === undefined ? {} : { limit }),
+          onRow: (row) => appendFileSync(output, `${JSON.stringify(row)}\n`),
+        });
+      }
+    }
+    const rows = readdirSync(values.out)
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort()
+      .flatMap((name) => readRows(join(values.out, name)));
+    const headers = readdirSync(values.out)
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort()
+      .flatMap((name) => readHeaders(join(values.out, name)));
+    const report = formatYieldReport({ rows, headers });
+    writeFileSync(join(values.out, 'report.md'), `${report.join('\n')}\n`);
+    return { exitCode: 0, stdout: report, stderr: [] };
+  } catch (error) {
+    if (ArbiterError.isInstance(error)) return { exitCode: 2, stdout: [], stderr: [error.message] };
+    throw error;
+  }
+}
+
+function readLines(file: string): unknown[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as unknown);
+}
+
+function readRows(file: string): ExperimentRow[] {
+  return readLines(file).filter((line): line is ExperimentRow => (line as { phase?: string }).phase !== 'header');
+}
+
+function readHeaders(file: string): YieldRunHeader[] {
+  return readLines(file).filter((line): line is YieldRunHeader => (line as { phase?: string }).phase === 'header');
+}
+
+function wholeNumber(flag: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UsageError({ message: `${flag} must be a whole number from 1, got "${value}"` });
+  }
+  return number;
+}
+
+function parseConditions(value: string): YieldCondition[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!yieldConditions.some((known) => known === name)) {
+      throw new UsageError({
+        message: `--conditions: unknown condition "${name}" (known: ${yieldConditions.join(', ')})`,
+      });
+    }
+  }
+  return names as YieldCondition[];
+}
+
+function currentCommit(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    return dirty === '' ? commit : `${commit} (with uncommitted changes)`;
+  } catch {
+    return 'unknown';
+  }
+}
