@@ -26,7 +26,7 @@ export interface YieldRunHeader {
 
 /**
  * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
- * [--threads N] [--conditions a,b]` (`npm run eval -- yield --model FILE`):
+ * [--threads N] [--conditions a,b] [--first-calls both|original|none]` (`npm run eval -- yield --model FILE`):
  * the correction-yield experiment on local GGUF models (see
  * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
  * come, headed by the commit they ran on; a rerun continues a file where it
@@ -48,11 +48,16 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       threads: { type: 'string', default: '1' },
       conditions: { type: 'string' },
       report: { type: 'boolean', default: false },
+      'first-calls': { type: 'string', default: 'both' },
     },
   });
   try {
     const limit = values.limit === undefined ? undefined : wholeNumber('--limit', values.limit);
     const threads = wholeNumber('--threads', values.threads);
+    const firstCalls = values['first-calls'];
+    if (firstCalls !== 'both' && firstCalls !== 'original' && firstCalls !== 'none') {
+      throw new UsageError({ message: `--first-calls must be both, original or none, got "${firstCalls}"` });
+    }
     const conditions = values.conditions === undefined ? yieldConditions : parseConditions(values.conditions);
     mkdirSync(values.out, { recursive: true });
     if (!values.report) {
@@ -66,7 +71,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
         const model = new LocalModel({ file, threads, name: basename(file) });
         await model.load();
         const output = join(values.out, `${basename(file).replace(/\.gguf$/i, '')}.jsonl`);
-        const done = existsSync(output) ? new Set(readRows(output).map(rowKey)) : new Set<string>();
+        const done = new Map(existsSync(output) ? readRows(output).map((row) => [rowKey(row), row] as const) : []);
         const header: YieldRunHeader = {
           phase: 'header',
           model: model.name,
@@ -84,6 +89,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           registry,
           conditions,
           done,
+          firstCalls,
           ...(limit === undefined ? {} : { limit }),
           onRow: (row) => appendFileSync(output, `${JSON.stringify(row)}\n`),
         });

@@ -82,7 +82,8 @@ export async function runYieldExperiment({
   conditions = yieldConditions,
   maxTurns = 2,
   limit,
-  done = new Set<string>(),
+  firstCalls = 'both',
+  done = new Map<string, ExperimentRow>(),
   onRow,
 }: {
   model: Model;
@@ -91,17 +92,27 @@ export async function runYieldExperiment({
   registry: ToolRegistry;
   conditions?: readonly YieldCondition[];
   maxTurns?: number;
-  /** At most this many broken calls (in corpus order, then the model's own). */
+  /** At most this many broken calls, taken a kind at a time (see `stratify`). */
   limit?: number;
-  /** Keys (`rowKey`) of rows already written. */
-  done?: ReadonlySet<string>;
+  /** Which first-call phases run: both tool forms (default), the tools as defined only, or none. */
+  firstCalls?: 'both' | 'original' | 'none';
+  /** Rows already written, by `rowKey`: not asked again (a first call's row still yields the model's own mistake). */
+  done?: ReadonlyMap<string, ExperimentRow>;
   onRow: (row: ExperimentRow) => void;
 }): Promise<void> {
   const own: YieldCall[] = [];
-  for (const variant of ['original', 'strict'] as const) {
+  const variants =
+    firstCalls === 'both'
+      ? (['original', 'strict'] as const)
+      : firstCalls === 'original'
+        ? (['original'] as const)
+        : [];
+  for (const variant of variants) {
     const specs = variant === 'strict' ? toStrictTools(tools) : tools;
     for (const intent of corpus.intents) {
-      const row = await firstCall({ model, intent, specs, registry, variant });
+      const previous = done.get(`first_call|${model.name}|${variant}|${intent.id}`);
+      const row =
+        previous?.phase === 'first_call' ? previous : await firstCall({ model, intent, specs, registry, variant });
       if (row.outcome === 'invalid' && variant === 'original' && row.call !== undefined) {
         own.push({
           id: `own:${intent.id}`,
@@ -117,16 +128,43 @@ export async function runYieldExperiment({
       if (!done.has(rowKey(row))) onRow(row);
     }
   }
-  const calls = [...corpus.calls, ...own].slice(0, limit);
-  for (const call of calls) {
+  const broken = [...corpus.calls, ...own].flatMap((call) => {
     const english = refusal({ registry, call, locale: 'en' });
-    if (english === undefined) continue;
+    return english === undefined ? [] : [{ call, kind: errorKindOf(english.issues) }];
+  });
+  for (const { call, kind } of stratify(broken).slice(0, limit)) {
     for (const condition of conditions) {
-      const key = `yield|${model.name}|${call.id}|${condition}`;
-      if (done.has(key)) continue;
-      onRow(await correction({ model, call, condition, tools, registry, maxTurns, kind: errorKindOf(english.issues) }));
+      if (done.has(`yield|${model.name}|${call.id}|${condition}`)) continue;
+      onRow(await correction({ model, call, condition, tools, registry, maxTurns, kind }));
     }
   }
+}
+
+/**
+ * The broken calls a kind at a time (the first of each kind, then the second
+ * of each, …), the model's own first, so that a run cut short still covers
+ * every kind evenly.
+ *
+ * @example
+ * stratify([{ call: a, kind: 'enum' }, { call: b, kind: 'enum' }, { call: c, kind: 'pattern' }]); // a, c, b
+ */
+export function stratify<Item extends { readonly call: YieldCall; readonly kind: ErrorKind }>(
+  items: readonly Item[],
+): Item[] {
+  const ordered = [
+    ...items.filter((item) => item.call.source === 'own'),
+    ...items.filter((item) => item.call.source !== 'own'),
+  ];
+  const byKind = new Map<ErrorKind, Item[]>();
+  for (const item of ordered) byKind.set(item.kind, [...(byKind.get(item.kind) ?? []), item]);
+  const result: Item[] = [];
+  for (let index = 0; result.length < ordered.length; index += 1) {
+    for (const group of byKind.values()) {
+      const item = group[index];
+      if (item !== undefined) result.push(item);
+    }
+  }
+  return result;
 }
 
 /** The key that identifies a row across runs, for resuming. */
