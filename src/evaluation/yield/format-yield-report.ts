@@ -40,7 +40,15 @@ export function formatYieldReport({
   for (const model of models) {
     const mine = rows.filter((row) => row.model === model);
     lines.push(`## ${model}`, '', ...firstCallTable(mine.filter(isFirstCall)), '');
-    const trials = mine.filter(isYield);
+    // Every condition on the same calls: a call some condition has not answered yet (a run cut short) is left out.
+    const answered = mine.filter(isYield);
+    const conditions = new Set(answered.map((row) => row.condition)).size;
+    const complete = new Set(
+      [...new Set(answered.map((row) => row.call))].filter(
+        (call) => answered.filter((row) => row.call === call).length === conditions,
+      ),
+    );
+    const trials = answered.filter((row) => complete.has(row.call));
     lines.push(...conditionTable(trials), '', ...kindTable(trials), '');
   }
   return lines;

