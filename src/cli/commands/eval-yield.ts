@@ -68,7 +68,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       for (const file of files) {
         const registry = new ToolRegistry();
         for (const tool of createFixtureTools(specs)) registry.register(tool);
-        const model = new LocalModel({ file, threads, name: basename(file) });
+        const model = new LocalModel({ file, threads, name: basename(file), stopAfterFirstCall: true });
         await model.load();
         const output = join(values.out, `${basename(file).replace(/\.gguf$/i, '')}.jsonl`);
         const done = new Map(existsSync(output) ? readRows(output).map((row) => [rowKey(row), row] as const) : []);

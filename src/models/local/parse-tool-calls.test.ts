@@ -29,6 +29,17 @@ describe('parseToolCalls', () => {
     ).toEqual([{ name: 'apply_refund', arguments: '{"amount_cents": 4550,}' }]);
   });
 
+  it('reads calls written one after the other in one block, as small models do', () => {
+    expect(
+      parseToolCalls({
+        text: '<tool_call>\n{"name": "query_order", "arguments": {"order_id": "SO20260901"}}\n{"name": "track_shipment", "arguments": {"order_id": "SO20260901"}}\n</tool_call>',
+      }).calls,
+    ).toEqual([
+      { name: 'query_order', arguments: '{"order_id":"SO20260901"}' },
+      { name: 'track_shipment', arguments: '{"order_id":"SO20260901"}' },
+    ]);
+  });
+
   it("reads the runtime's own call syntax for templates without tools", () => {
     const syntax = { prefix: '||call: ', paramsPrefix: '(', suffix: ')' };
     expect(parseToolCalls({ text: '||call: query_order({"order_id": "SO20260901"})', syntax }).calls).toEqual([

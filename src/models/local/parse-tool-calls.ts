@@ -92,12 +92,12 @@ function indexOfAny(text: string, needles: readonly string[], from: number): { a
 }
 
 function callsFromJson(source: string): ParsedToolCall[] {
-  const value = tryParse(source);
-  if (value === undefined) {
+  const values = jsonValues(source);
+  if (values === undefined) {
     const broken = brokenCall(source);
     return broken === undefined ? [] : [broken];
   }
-  const items = Array.isArray(value) ? value : [value];
+  const items = values.flatMap((value) => (Array.isArray(value) ? value : [value]));
   const calls: ParsedToolCall[] = [];
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
@@ -109,6 +109,46 @@ function callsFromJson(source: string): ParsedToolCall[] {
     calls.push({ name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) });
   }
   return calls;
+}
+
+/**
+ * The JSON values one after the other in `source` (`{…}\n{…}`: a model that
+ * writes several calls in one block), or undefined when any part is not JSON.
+ */
+function jsonValues(source: string): unknown[] | undefined {
+  const whole = tryParse(source);
+  if (whole !== undefined) return [whole];
+  const values: unknown[] = [];
+  let rest = source.trim();
+  while (rest !== '') {
+    const end = firstValueEnd(rest);
+    const value = end === undefined ? undefined : tryParse(rest.slice(0, end));
+    if (end === undefined || value === undefined) return undefined;
+    values.push(value);
+    rest = rest.slice(end).trim();
+  }
+  return values.length === 0 ? undefined : values;
+}
+
+/** Where the object or array at the start of `text` closes (its brackets balanced outside strings). */
+export function firstValueEnd(text: string): number | undefined {
+  const open = text[0];
+  if (open !== '{' && open !== '[') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text[index];
+    if (inString) {
+      if (character === '\\') index += 1;
+      else if (character === '"') inString = false;
+    } else if (character === '"') inString = true;
+    else if (character === '{' || character === '[') depth += 1;
+    else if (character === '}' || character === ']') {
+      depth -= 1;
+      if (depth === 0) return index + 1;
+    }
+  }
+  return undefined;
 }
 
 /** A call whose JSON does not parse: its name when readable, its arguments as the raw text the model wrote. */
