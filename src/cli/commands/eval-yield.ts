@@ -150,7 +150,14 @@ function parseConditions(value: string): YieldCondition[] {
 function currentCommit(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    // The results files themselves are left out: a run appends to them.
+    const dirty = execFileSync(
+      'git',
+      ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!evals/yield/results'],
+      {
+        encoding: 'utf8',
+      },
+    ).trim();
     return dirty === '' ? commit : `${commit} (with uncommitted changes)`;
   } catch {
     return 'unknown';
