@@ -3,7 +3,8 @@
 Two sources: the shop's error-message corpus (evals/shop/experiments/error-messages.json, the calls whose
 fix is known; each given a zh-CN wording of the user's words here), and mutations of intents below: one
 valid call per intent, broken one way per error kind that applies to it. Deterministic: no randomness.
-Rerun with `python3 evals/yield/make-corpus.py` after editing; the experiment reads only the JSON.
+Rerun with `python3 evals/yield/make-corpus.py && npx biome format --write evals/yield/corpus.json` after editing; the
+experiment reads only the JSON.
 """
 import copy
 import json
