@@ -23,7 +23,12 @@ const entries = [
 }));
 
 /** Test files that time processes: run alone (see `projects`). */
-const timed = ['test/cluster/**/*.test.ts', 'test/crash/**/*.test.ts', 'test/browser/**/*.test.ts'];
+const timed = [
+  'test/cluster/**/*.test.ts',
+  'test/crash/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+  'test/engines/**/*.test.ts',
+];
 
 export default defineConfig({
   resolve: {

@@ -8,6 +8,11 @@
  * Every target is printed with MET/MISSED and, with every figure, written
  * as one JSON document to dist-bench/results.json (the targets also as the
  * last line, prefixed `targets:`), so the README table is filled from one run.
+ *
+ * `npm run bench -- compare REV` instead compares this checkout's per-step
+ * paths with revision REV's, side by side (`compare-revisions.ts`);
+ * `npm run bench -- guard [--update]` counts what a step asks of SQLite
+ * against the committed baseline, or writes it (`step-guard.ts`).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -17,6 +22,8 @@ import { runAgentPathsBench } from './agent-paths-bench.js';
 import { runAiSdkToolsBench } from './ai-sdk-tools-bench.js';
 import { runAuditChainBench } from './audit-chain-bench.js';
 import { runClusterBench, runClusterTenantsBench } from './cluster-bench.js';
+import { compareRevisions, parseCompareArguments } from './compare-revisions.js';
+import { runEnginesBench } from './engines-bench.js';
 import { runEventsBench } from './events-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
@@ -25,6 +32,7 @@ import type { BenchResult, Target } from './measure.js';
 import { runMemoryBench } from './memory-bench.js';
 import { runRoutingBench } from './routing-bench.js';
 import { runSseBench } from './sse-bench.js';
+import { runStepGuard } from './step-guard.js';
 import { runStoreBench } from './store-bench.js';
 import { runUiStreamBench } from './ui-stream-bench.js';
 import { runValidationBench } from './validation-bench.js';
@@ -46,7 +54,20 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['memory', runMemoryBench],
   ['ag-ui', runAgUiBench],
   ['ai-sdk', () => runAiSdkToolsBench()],
+  ['engines', runEnginesBench],
 ];
+
+if (process.argv[2] === 'guard') {
+  const { lines, ok } = await runStepGuard({ update: process.argv.includes('--update') });
+  for (const line of lines) console.log(line);
+  process.exit(ok ? 0 : 1);
+}
+
+if (process.argv[2] === 'compare') {
+  const { lines } = await compareRevisions(parseCompareArguments(process.argv.slice(3)));
+  for (const line of lines) console.log(line);
+  process.exit(0);
+}
 
 const only = [
   ...process.argv.slice(2),

@@ -18,9 +18,25 @@ export interface SqliteCounts {
   autocommitWrites: number;
   writes: number;
   reads: number;
+  /** Rows touched: rows a read answered plus rows a write changed. */
+  rows: number;
+  /** Values bound to the statements run (an array or object of them counted by its entries). */
+  boundValues: number;
   /** Writes per statement (its SQL, first 60 characters, spaces collapsed). */
   writesBySql: Record<string, number>;
   readsBySql: Record<string, number>;
+}
+
+/** How many values a statement call binds: each argument, an array or object by its entries. */
+function boundValueCount(parameters: readonly unknown[]): number {
+  let count = 0;
+  for (const parameter of parameters) {
+    if (Array.isArray(parameter)) count += parameter.length;
+    else if (typeof parameter === 'object' && parameter !== null && !(parameter instanceof Uint8Array)) {
+      count += Object.keys(parameter).length;
+    } else count += 1;
+  }
+  return count;
 }
 
 /** All commits: transactions plus writes outside one. */
@@ -37,7 +53,8 @@ type AnyFunction = (...parameters: unknown[]) => unknown;
 const shortSql = (source: string) => source.replace(/\s+/g, ' ').trim().slice(0, 60);
 
 /**
- * Installs the counters; returns them (live) and `uninstall`.
+ * Installs the counters; returns them (live), `uninstall`, and `reinstall`
+ * (to count again after a stretch left out).
  *
  * @example
  * const counter = installSqliteCounter();
@@ -45,7 +62,7 @@ const shortSql = (source: string) => source.replace(/\s+/g, ' ').trim().slice(0,
  * counter.uninstall();
  * console.log(commitsOf(counter.counts));
  */
-export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () => void } {
+export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () => void; reinstall: () => void } {
   const counts: SqliteCounts = {
     prepares: 0,
     transactionFunctions: 0,
@@ -53,6 +70,8 @@ export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () =>
     autocommitWrites: 0,
     writes: 0,
     reads: 0,
+    rows: 0,
+    boundValues: 0,
     writesBySql: {},
     readsBySql: {},
   };
@@ -69,15 +88,19 @@ export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () =>
     iterate: statementPrototype.iterate as AnyFunction,
   };
 
-  databasePrototype.prepare = function prepare(this: unknown, ...parameters: unknown[]) {
+  const patched: { database: Record<string, AnyFunction>; statement: Record<string, AnyFunction> } = {
+    database: {},
+    statement: {},
+  };
+  patched.database.prepare = function prepare(this: unknown, ...parameters: unknown[]) {
     counts.prepares += 1;
     return originals.prepare.apply(this, parameters);
   };
-  databasePrototype.transaction = function transaction(this: unknown, ...parameters: unknown[]) {
+  patched.database.transaction = function transaction(this: unknown, ...parameters: unknown[]) {
     counts.transactionFunctions += 1;
     return originals.transaction.apply(this, parameters);
   };
-  statementPrototype.run = function run(this: StatementLike, ...parameters: unknown[]) {
+  patched.statement.run = function run(this: StatementLike, ...parameters: unknown[]) {
     // better-sqlite3 runs its own BEGIN … COMMIT statements through this method too.
     const control = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.exec(this.source)?.[1];
     if (control !== undefined) {
@@ -85,14 +108,18 @@ export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () =>
       return originals.run.apply(this, parameters);
     }
     counts.writes += 1;
+    counts.boundValues += boundValueCount(parameters);
     const sql = shortSql(this.source);
     counts.writesBySql[sql] = (counts.writesBySql[sql] ?? 0) + 1;
     if (!this.database.inTransaction) counts.autocommitWrites += 1;
-    return originals.run.apply(this, parameters);
+    const result = originals.run.apply(this, parameters) as { changes: number };
+    counts.rows += result.changes;
+    return result;
   };
   for (const method of ['get', 'all', 'iterate'] as const) {
-    statementPrototype[method] = function read(this: StatementLike, ...parameters: unknown[]) {
+    patched.statement[method] = function read(this: StatementLike, ...parameters: unknown[]) {
       const sql = shortSql(this.source);
+      counts.boundValues += boundValueCount(parameters);
       // A write with RETURNING is run through get(): count it as the write it is.
       if (/^(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)) {
         counts.writes += 1;
@@ -102,9 +129,17 @@ export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () =>
         counts.reads += 1;
         counts.readsBySql[sql] = (counts.readsBySql[sql] ?? 0) + 1;
       }
-      return originals[method].apply(this, parameters);
+      const answer = originals[method].apply(this, parameters);
+      if (method === 'all') counts.rows += (answer as unknown[]).length;
+      else if (method === 'get' && answer !== undefined) counts.rows += 1;
+      return answer;
     };
   }
+  const reinstall = () => {
+    Object.assign(databasePrototype, patched.database);
+    Object.assign(statementPrototype, patched.statement);
+  };
+  reinstall();
   return {
     counts,
     uninstall: () => {
@@ -115,5 +150,6 @@ export function installSqliteCounter(): { counts: SqliteCounts; uninstall: () =>
       statementPrototype.all = originals.all;
       statementPrototype.iterate = originals.iterate;
     },
+    reinstall,
   };
 }

@@ -179,8 +179,8 @@ smoke_audit() {
   # An anchor needs the key; the log verifies against the anchor just taken (before the purge below, whose
   # checkpoint is unsigned: a log with one is not anchored under a key).
   expect 2 -- env ARBITER_AUDIT_KEY= npm run --silent arbiter -- audit anchor --data-dir "$data"
-  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key npm run --silent arbiter -- audit anchor --out "$work/anchor.json" --data-dir "$data"
-  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key npm run --silent arbiter -- audit verify --anchor "$work/anchor.json" --data-dir "$data"
+  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key-of-thirty-two-characters npm run --silent arbiter -- audit anchor --out "$work/anchor.json" --data-dir "$data"
+  expect 0 -- env ARBITER_AUDIT_KEY=smoke-anchor-key-of-thirty-two-characters npm run --silent arbiter -- audit verify --anchor "$work/anchor.json" --data-dir "$data"
   # Nothing the demo wrote is old enough to go; younger than the retention is refused.
   expect 0 -- run_arbiter audit purge --older-than 400 --data-dir "$data"
   expect 2 -- run_arbiter audit purge --older-than 1 --data-dir "$data"
@@ -442,7 +442,9 @@ ln -sfn "$(readlink -f "$project/node_modules/ai7")" "$project/node_modules/ai"
 block 'docs/install.md' '"moduleResolution": "NodeNext"' >"$project/tsconfig.json"
 # Every TypeScript program of the pages that names its file (// tools.ts, // memory.ts, …), under that name;
 # the MCP client and the resilient model, which name none, as mcp-agent.ts and real-model.ts.
-for program in 'README.md / A complete example|first-agent.ts' 'docs/gate.md / Reconciling unknown outcomes|reconcile.ts' \
+for program in 'README.md / A complete example|first-agent.ts' \
+  "docs/gate.md / Reconciling unknown outcomes / How a claim's owner is judged alive, and on which clock|reconcile.ts" \
+  'docs/gate.md / Approve and continue in code|approve-in-code.ts' \
   'docs/gate.md / Data leaving after untrusted content|egress.ts' 'docs/memory.md|memory.ts' \
   'docs/routing.md|many-tools.ts' 'docs/models.md / Choosing the API|model.ts' 'docs/tracing.md|tracing.ts' \
   'docs/install.md|tools.ts' 'docs/install.md|agent.ts' 'docs/install.md|server.ts' \
@@ -455,6 +457,12 @@ block 'docs/ag-ui.md' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
 block 'docs/a2a.md' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
 skip_block 'docs/a2a.md / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
 skip_block "docs/a2a.md / Calling another agent / Where an A2A agent's requests go" '"allowedOrigins"' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-hostile-origin.http.test.ts sends a card and calls to other origins'
+skip_block 'docs/durable-engines.md / DBOS' 'registerDbosAgent({' 'needs a DBOS system database and a model; test/engines/dbos.test.ts runs this worker (test/engines/dbos-worker.ts) against real DBOS on a throwaway PostgreSQL'
+skip_block 'docs/durable-engines.md / DBOS' 'dbosRunClient({' 'needs running DBOS workers; test/engines/dbos.test.ts starts, signals and reads runs through this client'
+skip_block 'docs/durable-engines.md / Restate' 'restateAgent({' 'needs restate-server and a model; test/engines/restate.test.ts serves this worker (test/engines/restate-worker.ts) to a restate-server it starts'
+skip_block 'docs/durable-engines.md / Restate' 'restateRunClient({' 'needs restate-server and its workers; test/engines/restate.test.ts starts, signals and reads runs through this client'
+skip_block 'docs/audit.md / Tamper-evident audit / The origin is sealed into the chain' 'has no chain hash but was written after the chain began' 'what verify prints after an attacker widened the origin; test/audit-origin.test.ts makes it happen on SQLite and PostgreSQL'
+skip_block 'docs/audit.md / Tamper-evident audit / The origin is sealed into the chain' 'then a seal per tenant' 'purge with the reader'"'"'s own key and data older than 400 days; src/cli/commands/audit-verify.test.ts and the audit purge tests run verify and purge'
 skip_block 'docs/audit.md / Anchors' 'audit anchor --out' 'paths of the reader'"'"'s own secure storage; src/cli/commands/audit-verify.test.ts and test/cli-any-backend.test.ts (on PostgreSQL) run anchor and verify --anchor'
 skip_block 'docs/cli.md / Any backend, your own tools' 'ARBITER_STORE_URL=postgres://arbiter' 'needs a PostgreSQL server and an application'"'"'s tools module; test/cli-any-backend.test.ts runs these commands on a throwaway cluster with its own ticket tools'
 skip_block 'docs/models.md / Any AI SDK provider (Anthropic, Google, …)' 'npm install @ai-sdk/anthropic' 'the npm registry: the providers are the reader'"'"'s choice (devDependencies here)'
@@ -500,6 +508,9 @@ fake_url="$(grep -oE 'ARBITER_BASE_URL=[^ ]+' "$work/fake.log" | cut -d= -f2)"
   # The approval section's programs print what docs/gate.md says they print.
   expect 0 -- node dist/reconcile.js
   grep -q 'Refund RF1 is on its way. | 1 refund' "$work/out" || fail 'reconcile.ts did not complete the interrupted refund from the shop'
+  expect 0 -- node dist/approve-in-code.js
+  diff <(block 'docs/gate.md / Approve and continue in code' '// approve-in-code.ts' | awk '/^\/\/ /{ shown = shown substr($0, 4) "\n"; next } { shown = "" } END { printf "%s", shown }') \
+    "$work/out" >/dev/null || fail "approve-in-code.ts printed $(cat "$work/out"), not what docs/gate.md shows"
   # docs/ways-in.md: arbiter's gate in the AI SDK's and OpenAI Agents' own loops, each printing what the page shows
   # (their own folder: AI SDK 7's declaration files need skipLibCheck under exactOptionalPropertyTypes).
   mkdir -p ways-in
@@ -663,6 +674,25 @@ else
   unset ARBITER_STORE_URL
 fi
 stop_background "$postgres_pid"
+
+step "docs/many-nodes.md: a throwaway cluster as printed, then one node on it"
+if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  count_block "$many_nodes" 'as_owner "$bin/initdb"'
+  throwaway="$(block "$many_nodes" 'as_owner "$bin/initdb"')"
+  # The block as printed, then the node it is for, then its own stop line (the comment at its end).
+  bash -c "set -e; $throwaway
+    node dist/src/cli/main.js serve --port 0 --data-dir '$work/throwaway-node' >'$work/throwaway-node.log' 2>&1 &
+    node_pid=\$!
+    for _ in \$(seq 1 300); do grep -q 'listening on' '$work/throwaway-node.log' && break; sleep 0.1; done
+    kill \$node_pid; wait \$node_pid || true
+    as_owner \"\$bin/pg_ctl\" -D \"\$dir/data\" -m fast stop >/dev/null; rm -rf \"\$dir\"" ||
+    fail 'the throwaway cluster of docs/many-nodes.md did not start'
+  grep -q 'listening on' "$work/throwaway-node.log" || fail "no node on the throwaway cluster: $(cat "$work/throwaway-node.log")"
+  printf '  | a node listened on the throwaway cluster, which then stopped\n'
+else
+  [ -z "${CI:-}" ] || fail 'no PostgreSQL server binaries (initdb, pg_ctl); .ci/run installs postgresql'
+  skip_block "$many_nodes" 'as_owner "$bin/initdb"' 'no PostgreSQL server binaries here; CI installs them and runs it'
+fi
 
 step "every code block of the README and of docs/ ran or was skipped with its reason"
 node scripts/readme-blocks.mjs uncovered "$covered" >"$work/uncovered" || fail "blocks this script neither runs nor skips: $(cat "$work/uncovered")"

@@ -53,6 +53,7 @@ export type {
   ArbiterApprovalRequest,
   ArbiterLoopOptions,
   ArbiterToolResult,
+  ConversationSessions,
   ExternalApprovals,
   ExternalRunRecords,
 } from './adapters/index.js';

@@ -40,6 +40,8 @@ export {
 } from './context/index.js';
 // The shared vocabulary: messages, stop reasons, principal, locale, outcomes, journal, conversation invariants.
 export * from './core/index.js';
+// Durable execution: the seam an engine adapter implements, and the driver of a run inside an engine.
+export * from './durable/index.js';
 // Errors: one base class, one marker check.
 export { ApprovalResolutionError, type ApprovalResolutionFailure } from './errors/approval-resolution-error.js';
 export { ArbiterError } from './errors/arbiter-error.js';
@@ -121,6 +123,7 @@ export {
 export {
   type DescribeToolError,
   describeFullError,
+  type PendingApproval,
   type ResumeAfterApprovalOptions,
   type ResumeAfterApprovalResult,
   type RunAgentOptions,

@@ -12,6 +12,7 @@ export type {
   ArbiterApprovalRequest,
   ArbiterLoopOptions,
   ArbiterToolResult,
+  ConversationSessions,
   ExternalApprovals,
   ExternalRunRecords,
 } from './adapters/index.js';

@@ -6,7 +6,6 @@
  * `--tools MODULE`; bad connection strings answered in one line naming the
  * flag within seconds; the commands agreeing on an empty data directory.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,38 +18,10 @@ import { openPostgresBackend, type PostgresBackend } from '../src/store/postgres
 import { setUpPostgresCluster } from '../src/store/postgres/test-support/postgres-cluster.js';
 import { ToolRegistry } from '../src/tools/tool-registry.js';
 import { createTools } from './fixtures/app-tools/ticket-tools.js';
+import { runArbiter } from './support/run-arbiter.js';
 
 const toolsModule = 'test/fixtures/app-tools/ticket-tools.ts';
-
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
-
-function arbiter(args: readonly string[], environment: Record<string, string | undefined> = {}): Promise<Ran> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      env: { ...process.env, NO_COLOR: '1', ARBITER_STORE_URL: '', ...environment },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
-  });
-}
+const arbiter = runArbiter;
 
 const cluster = setUpPostgresCluster();
 
@@ -144,7 +115,9 @@ describe.skipIf(cluster.skip)('the operator commands on PostgreSQL and an applic
 
     const approved = await arbiter(['approve', approvalId, '--by', 'lead-1', '--store', url, '--tools', toolsModule]);
     expect(approved.code).toBe(0);
-    expect(approved.stdout).toContain(`approved ${approvalId} by lead-1: credit_account`);
+    expect(approved.stdout).toMatch(
+      new RegExp(`approved ${approvalId} by lead-1 \\(command line: OS user [^,]+, host [^)]+\\): credit_account`),
+    );
     // Not the shop demo's resume: the run belongs to whoever runs the application.
     expect(approved.stdout).not.toMatch(/shop|SO2026/i);
     expect((await backend.approvals.getApproval(approvalId))?.status).toBe('approved');

@@ -116,6 +116,10 @@ describe('arbiter mcp serve over stdio (the built CLI)', () => {
     expect(textOf(held)).toContain(`arbiter approve ${approvalId}`);
     expect(executedRefunds({ tenantId: 'shop', userId: 'C1001' })).toHaveLength(1);
 
+    // Four eyes, on the principal the MCP run was recorded under: the client's own user may not decide it.
+    const own = arbiter('approve', approvalId, '--by', 'C1001', '--data-dir', dataDir);
+    expect(own.code).toBe(1);
+    expect(own.stderr).toContain('under the four-eyes rule another approver of the tenant must decide it');
     const approved = arbiter('approve', approvalId, '--by', 'S9001', '--data-dir', dataDir);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain('when it repeats exactly the same apply_refund call, it runs once');
@@ -125,7 +129,12 @@ describe('arbiter mcp serve over stdio (the built CLI)', () => {
     expect(ran.structuredContent).toMatchObject({ order_id: 'SO20260904', amount_cents: 4550 });
     const executed = executedRefunds({ tenantId: 'shop', userId: 'C1001' });
     expect(executed).toHaveLength(2);
-    expect(executed.at(-1)).toMatchObject({ decision: 'approved', approver: 'S9001', tenantId: 'shop' });
+    // The name --by gave, and where it was given: the command line's OS user and host.
+    expect(executed.at(-1)).toMatchObject({
+      decision: 'approved',
+      approver: expect.stringMatching(/^S9001 \(command line: OS user .+, host .+\)$/),
+      tenantId: 'shop',
+    });
 
     // Repeated after it ran: a new approval is asked for, nothing runs again.
     expect(approvalIdOf(await client.callTool(refund))).not.toBe(approvalId);

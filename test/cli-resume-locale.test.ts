@@ -52,7 +52,9 @@ describe('resuming a Chinese demo', () => {
     expect(approved.stderr).toBe('');
     expect(approved.code).toBe(0);
     // approve's own line follows the session's language too.
-    expect(approved.stdout.split('\n')[0]).toMatch(/^\S+ 已确认 ap_[0-9a-f]+：apply_refund /);
+    expect(approved.stdout.split('\n')[0]).toMatch(
+      /^\S+ \(command line: OS user [^)]+\) 已确认 ap_[0-9a-f]+：apply_refund /,
+    );
     expectChineseContinuation(approved.stdout);
   });
 

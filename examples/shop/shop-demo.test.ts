@@ -203,7 +203,10 @@ describe('runShopDemo', () => {
     });
     expect(approved.exitCode).toBe(0);
     expect(approved.stdout.slice(1, 5)).toEqual([
-      'arbiter   approved by li.wei (rule refund_50_yuan_or_more)',
+      // The command line records where the decision came from beside --by (docs/cli.md: what --by proves).
+      expect.stringMatching(
+        /^arbiter {3}approved by li\.wei \(command line: OS user .+, host .+\) \(rule refund_50_yuan_or_more\)$/,
+      ),
       expect.stringContaining('apply_refund ran; result: {"refund_no":"RF2026090004"'),
       'arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902',
       expect.stringContaining('assistant Both refunds are through'),
@@ -214,7 +217,11 @@ describe('runShopDemo', () => {
     expect(twice).toEqual({
       exitCode: 1,
       stdout: [],
-      stderr: [`approval ${approvalId} was already decided: approved by li.wei`],
+      stderr: [
+        expect.stringMatching(
+          new RegExp(`^approval ${approvalId} was already decided: approved by li\\.wei \\(command line: `),
+        ),
+      ],
     });
     const audit = await auditCommand({ dataDirectory, json: true });
     expect(audit.stdout.map((line) => (JSON.parse(line) as { tool: string; decision: string }).tool)).toEqual([

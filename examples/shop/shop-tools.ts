@@ -315,6 +315,8 @@ export function createShopTools({
     boundParameters,
     dataScope: 'tenant_user',
     progress: { en: 'Submitting your refund…', 'zh-CN': '正在提交退款申请…' },
+    // The model sends fen; the approval card, the desk and the audit show "200.00 CNY" / "¥200.00".
+    display: { amount_cents: { kind: 'money', currency: 'CNY' } },
     // Cumulative: a refund is automatic only while the customer's automatic refunds of the day (this one included)
     // stay under 50.00 yuan, so eight refunds of 49.9x yuan are one automatic refund and seven for staff.
     approval: async ({ order_id, amount_cents }, context) => {

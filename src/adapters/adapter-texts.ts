@@ -6,6 +6,10 @@ export interface AdapterTexts {
   awaitingApproval(request: { tool: string; approvalId: string; reason: string | undefined }): string;
   /** The run was stopped before the tool ran, or while it ran. */
   aborted(request: { tool: string; started: boolean }): string;
+  /** The call id was answered before in this conversation, for another tool or other arguments: nothing runs under it again. */
+  callIdReused(request: { tool: string }): string;
+  /** The same call (conversation and call id) is being run by another request right now. */
+  callRunning(request: { tool: string }): string;
 }
 
 const english: AdapterTexts = {
@@ -18,6 +22,10 @@ const english: AdapterTexts = {
     started
       ? `${tool} was stopped while it ran; it may or may not have taken effect. Check the current state before repeating it.`
       : `${tool} was not run: the request was cancelled.`,
+  callIdReused: ({ tool }) =>
+    `Not run: this call id was already used in this conversation for another call (another tool or other arguments), and a call id runs once. Make a new ${tool} call if it is still needed.`,
+  callRunning: ({ tool }) =>
+    `Not run again: this very ${tool} call is being run by another request right now, and its outcome is not known yet. Do not repeat it; check the current state first.`,
 };
 
 const chinese: AdapterTexts = {
@@ -30,6 +38,10 @@ const chinese: AdapterTexts = {
     started
       ? `${tool} 在执行中被中止，可能已经生效，也可能没有。重复之前请先查询当前状态。`
       : `${tool} 没有执行：请求已被取消。`,
+  callIdReused: ({ tool }) =>
+    `未执行：本次对话中，这个调用编号已经用于另一次调用（其他工具或其他参数），而一个调用编号只执行一次。如仍需要，请重新发起 ${tool} 调用。`,
+  callRunning: ({ tool }) =>
+    `未再次执行：另一个请求正在执行这一完全相同的 ${tool} 调用，结果尚未可知。请不要重复，先查询当前状态。`,
 };
 
 /**

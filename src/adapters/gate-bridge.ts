@@ -2,7 +2,8 @@ import type { Awaitable } from '../core/awaitable.js';
 import type { ToolCall } from '../core/chat-message.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
-import type { ToolErrorPayload } from '../core/tool-outcome.js';
+import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { approvalBinding } from '../gate/approval-binding.js';
 import type { AuditLog } from '../gate/audit-log.js';
@@ -11,15 +12,20 @@ import type { IdempotencyStore } from '../gate/idempotency-store.js';
 import { requestApproval } from '../gate/request-approval.js';
 import type { ToolGate } from '../gate/tool-gate.js';
 import { bindToolCall } from '../loop/bind-tool-call.js';
+import { CallBrakes } from '../loop/call-brakes.js';
 import { parseToolCall } from '../loop/parse-tool-call.js';
-import { createRunRuntime } from '../loop/run-runtime.js';
+import { createRunRuntime, type RunRuntime } from '../loop/run-runtime.js';
 import { runToolCall } from '../loop/run-tool-call.js';
 import type { ToolCallReport } from '../loop/tool-call-report.js';
 import type { Model } from '../models/model.js';
 import type { ToolSet } from '../tools/tool-registry.js';
+import { untrustedSource } from '../tools/untrusted-source.js';
 import { isRecord } from '../util/is-record.js';
 import { argumentsText } from '../validation/nesting-depth.js';
+import { AdapterCalls, callAnswerOf } from './adapter-calls.js';
 import { adapterTexts } from './adapter-texts.js';
+import { answerCallAgain } from './answer-call-again.js';
+import { ConversationMarks, type ConversationSessions } from './conversation-marks.js';
 import { type ExternalLoop, type ExternalRunRecords, externalRunId, recordExternalRun } from './external-run.js';
 import { type ExternalApprovals, LoopApprovals } from './loop-approvals.js';
 
@@ -37,8 +43,21 @@ export interface ArbiterLoopOptions {
   readonly gate?: ToolGate;
   /** arbiter's approval store (`server.approvals`, a `SqliteApprovalBroker`): the only place an approval is given. */
   readonly approvals: ExternalApprovals;
-  /** Idempotency claims: an executed call answered again from its recorded result. */
+  /**
+   * Idempotency claims: the tools' own keys, and every call of the loop
+   * keyed by conversation and call id, so a call id runs at most once in a
+   * conversation and is answered again from its recorded result, across
+   * requests and nodes. Absent: call ids are kept by this tool set only.
+   */
   readonly idempotency?: IdempotencyStore;
+  /**
+   * arbiter's sessions (`backend.sessions`, `server.sessions`): where the
+   * egress guard keeps which untrusted sources the conversation took
+   * content from, so an `egress` tool waits for a person in every later
+   * request of the conversation, on any node. Required when the tools
+   * include an `egress` tool.
+   */
+  readonly sessions?: ConversationSessions;
   /** Where every call is recorded. Default: in memory, for the cumulative rules only. */
   readonly audit?: AuditLog;
   /**
@@ -113,7 +132,12 @@ export interface ProposedCall {
  *   own approval answer is no input to it: a call that needs a person runs
  *   only when arbiter's store holds an approval for exactly this call
  *   (run, arguments hash, definition fingerprint, policy) given by someone
- *   else, and only once; run again, it answers from the recorded result.
+ *   else, and only once. Every call is keyed by conversation and call id
+ *   (`AdapterCalls`): a call id runs at most once in the conversation and
+ *   is answered again from its recorded result, never counted as a
+ *   repeated call. What arbiter returned from an untrusted source marks the
+ *   conversation in arbiter's sessions (`ConversationMarks`), read at every
+ *   egress decision: an egress call waits for a person, as in `runAgent`.
  *
  * @example
  * const bridge = createGateBridge({ tools: registry, loop: 'ai_sdk', options: { principal, approvals } });
@@ -148,6 +172,18 @@ export function createGateBridge({
 }): GateBridge {
   const { principal, locale = 'en' } = options;
   const runId = externalRunId({ loop, principal, conversationId: options.conversationId });
+  const egressTool = tools.names.find((name) => tools.get(name)?.definition.egress === true);
+  if (egressTool !== undefined && options.sessions === undefined) {
+    throw new ConfigurationError({
+      setting: 'sessions',
+      message: `${egressTool} sends data outside: the egress guard needs arbiter's sessions (the sessions option) to keep a conversation's untrusted content across requests`,
+    });
+  }
+  const marks =
+    options.sessions === undefined
+      ? undefined
+      : new ConversationMarks({ sessions: options.sessions, sessionId: runId, principal });
+  const calls = new AdapterCalls({ store: options.idempotency, runId, principal });
   const approvals = new LoopApprovals({ broker: options.approvals, requester: principal.userId });
   const runtime = createRunRuntime(
     {
@@ -175,6 +211,29 @@ export function createGateBridge({
   };
   const announce = (call: ProposedCall, approvalId: string, reason: string) =>
     options.onApprovalRequired?.({ approvalId, runId, toolCallId: call.toolCallId, tool: call.tool, reason });
+  /** Call ids the repeated-call brake counted: the loop invoking one again (a waiting call resumed) is no new call. */
+  const counted = new Set<string>();
+  const runtimeOf = (toolCallId: string): RunRuntime => {
+    if (!counted.has(toolCallId)) {
+      counted.add(toolCallId);
+      return runtime;
+    }
+    const { maxIdenticalCalls, maxConsecutiveFailures } = runtime.brakes;
+    return { ...runtime, brakes: new CallBrakes({ maxIdenticalCalls, maxConsecutiveFailures }) };
+  };
+  /** Calls of tools whose results may be untrusted, still running: an egress call made after them waits for them. */
+  const untrustedRuns = new Set<Promise<unknown>>();
+  /** The conversation's marks as the store has them now (another request or node may have made one). */
+  const readMarks = async () => {
+    if (marks === undefined) return;
+    for (const source of await marks.sources()) runtime.untrustedSources.add(source);
+  };
+  /** Marks the conversation before the loop gets the content: a mark that cannot be kept fails the call. */
+  const noteUntrusted = async (source: string | undefined, call: ProposedCall) => {
+    if (source === undefined) return;
+    runtime.untrustedSources.add(source);
+    await marks?.mark({ source, tool: call.tool, toolCallId: call.toolCallId });
+  };
 
   return {
     runId,
@@ -189,6 +248,7 @@ export function createGateBridge({
       ) {
         return false;
       }
+      if (known?.definition.egress === true) await readMarks();
       const call = toToolCall(proposed);
       const checked = parseToolCall(runtime, tools, call);
       // An invalid call needs nobody: `run` hands the model arbiter's message.
@@ -218,12 +278,65 @@ export function createGateBridge({
         gated.releaseHistory();
       }
     },
-    async run(proposed) {
-      await record();
-      const report = await runToolCall(runtime, tools, toToolCall(proposed), proposed.step, 'run');
-      return toResult(report);
+    run(proposed) {
+      const definition = tools.get(proposed.tool)?.definition;
+      // Taken before anything waits: the calls of one turn start in the model's order, as arbiter's batch runs them.
+      const earlier = definition?.egress === true ? [...untrustedRuns] : [];
+      const running = runCall(proposed, earlier);
+      if (definition?.untrustedOutput !== undefined && definition.untrustedOutput !== false) {
+        untrustedRuns.add(running);
+        const settled = () => untrustedRuns.delete(running);
+        running.then(settled, settled);
+      }
+      return running;
     },
   };
+
+  async function runCall(proposed: ProposedCall, earlier: readonly Promise<unknown>[]): Promise<ArbiterToolResult> {
+    if (earlier.length > 0) await Promise.allSettled(earlier);
+    if (tools.get(proposed.tool)?.definition.egress === true) await readMarks();
+    await record();
+    const call = toToolCall(proposed);
+    const claim = await calls.claim({
+      toolCallId: proposed.toolCallId,
+      tool: proposed.tool,
+      argumentsText: call.function.arguments,
+    });
+    if (claim.status !== 'new') {
+      if (claim.status === 'answered') await noteUntrusted(claim.answer.untrusted, proposed);
+      return answerCallAgain({ runtime, tools, approvals, texts, call, step: proposed.step, claim });
+    }
+    try {
+      const report = await runToolCall(runtimeOf(call.id), tools, call, proposed.step, 'run');
+      const result = await toResult(report);
+      if (report.kind === 'done') {
+        const source = untrustedOf(report.tool, report.outcome);
+        await noteUntrusted(source, proposed);
+        // Another attempt of the tool's own key is running or was cut short: that key decides a later attempt.
+        if (!report.outcome.ok && report.outcome.error.code === 'outcome_unknown') await claim.release();
+        else await claim.complete(callAnswerOf(result, source));
+      } else if (report.kind === 'aborted' && report.started) {
+        await claim.abandon();
+      } else {
+        // Not run (waiting for a person, cancelled before it started): the call id may still run once.
+        await claim.release();
+      }
+      return result;
+    } catch (error) {
+      // It may have acted: the call id is never run again, it reads as outcome unknown.
+      await Promise.resolve()
+        .then(() => claim.abandon())
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The untrusted source a call's answer carries content from, as arbiter's batch reads it. */
+  function untrustedOf(tool: string, outcome: ToolOutcome): string | undefined {
+    if (!outcome.ok) return outcome.error.untrusted;
+    const definition = tools.get(tool)?.definition;
+    return definition === undefined ? undefined : untrustedSource({ definition, result: outcome.data });
+  }
 
   async function toResult(report: ToolCallReport): Promise<ArbiterToolResult> {
     switch (report.kind) {

@@ -4,7 +4,9 @@
  * an outside loop, its approvals, the bridge into arbiter's tool runner).
  * The adapters themselves sit in `ai-sdk/` and `openai-agents/`.
  */
+export { type AdapterCallAnswer, type AdapterCallClaim, AdapterCalls } from './adapter-calls.js';
 export { type AdapterTexts, adapterTexts } from './adapter-texts.js';
+export { ConversationMarks, type ConversationSessions } from './conversation-marks.js';
 export {
   type ExternalLoop,
   type ExternalRunRecords,

@@ -48,9 +48,10 @@ export const storeUsage = `      --data-dir DIR  the SQLite store DIR/arbiter.db
 /** The usage text of `arbiter audit anchor`, for the CLI's help. */
 export const auditAnchorUsage = `Usage:
   arbiter audit anchor [--out FILE] [--data-dir DIR | --store URL]
-      Verify the audit log and print (or write to FILE) an anchor: the head of every hash chain, signed
-      with ARBITER_AUDIT_KEY (HMAC-SHA256; required). Keep it outside the database; later,
-      \`arbiter audit verify --anchor FILE\` names rows deleted or rewritten after it.
+      Verify the audit log and print (or write to FILE) an anchor: the store's id, when its chain began
+      and the head of every hash chain, signed with ARBITER_AUDIT_KEY (HMAC-SHA256; required, 32
+      characters or more). Keep it outside the database; later, \`arbiter audit verify --anchor FILE\`
+      names rows deleted or rewritten after it, an origin changed since, and another store's anchor.
       Exit 0 written, 1 the log is tampered (no anchor written), 2 no key, no store or bad usage.`;
 
 /** The usage text of `arbiter audit purge`, for the CLI's help. */
@@ -137,7 +138,8 @@ export const commandUsages: Readonly<Record<string, string>> = {
   approve: `arbiter approve ID [--reject] [--reason TEXT] [--by NAME] [--lang en|zh-CN] [--tools MODULE]
                 [--data-dir DIR | --store URL]
     Decide one approval. Without --tools and --store, the shop demo's suspended run then continues;
-    with them, the run continues where the application runs it (arbiter serve resumes it).`,
+    with them (--tools loaded, its tool checked), the run continues where the application runs it.
+    Four eyes: --by (default the OS user, recorded with OS user and host) may not name the requester.`,
   audit: `arbiter audit [--session ID] [--json] [--data-dir DIR | --store URL]
     The append-only audit log.
 arbiter audit purge --older-than DAYS [--archive FILE] [--by NAME] [--data-dir DIR | --store URL]

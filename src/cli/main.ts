@@ -10,6 +10,7 @@ import { commandUsage, fullUsage, packageVersion } from './command-usage.js';
 import { storeLocation, storeOptions } from './commands/store-location.js';
 import { demoApprovalMode } from './demo-approval-mode.js';
 import { loadDemoModule } from './demo-module.js';
+import { unknownVariableWarnings } from './environment-hints.js';
 
 const usage = fullUsage();
 
@@ -89,14 +90,22 @@ const commands: Record<string, Command> = {
     const dataDirectory = values['data-dir'];
     // Without --lang, the lines follow the language of the approval's session.
     const locale = values.lang === undefined ? undefined : parseLocale(values.lang);
-    const { approveCommand } = await import('./commands/approve.js');
+    const [{ approveCommand }, { openApplicationTools }] = await Promise.all([
+      import('./commands/approve.js'),
+      import('./commands/open-application-tools.js'),
+    ]);
     const location = storeLocation({ values, environment: process.env });
+    const toolsModule = values.tools;
     return print(
       await approveCommand({
         approvalId,
         decision: values.reject ? 'reject' : 'approve',
         dataDirectory,
         store: values.store,
+        // --tools is loaded: the approval's tool is checked against the application's definition of it.
+        ...(toolsModule === undefined
+          ? {}
+          : { tools: () => openApplicationTools({ module: toolsModule, dataDir: dataDirectory, mustExist: true }) }),
         ...(locale === undefined ? {} : { locale }),
         ...(values.by === undefined ? {} : { approver: values.by }),
         ...(values.reason === undefined ? {} : { reason: values.reason }),
@@ -370,6 +379,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (run === undefined) return fail(`unknown command "${command}"`);
+  for (const warning of unknownVariableWarnings(process.env)) process.stderr.write(`arbiter: warning: ${warning}\n`);
   // Before `--`, whatever follows: there the arguments are another program's (`mcp tools -- server --help`).
   const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (own.includes('--help') || own.includes('-h')) {
@@ -407,6 +417,8 @@ function describeFailure(error: unknown): string {
   const system = 'syscall' in error || /^E[A-Z]+$/.test(code);
   const forPeople = ArbiterError.isInstance(error) || code.startsWith('ERR_PARSE_ARGS') || system;
   if (!forPeople) return error.stack ?? error.message;
+  // Ours are written for people whole (a tool definition's fields and the fix on the lines after the first).
+  if (ArbiterError.isInstance(error)) return error.message.replace(/^arbiter: /, '');
   const line = (error.message.split('\n')[0] ?? '').replace(/^arbiter: /, '');
   if (code === 'EADDRINUSE')
     return `${line.replace(/^listen EADDRINUSE: /, '')}: another process listens there (choose --port)`;

@@ -39,6 +39,8 @@ function shopTools() {
         },
         sideEffect: 'irreversible',
         sensitive: ['contact'],
+        // A redacted field keeps its raw look: no display is sent for `contact`.
+        display: { amount_cents: { kind: 'money', currency: 'CNY' }, contact: { kind: 'date' } },
         progress: { en: 'Submitting your refund…', 'zh-CN': '正在提交退款申请…' },
         execute: () => ({}),
       }),
@@ -175,6 +177,12 @@ describe('createEventProjector', () => {
             },
           },
           "at": 0,
+          "display": {
+            "amount_cents": {
+              "currency": "CNY",
+              "kind": "money",
+            },
+          },
           "reason": "Refunds of 50.00 yuan or more need staff approval.",
           "runId": "r1",
           "seq": 7,

@@ -1,4 +1,5 @@
 import type { Locale } from '../core/locale.js';
+import { shownFieldDisplays } from '../tools/field-display.js';
 import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
 import type { AgentEvent } from './agent-event.js';
 import type { ExternalEvent } from './external-event.js';
@@ -96,7 +97,9 @@ export function createEventProjector({
     switch (event.type) {
       case 'tool:proposed':
         return { type: 'tool:proposed', ...envelope, step: event.step, ...call, status: 'proposed' };
-      case 'approval:required':
+      case 'approval:required': {
+        const shown = displayArguments(event.arguments, policyOf(registered));
+        const display = shownFieldDisplays({ display: registered?.definition.display, shown });
         return {
           type: 'approval:required',
           ...envelope,
@@ -104,11 +107,13 @@ export function createEventProjector({
           ...call,
           approvalId: event.approvalId,
           status: 'awaiting_approval',
-          arguments: displayArguments(event.arguments, policyOf(registered)),
+          arguments: shown,
+          ...(Object.keys(display).length === 0 ? {} : { display }),
           reason: event.reason,
           ...(event.expiresAt === undefined ? {} : { expiresAt: new Date(event.expiresAt).toISOString() }),
           text: texts.awaitingApproval,
         };
+      }
       case 'approval:resolved':
         return {
           type: 'approval:resolved',

@@ -14,6 +14,12 @@ export interface RunEmitter {
   /** The seq of the last event emitted (0 before the first). */
   readonly lastSeq: number;
   emit(body: AgentEventBody): AgentEvent;
+  /**
+   * Moves the numbering on to `seq` when it is behind: a durable engine
+   * replayed a recorded step whose events were published the first time, so
+   * the next event continues after them instead of repeating their seqs.
+   */
+  advanceTo?(seq: number): void;
 }
 
 export interface SubscribeOptions {
@@ -155,6 +161,10 @@ class Emitter implements RunEmitter {
 
   get lastSeq(): number {
     return this.#seq;
+  }
+
+  advanceTo(seq: number): void {
+    if (seq > this.#seq) this.#seq = seq;
   }
 
   emit(body: AgentEventBody): AgentEvent {

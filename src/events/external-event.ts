@@ -1,4 +1,5 @@
 import type { StopReason } from '../core/stop-reason.js';
+import type { FieldDisplay } from '../tools/field-display.js';
 import type { EventEnvelope, ToolErrorStage } from './agent-event.js';
 
 /**
@@ -51,6 +52,8 @@ export type ExternalEventBody =
       readonly status: 'awaiting_approval';
       /** What the approval card shows: bound parameters removed, sensitive values `[redacted]`. */
       readonly arguments: Readonly<Record<string, unknown>>;
+      /** How the tool asks a person to read some of these fields (money, dates), where it says so. */
+      readonly display?: Readonly<Record<string, FieldDisplay>>;
       /** Why a person must decide (the rule's sentence). */
       readonly reason: string;
       /** When the approval is denied if nobody decides (ISO 8601), where the broker keeps one. */

@@ -5,7 +5,7 @@
  * call, the tool and the argument hash, good for one use, before its grant
  * expires and under the version of the rules it was asked under. A store
  * reads the approval, asks these rules, and writes what they say.
- * (Who may decide — four eyes — is the server's check, `decide-approval.ts`.)
+ * (Who may decide — four eyes — is `four-eyes.ts`, for the server and the command line alike.)
  *
  * @module
  */

@@ -93,6 +93,12 @@ export interface AuditChainOrigin {
   readonly rowsThen: number;
   /** The database's clock then, in milliseconds since the epoch. */
   readonly startedAt: number;
+  /**
+   * The store's id (`audit_store`, written once when the store was created);
+   * undefined when the record is missing. With the fields above it makes the
+   * origin seal (`auditOriginSeal`) every chain begun since links to.
+   */
+  readonly store?: string | undefined;
 }
 
 /** What `verifyAuditChain` found wrong, naming the first row where it shows. */
@@ -106,9 +112,12 @@ export interface AuditChainFinding {
    * purge checkpoint whose signature does not hold; `origin`: the record of
    * when the chain began is missing (row 0); `truncated`: a chain ends before
    * the head an anchor recorded, or differs from it (the chain's newest row,
-   * 0 when none is left).
+   * 0 when none is left); `origin` also: the store's id or the record of
+   * when the chain began is not what a chain, a purge checkpoint or the
+   * anchor was sealed with (changed since); `anchor`: the anchor belongs to
+   * another store (its heads are not checked).
    */
-  readonly kind: 'changed' | 'inserted' | 'deleted' | 'checkpoint' | 'origin' | 'truncated';
+  readonly kind: 'changed' | 'inserted' | 'deleted' | 'checkpoint' | 'origin' | 'truncated' | 'anchor';
   /** One line for a person: which row, what. */
   readonly message: string;
 }
@@ -129,6 +138,13 @@ export interface AuditChainReport {
   readonly ok: boolean;
   /** Rows read. */
   readonly rows: number;
+  /** Rows read per tenant (`''`: calls without a tenant), so one tenant can be told his own count alone. */
+  readonly tenantRows: Readonly<Record<string, number>>;
+  /**
+   * The store's id and when its chain began, as the store records them now
+   * (undefined when the record is missing): what an anchor of this log signs.
+   */
+  readonly origin: AuditChainOrigin | undefined;
   /** Rows written before the chain existed (no hash, older than its origin), not checked. */
   readonly unchained: number;
   readonly findings: readonly AuditChainFinding[];

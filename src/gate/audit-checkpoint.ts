@@ -16,10 +16,18 @@ export interface AuditCheckpoint {
   /** Chains of the second format the purge cut (absent in checkpoints written before it). */
   readonly chains?: readonly AuditCheckpointChain[] | undefined;
   /**
+   * The origin seal of the store the purge ran on (`auditOriginSeal`: its id
+   * and when its chain began), so an origin changed after a purge cut the
+   * chains that linked to it still shows; absent in checkpoints written before.
+   */
+  readonly origin?: string | undefined;
+  /**
    * HMAC-SHA256 (hex) with `ARBITER_AUDIT_KEY` of the canonical JSON of
-   * `chain_starts` (a checkpoint without `chains`), or of
-   * `['arbiter-audit-checkpoint-v2', { chain_starts, chains }]`; null when
-   * no key was configured (then only the purge row's own hash protects it).
+   * `chain_starts` (a checkpoint without `chains` nor `origin`), of
+   * `['arbiter-audit-checkpoint-v2', { chain_starts, chains }]` (without
+   * `origin`), or of `['arbiter-audit-checkpoint-v3', { chain_starts,
+   * chains, origin }]`; null when no key was configured (then only the
+   * purge row's own hash protects it).
    */
   readonly signature: string | null;
 }
@@ -34,13 +42,20 @@ export interface AuditCheckpoint {
 export function auditCheckpoint({
   chainStarts,
   chains = [],
+  origin,
   key,
 }: {
   chainStarts: Readonly<Record<string, string>>;
   chains?: readonly AuditCheckpointChain[];
+  /** The store's origin seal (`auditOriginSeal`); undefined for a store without one. */
+  origin?: string | undefined;
   key?: string | undefined;
 }): AuditCheckpoint {
-  const checkpoint = { chain_starts: chainStarts, ...(chains.length === 0 ? {} : { chains }) };
+  const checkpoint = {
+    chain_starts: chainStarts,
+    ...(chains.length === 0 && origin === undefined ? {} : { chains }),
+    ...(origin === undefined ? {} : { origin }),
+  };
   return { ...checkpoint, signature: key === undefined || key === '' ? null : checkpointSignature(checkpoint, key) };
 }
 
@@ -66,9 +81,12 @@ export interface AuditChainCut {
  */
 export function auditCheckpointOfCut({
   cut,
+  origin,
   key,
 }: {
   cut: readonly AuditChainCut[];
+  /** The store's origin seal (`auditOriginSeal`); undefined for a store without one. */
+  origin?: string | undefined;
   key?: string | undefined;
 }): AuditCheckpoint {
   const chainStarts: Record<string, string> = {};
@@ -77,7 +95,7 @@ export function auditCheckpointOfCut({
     if (writer === null || seq === null) chainStarts[tenant] = hash;
     else chains.push({ tenant, writer, seq, hash });
   }
-  return auditCheckpoint({ chainStarts, chains, key });
+  return auditCheckpoint({ chainStarts, chains, origin, key });
 }
 
 /**
@@ -91,13 +109,13 @@ export function isSignedCheckpoint(checkpoint: AuditCheckpoint, key: string): bo
 }
 
 function checkpointSignature(checkpoint: Omit<AuditCheckpoint, 'signature'>, key: string): string {
+  const { chain_starts, chains, origin } = checkpoint;
   const signed =
-    checkpoint.chains === undefined
-      ? canonicalJson(checkpoint.chain_starts)
-      : canonicalJson([
-          'arbiter-audit-checkpoint-v2',
-          { chain_starts: checkpoint.chain_starts, chains: checkpoint.chains },
-        ]);
+    origin !== undefined
+      ? canonicalJson(['arbiter-audit-checkpoint-v3', { chain_starts, chains: chains ?? [], origin }])
+      : chains === undefined
+        ? canonicalJson(chain_starts)
+        : canonicalJson(['arbiter-audit-checkpoint-v2', { chain_starts, chains }]);
   return createHmac('sha256', key).update(signed).digest('hex');
 }
 
@@ -115,6 +133,7 @@ export function readAuditCheckpoint(text: string | number | null | undefined): A
     if (typeof checkpoint !== 'object' || checkpoint === null) return undefined;
     if (typeof checkpoint.chain_starts !== 'object' || checkpoint.chain_starts === null) return undefined;
     if (checkpoint.chains !== undefined && !Array.isArray(checkpoint.chains)) return undefined;
+    if (checkpoint.origin !== undefined && typeof checkpoint.origin !== 'string') return undefined;
     return checkpoint;
   } catch {
     return undefined;

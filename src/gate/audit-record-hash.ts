@@ -45,14 +45,109 @@ export interface AuditChainHead {
  * const hash = auditRecordHash({ record: { at: 1, tool: 'send_payment', tenantId: 'bank' }, link: { writer: 'w1', seq: 1, previousHash: null } });
  */
 export function auditRecordHash({ record, link }: { record: AuditChainRecord; link: AuditChainLink }): string {
-  const fields: Record<string, string | number> = {};
-  for (const [name, value] of Object.entries(record)) if (value !== null) fields[name] = value;
-  return sha256Hex(
-    canonicalJson([
-      auditRecordFormat,
-      { record: fields, writer: link.writer, seq: link.seq, previous: link.previousHash },
-    ]),
-  );
+  const names = Object.keys(record);
+  if (!ascending(names)) names.sort();
+  if (names.some((name) => name === '__proto__' || arrayIndex.test(name))) {
+    return sha256Hex(canonicalTuple({ fields: names.map((name) => ({ name, key: name })), values: record, link }));
+  }
+  const fields: Record<string, string | number | undefined> = {};
+  for (const name of names) fields[name] = record[name] ?? undefined;
+  return sha256Hex(tupleText(fields, link));
+}
+
+/** The canonical JSON of the tuple, `fields` holding the record's fields in ascending order (undefined: left out). */
+function tupleText(fields: Readonly<Record<string, unknown>>, link: AuditChainLink): string {
+  return JSON.stringify([
+    auditRecordFormat,
+    { previous: link.previousHash, record: fields, seq: link.seq, writer: link.writer },
+  ]);
+}
+
+/** A field of a record as `auditFieldsHash` reads it: its name, and where its value is in the values given. */
+export interface AuditRecordField<Key extends string | number> {
+  readonly name: string;
+  readonly key: Key;
+}
+
+/**
+ * `auditRecordHash` of the record whose field `name` holds `values[key]`,
+ * for each of `fields` (in ascending order of `name`; a store lists its
+ * columns so once): the hash of a stored row without a record object made
+ * for it. The canonical JSON is the tuple's `JSON.stringify` with the
+ * fields already in order (`recordObject`), null ones left out: the text
+ * `canonicalJson` gives, without a sorted copy of it per row. A field
+ * named `__proto__` or like an array index (which `JSON.stringify` would
+ * move to the front) takes `canonicalJson` itself.
+ *
+ * @example
+ * const hash = auditFieldsHash({ fields: [{ name: 'at', key: 0 }, { name: 'tool', key: 1 }], values: [1, 'send_payment'], link });
+ */
+export function auditFieldsHash<Key extends string | number>({
+  fields,
+  values,
+  link,
+}: {
+  fields: readonly AuditRecordField<Key>[];
+  values: Readonly<Record<Key, string | number | null | undefined>>;
+  link: AuditChainLink;
+}): string {
+  const record = recordObject(fields);
+  if (record === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
+  for (const { name, key } of fields) record[name] = values[key] ?? undefined;
+  return sha256Hex(tupleText(record, link));
+}
+
+/**
+ * For a list of fields, one object with those properties in that order,
+ * made once (by `JSON.parse`, so its properties are fast ones) and filled
+ * anew for each row: `JSON.stringify` writes its fields in order and
+ * leaves out the undefined ones (a null field), so a row's text costs one
+ * string and no object. Undefined for a list naming `__proto__` or an
+ * array index, which an object would not keep in order.
+ */
+const recordObjects = new WeakMap<readonly AuditRecordField<string | number>[], Record<string, unknown>>();
+
+function recordObject(fields: readonly AuditRecordField<string | number>[]): Record<string, unknown> | undefined {
+  let record = recordObjects.get(fields);
+  if (record === undefined) {
+    if (fields.some(({ name }) => name === '__proto__' || arrayIndex.test(name))) return undefined;
+    record = JSON.parse(`{${fields.map(({ name }) => `${JSON.stringify(name)}:null`).join(',')}}`) as Record<
+      string,
+      unknown
+    >;
+    recordObjects.set(fields, record);
+  }
+  return record;
+}
+
+const arrayIndex = /^(?:0|[1-9]\d*)$/;
+
+function canonicalTuple<Key extends string | number>({
+  fields,
+  values,
+  link,
+}: {
+  fields: readonly AuditRecordField<Key>[];
+  values: Readonly<Record<Key, string | number | null | undefined>>;
+  link: AuditChainLink;
+}): string {
+  const record: Record<string, string | number> = {};
+  for (const { name, key } of fields) {
+    const value = values[key];
+    if (value === null || value === undefined) continue;
+    Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return canonicalJson([
+    auditRecordFormat,
+    { record, writer: link.writer, seq: link.seq, previous: link.previousHash },
+  ]);
+}
+
+function ascending(names: readonly string[]): boolean {
+  for (let index = 1; index < names.length; index += 1) {
+    if (!((names[index - 1] as string) < (names[index] as string))) return false;
+  }
+  return true;
 }
 
 /**

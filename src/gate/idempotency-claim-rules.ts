@@ -8,6 +8,20 @@ import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { OriginalCall } from './audit-log.js';
 import type { IdempotencyClaim, ResolveUnknownRequest } from './idempotency-store.js';
 
+/**
+ * How long ago, on the store's clock, the owner of a claim in flight last
+ * renewed it, and the lease it promised to renew within. Both are read from
+ * the store, so no reader's own clock and no process lookup enters the
+ * judgement: two containers on one host, or two hosts whose clocks differ,
+ * judge a claim alike.
+ */
+export interface ClaimRenewal {
+  /** Milliseconds since the owner last renewed the claim, on the store's clock. */
+  readonly silentMs: number;
+  /** The owner renews the claim well within this many milliseconds while it executes the call. */
+  readonly leaseMs: number;
+}
+
 /** A key as a store holds it once someone claimed it. */
 export interface StoredClaim {
   /** The user who claimed it (for a tenant-wide key, the one whose outcome it is). */
@@ -19,12 +33,35 @@ export interface StoredClaim {
   readonly owner: string;
   /** The outcome of a completed key. */
   readonly outcome: ToolOutcome | undefined;
-  /** When it was claimed (ms), or re-taken. */
+  /** When it was claimed (ms, the claimant's clock), or re-taken: it tells one claim of the key from the next. */
   readonly claimedAt: number;
+  /**
+   * How its owner renews it. Undefined for a claim written before claims
+   * were renewed: judged by `ageMs` instead.
+   */
+  readonly renewal: ClaimRenewal | undefined;
+  /** The store's clock at the read minus `claimedAt`: the age of a claim without `renewal`. */
+  readonly ageMs: number;
 }
 
 /** How a call of this process that holds a key ended, for the calls waiting on it. */
 export type Settled = { kind: 'completed'; outcome: ToolOutcome } | { kind: 'released' } | { kind: 'unknown' };
+
+/**
+ * Whether the owner of a claim of another process may still be executing
+ * its call, judged from the store alone: while it renews the claim within
+ * its lease (a renewal on the store's clock), yes; once it has been silent
+ * longer than its lease (killed, frozen, cut off, or past the stale age,
+ * after which owners stop renewing), no. A claim from before renewals may
+ * be until it is `staleAfterMs` old.
+ *
+ * @example
+ * if (!ownerMayBeRunning({ claim, staleAfterMs })) askReconcile();
+ */
+export function ownerMayBeRunning({ claim, staleAfterMs }: { claim: StoredClaim; staleAfterMs: number }): boolean {
+  if (claim.renewal === undefined) return claim.ageMs < staleAfterMs;
+  return claim.renewal.silentMs <= claim.renewal.leaseMs;
+}
 
 /**
  * What a key someone already claimed answers `claimantUserId`:
@@ -32,24 +69,23 @@ export type Settled = { kind: 'completed'; outcome: ToolOutcome } | { kind: 'rel
  * - another user's tenant-wide key: `claimed_by_another_user`, with nothing
  *   of that user's outcome;
  * - a completed key: its first outcome;
- * - a key claimed by another process, or by this one and no longer in
- *   flight, or longer ago than `staleAfterMs`: `outcome_unknown`, marked
- *   `ownerMayBeRunning` while its owner may still be executing it (another
- *   process that may be alive, and the claim younger than `staleAfterMs`):
+ * - a key claimed by another process: `outcome_unknown`, marked
+ *   `ownerMayBeRunning` while its owner renews it (`ownerMayBeRunning`):
  *   reconciling it then could run the call twice;
+ * - a key of this process no longer in flight, or claimed longer ago than
+ *   `staleAfterMs`: `outcome_unknown`;
  * - a key a call of this process is executing: that call's outcome, waiting
  *   for it until the key would be stale; undefined when that call released
  *   the key (claim it again).
  *
  * @example
- * const answer = await answerExistingClaim({ claim, claimantUserId, thisProcess, ownerMayBeAlive, running, now, staleAfterMs });
+ * const answer = await answerExistingClaim({ claim, claimantUserId, thisProcess, running, now, staleAfterMs });
  * if (answer !== undefined) return answer;
  */
 export async function answerExistingClaim({
   claim,
   claimantUserId,
   thisProcess,
-  ownerMayBeAlive,
   running,
   now,
   staleAfterMs,
@@ -58,23 +94,22 @@ export async function answerExistingClaim({
   claimantUserId: string;
   /** The owner this process writes into the keys it claims. */
   thisProcess: string;
-  /** Whether another process, named by the owner it wrote, may still be alive. */
-  ownerMayBeAlive: (owner: string) => boolean;
   /** The call of this process in flight with this key, if there is one. */
   running: Promise<Settled> | undefined;
+  /** This process's clock, for the age of its own claims. */
   now: number;
   staleAfterMs: number;
 }): Promise<IdempotencyClaim | undefined> {
   const { original } = claim;
   if (claim.claimantUserId !== claimantUserId) return { status: 'claimed_by_another_user', original };
   if (claim.status === 'completed') return { status: 'completed', outcome: claim.outcome as ToolOutcome, original };
-  const age = now - claim.claimedAt;
   const unknown = { status: 'outcome_unknown', claimedAt: claim.claimedAt, original } as const;
-  if (age >= staleAfterMs) return unknown;
   if (claim.owner !== thisProcess) {
-    return ownerMayBeAlive(claim.owner) ? { ...unknown, ownerMayBeRunning: true } : unknown;
+    return ownerMayBeRunning({ claim, staleAfterMs }) ? { ...unknown, ownerMayBeRunning: true } : unknown;
   }
-  if (running === undefined) return unknown;
+  // This process's own claim: whether its call still runs is known here, and its age is on this process's clock.
+  const age = now - claim.claimedAt;
+  if (age >= staleAfterMs || running === undefined) return unknown;
   const settled = await waitAtMost(running, staleAfterMs - age);
   if (settled.kind === 'completed') return { status: 'completed', outcome: settled.outcome, original };
   if (settled.kind === 'unknown') return unknown;

@@ -25,6 +25,7 @@ export {
 export {
   type AuditAnchor,
   type AuditAnchorCheck,
+  type AuditAnchorOrigin,
   auditAnchor,
   auditAnchorFormat,
   checkAuditAnchor,
@@ -46,7 +47,14 @@ export {
   isSignedCheckpoint,
   readAuditCheckpoint,
 } from './audit-checkpoint.js';
+export { checkAuditKey, minimumAuditKeyLength } from './audit-key.js';
 export type { AuditDecision, AuditEntry, AuditLog, OriginalCall } from './audit-log.js';
+export {
+  type AuditChainOriginRecord,
+  auditGenesisHead,
+  auditOriginFormat,
+  auditOriginSeal,
+} from './audit-origin-seal.js';
 export {
   type AuditChainHead,
   type AuditChainLink,
@@ -80,4 +88,4 @@ export { MemoryAuditLog } from './memory-audit-log.js';
 export { createTierGate, type GateCondition, type GateRule } from './tier-gate.js';
 export { toolDefinitionChangedOutcome, toolDefinitionChangeEntry } from './tool-definition-change.js';
 export { allowAllGate, type GateDecision, type ToolGate } from './tool-gate.js';
-export { type AnchoredChain, verifyAuditChain } from './verify-audit-chain.js';
+export { type AnchoredChain, type CheckedAuditAnchor, verifyAuditChain } from './verify-audit-chain.js';

@@ -5,7 +5,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
 import { setUpPostgresCluster } from '../store/postgres/test-support/postgres-cluster.js';
 import { openSqliteBackend } from '../store/sqlite/open-sqlite-backend.js';
-import { startChildUntil } from '../store/sqlite/test-support/child-process.js';
 import type { ReconcileAnswer } from '../tools/tool-types.js';
 import { claimIdempotencyKey } from './claim-idempotency-key.js';
 import type { IdempotencyStore } from './idempotency-store.js';
@@ -16,10 +15,16 @@ interface Nodes {
   readonly first: IdempotencyStore;
   readonly second: IdempotencyStore;
   readonly close: () => Promise<void>;
-  /** Rewrites the claims' owner / claim time, as another machine's claim or an old one reads. */
+  /** Rewrites the claims' owner, as another machine's claim reads. */
   readonly setOwner: (owner: string) => Promise<void>;
-  readonly setClaimedAt: (time: number) => Promise<void>;
+  /** Rewrites when the claims were last renewed: `silentMs` before the database's clock, with `leaseMs`. */
+  readonly setRenewal: (silentMs: number, leaseMs: number) => Promise<void>;
+  /** Rewrites the claims as written before renewals: none, claimed `ageMs` before the database's clock. */
+  readonly setUnrenewed: (ageMs: number) => Promise<void>;
 }
+
+const sqliteNow = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+const postgresNow = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 
 const cluster = setUpPostgresCluster();
 const directory = mkdtempSync(join(tmpdir(), 'arbiter-reconcile-'));
@@ -38,8 +43,14 @@ const backends: { name: string; skip: boolean; open: () => Promise<Nodes> }[] = 
         first: first.idempotency,
         second: second.idempotency,
         setOwner: async (owner) => void first.database.prepare('UPDATE idempotency_claims SET owner = ?').run(owner),
-        setClaimedAt: async (time) =>
-          void first.database.prepare('UPDATE idempotency_claims SET claimed_at = ?').run(time),
+        setRenewal: async (silentMs, leaseMs) =>
+          void first.database
+            .prepare(`UPDATE idempotency_claims SET renewed_at = ${sqliteNow} - ?, lease_ms = ?`)
+            .run(silentMs, leaseMs),
+        setUnrenewed: async (ageMs) =>
+          void first.database
+            .prepare(`UPDATE idempotency_claims SET renewed_at = NULL, lease_ms = NULL, claimed_at = ${sqliteNow} - ?`)
+            .run(ageMs),
         close: async () => {
           await first.close();
           await second.close();
@@ -60,8 +71,16 @@ const backends: { name: string; skip: boolean; open: () => Promise<Nodes> }[] = 
         first: first.idempotency,
         second: second.idempotency,
         setOwner: async (owner) => void (await first.pool.query('UPDATE idempotency_claims SET owner = $1', [owner])),
-        setClaimedAt: async (time) =>
-          void (await first.pool.query('UPDATE idempotency_claims SET claimed_at = $1', [time])),
+        setRenewal: async (silentMs, leaseMs) =>
+          void (await first.pool.query(
+            `UPDATE idempotency_claims SET renewed_at = ${postgresNow} - $1, lease_ms = $2`,
+            [silentMs, leaseMs],
+          )),
+        setUnrenewed: async (ageMs) =>
+          void (await first.pool.query(
+            `UPDATE idempotency_claims SET renewed_at = NULL, lease_ms = NULL, claimed_at = ${postgresNow} - $1`,
+            [ageMs],
+          )),
         close: async () => {
           await first.close();
           await second.close();
@@ -183,18 +202,43 @@ describe.each(backends)('reconciling an unknown outcome on $name', ({ skip, open
     },
   );
 
-  it.skipIf(skip)('does not ask reconcile about a claim of another machine until it is stale', async () => {
+  it.skipIf(skip)(
+    'does not ask reconcile about a claim its owner renews, whatever machine it names, until it falls silent',
+    async () => {
+      nodes = await open();
+      await interrupt(nodes.first);
+      await nodes.setOwner('elsewhere/boot:4242:0123456789abcdef');
+      // Its owner renews it every 50 ms within a lease of a second: read again for that long, still live, refused unasked.
+      const renewing = nodes;
+      await renewing.setRenewal(0, 1_000);
+      const renewer = setInterval(() => void renewing.setRenewal(0, 1_000), 50);
+      const early = refundCall(nodes.second, () => ({ status: 'not_happened' }));
+      try {
+        expect(await claimIdempotencyKey(early.runtime, early.call)).toMatchObject({
+          status: 'refused',
+          error: { code: 'outcome_unknown' },
+        });
+      } finally {
+        clearInterval(renewer);
+      }
+      expect(early.asked).toEqual([]);
+      // Silent longer than the lease its owner wrote, on the database's clock: nobody can still be running it.
+      await nodes.setRenewal(1_001, 1_000);
+      const late = refundCall(nodes.second, () => ({ status: 'not_happened' }));
+      expect(await claimIdempotencyKey(late.runtime, late.call)).toMatchObject({ status: 'claimed' });
+      expect(late.asked).toEqual(['refund:SO20260901:2000']);
+    },
+  );
+
+  it.skipIf(skip)('judges a claim written before renewals by its age on the database clock', async () => {
     nodes = await open();
     await interrupt(nodes.first);
     await nodes.setOwner('elsewhere/boot:4242:0123456789abcdef');
+    await nodes.setUnrenewed(1_000);
     const early = refundCall(nodes.second, () => ({ status: 'not_happened' }));
-    expect(await claimIdempotencyKey(early.runtime, early.call)).toMatchObject({
-      status: 'refused',
-      error: { code: 'outcome_unknown' },
-    });
+    expect(await claimIdempotencyKey(early.runtime, early.call)).toMatchObject({ status: 'refused' });
     expect(early.asked).toEqual([]);
-    // Claimed longer ago than the store's stale age: nobody can still be running it.
-    await nodes.setClaimedAt(Date.now() - 11 * 60 * 1000);
+    await nodes.setUnrenewed(11 * 60 * 1000);
     const late = refundCall(nodes.second, () => ({ status: 'not_happened' }));
     expect(await claimIdempotencyKey(late.runtime, late.call)).toMatchObject({ status: 'claimed' });
     expect(late.asked).toEqual(['refund:SO20260901:2000']);
@@ -220,29 +264,5 @@ describe.each(backends)('reconciling an unknown outcome on $name', ({ skip, open
     // Still unknown: a later answer can settle it.
     const later = refundCall(nodes.first, () => ({ status: 'happened', result: refund }));
     expect(await claimIdempotencyKey(later.runtime, later.call)).toMatchObject({ status: 'completed' });
-  });
-});
-
-describe('reconciling a claim whose process is alive on this machine (SQLite)', () => {
-  it('refuses without asking while the claiming process runs, and reconciles once it is killed', async () => {
-    const path = join(directory, 'live-owner.db');
-    const { child, exited } = await startChildUntil('src/gate/test-support/claim-and-hang-child.ts', [path], 'claimed');
-    const backend = openSqliteBackend({ path });
-    try {
-      const whileAlive = refundCall(backend.idempotency, () => ({ status: 'not_happened' }));
-      expect(await claimIdempotencyKey(whileAlive.runtime, whileAlive.call)).toMatchObject({
-        status: 'refused',
-        error: { code: 'outcome_unknown' },
-      });
-      expect(whileAlive.asked).toEqual([]);
-      child.kill('SIGKILL');
-      await exited;
-      const afterKill = refundCall(backend.idempotency, () => ({ status: 'not_happened' }));
-      expect(await claimIdempotencyKey(afterKill.runtime, afterKill.call)).toMatchObject({ status: 'claimed' });
-      expect(afterKill.asked).toEqual(['refund:SO20260901:2000']);
-    } finally {
-      child.kill('SIGKILL');
-      await backend.close();
-    }
   });
 });

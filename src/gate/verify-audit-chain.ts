@@ -9,12 +9,25 @@ import {
   sealAuditChains,
 } from './audit-chain.js';
 import { type AuditCheckpoint, isSignedCheckpoint, readAuditCheckpoint } from './audit-checkpoint.js';
+import { auditOriginSeal } from './audit-origin-seal.js';
 import { auditRecordHash } from './audit-record-hash.js';
 
 /** A chain's head as an anchor recorded it (`AuditAnchor.chains`), its signature already checked. */
 export interface AnchoredChain extends AuditChainEnd {
   /** When the anchor was taken, for the message. */
   readonly anchoredAt: number;
+}
+
+/** An anchor whose signature holds (`checkAuditAnchor`), as `verifyAuditChain` checks the log against it. */
+export interface CheckedAuditAnchor {
+  /** When it was taken, in milliseconds since the epoch. */
+  readonly at: number;
+  /** The store it was taken of; undefined for an anchor of the first format (`arbiter-audit-anchor-v1`). */
+  readonly store: string | undefined;
+  /** When that store's chain began; undefined for an anchor of the first format. */
+  readonly origin: Omit<AuditChainOrigin, 'store'> | undefined;
+  /** The newest row of every chain then. */
+  readonly chains: readonly AuditChainEnd[];
 }
 
 /** The state of one chain while its rows are read. */
@@ -38,12 +51,21 @@ const tenantLabel = (tenant: string) => (tenant === '' ? '-' : tenant);
  * a row (outside a purge, whose checkpoint row records where the remaining
  * chains start), a row without hashes that is not older than the chain
  * (`origin`: after its start, or more rows before it than it recorded), and
- * with `anchored` a chain that ends before the head an anchor recorded. Rows
+ * with `anchor` a chain that ends before the head an anchor recorded. Rows
  * of both formats verify: the first (one chain per tenant, positional
  * values) and the second (a chain per writer and tenant, a named record).
  * With `key` (`ARBITER_AUDIT_KEY`), checkpoints must carry its signature.
  * After a finding the check goes on from the row's stored hash, so one
  * tampered row is reported once.
+ *
+ * The origin is bound: the first row of every chain begun since the store
+ * had an id links to the origin seal (`auditOriginSeal`: the store's id
+ * and when its chain began), and every purge checkpoint records it. An
+ * origin that no longer matches a chain, a checkpoint or the anchor is
+ * named (`origin`) and is then not trusted: no row without hashes is
+ * accepted on its word (with an anchor of this store, the anchor's origin
+ * decides instead). An anchor of another store is named as such (`anchor`)
+ * and its heads are not checked.
  *
  * @example
  * const report = verifyAuditChain({ rows, origin, purgeTool: auditPurgeTool, key });
@@ -54,21 +76,24 @@ export function verifyAuditChain({
   origin,
   purgeTool,
   key,
-  anchored = [],
+  anchor,
 }: {
   rows: readonly AuditChainRow[];
-  /** When the chain began; undefined when the store has no record of it (a finding: rows without hashes are then never accepted). */
+  /** When the chain began, and the store's id; undefined when the store has no record of it (a finding: rows without hashes are then never accepted). */
   origin: AuditChainOrigin | undefined;
   /** The tool name of purge rows, whose arguments carry a checkpoint. */
   purgeTool: string;
   key?: string | undefined;
-  /** Chain heads from an anchor whose signature holds (`checkAuditAnchor`). */
-  anchored?: readonly AnchoredChain[];
+  /** An anchor whose signature holds (`checkAuditAnchor`). */
+  anchor?: CheckedAuditAnchor | undefined;
 }): AuditChainReport {
   const findings: AuditChainFinding[] = [];
   const keyed = key !== undefined && key !== '';
   /** Per chain: the hashes (and for the second format, places) where a purge left it starting. */
   const starts = new Map<string, { hash: string; seq: number | null }[]>();
+  const seal = origin?.store === undefined ? undefined : auditOriginSeal({ ...origin, store: origin.store });
+  /** Whether something sealed with the origin (a chain's first row, a checkpoint) no longer matches it. */
+  let originMoved = false;
   let unsignedCheckpoints = 0;
   for (const row of rows) {
     if (row.record.tool !== purgeTool || row.chainHash === null) continue;
@@ -87,6 +112,15 @@ export function verifyAuditChain({
       unsignedCheckpoints += 1;
     }
     addStarts(starts, checkpoint);
+    if (checkpoint.origin !== undefined && checkpoint.origin !== seal) {
+      originMoved = true;
+      findings.push({
+        auditId: row.auditId,
+        tenant: auditChainKey(row.record.tenantId as string | null),
+        kind: 'origin',
+        message: `row ${row.auditId}: the purge checkpoint was taken of another origin than this store records now: its id (audit_store) or when its chain began (audit_chain_origin) was changed`,
+      });
+    }
   }
   if (origin === undefined) {
     findings.push({
@@ -96,7 +130,39 @@ export function verifyAuditChain({
       message:
         'the record of when the chain began (audit_chain_origin) is missing: no row without hashes can be trusted',
     });
+  } else if (origin.store === undefined) {
+    findings.push({
+      auditId: 0,
+      tenant: '',
+      kind: 'origin',
+      message:
+        "the store's id (audit_store) is missing: the origin the chains were sealed with cannot be checked, no row without hashes can be trusted",
+    });
   }
+  for (const row of rows) {
+    const second = row.writer !== null && row.seq !== null;
+    if (row.chainHash === null || !second || row.seq !== 1 || row.previousHash === null) continue;
+    if (row.previousHash === seal) continue;
+    const tenant = auditChainKey(row.record.tenantId as string | null);
+    if ((starts.get(chainId(tenant, row.writer)) ?? []).some((start) => start.hash === row.previousHash)) continue;
+    originMoved = true;
+    findings.push(
+      finding(
+        row,
+        tenant,
+        'origin',
+        `begins chain ${row.writer} from another origin than this store records now: its id (audit_store) or when its chain began (audit_chain_origin) was changed`,
+      ),
+    );
+  }
+  const anchorOrigin = checkAnchorOrigin({ anchor, origin, findings });
+  /** The origin rows without hashes are judged by: the anchor's, else the store's unless something sealed with it disagrees. */
+  const trusted =
+    typeof anchorOrigin === 'object' ? anchorOrigin : originMoved || origin?.store === undefined ? undefined : origin;
+  const anchored: AnchoredChain[] =
+    anchor === undefined || anchorOrigin === 'another store'
+      ? []
+      : anchor.chains.map((chain) => ({ ...chain, anchoredAt: anchor.at }));
   const firstChained = rows.find((row) => row.chainHash !== null)?.auditId ?? Number.POSITIVE_INFINITY;
   const firstSecondFormat =
     rows.find((row) => row.chainHash !== null && row.writer !== null)?.auditId ?? Number.POSITIVE_INFINITY;
@@ -108,10 +174,10 @@ export function verifyAuditChain({
     const tenant = auditChainKey(row.record.tenantId as string | null);
     if (row.chainHash === null) {
       const olderThanChain =
-        origin !== undefined &&
+        trusted !== undefined &&
         row.auditId < firstChained &&
-        row.auditId <= origin.lastRowId &&
-        Number(row.record.at) < origin.startedAt;
+        row.auditId <= trusted.lastRowId &&
+        Number(row.record.at) < trusted.startedAt;
       if (olderThanChain) unchained += 1;
       else
         findings.push(
@@ -140,9 +206,11 @@ export function verifyAuditChain({
     );
     // No chain of the first format starts once the second has begun: such a row was made up.
     const lateFirstFormat = !second && head === undefined && row.auditId > firstSecondFormat;
+    // A chain of the second format starts at place 1, from nothing or from an origin seal (a seal that is not this
+    // store's was named above).
     const linked =
       head === undefined
-        ? (row.previousHash === null && (second ? row.seq === 1 : !lateFirstFormat)) || fromStart
+        ? (second ? row.seq === 1 : row.previousHash === null && !lateFirstFormat) || fromStart
         : row.previousHash === head.hash && (!second || row.seq === (head.seq as number) + 1);
     if (lateFirstFormat && !linked) {
       findings.push(
@@ -186,16 +254,17 @@ export function verifyAuditChain({
       hashes.set(id, places);
     }
   }
-  if (origin !== undefined) {
-    const beforeOrigin = rows.filter((row) => row.auditId <= origin.lastRowId);
+  if (trusted !== undefined) {
+    const beforeOrigin = rows.filter((row) => row.auditId <= trusted.lastRowId);
     const newest = beforeOrigin[beforeOrigin.length - 1];
-    if (newest !== undefined && beforeOrigin.length > origin.rowsThen) {
+    const named = (auditId: number) => findings.some((found) => found.auditId === auditId && found.kind === 'inserted');
+    if (newest !== undefined && beforeOrigin.length > trusted.rowsThen && !named(newest.auditId)) {
       findings.push(
         finding(
           newest,
           auditChainKey(newest.record.tenantId as string | null),
           'inserted',
-          `ends ${beforeOrigin.length} rows from before the chain began where ${origin.rowsThen} were recorded when it began: rows were inserted among them`,
+          `ends ${beforeOrigin.length} rows from before the chain began where ${trusted.rowsThen} were recorded when it began: rows were inserted among them`,
         ),
       );
     }
@@ -210,9 +279,16 @@ export function verifyAuditChain({
     hash,
   }));
   const tenants = [...new Set(chains.map((chain) => chain.tenant))];
+  const tenantRows: Record<string, number> = {};
+  for (const row of rows) {
+    const tenant = auditChainKey(row.record.tenantId as string | null);
+    tenantRows[tenant] = (tenantRows[tenant] ?? 0) + 1;
+  }
   return {
     ok: findings.length === 0,
     rows: rows.length,
+    tenantRows,
+    origin,
     unchained,
     findings,
     heads: new Map(
@@ -222,6 +298,47 @@ export function verifyAuditChain({
     unsignedCheckpoints,
   };
 }
+
+/**
+ * What an anchor says of the store and its origin: `another store` (named,
+ * its heads then not checked), the anchor's origin when it is of this store
+ * (named too when the store's record differs from it), or undefined for an
+ * anchor of the first format or none.
+ */
+function checkAnchorOrigin({
+  anchor,
+  origin,
+  findings,
+}: {
+  anchor: CheckedAuditAnchor | undefined;
+  origin: AuditChainOrigin | undefined;
+  findings: AuditChainFinding[];
+}): Omit<AuditChainOrigin, 'store'> | 'another store' | undefined {
+  if (anchor?.store === undefined || anchor.origin === undefined) return undefined;
+  const when = new Date(anchor.at).toISOString();
+  if (anchor.store !== origin?.store) {
+    findings.push({
+      auditId: 0,
+      tenant: '',
+      kind: 'anchor',
+      message: `this anchor (of ${when}) belongs to store ${anchor.store}, not to this store (${origin?.store ?? 'which has no id'}): its chain heads were not checked`,
+    });
+    return 'another store';
+  }
+  const held = anchor.origin;
+  if (held.lastRowId !== origin.lastRowId || held.rowsThen !== origin.rowsThen || held.startedAt !== origin.startedAt) {
+    findings.push({
+      auditId: 0,
+      tenant: '',
+      kind: 'origin',
+      message: `audit_chain_origin records ${describeOrigin(origin)} where the anchor of ${when} holds ${describeOrigin(held)}: the record of when the chain began was changed`,
+    });
+  }
+  return held;
+}
+
+const describeOrigin = ({ lastRowId, rowsThen, startedAt }: Omit<AuditChainOrigin, 'store'>) =>
+  `${rowsThen} rows up to row ${lastRowId} before ${new Date(startedAt).toISOString()}`;
 
 function addStarts(starts: Map<string, { hash: string; seq: number | null }[]>, checkpoint: AuditCheckpoint): void {
   const add = (id: string, start: { hash: string; seq: number | null }) => {

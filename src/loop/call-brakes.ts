@@ -41,4 +41,15 @@ export class CallBrakes {
     this.#consecutiveFailures.set(name, failures);
     return failures >= this.maxConsecutiveFailures;
   }
+
+  /** The failures in a row of tool `name` so far, for a durable step to record with its result. */
+  failuresOf(name: string): number {
+    return this.#consecutiveFailures.get(name) ?? 0;
+  }
+
+  /** Sets the failures in a row of tool `name` to what a replayed durable step recorded. */
+  restoreFailures(name: string, failures: number): void {
+    if (failures === 0) this.#consecutiveFailures.delete(name);
+    else this.#consecutiveFailures.set(name, failures);
+  }
 }

@@ -10,6 +10,7 @@ export { createMemoryJournal, type RecordedToolResult, type RunJournal, type Ste
 export { type StopReason, stopReasons } from '../core/stop-reason.js';
 export { type DescribeToolError, describeFullError } from './describe-tool-error.js';
 export { type LoopTexts, loopTexts } from './loop-texts.js';
+export type { PendingApproval } from './pending-approval.js';
 export {
   type ResumeAfterApprovalOptions,
   type ResumeAfterApprovalResult,

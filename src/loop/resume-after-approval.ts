@@ -1,5 +1,6 @@
+import type { ApprovalRecord } from '../gate/approval-record.js';
+import type { ApprovalStore } from '../store/backend.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { ApprovalRecord, SqliteApprovalBroker } from '../store/sqlite/sqlite-approval-broker.js';
 import type { RunAgentOptions, RunResult } from './run-agent.js';
 import { runSession } from './run-session.js';
 
@@ -17,7 +18,8 @@ export type ResumeAfterApprovalOptions = Omit<
   'messages' | 'sessionId' | 'runId' | 'resume' | 'journal' | 'approvals'
 > & {
   readonly sessions: SessionStore;
-  readonly broker: SqliteApprovalBroker;
+  /** Either backend's approvals (`backend.approvals`, `SqliteApprovalBroker`, `PostgresApprovalBroker`). */
+  readonly broker: ApprovalStore;
   readonly approvalId: string;
   readonly decision: 'approve' | 'reject';
   readonly approver: string;
@@ -33,22 +35,29 @@ export type ResumeAfterApprovalOptions = Omit<
  * `ApprovalResolutionError` when the approval is unknown, already decided or
  * expired.
  *
+ * The approval ids come with the run that stopped (`result.pendingApprovals`)
+ * or from the store (`broker.listApprovals({ status: 'pending' })`); the
+ * broker is either backend's `approvals`. docs/gate.md shows the whole flow.
+ *
  * @example
- * const outcome = await resumeAfterApproval({
- *   sessions, broker, approvalId: 'ap_3f2c9a1b7d4e', decision: 'approve', approver: 'li.wei',
- *   model, tools: registry, principal, gate, idempotency, audit,
- * });
- * if (outcome.status === 'waiting') console.log(`still waiting for ${outcome.pending} approvals`);
+ * const { sessions, approvals } = backend; // openSqliteBackend(…) or await openPostgresBackend(…)
+ * for (const { approvalId } of result.pendingApprovals) {
+ *   const outcome = await resumeAfterApproval({
+ *     sessions, broker: approvals, approvalId, decision: 'approve', approver: 'li.wei',
+ *     model, tools: registry, principal, gate, idempotency, audit,
+ *   });
+ *   if (outcome.status === 'waiting') console.log(`still waiting for ${outcome.pending} approvals`);
+ * }
  */
 export async function resumeAfterApproval(options: ResumeAfterApprovalOptions): Promise<ResumeAfterApprovalResult> {
   const { sessions, broker, approvalId, decision, approver, reason, ...runOptions } = options;
-  const approval = broker.resolveApproval({
+  const approval = await broker.resolveApproval({
     approvalId,
     decision,
     approver,
     ...(reason === undefined ? {} : { reason }),
   });
-  const pending = broker.countPending({ runId: approval.runId });
+  const pending = await broker.countPending({ runId: approval.runId });
   if (pending > 0) return { status: 'waiting', approval, pending };
   if (approval.sessionId === undefined) {
     return { status: 'not_resumable', approval, reason: 'the run was not kept in a session' };

@@ -1,6 +1,7 @@
 import type { PinnedState } from '../context/compress-context.js';
 import type { ContextManager } from '../context/context-manager.js';
 import type { ChatMessage, ToolCall } from '../core/chat-message.js';
+import type { DurableSteps } from '../core/durable-steps.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
 import type { RunJournal } from '../core/run-journal.js';
@@ -23,6 +24,7 @@ import type { DescribeToolError } from './describe-tool-error.js';
 import { failRun } from './fail-run.js';
 import { finishRun } from './finish-run.js';
 import { mountTools } from './mount-tools.js';
+import type { PendingApproval } from './pending-approval.js';
 import { replayBrakes } from './replay-brakes.js';
 import { routeStepTools } from './route-step-tools.js';
 import { budgetStop, spentBudget } from './run-budgets.js';
@@ -102,6 +104,14 @@ export interface RunAgentOptions {
   readonly audit?: AuditLog;
   /** Where steps and tool results are written down so a restart loses nothing. */
   readonly journal?: RunJournal;
+  /**
+   * The durable engine the run executes inside (DBOS, Restate, Temporal):
+   * each model turn and each validated, gated tool execution runs as one of
+   * its named steps, recorded and handed back on replay (give the run's id:
+   * `runDurableAgent` makes it through the engine). Default: arbiter's own path, where the journal records
+   * each step and a lease keeper resumes the run (see `DurableSteps`).
+   */
+  readonly steps?: DurableSteps;
   readonly locale?: Locale;
   /** Words a failed call's error for the model (its tool message). Default: arbiter's whole message. */
   readonly describeError?: DescribeToolError;
@@ -138,6 +148,11 @@ export interface RunResult {
   readonly cost: number | undefined;
   /** The seq of the run's last event, to continue numbering when the run is resumed. */
   readonly lastSeq: number;
+  /**
+   * With `awaiting_approval`: every call the run waits for a person about, with its approval id (decide with
+   * `resumeAfterApproval`); empty for any other stop.
+   */
+  readonly pendingApprovals: readonly PendingApproval[];
   /** Set when `stopReason` is `error`: an infrastructure failure, for the operator, never for the model. */
   readonly error?: { readonly code: string; readonly message: string; readonly cause: unknown };
 }

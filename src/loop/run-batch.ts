@@ -4,6 +4,7 @@ import type { StopReason } from '../core/stop-reason.js';
 import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
+import type { PendingApproval } from './pending-approval.js';
 import type { RunRuntime } from './run-runtime.js';
 import { runToolCall } from './run-tool-call.js';
 
@@ -16,6 +17,8 @@ export interface BatchResult {
   readonly failure?: unknown;
   /** Every call of the batch changes nothing (`read`): running it again after a crash is harmless. */
   readonly rerunnable: boolean;
+  /** With `awaiting_approval`: the calls that wait for a person, in the order of the calls. */
+  readonly pendingApprovals?: readonly PendingApproval[];
 }
 
 /**
@@ -58,7 +61,7 @@ export async function runBatch(
     untrusted.set(call.id, source);
     runtime.untrustedSources.add(source);
   };
-  const pending = new Set<string>();
+  const pending = new Map<string, PendingApproval>();
   let stop: StopReason | undefined;
   let failure: unknown;
   const groups = groupCalls(calls, tools);
@@ -82,7 +85,8 @@ export async function runBatch(
     const report = await runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
     if (report.kind === 'held') return;
     if (report.kind === 'pending_approval') {
-      pending.add(call.id);
+      const { kind: _kind, ...approval } = report;
+      pending.set(call.id, approval);
       return;
     }
     if (report.kind === 'aborted') {
@@ -135,7 +139,8 @@ export async function runBatch(
   }
 
   if (failure === undefined && stop === undefined && pending.size > 0) {
-    return { messages: [], stop: 'awaiting_approval', rerunnable };
+    const pendingApprovals = calls.flatMap((call) => pending.get(call.id) ?? []);
+    return { messages: [], stop: 'awaiting_approval', rerunnable, pendingApprovals };
   }
   const reason = failure === undefined ? stop : 'error';
   const messages: ToolMessage[] = [];

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../core/chat-message.js';
 import type { RunUsage } from '../core/run-usage.js';
+import type { PendingApproval } from './pending-approval.js';
 import type { RunAgentOptions } from './run-agent.js';
 
 /**
@@ -22,6 +23,8 @@ export interface RunProgress {
   steps: number;
   cost: number;
   lastText: string | undefined;
+  /** The calls of the last batch that wait for a person (set when it stops the run with `awaiting_approval`). */
+  pendingApprovals: readonly PendingApproval[];
 }
 
 /**
@@ -52,5 +55,6 @@ export function createRunProgress(options: Pick<RunAgentOptions, 'messages' | 'r
     steps: options.resume?.steps ?? 0,
     cost: options.resume?.cost ?? 0,
     lastText: undefined,
+    pendingApprovals: [],
   };
 }

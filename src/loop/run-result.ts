@@ -5,7 +5,8 @@ import type { RunRuntime } from './run-runtime.js';
 import { totalUsage } from './total-usage.js';
 
 /**
- * The run's result as it stands: stop reason, conversation, counters.
+ * The run's result as it stands: stop reason, conversation, counters, and
+ * the approvals it waits for when it stopped with `awaiting_approval`.
  *
  * @example
  * return runResult(runtime, progress, 'completed', performance.now() - progress.startedAt);
@@ -27,5 +28,6 @@ export function runResult(
     durationMs,
     cost: runtime.prices === undefined ? undefined : progress.cost,
     lastSeq: runtime.emitter.lastSeq,
+    pendingApprovals: stopReason === 'awaiting_approval' ? progress.pendingApprovals : [],
   };
 }

@@ -2,6 +2,7 @@ import type { PinnedState } from '../context/compress-context.js';
 import type { ContextManager } from '../context/context-manager.js';
 import { isCallHistorySource } from '../core/call-history.js';
 import type { ChatMessage } from '../core/chat-message.js';
+import type { DurableSteps } from '../core/durable-steps.js';
 import type { Locale } from '../core/locale.js';
 import { createMemoryJournal, type RunJournal } from '../core/run-journal.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
@@ -35,6 +36,8 @@ export interface RunRuntime extends GateRuntime {
   readonly options: RunAgentOptions;
   readonly model: Model;
   readonly journal: RunJournal;
+  /** The durable engine's steps, when the run executes inside one; undefined on arbiter's own path. */
+  readonly steps: DurableSteps | undefined;
   readonly control: RunControl;
   readonly brakes: CallBrakes;
   readonly locale: Locale;
@@ -88,6 +91,7 @@ export function createRunRuntime(options: RunAgentOptions, runId: string): RunRu
     audit: isCallHistorySource(options.audit) ? options.audit : new MemoryAuditLog({ forwardTo: options.audit }),
     emitter: (options.events ?? new EventBus()).forRun(runId, { startSeq: options.resume?.lastSeq ?? 0 }),
     journal: options.journal ?? createMemoryJournal(),
+    steps: options.steps,
     control,
     signal: control.signal,
     brakes: new CallBrakes({

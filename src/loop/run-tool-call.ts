@@ -7,6 +7,7 @@ import { requestApproval } from '../gate/request-approval.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { bindToolCall } from './bind-tool-call.js';
+import { durableStep } from './durable-step.js';
 import { executeToolCall } from './execute-tool-call.js';
 import { parseToolCall } from './parse-tool-call.js';
 import { reportFailure, reportRefusal, reportRepeatedCall } from './report-tool-error.js';
@@ -48,8 +49,16 @@ export async function runToolCall(
   const times = runtime.brakes.noteCall(toolName, canonicalArguments);
   if (times > runtime.brakes.maxIdenticalCalls) return reportRepeatedCall(runtime, head, times);
   const gated = bindToolCall(runtime, head, checked.tool, checked.args, canonicalArguments);
+  const { steps } = runtime;
   try {
-    return await gateAndRun(runtime, gated, mode);
+    if (steps === undefined) return await gateAndRun(runtime, gated, mode);
+    return await durableStep({
+      runtime,
+      steps,
+      name: `tool:${toolCallId}`,
+      tool: toolName,
+      run: () => gateAndRun(runtime, gated, mode),
+    });
   } finally {
     // Once the call is decided and audited, the principal's next history-reading call may count it.
     gated.releaseHistory();
@@ -67,7 +76,15 @@ async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMo
   if (verdict.decision === 'require_approval') {
     const approval = await requestApproval(runtime, call, verdict);
     if (approval.status === 'pending')
-      return { kind: 'pending_approval', toolCallId, tool, approvalId: approval.approvalId };
+      return {
+        kind: 'pending_approval',
+        toolCallId,
+        tool,
+        approvalId: approval.approvalId,
+        arguments: call.shownArguments,
+        rule: verdict.rule,
+        reason: verdict.reason,
+      };
     if (approval.status === 'refused') return reportRefusal(runtime, call, approval.stage, approval.error);
   } else {
     if (mode === 'check_only') return { kind: 'held', toolCallId, tool };

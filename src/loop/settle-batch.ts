@@ -30,7 +30,10 @@ export async function settleBatch(
 ): Promise<StopReason | undefined> {
   const { control, texts } = runtime;
   const batch = await runBatch(runtime, tools, calls, progress.steps);
-  if (batch.stop === 'awaiting_approval') return batch.stop;
+  if (batch.stop === 'awaiting_approval') {
+    progress.pendingApprovals = batch.pendingApprovals ?? [];
+    return batch.stop;
+  }
   await commitStep(runtime, progress, batch.messages, { rerunnable: batch.rerunnable && batch.failure === undefined });
   if (batch.failure !== undefined) throw batch.failure;
   if (batch.stop === 'repeated_call' && control.reason === undefined && budgetStop(runtime, progress) === undefined) {

@@ -1,9 +1,10 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
-import type { ModelResponse } from '../models/model.js';
+import type { ModelRequest, ModelResponse } from '../models/model.js';
 import { costOf } from '../models/pricing.js';
 import { isRoutedToolSet } from '../routing/routed-tool-set.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { commitStep } from './commit-step.js';
+import { durableStep } from './durable-step.js';
 import type { RunProgress } from './run-progress.js';
 import type { RunRuntime } from './run-runtime.js';
 import { withUniqueCallIds } from './with-unique-call-ids.js';
@@ -40,13 +41,18 @@ export async function takeModelTurn(
   // A summary made to fit the window is a model call of this run: it counts in the budget.
   usage.inputTokens += prepared?.usage?.inputTokens ?? 0;
   usage.outputTokens += prepared?.usage?.outputTokens ?? 0;
-  const response = await model.generate({
+  const request: ModelRequest = {
     messages: prepared?.messages ?? progress.conversation,
     tools: tools.specs,
     signal: control.signal,
     onTextDelta: (text) => emitter.emit({ type: 'model:delta', step, text }),
     onDecision: (decision) => emitter.emit({ type: 'model:decision', step, decision }),
-  });
+  };
+  const { steps } = runtime;
+  const response =
+    steps === undefined
+      ? await model.generate(request)
+      : await durableStep({ runtime, steps, name: `model:${step}`, run: () => model.generate(request) });
   if (prepared !== undefined) context?.observe({ prepared, usage: response.usage });
   usage.inputTokens += response.usage.inputTokens;
   usage.outputTokens += response.usage.outputTokens;

@@ -1,4 +1,5 @@
 import type { ToolOutcome } from '../core/tool-outcome.js';
+import type { PendingApproval } from './pending-approval.js';
 
 /**
  * What happened to one tool call, ready to become its tool message.
@@ -26,12 +27,7 @@ export type ToolCallReport =
   /** Checked and allowed, but not run: an earlier call of the turn waits for a person (mode `check_only`). */
   | { readonly kind: 'held'; readonly toolCallId: string; readonly tool: string }
   /** The call waits for a person; nothing ran. The run stops with `awaiting_approval`. */
-  | {
-      readonly kind: 'pending_approval';
-      readonly toolCallId: string;
-      readonly tool: string;
-      readonly approvalId: string;
-    };
+  | ({ readonly kind: 'pending_approval' } & PendingApproval);
 
 /**
  * How far a call may go. `run`: all the way. `check_only`: an earlier call of

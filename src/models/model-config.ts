@@ -36,9 +36,15 @@ export function readModelConfig(env: Readonly<Record<string, string | undefined>
     .filter(([, value]) => value === '')
     .map(([field]) => variables[field as keyof typeof variables]);
   if (missing.length > 0) {
+    // Another tool's variable set for arbiter: say which one arbiter reads instead.
+    const borrowed = missing
+      .map((name) => name.replace('ARBITER_', 'OPENAI_'))
+      .filter((name) => (env[name]?.trim() ?? '') !== '')
+      .map((name) => `${name} is set, but arbiter reads ${name.replace('OPENAI_', 'ARBITER_')}`);
+    const hint = borrowed.length === 0 ? '' : `; ${borrowed.join('; ')}`;
     throw new ModelError({
       kind: 'request',
-      message: `model configuration incomplete: set ${missing.join(', ')} (an OpenAI-compatible base URL, its API key and a model id)`,
+      message: `model configuration incomplete: set ${missing.join(', ')} (an OpenAI-compatible base URL, its API key and a model id)${hint}`,
     });
   }
   if (!isHttpUrl(baseUrl)) {

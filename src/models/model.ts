@@ -32,7 +32,7 @@ export interface ModelResponse {
  * endpoint, a fallback chain, or the offline scripted model.
  *
  * @example
- * const response = await model.generate({ messages, tools: registry.specs() });
+ * const response = await model.generate({ messages, tools: registry.specs });
  */
 export interface Model {
   readonly name: string;

@@ -66,7 +66,7 @@ export interface OpenAiModelOptions {
  * const model = new OpenAiModel({ baseUrl: 'https://api.openai.com/v1', apiKey, model: 'gpt-4o-mini' });
  * const { message, usage } = await model.generate({
  *   messages: [{ role: 'user', content: 'Where is order SO20260901?' }],
- *   tools: registry.specs(),
+ *   tools: registry.specs,
  *   onTextDelta: (text) => process.stdout.write(text),
  * });
  */

@@ -64,7 +64,7 @@ export interface OpenAiResponsesModelOptions
  *
  * @example
  * const model = new OpenAiResponsesModel({ baseUrl: 'https://api.openai.com/v1', apiKey, model: 'gpt-5-mini' });
- * const { message } = await model.generate({ messages, tools: registry.specs(), onTextDelta: (text) => process.stdout.write(text) });
+ * const { message } = await model.generate({ messages, tools: registry.specs, onTextDelta: (text) => process.stdout.write(text) });
  */
 export class OpenAiResponsesModel implements Model {
   readonly name: string;

@@ -91,7 +91,7 @@ describe('parseAuthConfig', () => {
     expect((await readAuthConfig({ file: good })).tokens).toHaveLength(1);
     const bad = join(directory, 'bad.json');
     writeFileSync(bad, '{ tokens: ');
-    await expect(readAuthConfig({ file: bad })).rejects.toThrow(`${bad}: not valid JSON`);
+    await expect(readAuthConfig({ file: bad })).rejects.toThrow(`${bad}:1:3: not valid JSON: unexpected "t"`);
     await expect(readAuthConfig({ file: join(directory, 'missing.json') })).rejects.toThrow('cannot be read');
   });
 });

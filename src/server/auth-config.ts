@@ -3,6 +3,7 @@ import type { Principal } from '../core/principal.js';
 import { InputFileError } from '../errors/input-file-error.js';
 import { ServerConfigError } from '../errors/server-config-error.js';
 import { isRecord } from '../util/is-record.js';
+import { jsonSyntaxProblem } from '../util/json-syntax-position.js';
 import { sha256Hex } from '../util/sha256.js';
 
 /**
@@ -89,7 +90,8 @@ export async function readAuthConfig({ file }: { file: string }): Promise<AuthCo
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new InputFileError({ file, problem: `not valid JSON`, cause: error });
+    // V8's message quotes the text around the fault, which may be a token: only the place and one character are said.
+    throw new InputFileError({ file, ...jsonSyntaxProblem(text), cause: error });
   }
   return parseAuthConfig(value, { file });
 }

@@ -2,14 +2,13 @@ import { isExternalRunId } from '../adapters/external-run.js';
 import type { Principal } from '../core/principal.js';
 import { ApprovalResolutionError } from '../errors/approval-resolution-error.js';
 import { HttpError } from '../errors/http-error.js';
+import { fourEyesRule, isOwnRequest, selfApprovalRefusal } from '../gate/four-eyes.js';
 import { isMcpRunId } from '../mcp/server/mcp-run.js';
-import type { ServerRun } from '../store/server-run.js';
-import type { SessionStore } from '../store/session-store.js';
 import type { ApprovalRecord } from '../store/sqlite/sqlite-approval-broker.js';
 import { approverRole, notFound, type ServerDependencies } from './server-env.js';
 
-/** The audit rule (and the 403's code) of a refused self-approval. */
-export const fourEyesRule = 'four_eyes';
+// The rule is the gate's, shared with `arbiter approve`; named here too for the server's modules.
+export { fourEyesRule, isOwnRequest } from '../gate/four-eyes.js';
 
 /** What `decideApproval` did: the decision recorded, and whether the run was resumed. */
 export interface ApprovalDecided {
@@ -70,22 +69,14 @@ export async function decideApproval(
     throw notFound('approval', approvalId);
   }
   if (!allowSelfApproval && (await isOwnRequest({ principal, run, sessions }))) {
-    await audit.append({
-      at: Date.now(),
-      sessionId: existing.sessionId,
-      runId: existing.runId,
-      step: existing.step,
-      toolCallId: existing.toolCallId,
-      tool: existing.tool,
-      sideEffect: tools.get(existing.tool)?.definition.sideEffect ?? 'irreversible',
-      argumentsHash: existing.argumentsHash,
-      arguments: existing.arguments,
-      decision: 'denied',
-      rule: fourEyesRule,
-      approver: principal.userId,
-      outcome: 'self_approval_refused',
-      durationMs: 0,
-    });
+    await audit.append(
+      selfApprovalRefusal({
+        approval: existing,
+        approver: principal.userId,
+        sideEffect: tools.get(existing.tool)?.definition.sideEffect,
+        at: Date.now(),
+      }),
+    );
     throw new HttpError({
       status: 403,
       reason: 'self_approval',
@@ -119,31 +110,6 @@ export async function decideApproval(
   const resumed = pending === 0 && !isMcpRunId(run.runId) && !isExternalRunId(run.runId);
   if (resumed) await (dependencies.resumeRun ?? ((runId: string) => manager.resume({ runId })))(run.runId);
   return { approvalId, decision: approval.status, runId: run.runId, pending, resumed };
-}
-
-/**
- * The four-eyes question: whether `principal` asked for the approvals of
- * `run` himself (he started the run, or owns the session it runs in).
- * `decideApproval` refuses such a decision unless `allowSelfApproval`; the
- * desk's inbox shows the same answer before anyone tries.
- *
- * @example
- * if (await isOwnRequest({ principal, run, sessions })) showWhyNot('four_eyes');
- */
-export async function isOwnRequest({
-  principal,
-  run,
-  sessions,
-}: {
-  principal: Principal;
-  run: Pick<ServerRun, 'principal' | 'sessionId'>;
-  sessions: Pick<SessionStore, 'load'>;
-}): Promise<boolean> {
-  const same = (owner: { tenantId: string | undefined; userId: string | undefined }) =>
-    owner.tenantId === principal.tenantId && owner.userId === principal.userId;
-  if (same(run.principal)) return true;
-  const session = await sessions.load(run.sessionId);
-  return session !== undefined && same({ tenantId: session.tenantId, userId: session.userId });
 }
 
 /**

@@ -35,7 +35,10 @@ export interface AuditFilter {
 /** The chain's word on one tenant's rows: `verified`, or `broken` at the first row where it breaks. */
 export interface TenantChainStatus {
   readonly status: 'verified' | 'broken';
-  /** Rows of the whole log that were read (every tenant's: the chain is verified as a whole). */
+  /**
+   * The tenant's own rows that were checked (the whole log is verified, but
+   * how many rows other tenants have is theirs to know, not his).
+   */
   readonly rowsChecked: number;
   readonly breaks: readonly { readonly auditId: number; readonly kind: string; readonly message: string }[];
 }
@@ -80,7 +83,7 @@ export function filterAuditRows({
 
 /**
  * One tenant's part of a chain report: another tenant's breaks are not
- * his to see, nor are they his chain.
+ * his to see, nor are they his chain, nor is how many rows they have.
  *
  * @example
  * tenantChainStatus({ report: await audit.verifyChain(), tenantId: 'shop' }).status; // 'verified'
@@ -96,5 +99,5 @@ export function tenantChainStatus({
   const breaks = report.findings
     .filter((finding) => finding.tenant === tenant)
     .map((finding) => ({ auditId: finding.auditId, kind: finding.kind, message: finding.message }));
-  return { status: breaks.length === 0 ? 'verified' : 'broken', rowsChecked: report.rows, breaks };
+  return { status: breaks.length === 0 ? 'verified' : 'broken', rowsChecked: report.tenantRows[tenant] ?? 0, breaks };
 }

@@ -2,7 +2,9 @@ import type { Principal } from '../core/principal.js';
 import { displayArguments } from '../events/sensitive-fields.js';
 import { toolFieldPolicies } from '../events/tool-field-policies.js';
 import type { ApprovalRecord } from '../gate/approval-record.js';
+import { type FieldDisplay, shownFieldDisplays } from '../tools/field-display.js';
 import { isOwnRequest } from './decide-approval.js';
+import { type EarlierCall, findEarlierCall } from './desk-earlier-call.js';
 import type { ServerDependencies } from './server-env.js';
 
 /** Why an approver cannot decide an approval the inbox shows him; `null` when he can. */
@@ -16,6 +18,8 @@ export interface InboxItem {
   readonly tool: string;
   /** As the approval card shows them: bound parameters removed, sensitive values `[redacted]`. */
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** How the tool asks a person to read some of these fields (money, dates), where it says so. */
+  readonly display: Readonly<Record<string, FieldDisplay>>;
   readonly rule: string;
   readonly reason: string;
   /** The user whose run asked (the session owner's principal). */
@@ -27,6 +31,8 @@ export interface InboxItem {
   readonly ownRequest: boolean;
   /** Why the caller cannot decide it (`four_eyes`, `expired`), or `null`. */
   readonly blocked: InboxBlock;
+  /** The same call, same arguments, that already ran for the same person, and what it answered; or `null`. */
+  readonly earlierCall: EarlierCall | null;
 }
 
 /**
@@ -91,7 +97,7 @@ export async function listInbox({
   tenantOf,
   now,
 }: {
-  dependencies: Pick<ServerDependencies, 'approvals' | 'runs' | 'sessions' | 'allowSelfApproval' | 'tools'>;
+  dependencies: Pick<ServerDependencies, 'approvals' | 'runs' | 'sessions' | 'allowSelfApproval' | 'tools' | 'audit'>;
   principal: Principal;
   tenantOf: (runId: string) => Promise<string | undefined>;
   now: number;
@@ -104,13 +110,16 @@ export async function listInbox({
     if (run === undefined) continue;
     const ownRequest = await isOwnRequest({ principal, run, sessions: dependencies.sessions });
     const expired = approval.expiresAt <= now;
+    const registered = dependencies.tools.get(approval.tool);
+    // As the approval card shows them: what the principal bound (tenant, user) is not the model's proposal.
+    const shown = displayArguments(approval.arguments, policyOf(registered));
     items.push({
       approvalId: approval.approvalId,
       runId: approval.runId,
       sessionId: approval.sessionId ?? null,
       tool: approval.tool,
-      // As the approval card shows them: what the principal bound (tenant, user) is not the model's proposal.
-      arguments: displayArguments(approval.arguments, policyOf(dependencies.tools.get(approval.tool))),
+      arguments: shown,
+      display: shownFieldDisplays({ display: registered?.definition.display, shown }),
       rule: approval.rule,
       reason: approval.reason,
       requestedBy: run.principal.userId ?? null,
@@ -118,6 +127,12 @@ export async function listInbox({
       expiresAt: new Date(approval.expiresAt).toISOString(),
       ownRequest,
       blocked: expired ? 'expired' : ownRequest && !dependencies.allowSelfApproval ? 'four_eyes' : null,
+      earlierCall: await findEarlierCall({
+        dependencies,
+        approval,
+        tenantId: run.principal.tenantId,
+        userId: run.principal.userId,
+      }),
     });
   }
   return items;

@@ -6,9 +6,11 @@ import type { ExternalEvent } from '../events/external-event.js';
 import { displayArguments } from '../events/sensitive-fields.js';
 import { toolFieldPolicies } from '../events/tool-field-policies.js';
 import type { AuditRecord } from '../store/audit-rows.js';
+import { shownFieldDisplays } from '../tools/field-display.js';
 import { maxReasonLength } from './approval-routes.js';
 import { decideApproval, requireApprover } from './decide-approval.js';
 import { type AuditFilter, filterAuditRows, isAuditReader, tenantChainStatus } from './desk-audit.js';
+import { shownAnswer } from './desk-earlier-call.js';
 import { listInbox, runTenants } from './desk-inbox.js';
 import { InboxFeed } from './inbox-feed.js';
 import { optionalChoice, readJsonBody } from './read-json-body.js';
@@ -175,7 +177,15 @@ export function deskRoutes(
         startedAt: new Date(run.startedAt).toISOString(),
         lastSeq: events.at(-1)?.seq ?? 0,
       },
-      steps: runTimeline({ events, audit, approvals, calls }),
+      steps: runTimeline({ events, audit, approvals, calls }).map((step) => {
+        if (step.kind !== 'tool') return step;
+        const registered = dependencies.tools.get(step.tool);
+        return {
+          ...step,
+          display: shownFieldDisplays({ display: registered?.definition.display, shown: step.arguments ?? {} }),
+          answer: step.answer === null ? null : shownAnswer({ content: step.answer, policy: policyOf(registered) }),
+        };
+      }),
     });
   });
 
@@ -207,7 +217,15 @@ export function deskRoutes(
       c.header('X-Audit-Chain', chain.status);
       return c.body(rows.map((row) => `${JSON.stringify(visibleRow(row))}\n`).join(''));
     }
-    return c.json({ chain, rows: rows.map(visibleRow), limit: maxAuditRows });
+    const displayOf = (row: AuditRecord) => dependencies.tools.get(row.tool)?.definition.display;
+    return c.json({
+      chain,
+      rows: rows.map((row) => ({
+        ...visibleRow(row),
+        display: shownFieldDisplays({ display: displayOf(row), shown: row.arguments }),
+      })),
+      limit: maxAuditRows,
+    });
   });
 
   return Object.assign(routes, { feed });
@@ -258,6 +276,8 @@ function visibleRow(row: AuditRecord) {
     approver: row.approver ?? null,
     userId: row.userId ?? null,
     outcome: row.outcome,
+    /** For a replay: the call that ran first under the same idempotency key. */
+    replayOf: row.replayOf === undefined ? null : { runId: row.replayOf.runId, toolCallId: row.replayOf.toolCallId },
     durationMs: row.durationMs,
   };
 }

@@ -56,17 +56,10 @@ export async function loadToolsModule({
   try {
     loaded = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
   } catch (error) {
-    const missing =
-      error instanceof Error &&
-      'code' in error &&
-      error.code === 'ERR_MODULE_NOT_FOUND' &&
-      error.message.includes(absolute);
-    const reason = missing
-      ? `there is no file ${absolute}`
-      : error instanceof Error
-        ? (error.message.split('\n')[0] ?? error.name)
-        : String(error);
-    throw new ToolDefinitionError({ message: `tools module ${path} cannot be loaded: ${reason}`, cause: error });
+    throw new ToolDefinitionError({
+      message: `tools module ${path} cannot be loaded: ${whyNotLoaded({ error, path, absolute })}`,
+      cause: error,
+    });
   }
   const candidate = loaded.createTools ?? loaded.tools ?? loaded.default;
   const created =
@@ -93,4 +86,29 @@ export async function loadToolsModule({
   }
   const close = typeof returned.close === 'function' ? (returned.close as ToolsModule['close']) : () => {};
   return { tools: tools as readonly ToolDefinition[], gateRules: gateRules as unknown as readonly GateRule[], close };
+}
+
+/** TypeScript's extensions, which Node without a loader refuses (`ERR_UNKNOWN_FILE_EXTENSION`). */
+const typeScriptExtension = /\.(?:ts|mts|cts|tsx)$/;
+
+/**
+ * Why a tools module did not load, whole: the module's own error with every
+ * line (a tool definition's fields and the fix), `there is no file` only
+ * when the module itself is missing (not a package it imports), and how to
+ * run a TypeScript module.
+ */
+function whyNotLoaded({ error, path, absolute }: { error: unknown; path: string; absolute: string }): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = 'code' in error ? error.code : undefined;
+  if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && typeScriptExtension.test(absolute)) {
+    const javaScript = path.replace(typeScriptExtension, '.js');
+    return (
+      `Node runs JavaScript, and ${path} is TypeScript. Compile it first (tsc, then --tools ${javaScript}), ` +
+      `or run arbiter under a TypeScript loader: npm install --save-dev tsx, then ` +
+      `NODE_OPTIONS="--import tsx" npx arbiter serve --tools ${path}`
+    );
+  }
+  const notFound = `Cannot find module '${absolute}'`;
+  if (code === 'ERR_MODULE_NOT_FOUND' && error.message.startsWith(notFound)) return `there is no file ${absolute}`;
+  return error.message;
 }

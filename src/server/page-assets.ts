@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 export interface PageAsset {
   readonly body: string;
   readonly contentType: string;
-  /** Further response headers (the desk's pages forbid framing and any script or connection not their own). */
+  /** Further response headers (every page forbids framing and any script or connection not its own). */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -16,6 +16,8 @@ const files: Readonly<Record<string, string>> = {
   '/desk': 'desk.html',
   '/desk.js': 'desk.js',
   '/desk.css': 'desk.css',
+  // How both pages show a tool's fields (money, dates): one rule, imported by chat.js and desk.js.
+  '/field-format.js': 'field-format.js',
   '/favicon.svg': 'favicon.svg',
   // Browsers ask for /favicon.ico whatever the page links; any image type is accepted there.
   '/favicon.ico': 'favicon.svg',
@@ -28,8 +30,12 @@ const contentTypes: Readonly<Record<string, string>> = {
   svg: 'image/svg+xml',
 };
 
-/** The desk shows third parties' text (tool arguments, reasons): nothing but its own files may run or be loaded. */
-const deskHeaders: Readonly<Record<string, string>> = {
+/**
+ * Both pages show third parties' text (tool arguments, reasons, model text) and have approve buttons (the
+ * desk; the chat page in demo mode): no other site may frame them (clickjacking), and nothing but their own
+ * files may run or be loaded.
+ */
+const pageHeaders: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -58,7 +64,7 @@ export function loadPageAssets(): ReadonlyMap<string, PageAsset> {
     assets.set(path, {
       body: readFileSync(fileURLToPath(new URL(file, directory)), 'utf8'),
       contentType: contentTypes[extension] ?? 'application/octet-stream',
-      ...(file.startsWith('desk') ? { headers: deskHeaders } : {}),
+      headers: pageHeaders,
     });
   }
   return assets;

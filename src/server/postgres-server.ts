@@ -46,7 +46,12 @@ export async function createPostgresServer(
   const { connectionString, schema, nodeId = randomUUID(), leaseMs = 10_000 } = options;
   const onError = options.onError ?? ((error: unknown) => console.error('arbiter server:', error));
   const logger = options.logger ?? jsonLineLogger();
-  const backend = await openPostgresBackend({ connectionString, ...(schema === undefined ? {} : { schema }) });
+  // A node's claims in flight lapse as its runs' leases do: whoever adopts a dead node's run finds its keys judged.
+  const backend = await openPostgresBackend({
+    connectionString,
+    ...(schema === undefined ? {} : { schema }),
+    claimLeaseMs: leaseMs,
+  });
   const database = PostgresDatabase.open({ pool: backend.pool, ...(schema === undefined ? {} : { schema }) });
   let feed: PostgresRunEventFeed;
   try {

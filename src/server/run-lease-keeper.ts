@@ -51,7 +51,10 @@ export class RunLeaseKeeper {
   #manager: RunManager | undefined;
   #timers: ReturnType<typeof setInterval>[] = [];
   #listener: PostgresListener | undefined;
-  #claiming = false;
+  /** `start` under way or done: `stop` waits for it, so a listener opened after `stop` was called is closed too. */
+  #starting: Promise<void> | undefined;
+  /** The claim under way, if one is: `stop` waits for it, so no claim runs on a closed pool. */
+  #claiming: Promise<void> | undefined;
   /** Claims so far: every `adoptEveryClaims`-th also adopts orphaned runs. */
   #claims = 0;
   #claimAgain = false;
@@ -105,7 +108,12 @@ export class RunLeaseKeeper {
   }
 
   /** Starts renewing, listening and claiming, for `manager`'s runs. */
-  async start(manager: RunManager): Promise<void> {
+  start(manager: RunManager): Promise<void> {
+    this.#starting ??= this.#begin(manager);
+    return this.#starting;
+  }
+
+  async #begin(manager: RunManager): Promise<void> {
     this.#manager = manager;
     const { database, renewMs, claimMs } = this.#options;
     this.#listener = await PostgresListener.open({
@@ -147,13 +155,12 @@ export class RunLeaseKeeper {
   /** Looks for runs to claim now (once more after the claim under way, if one is). */
   claimNow(): void {
     if (this.#stopped || this.#manager === undefined) return;
-    if (this.#claiming) {
+    if (this.#claiming !== undefined) {
       this.#claimAgain = true;
       return;
     }
-    this.#claiming = true;
-    void this.#claim().finally(() => {
-      this.#claiming = false;
+    this.#claiming = this.#claim().finally(() => {
+      this.#claiming = undefined;
       if (this.#claimAgain) {
         this.#claimAgain = false;
         this.claimNow();
@@ -161,17 +168,25 @@ export class RunLeaseKeeper {
     });
   }
 
-  /** Stops claiming and renewing; the leases still held lapse, or were released by the runs' ends. */
   /** Claims no more runs; the leases held are still renewed until `stop`. */
   stopClaiming(): void {
     this.#stopped = true;
   }
 
+  /**
+   * Stops claiming and renewing, once a `start` under way has opened its
+   * listener (a signal right after the server began to listen comes before
+   * that): the listener's connection is handed back and no claim is left
+   * running, so the pool can end and the process exit.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
+    await this.#starting?.catch(() => {});
     for (const timer of this.#timers) clearInterval(timer);
+    this.#timers = [];
     await this.#listener?.close();
     this.#listener = undefined;
+    await this.#claiming;
   }
 
   async #claim(): Promise<void> {

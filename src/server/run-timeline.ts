@@ -44,6 +44,10 @@ export interface TimelineToolStep {
   readonly outcome: string | null;
   /** An idempotency key answered with the first execution's result: nothing ran again. */
   readonly replayed: boolean;
+  /** For a replay: the call that ran first, whose answer this one gave back. */
+  readonly replayOf: { readonly runId: string; readonly toolCallId: string } | null;
+  /** The tool message the model got for a call that ended `ok` (a replay's is the first call's); null otherwise. */
+  readonly answer: string | null;
   readonly durationMs: number | null;
 }
 
@@ -130,6 +134,8 @@ export function runTimeline({
       error: null,
       outcome: null,
       replayed: false,
+      replayOf: null,
+      answer: null,
       durationMs: null,
     };
     tools.set(event.toolCallId, created);
@@ -229,6 +235,8 @@ export function runTimeline({
             },
       outcome,
       replayed: outcome?.startsWith('replayed:') ?? false,
+      replayOf: row?.replayOf === undefined ? null : { runId: row.replayOf.runId, toolCallId: row.replayOf.toolCallId },
+      answer: step.result === 'ok' ? (stored?.content?.slice(0, maxFeedback) ?? null) : null,
       durationMs: step.durationMs ?? (row === undefined ? null : row.durationMs),
     };
   });

@@ -7,9 +7,14 @@ import {
 } from '../gate/audit-chain.js';
 import type { AuditChainCut } from '../gate/audit-checkpoint.js';
 import type { AuditDecision, AuditEntry } from '../gate/audit-log.js';
-import { type AuditChainHead, type AuditChainRecord, linkAuditRecords } from '../gate/audit-record-hash.js';
+import {
+  type AuditChainHead,
+  type AuditChainRecord,
+  type AuditRecordField,
+  auditFieldsHash,
+} from '../gate/audit-record-hash.js';
 import { auditPurgeTool } from '../gate/audit-retention.js';
-import { type AnchoredChain, verifyAuditChain } from '../gate/verify-audit-chain.js';
+import { type CheckedAuditAnchor, verifyAuditChain } from '../gate/verify-audit-chain.js';
 import type { SideEffect } from '../tools/tool-types.js';
 
 /**
@@ -72,6 +77,10 @@ const writtenColumnNames = auditWrittenColumns.split(',').map((column) => column
 const recordFieldNames = writtenColumnNames.map((column) =>
   column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()),
 );
+/** Each field with the index of its column, in the order the record is hashed in (ascending names): no sort per row. */
+const recordFields: readonly AuditRecordField<number>[] = recordFieldNames
+  .map((name, key) => ({ name, key }))
+  .sort((left, right) => (left.name < right.name ? -1 : 1));
 
 /** Where the chain reads a row's tenant, tool and arguments among its values. */
 export const auditColumnIndex = {
@@ -112,9 +121,7 @@ export function toAuditChainRow(row: AuditRow): AuditChainRow {
  */
 export function toAuditChainRecord(values: readonly (string | number | null)[]): AuditChainRecord {
   const record: Record<string, string | number | null> = {};
-  recordFieldNames.forEach((name, index) => {
-    record[name] = values[index] ?? null;
-  });
+  for (const { name, key } of recordFields) record[name] = values[key] ?? null;
   return record;
 }
 
@@ -144,10 +151,11 @@ export function linkAuditRowValues({
   const linked = rows.map((values) => {
     const tenant = auditChainKey(values[auditColumnIndex.tenant] as string | null);
     const head = next.has(tenant) ? (next.get(tenant) ?? null) : headOf(tenant);
-    const { links, head: after } = linkAuditRecords({ records: [toAuditChainRecord(values)], writer, head });
-    next.set(tenant, after);
-    const [link] = links as [(typeof links)[number]];
-    return [...values, link.writer, link.seq, link.previousHash, link.chainHash];
+    // One row at a time onto its tenant's head: `linkAuditRecords` of one record, without its arrays.
+    const link = { writer, seq: (head?.seq ?? 0) + 1, previousHash: head?.hash ?? null };
+    const chainHash = auditFieldsHash({ fields: recordFields, values, link });
+    next.set(tenant, { seq: link.seq, hash: chainHash });
+    return [...values, writer, link.seq, link.previousHash, chainHash];
   });
   return { rows: linked, heads: next };
 }
@@ -236,26 +244,29 @@ export function toPastCall(row: AuditRow): PastCall {
  * `audit_id` order): see `verifyAuditChain`.
  *
  * @example
- * const report = verifyAuditRows({ rows, key: process.env.ARBITER_AUDIT_KEY });
+ * const report = verifyAuditRows({ rows, origin, store, key: process.env.ARBITER_AUDIT_KEY });
  */
 export function verifyAuditRows({
   rows,
   origin,
+  store,
   key,
-  anchored,
+  anchor,
 }: {
-  /** Chain heads from a checked anchor (`checkAuditAnchor`): rows deleted after it are named. */
-  anchored?: readonly AnchoredChain[] | undefined;
+  /** A checked anchor (`checkAuditAnchor`): rows deleted after it, its store and its origin are checked. */
+  anchor?: CheckedAuditAnchor | undefined;
   rows: readonly AuditRow[];
-  /** The row of `audit_chain_origin` (`auditStatements.chainOrigin`); undefined when it is missing. */
+  /** The row of `audit_chain_origin` (`readAuditOrigin`); undefined when it is missing. */
   origin: AuditChainOriginRow | undefined;
+  /** The store's id (`audit_store`); undefined when it is missing. */
+  store: string | undefined;
   /** The key purge checkpoints are signed with (`ARBITER_AUDIT_KEY`); without it signatures are not checked. */
   key?: string | undefined;
 }): AuditChainReport {
   return verifyAuditChain({
     rows: rows.map(toAuditChainRow),
     purgeTool: auditPurgeTool,
-    ...(anchored === undefined ? {} : { anchored }),
+    anchor,
     origin:
       origin === undefined
         ? undefined
@@ -263,6 +274,7 @@ export function verifyAuditRows({
             lastRowId: Number(origin.last_row_id),
             rowsThen: Number(origin.rows_then),
             startedAt: Number(origin.started_at),
+            store,
           },
     key,
   });

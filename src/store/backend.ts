@@ -8,7 +8,7 @@ import type { AuditChainReport } from '../gate/audit-chain.js';
 import type { AuditLog } from '../gate/audit-log.js';
 import type { AuditArchive, AuditPurgeResult } from '../gate/audit-retention.js';
 import type { IdempotencyStore } from '../gate/idempotency-store.js';
-import type { AnchoredChain } from '../gate/verify-audit-chain.js';
+import type { CheckedAuditAnchor } from '../gate/verify-audit-chain.js';
 import type { AuditRecord } from './audit-rows.js';
 import type { RuntimeStore } from './runtime-store.js';
 import type { SessionStore } from './session-store.js';
@@ -34,10 +34,10 @@ export interface ApprovalStore extends ApprovalBroker {
 
 /** The audit as a store: the append-only log, the call history rules read, and what an auditor does with it. */
 export interface AuditStore extends AuditLog, CallHistorySource {
-  /** Recomputes the hash chains (see `verifyAuditChain`); with `anchored`, also against an anchor's heads. */
+  /** Recomputes the hash chains (see `verifyAuditChain`); with `anchor`, also against an anchor's store, origin and heads. */
   verifyChain(options?: {
     key?: string | undefined;
-    anchored?: readonly AnchoredChain[] | undefined;
+    anchor?: CheckedAuditAnchor | undefined;
   }): Awaitable<AuditChainReport>;
   /** Deletes rows older than `olderThanDays` (never younger than the retention), leaving a signed checkpoint. */
   purge(request: {
@@ -99,6 +99,11 @@ export interface BackendSettings {
   approvalTtlMs?: number;
   /** How long an approval, once given, may be used before it expires unused. Default one day. */
   approvalGrantTtlMs?: number;
+  /**
+   * How long an idempotency claim whose process stopped renewing it (killed, frozen, cut off) holds others back:
+   * the process renews its claims every third of it while their calls run. Default 15 s.
+   */
+  claimLeaseMs?: number;
   /** The audit log's minimum retention: `audit.purge` never deletes younger rows. Default 400 days, at least 30. */
   auditRetentionDays?: number;
 }
@@ -111,7 +116,13 @@ export interface BackendSettings {
  * const options = conceptOptions(settings);
  * new SqliteApprovalBroker({ database, ...options.approvals });
  */
-export function conceptOptions({ now, approvalTtlMs, approvalGrantTtlMs, auditRetentionDays }: BackendSettings) {
+export function conceptOptions({
+  now,
+  approvalTtlMs,
+  approvalGrantTtlMs,
+  auditRetentionDays,
+  claimLeaseMs,
+}: BackendSettings) {
   const clock = now === undefined ? {} : { now };
   return {
     clock,
@@ -120,6 +131,7 @@ export function conceptOptions({ now, approvalTtlMs, approvalGrantTtlMs, auditRe
       ...(approvalTtlMs === undefined ? {} : { ttlMs: approvalTtlMs }),
       ...(approvalGrantTtlMs === undefined ? {} : { grantTtlMs: approvalGrantTtlMs }),
     },
+    idempotency: { ...clock, ...(claimLeaseMs === undefined ? {} : { leaseMs: claimLeaseMs }) },
     audit: { ...clock, ...(auditRetentionDays === undefined ? {} : { minimumRetentionDays: auditRetentionDays }) },
   };
 }

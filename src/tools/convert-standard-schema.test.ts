@@ -351,4 +351,59 @@ describe('a tool whose parameters are a Standard Schema', () => {
       'tool "apply_refund": parameters is a zod schema: pass the definition through defineTool, which converts it into the JSON Schema the model is sent',
     );
   });
+  it("leaves out what zod writes and nobody wrote: a safe integer's bounds, the pattern of a named format", () => {
+    const parameters = z.object({
+      email: z.email(),
+      count: z.number().int(),
+      age: z.int().min(0).max(150),
+      id: z.uuid(),
+    });
+    const tool = defineTool({
+      name: 'add_contact',
+      description: 'Adds a contact. Not for orders: use query_order.',
+      parameters,
+      sideEffect: 'read',
+      execute: () => 'ok',
+    });
+    expect(tool.parameters).toEqual({
+      type: 'object',
+      properties: {
+        email: { type: 'string', format: 'email' },
+        count: { type: 'integer' },
+        age: { type: 'integer', minimum: 0, maximum: 150 },
+        id: { type: 'string', format: 'uuid' },
+      },
+      required: ['email', 'count', 'age', 'id'],
+    });
+    const registry = new ToolRegistry().register(tool);
+    const rawArguments = '{"email":"li.wei@","count":"two","age":200,"id":"x"}';
+    const en = validateToolCall({ registry, name: 'add_contact', rawArguments });
+    expect(en.ok ? '' : en.message).toMatchInlineSnapshot(`
+      "The call to add_contact was not run: 4 problems with its arguments. Fix all of them and call add_contact again.
+      - \`email\`: expected an email address. Valid example: "name@example.com". You sent the string "li.wei@".
+      - \`count\`: expected an integer. You sent the string "two".
+      - \`age\`: expected an integer >= 0 and <= 150. Valid example: 0. You sent the number 200.
+      - \`id\`: expected a UUID. Valid example: "123e4567-e89b-12d3-a456-426614174000". You sent the string "x"."
+    `);
+    const zh = validateToolCall({ registry, name: 'add_contact', rawArguments, locale: 'zh-CN' });
+    expect(zh.ok ? '' : zh.message).toMatchInlineSnapshot(`
+      "调用 add_contact 未执行：参数有 4 处问题。请一次改正全部问题后重新调用 add_contact。
+      - \`email\`：需要电子邮件地址。合法示例："name@example.com"。你传的是字符串 "li.wei@"。
+      - \`count\`：需要整数。你传的是字符串 "two"。
+      - \`age\`：需要大于等于 0 且小于等于 150 的整数。合法示例：0。你传的是数字 200。
+      - \`id\`：需要 UUID。合法示例："123e4567-e89b-12d3-a456-426614174000"。你传的是字符串 "x"。"
+    `);
+    expect(
+      validateToolCall({
+        registry,
+        name: 'add_contact',
+        rawArguments: JSON.stringify({
+          email: 'li.wei@example.com',
+          count: 2,
+          age: 30,
+          id: '3f2c9a1b-7d4e-4c1a-9b2e-1a2b3c4d5e6f',
+        }),
+      }).ok,
+    ).toBe(true);
+  });
 });

@@ -17,6 +17,15 @@ const namingKeywords = new Set(['properties', 'patternProperties', '$defs', 'def
  */
 const conversions = new WeakMap<object, JsonSchema>();
 
+/** Where a converted schema's library drops unknown keys, by the parameters object it was converted to. */
+const strippedObjects = new WeakMap<JsonSchema, readonly SchemaPath[]>();
+
+/** Keys from the root of a JSON Schema to one of its nodes, e.g. `['properties', 'address']`. */
+export type SchemaPath = readonly string[];
+
+/** Keywords under which a node applies only to some values: no key is dropped there (see `unknownKeysDropped`). */
+const conditionalKeywords = new Set(['anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
+
 /** Something a tool's Standard Schema says that its JSON Schema cannot. */
 interface UnsaidPart {
   /** The parameter, e.g. `items[].sku`; undefined for the parameters object itself. */
@@ -78,6 +87,7 @@ export function convertStandardSchema({ toolName, schema }: { toolName: string; 
     const libraryOptions = strictConversionOptions({
       vendor,
       report: (what) => reports.push(what) - 1,
+      side,
     });
     try {
       const converted = (converter[side] as StandardJsonSchema['~standard']['jsonSchema']['input'])({
@@ -95,7 +105,12 @@ export function convertStandardSchema({ toolName, schema }: { toolName: string; 
   };
   const input = convert('input');
   const output = convert('output');
-  const unsaid = [...markedParts(input, reports), ...markedParts(output, reports)];
+  if (vendor === 'arktype') addArkTypeDefaults(schema, input);
+  const unsaid = [
+    ...markedParts(input, reports),
+    ...markedParts(output, reports),
+    ...unsaidDefaults(input, output, []),
+  ];
   const transformed = firstDifference(input, output, []);
   const transformedField = transformed === undefined ? undefined : fieldName(transformed);
   if (transformed !== undefined && !unsaid.some((part) => part.field === transformedField)) {
@@ -116,7 +131,95 @@ export function convertStandardSchema({ toolName, schema }: { toolName: string; 
   }
   const { $schema: _dialect, ...parameters } = input;
   conversions.set(schema, parameters);
+  const dropped = unknownKeysDropped(input, output, []);
+  if (dropped.length > 0) strippedObjects.set(parameters, dropped);
   return parameters;
+}
+
+/**
+ * The objects of a converted schema whose unknown keys its library drops
+ * (zod's `z.object`, valibot's `v.object`, ArkType's `"+": "delete"`): what
+ * it produces closes them (`additionalProperties: false`) where what it
+ * accepts leaves them open. arbiter drops those keys before `execute`, as the
+ * library would; an object the library keeps open (`.loose()`, `looseObject`,
+ * ArkType's default) keeps them, and one it closes (`.strict()`,
+ * `strictObject`, `"+": "reject"`) refuses them. Empty for a JSON Schema
+ * written by hand, where `additionalProperties` says it all.
+ *
+ * @example
+ * unknownKeysStripped(defineTool({ …, parameters: z.object({ order_id: z.string() }) }).parameters); // [[]]
+ */
+export function unknownKeysStripped(parameters: JsonSchema): readonly SchemaPath[] {
+  return strippedObjects.get(parameters) ?? [];
+}
+
+/** The paths of the nodes open to unknown keys in `input` and closed in `output`, outside conditional keywords. */
+function unknownKeysDropped(input: unknown, output: unknown, path: SchemaPath): SchemaPath[] {
+  if (!isRecord(input) || !isRecord(output)) return [];
+  const found: SchemaPath[] = [];
+  if (
+    input['additionalProperties'] === undefined &&
+    output['additionalProperties'] === false &&
+    isRecord(input['properties'])
+  ) {
+    found.push(path);
+  }
+  const keysAreNames = namingKeywords.has(path.at(-1) ?? '');
+  for (const [key, value] of Object.entries(input)) {
+    if (!keysAreNames && conditionalKeywords.has(key)) continue;
+    found.push(...unknownKeysDropped(value, output[key], [...path, key]));
+  }
+  return found;
+}
+
+/**
+ * Properties a library fills in itself (required in what it produces, optional in what it accepts) with no
+ * `default` in the JSON Schema: arbiter could not fill them, and `execute` is typed as receiving them.
+ */
+function unsaidDefaults(input: unknown, output: unknown, path: SchemaPath): UnsaidPart[] {
+  if (!isRecord(input) || !isRecord(output)) return [];
+  const parts: UnsaidPart[] = [];
+  const properties = input['properties'];
+  const inputRequired = Array.isArray(input['required']) ? input['required'] : [];
+  const outputRequired = Array.isArray(output['required']) ? output['required'] : [];
+  if (isRecord(properties)) {
+    for (const name of outputRequired) {
+      const property = typeof name === 'string' ? properties[name] : undefined;
+      if (!isRecord(property) || inputRequired.includes(name) || 'default' in property) continue;
+      parts.push({
+        field: fieldName([...path, 'properties', String(name)]),
+        what: 'a default its JSON Schema does not carry (write the default in execute, or make the field required)',
+      });
+    }
+  }
+  for (const [key, value] of Object.entries(input)) parts.push(...unsaidDefaults(value, output[key], [...path, key]));
+  return parts;
+}
+
+/**
+ * ArkType leaves its defaults out of what a type accepts (`type.in`) but
+ * writes them in the type's own JSON Schema: copied from there onto the
+ * properties that lack one, so they reach the model and `execute` as zod's do.
+ */
+function addArkTypeDefaults(schema: object, input: Record<string, unknown>): void {
+  const toJsonSchema = (schema as { toJsonSchema?: unknown }).toJsonSchema;
+  if (typeof toJsonSchema !== 'function') return;
+  let annotated: unknown;
+  try {
+    annotated = toJsonSchema.call(schema, { target: 'draft-2020-12' });
+  } catch {
+    return;
+  }
+  const copy = (into: unknown, from: unknown): void => {
+    if (!isRecord(into) || !isRecord(from)) return;
+    if (!('default' in into) && 'default' in from) into['default'] = from['default'];
+    for (const [key, value] of Object.entries(into)) copy(value, from[key]);
+  };
+  copy(input, annotated);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /** The parts the converter marked, with the field each sits in. */

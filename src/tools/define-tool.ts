@@ -21,6 +21,13 @@ import type {
  *   cannot (a refinement, a transform, a coercion, a custom check) is
  *   refused here with a `ToolDefinitionError` naming the tool and the field.
  *
+ * `execute` gets what the library itself would hand over, typed as its
+ * output: defaults filled in, and unknown keys the model sent dropped where
+ * the library drops them (zod's `z.object`, valibot's `v.object`), kept
+ * where it keeps them (`.loose()`, `v.looseObject`, ArkType's objects) and
+ * refused where it refuses them (`.strict()`, `v.strictObject`, ArkType's
+ * `'+': 'reject'`). A JSON Schema's `default`s are filled in likewise.
+ *
  * The result type is read from `execute`: write `execute` before `undo`
  * and `reconcile` for the result they receive to be typed as it.
  *

@@ -3,8 +3,8 @@
  * accepts: `type` (one or several), `properties` with `required`,
  * `additionalProperties` given as a schema, `items`, `enum`, `const`,
  * `anyOf`/`oneOf` (a union) and `allOf` (an intersection). What it cannot
- * read (`$ref`, `not`, `if`) is `unknown`. Properties not in `required` are
- * optional. An object schema does not type the properties it does not name,
+ * read (`$ref`, `not`, `if`) is `unknown`. Properties neither in `required`
+ * nor with a `default` (filled in before `execute`) are optional. An object schema does not type the properties it does not name,
  * so a misspelled argument name fails to compile.
  *
  * @example
@@ -58,7 +58,16 @@ type IntersectionOf<Members, Depth extends readonly unknown[]> = Members extends
   ? ValueOf<First, Depth> & IntersectionOf<Rest, Depth>
   : unknown;
 
-type RequiredNames<Schema> = Schema extends { readonly required: readonly (infer Name)[] } ? Name : never;
+/** Required, or filled in with its `default` before `execute`: present either way. */
+type RequiredNames<Schema> =
+  | (Schema extends { readonly required: readonly (infer Name)[] } ? Name : never)
+  | DefaultedNames<Schema>;
+
+type DefaultedNames<Schema> = Schema extends { readonly properties: infer Properties }
+  ? {
+      [Name in keyof Properties]: Properties[Name] extends { readonly default: unknown } ? Name : never;
+    }[keyof Properties]
+  : never;
 
 type ObjectValue<Schema, Depth extends readonly unknown[]> = Schema extends { readonly properties: infer Properties }
   ? Flatten<

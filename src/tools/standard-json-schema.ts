@@ -35,7 +35,16 @@ export interface StandardJsonSchemaOptions {
   readonly libraryOptions?: Record<string, unknown> | undefined;
 }
 
-/** The type a Standard Schema accepts: what arbiter validates and `execute` receives. */
+/** The type a Standard Schema accepts: what arbiter validates, the model may leave a defaulted field out of. */
 export type StandardJsonSchemaInput<Schema extends StandardJsonSchema> = NonNullable<
   Schema['~standard']['types']
 >['input'];
+
+/**
+ * The type a Standard Schema produces: what `execute` receives, its defaults
+ * filled in and the keys its library drops dropped (transforms, which would
+ * make it differ otherwise, are refused by `defineTool`).
+ */
+export type StandardJsonSchemaOutput<Schema extends StandardJsonSchema> = NonNullable<
+  Schema['~standard']['types']
+>['output'];

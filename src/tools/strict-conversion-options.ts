@@ -25,15 +25,36 @@ export type ReportUnsaid = (what: string) => number;
 export function strictConversionOptions({
   vendor,
   report,
+  side = 'input',
 }: {
   vendor: string;
   report: ReportUnsaid;
+  /** Which JSON Schema is asked for: what the schema accepts, or what it produces. Default `input`. */
+  side?: 'input' | 'output';
 }): Record<string, unknown> | undefined {
   if (vendor === 'zod') return zodOptions(report);
   if (vendor === 'arktype') return arkTypeOptions(report);
-  if (vendor === 'valibot') return valibotOptions(report);
+  if (vendor === 'valibot') return valibotOptions(report, side);
   return undefined;
 }
+
+/**
+ * The formats whose pattern zod writes beside `format` on its own (`z.email()`, `z.uuid()`, …): ajv enforces
+ * these formats itself, so the pattern nobody wrote is left out (the model is told the format, not zod's regex).
+ */
+const formatsAjvChecks = new Set([
+  'email',
+  'uuid',
+  'uri',
+  'url',
+  'date-time',
+  'date',
+  'time',
+  'duration',
+  'ipv4',
+  'ipv6',
+  'hostname',
+]);
 
 type Node = Record<string, unknown>;
 
@@ -58,6 +79,7 @@ function zodOptions(report: ReportUnsaid): Record<string, unknown> {
           ? check['_zod']['def']['check']
           : undefined,
       );
+      leaveOutImplicit(jsonSchema, definition);
       if (checkKinds.includes('custom')) mark(jsonSchema, 'a refinement (refine, superRefine or check)');
       else if (checkKinds.includes('overwrite')) mark(jsonSchema, 'a transform (trim, toLowerCase, overwrite)');
       else if (type === 'pipe' || type === 'transform') {
@@ -68,6 +90,21 @@ function zodOptions(report: ReportUnsaid): Record<string, unknown> {
       }
     },
   };
+}
+
+/**
+ * What zod writes that nobody wrote: the bounds of a safe integer on `z.int()` / `.int()` (±9007199254740991,
+ * the limits of JSON numbers that stay exact anyway) and the pattern of a format ajv checks by name.
+ */
+function leaveOutImplicit(jsonSchema: Node, definition: Node): void {
+  if (jsonSchema['type'] === 'integer') {
+    if (jsonSchema['minimum'] === Number.MIN_SAFE_INTEGER) delete jsonSchema['minimum'];
+    if (jsonSchema['maximum'] === Number.MAX_SAFE_INTEGER) delete jsonSchema['maximum'];
+  }
+  const format = definition['format'];
+  if (typeof format === 'string' && formatsAjvChecks.has(format) && jsonSchema['format'] === format) {
+    delete jsonSchema['pattern'];
+  }
 }
 
 const arkTypeCodes: Readonly<Record<string, string>> = {
@@ -92,13 +129,29 @@ function arkTypeOptions(report: ReportUnsaid): Record<string, unknown> {
   };
 }
 
-/** valibot (`@valibot/to-json-schema`): errors reported on schemas and pipe actions instead of thrown. */
-function valibotOptions(report: ReportUnsaid): Record<string, unknown> {
+/**
+ * valibot (`@valibot/to-json-schema`): errors reported on schemas and pipe actions instead of thrown. What it
+ * produces says that `v.object` drops unknown keys (`additionalProperties: false` on the output side, as zod's
+ * does), which its converter leaves unsaid: `v.looseObject` keeps them and `v.strictObject` refuses them.
+ */
+function valibotOptions(report: ReportUnsaid, side: 'input' | 'output'): Record<string, unknown> {
   const override = (context: unknown): Node | undefined => {
-    if (!isNode(context) || !Array.isArray(context['errors'])) return undefined;
-    const [first] = context['errors'] as unknown[];
+    if (!isNode(context)) return undefined;
     const base = isNode(context['jsonSchema']) ? context['jsonSchema'] : {};
-    return { ...base, [unsaidMarker]: report(String(first).replace(/\.$/, '')) };
+    if (Array.isArray(context['errors'])) {
+      const [first] = context['errors'] as unknown[];
+      return { ...base, [unsaidMarker]: report(String(first).replace(/\.$/, '')) };
+    }
+    const schema = context['valibotSchema'];
+    if (
+      side === 'output' &&
+      isNode(schema) &&
+      schema['type'] === 'object' &&
+      base['additionalProperties'] === undefined
+    ) {
+      return { ...base, additionalProperties: false };
+    }
+    return undefined;
   };
   return { errorMode: 'ignore', overrideSchema: override, overrideAction: override };
 }

@@ -62,6 +62,22 @@ describe('ToolRegistry', () => {
     expect(registrationError(() => new ToolRegistry().register(badTier)).message).toMatch(/sideEffect "dangerous"/);
   });
 
+  it('rejects a display that names no ISO 4217 currency or an unknown kind, naming the field', () => {
+    const money: ToolDefinition = {
+      ...lookup('apply_refund'),
+      display: { amount_cents: { kind: 'money', currency: 'yuan' } },
+    };
+    expect(registrationError(() => new ToolRegistry().register(money)).message).toBe(
+      'tool "apply_refund": display of "amount_cents": currency "yuan" is not an ISO 4217 code such as "CNY"',
+    );
+    const odd = { ...lookup('apply_refund'), display: { paid_at: { kind: 'time' } } } as unknown as ToolDefinition;
+    expect(registrationError(() => new ToolRegistry().register(odd)).message).toContain(
+      'display of "paid_at": kind must be "money", "date" or "datetime", not "time"',
+    );
+    const good = { ...lookup('apply_refund'), display: { amount_cents: { kind: 'money', currency: 'CNY' } } } as const;
+    expect(new ToolRegistry().register(good).get('apply_refund')?.definition.display).toEqual(good.display);
+  });
+
   it('mounts only the tools of the requested groups', () => {
     const registry = new ToolRegistry()
       .register(lookup('query_order'))

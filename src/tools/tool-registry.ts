@@ -5,7 +5,8 @@ import type { ToolSpec } from '../core/tool-spec.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import { compileToolValidator, createAjv, type ToolValidator } from '../validation/compile-tool-validator.js';
 import { checkDataScope } from './check-data-scope.js';
-import { isStandardSchema } from './convert-standard-schema.js';
+import { isStandardSchema, unknownKeysStripped } from './convert-standard-schema.js';
+import { fieldDisplayProblems } from './field-display.js';
 import type { DataScope, SideEffect, ToolDefinition } from './tool-types.js';
 
 const providerNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -80,11 +81,12 @@ export class ToolRegistry implements ToolSet {
       function: { name, description: tool.description, parameters },
     };
     const validators = new Map<Locale, ToolValidator>();
+    const stripUnknownAt = unknownKeysStripped(tool.parameters);
     const ajv = this.#ajv;
     const compile = (locale: Locale): ToolValidator => {
       let validator = validators.get(locale);
       if (validator === undefined) {
-        validator = compileToolValidator({ schema: parameters, toolName: name, locale, ajv });
+        validator = compileToolValidator({ schema: parameters, toolName: name, locale, ajv, stripUnknownAt });
         validators.set(locale, validator);
       }
       return validator;
@@ -219,6 +221,10 @@ function checkDefinitionShape(tool: ToolDefinition): string {
       toolName: name,
       message: `tool "${name}" has reconcile but no idempotencyKey: reconcile asks about a call by its key`,
     });
+  }
+  const displayProblems = fieldDisplayProblems(tool.display ?? {});
+  if (displayProblems.length > 0) {
+    throw new ToolDefinitionError({ toolName: name, message: `tool "${name}": ${displayProblems.join('; ')}` });
   }
   const parameters: unknown = tool.parameters;
   if (isStandardSchema(parameters)) {

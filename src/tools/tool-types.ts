@@ -2,8 +2,9 @@ import type { CallHistory } from '../core/call-history.js';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Locale } from '../core/locale.js';
 import type { Principal } from '../core/principal.js';
+import type { FieldDisplay } from './field-display.js';
 import type { JsonSchemaArguments } from './json-schema-arguments.js';
-import type { StandardJsonSchema, StandardJsonSchemaInput } from './standard-json-schema.js';
+import type { StandardJsonSchema, StandardJsonSchemaOutput } from './standard-json-schema.js';
 
 /**
  * What running the tool does to the world. `read` runs freely; `reversible`
@@ -127,9 +128,10 @@ export type ToolParameters = JsonSchema | StandardJsonSchema;
 export type BoundParameters = Readonly<Record<string, BoundParameter>>;
 
 /**
- * The arguments a tool's functions receive: the type its schema accepts (a
- * Standard Schema's input type, or the type of a JSON Schema written
- * `as const`; `Record<string, unknown>` for a schema typed only as
+ * The arguments a tool's functions receive: the type of what its schema
+ * lets through (a Standard Schema's output type, its defaults filled in; or
+ * the type of a JSON Schema written `as const`, a property with a `default`
+ * present; `Record<string, unknown>` for a schema typed only as
  * `JsonSchema`), with each bound parameter replaced by the principal's
  * value. A bound parameter is optional: it is absent when the run has no
  * principal.
@@ -141,7 +143,7 @@ export type BoundParameters = Readonly<Record<string, BoundParameter>>;
 export type ToolArguments<Parameters, Bound = BoundParameters> = BindArguments<SchemaArguments<Parameters>, Bound>;
 
 type SchemaArguments<Parameters> = Parameters extends StandardJsonSchema
-  ? StandardJsonSchemaInput<Parameters>
+  ? StandardJsonSchemaOutput<Parameters>
   : JsonSchemaArguments<Parameters> extends infer Args
     ? unknown extends Args
       ? Record<string, unknown>
@@ -182,6 +184,12 @@ export interface ToolBehaviour<Args, Result> {
   readonly dataScope?: DataScope;
   /** Top-level fields whose values never leave the live conversation (audit, events, logs). */
   readonly sensitive?: readonly string[];
+  /**
+   * How a person reads a field on the approval card, the desk and the audit
+   * (the model sends and sees the raw value): `{ amount_cents: { kind:
+   * 'money', currency: 'CNY' } }` shows 20000 as "200.00 CNY" / "¥200.00".
+   */
+  readonly display?: Readonly<Record<string, FieldDisplay>>;
   /** Progress sentence per locale while the tool runs, e.g. `Looking up your order…`. */
   readonly progress?: Partial<Record<Locale, string>>;
   /**

@@ -165,7 +165,7 @@ describe('compileToolValidator', () => {
       expect(issue).toMatchObject({ path: '$.customer', code: 'no_matching_variant', layer: 'schema' });
     }
     expect(onlyIssue(schema, { customer: { name: 7 } }).message).toMatchInlineSnapshot(
-      `"\`customer\`: expected one of: a string in email format; an integer >= 1; or an object with the required field \`name\` (The customer, by e-mail or by numeric id). Valid example: "name@example.com". You sent an object."`,
+      `"\`customer\`: expected one of: an email address; an integer >= 1; or an object with the required field \`name\` (The customer, by e-mail or by numeric id). Valid example: "name@example.com". You sent an object."`,
     );
     expect(check(schema, { customer: 'ana@example.com' })).toEqual([]);
   });
@@ -241,7 +241,7 @@ describe('compileToolValidator', () => {
         "\`n\`: expected a number > 0 and <= 10. Valid example: 1. You sent the number 0.",
         "\`n\`: expected a number that is a multiple of 0.5. You sent the number 0.3.",
         "\`s\`: expected a string of 3 to 8 characters. You sent the string "ab".",
-        "\`s\`: expected a string in date format (Day of delivery). Valid example: "2026-09-01". You sent the string "soon".",
+        "\`s\`: expected a date (Day of delivery). Valid example: "2026-09-01". You sent the string "soon".",
         "\`s\`: expected exactly "refund". Valid example: "refund". You sent the string "return".",
         "\`a\`: expected an array of strings with at least 2 items. You sent an array of 1 item.",
         "\`a\`: expected an array with at most 5 items, with no duplicate items. Items [0] and [2] are the same. You sent an array of 3 items.",
@@ -367,9 +367,9 @@ describe('compileToolValidator', () => {
     const issues = validate({ id: 'nope', tags: ['a', 'a', 'b', 'c'], when: 5, note: null });
     expect(formatValidationMessage({ toolName: 'tag_customer', issues, locale: 'zh-CN' })).toMatchInlineSnapshot(`
       "调用 tag_customer 未执行：参数有 4 处问题。请一次改正全部问题后重新调用 tag_customer。
-      - \`id\`：需要以下形式之一：email 格式的字符串；大于等于 1 的整数（客户编号或邮箱）。合法示例："name@example.com"。你传的是字符串 "nope"。
+      - \`id\`：需要以下形式之一：电子邮件地址；大于等于 1 的整数（客户编号或邮箱）。合法示例："name@example.com"。你传的是字符串 "nope"。
       - \`tags\`：需要 1 到 3 项、元素不重复的字符串数组。你传的是包含 4 项的数组。
-      - \`when\`：需要 date 格式的字符串或 null。合法示例："2026-09-01"。你传的是数字 5。
+      - \`when\`：需要日期或 null。合法示例："2026-09-01"。你传的是数字 5。
       - \`note\`：需要非空字符串。你传的是 null。"
     `);
   });

@@ -3,6 +3,7 @@ import formatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Locale } from '../core/locale.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
+import { compileArgumentNormalizer } from './compile-argument-normalizer.js';
 import { createIssueBuilder } from './create-issue-builder.js';
 import { findUnsupportedPattern } from './find-unsupported-pattern.js';
 import { linearRegExp } from './linear-reg-exp.js';
@@ -10,7 +11,11 @@ import { schemaGuide } from './schema-guide.js';
 import { isSchemaObject } from './schema-resolver.js';
 import type { ValidationIssue } from './validation-issue.js';
 
-/** Checks one call's arguments; an empty array means they are valid. */
+/**
+ * Checks one call's arguments; an empty array means they are valid, and
+ * then they are what `execute` receives: defaults filled in and unknown keys
+ * dropped where the schema says so (see `compileArgumentNormalizer`), in place.
+ */
 export type ToolValidator = (args: unknown) => readonly ValidationIssue[];
 
 const noIssues: readonly ValidationIssue[] = Object.freeze([]);
@@ -48,7 +53,11 @@ export function createAjv(): Ajv2020 {
 /**
  * Compiles a tool's parameter schema once into a validator that returns
  * every problem with a call's arguments as model-facing issues. The valid
- * path is the compiled ajv function and a shared empty array.
+ * path is the compiled ajv function and a shared empty array; valid
+ * arguments are then brought, in place, to what `execute` receives: each
+ * `default` fills its absent property, and unknown keys are dropped from the
+ * objects at `stripUnknownAt` (where a Standard Schema's library drops them,
+ * see `unknownKeysStripped`). Where the schema has neither, nothing is done.
  *
  * Throws `ToolDefinitionError` when the schema is not a valid JSON Schema
  * 2020-12 object schema, or when a `pattern` (or `patternProperties` key)
@@ -64,11 +73,14 @@ export function compileToolValidator({
   toolName,
   locale = 'en',
   ajv,
+  stripUnknownAt,
 }: {
   schema: JsonSchema;
   toolName: string;
   locale?: Locale;
   ajv?: Ajv2020;
+  /** Paths (keys from the root) of the object schemas whose unknown keys are dropped, not kept. Default: none. */
+  stripUnknownAt?: readonly (readonly string[])[];
 }): ToolValidator {
   if (!isSchemaObject(schema) || schema['type'] !== 'object') {
     throw new ToolDefinitionError({
@@ -98,7 +110,13 @@ export function compileToolValidator({
     if (ajv === undefined) compiler.removeSchema(schema);
   }
   const toIssues = createIssueBuilder({ guide: schemaGuide(schema), toolName, locale });
-  return (args) => (validate(args) ? noIssues : toIssues(validate.errors ?? [], args));
+  const normalize = compileArgumentNormalizer({ schema, ...(stripUnknownAt === undefined ? {} : { stripUnknownAt }) });
+  if (normalize === undefined) return (args) => (validate(args) ? noIssues : toIssues(validate.errors ?? [], args));
+  return (args) => {
+    if (!validate(args)) return toIssues(validate.errors ?? [], args);
+    if (typeof args === 'object' && args !== null && !Array.isArray(args)) normalize(args as Record<string, unknown>);
+    return noIssues;
+  };
 }
 
 function defaultAjv(): Ajv2020 {

@@ -223,8 +223,25 @@ function typePhrase(type: JsonType, facts: SchemaFacts): string {
   }
 }
 
+/** Formats a reader knows by name: the value is called what it is, not "a string in email format". */
+const formatNouns: Readonly<Record<string, string>> = {
+  email: 'an email address',
+  'idn-email': 'an email address',
+  uri: 'a URI',
+  url: 'a URL',
+  uuid: 'a UUID',
+  date: 'a date',
+  'date-time': 'a date and time',
+  time: 'a time of day',
+  duration: 'an ISO 8601 duration',
+  ipv4: 'an IPv4 address',
+  ipv6: 'an IPv6 address',
+  hostname: 'a host name',
+};
+
 function stringPhrase(facts: SchemaFacts): string {
   const { maxLength, format, pattern } = facts;
+  const noun = format === undefined ? undefined : formatNouns[format];
   const minLength = facts.minLength === 0 ? undefined : facts.minLength;
   const nonEmpty = minLength === 1;
   const clauses: string[] = [];
@@ -241,11 +258,11 @@ function stringPhrase(facts: SchemaFacts): string {
   } else if (maxLength !== undefined) {
     clauses.push(`of at most ${count(maxLength, 'character')}`);
   }
-  if (format !== undefined) clauses.push(`in ${format} format`);
+  if (format !== undefined && noun === undefined) clauses.push(`in ${format} format`);
   const limits = limitsPhrase(textualLimit(facts.lower), textualLimit(facts.upper));
   if (limits !== '') clauses.push(limits);
   if (pattern !== undefined) clauses.push(`matching ${pattern}`);
-  const base = nonEmpty ? 'a non-empty string' : 'a string';
+  const base = noun ?? (nonEmpty ? 'a non-empty string' : 'a string');
   return clauses.length === 0 ? base : `${base} ${clauses.join(', ')}`;
 }
 

@@ -217,8 +217,25 @@ function typePhrase(type: JsonType, facts: SchemaFacts): string {
   }
 }
 
+/** 读者按名字认识的格式：直接说值是什么，而不是“email 格式的字符串”。 */
+const formatNouns: Readonly<Record<string, string>> = {
+  email: '电子邮件地址',
+  'idn-email': '电子邮件地址',
+  uri: 'URI',
+  url: 'URL',
+  uuid: 'UUID',
+  date: '日期',
+  'date-time': '日期时间',
+  time: '时间',
+  duration: 'ISO 8601 时长',
+  ipv4: 'IPv4 地址',
+  ipv6: 'IPv6 地址',
+  hostname: '主机名',
+};
+
 function stringPhrase(facts: SchemaFacts): string {
   const { maxLength, format, pattern } = facts;
+  const noun = format === undefined ? undefined : formatNouns[format];
   const minLength = facts.minLength === 0 ? undefined : facts.minLength;
   const traits: string[] = [];
   if (minLength === 1) {
@@ -231,10 +248,14 @@ function stringPhrase(facts: SchemaFacts): string {
   } else if (maxLength !== undefined) {
     traits.push(`最多 ${maxLength} 个字符`);
   }
-  if (format !== undefined) traits.push(`${format} 格式`);
+  if (format !== undefined && noun === undefined) traits.push(`${format} 格式`);
   const limits = limitsPhrase(textualLimit(facts.lower), textualLimit(facts.upper));
   if (limits !== '') traits.push(limits);
   if (pattern !== undefined) traits.push(`匹配 ${pattern}`);
+  if (noun !== undefined) {
+    const named = traits.filter((trait) => trait !== '非空');
+    return named.length === 0 ? noun : withDe(named.join('、'), noun);
+  }
   if (traits.length === 1 && traits[0] === '非空') return '非空字符串';
   return traits.length === 0 ? '字符串' : withDe(traits.join('、'), '字符串');
 }

@@ -111,4 +111,19 @@ describe('the packages each entry point reaches', () => {
   it('loads no package from the AI SDK entry but openai (its strict-schema conversion), a dependency of arbiter', () => {
     expect(packagesReachedFrom('ai-sdk.ts', { types: false })).toEqual(new Set(['openai']));
   });
+
+  it('keeps the durable engines out of every other entry, types included, and loads each only from its own', () => {
+    const engines = (packages: Set<string>) =>
+      [...packages].filter(
+        (name) => name.startsWith('@dbos-inc/') || name.startsWith('@restatedev/') || name.startsWith('@temporalio/'),
+      );
+    for (const entry of ['index.ts', 'sqlite.ts', 'postgres.ts', 'openai.ts', 'server.ts', 'testing.ts', 'ai-sdk.ts']) {
+      expect({ entry, reached: engines(packagesReachedFrom(entry, { types: true })) }).toEqual({ entry, reached: [] });
+    }
+    expect(engines(packagesReachedFrom('dbos.ts', { types: true }))).toEqual(['@dbos-inc/dbos-sdk']);
+    expect(engines(packagesReachedFrom('restate.ts', { types: true })).sort()).toEqual([
+      '@restatedev/restate-sdk',
+      '@restatedev/restate-sdk-clients',
+    ]);
+  });
 });

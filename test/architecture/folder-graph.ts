@@ -22,6 +22,7 @@ export const floors: Readonly<Record<string, number>> = {
   loop: 4,
   observe: 5,
   evaluation: 5,
+  durable: 5,
   server: 6,
   mcp: 6,
   a2a: 6,

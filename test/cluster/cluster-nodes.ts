@@ -26,6 +26,8 @@ export interface Node {
   readonly child: ChildProcess;
   readonly exited: Promise<void>;
   killed: boolean;
+  /** What the node printed on stdout (its log lines), for a failing test to show. */
+  readonly output: () => string;
 }
 
 /** The nodes started on one data directory (`directory`/data, `directory`/auth.json with `tokens`). */
@@ -78,8 +80,8 @@ export class NodePool {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
+    let stdout = '';
     const url = await new Promise<string>((resolve, reject) => {
-      let stdout = '';
       child.stdout?.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
         const match = /listening on (http:\/\/[^\s]+)/.exec(stdout);
@@ -87,7 +89,7 @@ export class NodePool {
       });
       child.once('exit', (code) => reject(new Error(`node ${name} exited (${code}) before listening:\n${stderr}`)));
     });
-    const node: Node = { name, url, child, exited, killed: false };
+    const node: Node = { name, url, child, exited, killed: false, output: () => stdout };
     // A node that dies without being stopped or killed says why, beside whatever the test then reports.
     child.once('exit', (code, signal) => {
       if (!node.killed && code !== 0) console.error(`node ${name} exited (${code ?? signal}):\n${stderr.slice(-4000)}`);

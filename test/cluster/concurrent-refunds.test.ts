@@ -92,9 +92,34 @@ describe.skipIf(cluster.skip)('50 concurrent identical refunds over three nodes'
 
     const database = new pg.Client({ connectionString: storeUrl });
     await database.connect();
-    const { rows } = await database.query<{ decision: string; outcome: string; replay_of_run_id: string | null }>(
-      `SELECT decision, outcome, replay_of_run_id FROM audit_log WHERE tool = 'apply_refund' ORDER BY audit_id`,
+    const { rows } = await database.query<{
+      decision: string;
+      outcome: string;
+      replay_of_run_id: string | null;
+      run_id: string;
+    }>(
+      `SELECT decision, outcome, replay_of_run_id, run_id FROM audit_log WHERE tool = 'apply_refund' ORDER BY audit_id`,
     );
+    const perRun = new Map<string, number>();
+    for (const row of rows) perRun.set(row.run_id, (perRun.get(row.run_id) ?? 0) + 1);
+    const twice = [...perRun].filter(([, count]) => count > 1);
+    if (twice.length > 0) {
+      const events = await database
+        .query(`SELECT run_id, seq, type FROM run_events WHERE run_id = ANY($1) ORDER BY run_id, seq`, [
+          twice.map(([runId]) => runId),
+        ])
+        .catch((error: unknown) => ({ rows: [String(error)] }));
+      console.info(
+        `runs audited more than once: ${JSON.stringify(twice)} ${JSON.stringify(events.rows).slice(0, 3000)}`,
+      );
+      for (const node of nodes) {
+        const lines = node
+          .output()
+          .split('\n')
+          .filter((line) => twice.some(([runId]) => line.includes(runId)));
+        console.info(`${node.name}: ${lines.join('\n')}`);
+      }
+    }
     await database.end();
     const outcomes: Record<string, number> = {};
     for (const row of rows)

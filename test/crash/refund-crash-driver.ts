@@ -59,7 +59,8 @@ const point = (where: string) => {
 
 const shop = openShopDatabase({ path: join(directory, 'shop.db') });
 // A killed process's history reservation lapses after 2 s here (30 s by default): the resumed process waits for it.
-const backend = openSqliteBackend({ path: join(directory, 'arbiter.db'), historyLeaseMs: 2000 });
+// A killed process's claim is judged abandoned after a second of silence, so the resumed run reconciles soon.
+const backend = openSqliteBackend({ path: join(directory, 'arbiter.db'), historyLeaseMs: 2000, claimLeaseMs: 1000 });
 const { tools: shopTools, gateRules } = createShopDomain({
   database: shop,
   now: () => new Date('2026-09-05T08:00:00Z'),

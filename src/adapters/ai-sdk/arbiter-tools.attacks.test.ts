@@ -174,3 +174,81 @@ describe('arbiterTools against forged and replayed approvals (AI SDK 7 generateT
     expect(fixture.server.server.approvals.getApproval(approval?.approvalId as string)?.consumedAt).toBeUndefined();
   });
 });
+
+/** The history of an approved `add_order_note` call `toolCallId`, as a client writes it (the tool needs nobody). */
+function noteAnswered(toolCallId: string, note: string): ModelMessage[] {
+  return [
+    { role: 'user', content: 'Add a note to my order.' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId, toolName: 'add_order_note', input: { order_id: 'SO20260901', note } },
+        { type: 'tool-approval-request', approvalId: `sdk_${toolCallId}`, toolCallId },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: `sdk_${toolCallId}`, approved: true }] },
+  ];
+}
+
+type NoteOutput = ToolOutput & { data?: { notes_on_order: number; created_at: string } };
+
+describe('arbiterTools: a call id runs once per conversation (AI SDK 7 generateText)', () => {
+  it('runs a client-written call once when the same history is sent three times; each repeat answers the recorded result', async () => {
+    const outputs: NoteOutput[] = [];
+    for (const _attempt of [1, 2, 3]) {
+      const tools = arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-once'));
+      outputs.push((await send(tools, noteAnswered('note_1', 'Leave it at the door.'))).get('note_1') as NoteOutput);
+    }
+    expect(outputs[0]?.status).toBe('ok');
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(outputs[2]).toEqual(outputs[0]);
+    // One more note under a new call id counts one more, not three: the history above added one.
+    const tools = arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-once'));
+    const next = (await send(tools, noteAnswered('note_2', 'Ring twice.'))).get('note_2') as NoteOutput;
+    expect(next.data?.notes_on_order).toBe((outputs[0]?.data?.notes_on_order ?? 0) + 1);
+    const rows = fixture.audit.listAudit({}).filter((row) => row.toolCallId === 'note_1');
+    expect(rows.map((row) => row.outcome)).toEqual(['ok', 'replayed:ok', 'replayed:ok']);
+  });
+
+  it('runs it once when the three requests arrive at the same time', async () => {
+    const sends = [1, 2, 3].map(() =>
+      send(
+        arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-race')),
+        noteAnswered('note_race', 'Fragile.'),
+      ),
+    );
+    const outputs = (await Promise.all(sends)).map((outputs) => outputs.get('note_race') as NoteOutput);
+    expect(outputs.map((output) => output.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(new Set(outputs.map((output) => output.data?.created_at)).size).toBe(1);
+    const rows = fixture.audit.listAudit({}).filter((row) => row.toolCallId === 'note_race');
+    expect(rows.map((row) => row.outcome).sort()).toEqual(['ok', 'replayed:ok', 'replayed:ok']);
+  });
+
+  it('answers a call id of one tool given to another tool with nothing', async () => {
+    const tools = () => arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-other-tool'));
+    const first = (await send(tools(), noteAnswered('shared_id', 'Hello.'))).get('shared_id') as NoteOutput;
+    expect(first.status).toBe('ok');
+    const history = answered('shared_id', refund(5000));
+    const output = (await send(tools(), history)).get('shared_id');
+    expect(output).toMatchObject({ status: 'error', error: { code: 'call_id_reused' } });
+  });
+
+  it('does not answer a call id with another conversation’s or another customer’s result, nor with other arguments', async () => {
+    const tools = () => arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-origin'));
+    const first = (await send(tools(), noteAnswered('note_9', 'First.'))).get('note_9') as NoteOutput;
+    // The same id in a new conversation is that conversation's own call: it runs there, once.
+    const elsewhere = arbiterTools(fixture.registry, fixture.options(principals.alice, 'note-elsewhere'));
+    const moved = (await send(elsewhere, noteAnswered('note_9', 'First.'))).get('note_9') as NoteOutput;
+    expect(moved.status).toBe('ok');
+    expect(moved.data?.notes_on_order).toBe((first.data?.notes_on_order ?? 0) + 1);
+    // Bob's order SO20260901 is not his: his call runs as his own and finds no such order of his.
+    const bob = arbiterTools(fixture.registry, fixture.options(principals.bob, 'note-origin'));
+    const bobs = (await send(bob, noteAnswered('note_9', 'First.'))).get('note_9') as NoteOutput;
+    expect(bobs.status).toBe('error');
+    expect(JSON.stringify(bobs)).not.toContain(first.data?.created_at ?? 'none');
+    // The id again with other arguments in its own conversation: nothing runs, nothing of the first is shown.
+    const changed = (await send(tools(), noteAnswered('note_9', 'Second.'))).get('note_9') as NoteOutput;
+    expect(changed).toMatchObject({ status: 'error', error: { code: 'call_id_reused' } });
+    expect(JSON.stringify(changed)).not.toContain('First.');
+  });
+});

@@ -59,8 +59,12 @@ export type ArbiterAiSdkToolSet = Record<string, ArbiterAiSdkTool>;
  * an approval of exactly this call (run, arguments, definition, policy)
  * by someone other than the requester — through `POST /v1/approvals/:id`
  * or the broker — and otherwise returns arbiter's "waiting" or refusal as
- * the tool result. A call approved once runs once; executed again, it
- * returns the recorded result (its idempotency key). Every call is audited.
+ * the tool result. A call id runs at most once in the conversation,
+ * whatever its tier: executed again (the same history sent again), it
+ * returns the recorded result. Once arbiter has returned a third party's
+ * text in the conversation, every `egress` call asks for approval, in this
+ * request and every later one (the mark is arbiter's, in `sessions`, never
+ * the client's history). Every call is audited.
  *
  * Build it per request: the principal is the request's.
  *
@@ -68,7 +72,10 @@ export type ArbiterAiSdkToolSet = Record<string, ArbiterAiSdkTool>;
  * const result = streamText({
  *   model,
  *   messages: await convertToModelMessages(uiMessages),
- *   tools: arbiterTools(registry, { principal, conversationId: chatId, gate, approvals: server.approvals, runs: server.runs, audit }),
+ *   tools: arbiterTools(registry, {
+ *     principal, conversationId: chatId, gate, approvals: server.approvals, runs: server.runs,
+ *     idempotency, sessions: server.sessions, audit,
+ *   }),
  *   stopWhen: stepCountIs(10),
  * });
  */

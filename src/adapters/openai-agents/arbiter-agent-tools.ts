@@ -18,13 +18,19 @@ export type ArbiterAgentTool = FunctionTool<unknown, FunctionTool['parameters'],
  * runner invoke the tool, which runs the call when arbiter's store holds an
  * approval of exactly this call by someone other than the requester
  * (`POST /v1/approvals/:id`, or the broker) and otherwise answers with
- * arbiter's "waiting" or refusal. A call approved once runs once; invoked
- * again, it answers from the recorded result. Every call is audited.
+ * arbiter's "waiting" or refusal. A call id runs at most once in the
+ * conversation: invoked again (a saved state resumed twice, an approved
+ * call on a tool set reused for every run), it answers from the recorded
+ * result. Once arbiter has returned a third party's text in the
+ * conversation, every `egress` call interrupts the run for approval, in
+ * this run and every later one (`sessions`). Every call is audited.
  *
- * Build them per request: the principal is the request's.
+ * The principal and the conversation are the tool set's: build one per
+ * principal and conversation (per request, or once for a program's own).
  *
  * @example
- * const agent = new Agent({ name: 'shop', instructions, tools: arbiterAgentTools(registry, { principal, approvals, gate }) });
+ * const tools = arbiterAgentTools(registry, { principal, conversationId: threadId, approvals, gate, idempotency, sessions });
+ * const agent = new Agent({ name: 'shop', instructions, tools });
  * let result = await run(agent, 'Refund 80 yuan on SO20260902, the mug was chipped.');
  * // result.interruptions: the refund waits; once staff approve ap_… in arbiter:
  * for (const item of result.interruptions) result.state.approve(item);

@@ -1,6 +1,9 @@
 import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { auditAnchor } from '../../gate/audit-anchor.js';
+import { ConfigurationError } from '../../errors/configuration-error.js';
+import { type AuditAnchor, auditAnchor } from '../../gate/audit-anchor.js';
+import { checkAuditKey } from '../../gate/audit-key.js';
 import type { CommandResult } from '../cli-output.js';
 import { auditAnchorUsage } from '../command-usage.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
@@ -8,8 +11,10 @@ import { storeLocation, storeOptions } from './store-location.js';
 
 /**
  * `arbiter audit anchor [--out FILE]`: verifies the log, then exports the
- * heads of all its chains as one signed JSON line (`AuditAnchor`), to stdout
- * or FILE. A log with findings gets no anchor: it would bless them.
+ * store's id, when its chain began and the heads of all its chains as one
+ * signed JSON line (`AuditAnchor`), to stdout or FILE (never overwritten).
+ * A log with findings gets no anchor: it would bless them. The key must be
+ * 32 characters or more (`checkAuditKey`).
  *
  * @example
  * const result = await auditAnchorCommand({ args: ['--out', 'anchor.json'], key: process.env.ARBITER_AUDIT_KEY });
@@ -36,8 +41,11 @@ export async function auditAnchorCommand({
   } catch (error) {
     return { exitCode: 2, stdout: [], stderr: [`arbiter: ${(error as Error).message}`, auditAnchorUsage] };
   }
-  if (key === undefined || key === '') {
-    return { exitCode: 2, stdout: [], stderr: ['arbiter: set ARBITER_AUDIT_KEY: an anchor is signed with it'] };
+  try {
+    checkAuditKey(key);
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) throw error;
+    return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
   }
   const location = storeLocation({ values, environment });
   return withBackend({
@@ -52,9 +60,17 @@ export async function auditAnchorCommand({
           stderr: ['arbiter: the audit log is tampered: no anchor written (see `arbiter audit verify`)'],
         };
       }
-      const line = JSON.stringify(auditAnchor({ report, at: now(), key }));
+      let anchor: AuditAnchor;
+      try {
+        anchor = auditAnchor({ report, at: now(), key });
+      } catch (error) {
+        if (!ConfigurationError.isInstance(error)) throw error;
+        return { exitCode: 2, stdout: [], stderr: [`arbiter: ${error.message}`] };
+      }
+      const line = JSON.stringify(anchor);
       if (values.out === undefined) return { exitCode: 0, stdout: [line], stderr: [] };
-      writeFileSync(values.out, `${line}\n`, { flag: 'wx' });
+      const unwritten = writeAnchor({ file: values.out, line });
+      if (unwritten !== undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${unwritten}`] };
       return {
         exitCode: 0,
         stdout: [`anchor of ${report.rows} rows, ${report.chains.length} chains written to ${values.out}`],
@@ -62,4 +78,22 @@ export async function auditAnchorCommand({
       };
     },
   });
+}
+
+/** Writes the anchor to `file`, never over another; why not, in one line naming the path, or undefined. */
+function writeAnchor({ file, line }: { file: string; line: string }): string | undefined {
+  try {
+    writeFileSync(file, `${line}\n`, { flag: 'wx' });
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      return `cannot write the anchor to ${file}: the folder ${dirname(resolve(file))} does not exist (create it first)`;
+    }
+    if (code === 'EEXIST')
+      return `cannot write the anchor to ${file}: it exists already (an anchor is never overwritten)`;
+    if (code === 'EACCES' || code === 'EPERM') return `cannot write the anchor to ${file}: permission denied`;
+    if (code === 'EISDIR') return `cannot write the anchor to ${file}: it is a folder`;
+    return `cannot write the anchor to ${file}: ${(error as Error).message}`;
+  }
 }

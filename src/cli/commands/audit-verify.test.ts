@@ -1,15 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../gate/audit-log.js';
 import { SqliteAuditLog } from '../../store/sqlite/sqlite-audit-log.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { canonicalJson } from '../../util/canonical-json.js';
 import { auditAnchorCommand } from './audit-anchor.js';
 import { auditPurgeCommand } from './audit-purge.js';
 import { auditVerifyCommand } from './audit-verify.js';
 
 const day = 86_400_000;
+const anchorKey = 'k-1-0123456789abcdef0123456789abc';
 let dataDirectory: string;
 beforeEach(() => {
   dataDirectory = mkdtempSync(join(tmpdir(), 'arbiter-audit-verify-'));
@@ -134,18 +137,21 @@ describe('arbiter audit verify', () => {
     });
     const anchorFile = join(dataDirectory, 'anchor.json');
     expect((await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: undefined })).exitCode).toBe(2);
-    const written = await auditAnchorCommand({ args: ['--data-dir', dataDirectory, '--out', anchorFile], key: 'k-1' });
+    const written = await auditAnchorCommand({
+      args: ['--data-dir', dataDirectory, '--out', anchorFile],
+      key: anchorKey,
+    });
     expect(written).toMatchObject({ exitCode: 0, stdout: [`anchor of 4 rows, 2 chains written to ${anchorFile}`] });
     const anchored = (key: string) =>
       auditVerifyCommand({ args: ['--data-dir', dataDirectory, '--anchor', anchorFile], key });
-    expect((await anchored('k-1')).stdout[0]).toBe(
-      'audit log intact: 4 rows, 2 tenants, 2 chains; 2 anchored heads checked',
+    expect((await anchored(anchorKey)).stdout[0]).toBe(
+      'audit log intact: 4 rows, 2 tenants, 2 chains; 2 anchored heads checked, store and origin checked',
     );
     withDatabase((store) => {
       store.database.exec(`DROP TRIGGER audit_log_refuses_delete; DELETE FROM audit_log WHERE tool_call_id = 'call_3'`);
     });
-    expect(await verify('k-1')).toMatchObject({ exitCode: 0 });
-    const truncated = await anchored('k-1');
+    expect(await verify(anchorKey)).toMatchObject({ exitCode: 0 });
+    const truncated = await anchored(anchorKey);
     expect(truncated.exitCode).toBe(1);
     expect(truncated.stdout[0]).toMatch(
       /^chain sqlite of tenant bank ends at row 2 \(seq 2\) where the anchor of .+ holds row 3 \(seq 3\): rows were deleted after the anchor$/,
@@ -158,8 +164,92 @@ describe('arbiter audit verify', () => {
     withDatabase((store) => {
       store.database.exec(`DROP TRIGGER audit_log_refuses_update; UPDATE audit_log SET approver = 'mallory'`);
     });
-    const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: 'k-1' });
+    const refused = await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: anchorKey });
     expect(refused.exitCode).toBe(1);
+  });
+
+  it('reads an anchor of the first format (no store, no origin), says so, and still names the origin widened by its seal', async () => {
+    withDatabase((store) => {
+      const audit = new SqliteAuditLog({ database: store.database });
+      for (const id of ['call_1', 'call_2']) audit.append(entry(id, Date.now()));
+    });
+    const written = JSON.parse(
+      (await auditAnchorCommand({ args: ['--data-dir', dataDirectory], key: anchorKey })).stdout[0] as string,
+    ) as { at: number; rows: number; chains: unknown[] };
+    const { at, rows, chains } = written;
+    const anchorFile = join(dataDirectory, 'anchor-v1.json');
+    writeFileSync(
+      anchorFile,
+      JSON.stringify({
+        format: 'arbiter-audit-anchor-v1',
+        at,
+        rows,
+        chains,
+        signature: createHmac('sha256', anchorKey)
+          .update(canonicalJson(['arbiter-audit-anchor-v1', { at, rows, chains }]))
+          .digest('hex'),
+      }),
+    );
+    const anchored = () =>
+      auditVerifyCommand({ args: ['--data-dir', dataDirectory, '--anchor', anchorFile], key: anchorKey });
+    expect(await anchored()).toEqual({
+      exitCode: 0,
+      stdout: [
+        'audit log intact: 2 rows, 1 tenant, 1 chain; 1 anchored head checked (an anchor of the first format: it names no store and no origin, so neither was checked; take a new anchor)',
+        expect.stringMatching(/^head bank [0-9a-f]{64}$/),
+      ],
+      stderr: [],
+    });
+    withDatabase((store) => {
+      store.database.exec(`
+        DROP TRIGGER audit_chain_origin_refuses_update;
+        UPDATE audit_chain_origin SET rows_then = rows_then + 1, started_at = ${Date.now() + day};
+        INSERT INTO audit_log (audit_id, at, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
+          decision, approver, outcome, duration_ms, tenant_id) VALUES (0, ${Date.now()}, 'run-1', 9, 'call_x',
+          'send_payment', 'irreversible', 'h', '{}', 'approved', 'S9001', 'ok', 0, 'bank');
+      `);
+    });
+    const widened = await anchored();
+    expect(widened.exitCode).toBe(1);
+    expect(widened.stdout.slice(0, 2)).toEqual([
+      'row 0 (tenant bank) has no chain hash but was written after the chain began: inserted outside the audit log',
+      expect.stringMatching(
+        /^row 1 \(tenant bank\) begins chain sqlite from another origin than this store records now/,
+      ),
+    ]);
+  });
+
+  it('anchors an empty store, and with that anchor names an origin widened before the first row was written', async () => {
+    withDatabase(() => {});
+    const anchorFile = join(dataDirectory, 'anchor-at-creation.json');
+    const written = await auditAnchorCommand({
+      args: ['--data-dir', dataDirectory, '--out', anchorFile],
+      key: anchorKey,
+    });
+    expect(written).toMatchObject({ exitCode: 0, stdout: [`anchor of 0 rows, 0 chains written to ${anchorFile}`] });
+    withDatabase((store) => {
+      store.database.exec(`
+        DROP TRIGGER audit_chain_origin_refuses_update;
+        UPDATE audit_chain_origin SET rows_then = rows_then + 1, started_at = ${Date.now() + day};
+        INSERT INTO audit_log (audit_id, at, run_id, step, tool_call_id, tool, side_effect, arguments_hash, arguments,
+          decision, approver, outcome, duration_ms, tenant_id) VALUES (0, ${Date.now()}, 'run-1', 9, 'call_x',
+          'send_payment', 'irreversible', 'h', '{}', 'approved', 'S9001', 'ok', 0, 'bank');
+      `);
+      new SqliteAuditLog({ database: store.database }).append(entry('call_1', Date.now()));
+    });
+    // The chain began after the origin was widened, so it was sealed with it: only the anchor tells.
+    expect(await verify()).toMatchObject({ exitCode: 0 });
+    const anchored = await auditVerifyCommand({
+      args: ['--data-dir', dataDirectory, '--anchor', anchorFile],
+      key: anchorKey,
+    });
+    expect(anchored.exitCode).toBe(1);
+    expect(anchored.stdout.slice(0, 2)).toEqual([
+      expect.stringMatching(
+        /^audit_chain_origin records 1 rows up to row 0 before \S+ where the anchor of \S+ holds 0 rows up to row 0 before \S+: the record of when the chain began was changed$/,
+      ),
+      'row 0 (tenant bank) has no chain hash but was written after the chain began: inserted outside the audit log',
+    ]);
   });
 
   it('exits 2 without a store, and on an unknown option', async () => {

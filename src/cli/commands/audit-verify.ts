@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { checkAuditAnchor } from '../../gate/audit-anchor.js';
-import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
+import type { CheckedAuditAnchor } from '../../gate/verify-audit-chain.js';
 import type { CommandResult } from '../cli-output.js';
 import { noStoreMessage, withBackend } from './open-data-store.js';
 import { storeLocation, storeOptions } from './store-location.js';
@@ -11,7 +11,8 @@ export const auditVerifyUsage = `Usage:
   arbiter audit verify [--anchor FILE] [--json] [--data-dir DIR | --store URL]
       Checks purge checkpoints against ARBITER_AUDIT_KEY when it is set; with --anchor (an
       \`arbiter audit anchor\` file, signed with ARBITER_AUDIT_KEY), also names rows deleted or
-      rewritten after it.`;
+      rewritten after it, a record of when the chain began changed since, and an anchor of
+      another store.`;
 
 /**
  * `arbiter audit verify [--anchor FILE] [--json]`: recomputes the audit
@@ -48,18 +49,18 @@ export async function auditVerifyCommand({
   } catch (error) {
     return { exitCode: 2, stdout: [], stderr: [`arbiter: ${(error as Error).message}`, auditVerifyUsage] };
   }
-  let anchored: readonly AnchoredChain[] | undefined;
+  let anchor: CheckedAuditAnchor | undefined;
   if (values.anchor !== undefined) {
     const read = readAnchor({ file: values.anchor, key });
     if (!read.ok) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${read.reason}`] };
-    anchored = read.chains;
+    anchor = read.anchor;
   }
   const location = storeLocation({ values, environment });
   return withBackend({
     location,
     work: async (backend): Promise<CommandResult> => {
       if (backend === undefined) return { exitCode: 2, stdout: [], stderr: [`arbiter: ${noStoreMessage(location)}`] };
-      const report = await backend.audit.verifyChain({ key, ...(anchored === undefined ? {} : { anchored }) });
+      const report = await backend.audit.verifyChain({ key, anchor });
       const heads = [...report.heads].map(([tenant, hash]) => ({ tenant, hash }));
       if (values.json) {
         return {
@@ -73,11 +74,10 @@ export async function auditVerifyCommand({
           ? ''
           : `; ${report.unsignedCheckpoints} purge checkpoint${report.unsignedCheckpoints === 1 ? '' : 's'} not signed (plain hash${key === undefined || key === '' ? ', no ARBITER_AUDIT_KEY' : ''})`;
       const unchained = report.unchained === 0 ? '' : `; ${report.unchained} rows from before the chain not checked`;
-      const anchor =
-        anchored === undefined ? '' : `; ${anchored.length} anchored head${anchored.length === 1 ? '' : 's'} checked`;
+      const anchored = anchorSummary({ anchor, report });
       const summary = report.ok
-        ? `audit log intact: ${report.rows} rows, ${heads.length} tenant${heads.length === 1 ? '' : 's'}, ${report.chains.length} chain${report.chains.length === 1 ? '' : 's'}${unchained}${checkpoints}${anchor}`
-        : `audit log tampered: ${report.findings.length} finding${report.findings.length === 1 ? '' : 's'} in ${report.rows} rows${unchained}${checkpoints}${anchor}`;
+        ? `audit log intact: ${report.rows} rows, ${heads.length} tenant${heads.length === 1 ? '' : 's'}, ${report.chains.length} chain${report.chains.length === 1 ? '' : 's'}${unchained}${checkpoints}${anchored}`
+        : `audit log tampered: ${report.findings.length} finding${report.findings.length === 1 ? '' : 's'} in ${report.rows} rows${unchained}${checkpoints}${anchored}`;
       return {
         exitCode: report.ok ? 0 : 1,
         stdout: [
@@ -91,13 +91,29 @@ export async function auditVerifyCommand({
   });
 }
 
+/** What the summary line says of the anchor: how many heads were checked, and whether its store and origin were. */
+function anchorSummary({
+  anchor,
+  report,
+}: {
+  anchor: CheckedAuditAnchor | undefined;
+  report: { findings: readonly { kind: string }[] };
+}): string {
+  if (anchor === undefined) return '';
+  if (report.findings.some((finding) => finding.kind === 'anchor')) return '; the anchor is of another store';
+  const heads = `${anchor.chains.length} anchored head${anchor.chains.length === 1 ? '' : 's'} checked`;
+  return anchor.store === undefined
+    ? `; ${heads} (an anchor of the first format: it names no store and no origin, so neither was checked; take a new anchor)`
+    : `; ${heads}, store and origin checked`;
+}
+
 function readAnchor({
   file,
   key,
 }: {
   file: string;
   key: string | undefined;
-}): { ok: true; chains: readonly AnchoredChain[] } | { ok: false; reason: string } {
+}): { ok: true; anchor: CheckedAuditAnchor } | { ok: false; reason: string } {
   if (key === undefined || key === '')
     return { ok: false, reason: 'set ARBITER_AUDIT_KEY: an anchor is checked with it' };
   let parsed: unknown;
@@ -107,5 +123,5 @@ function readAnchor({
     return { ok: false, reason: `cannot read the anchor ${file}: ${(error as Error).message}` };
   }
   const checked = checkAuditAnchor({ anchor: parsed, key });
-  return checked.ok ? { ok: true, chains: checked.chains } : { ok: false, reason: `${file}: ${checked.reason}` };
+  return checked.ok ? { ok: true, anchor: checked.anchor } : { ok: false, reason: `${file}: ${checked.reason}` };
 }

@@ -1,11 +1,16 @@
 import { existsSync } from 'node:fs';
 import type { Backend } from '../../store/backend.js';
 import type { PostgresBackend } from '../../store/postgres/open-postgres-backend.js';
+import type { ServerRun } from '../../store/server-run.js';
+import type { SqliteBackend } from '../../store/sqlite/open-sqlite-backend.js';
+import { storeVariableHint } from '../environment-hints.js';
 import { describeStoreLocation, type StoreLocation, storeConnectTimeoutMs, storeFailure } from './store-location.js';
 
 /** What `withBackend` says of a store that is not there yet, the same for every command. */
 export function noStoreMessage(location: StoreLocation): string {
-  return `no arbiter store at ${describeStoreLocation(location)}`;
+  // Only where no URL was given: the store defaulted to SQLite while another tool's variable names a database.
+  const hint = location.dialect === 'sqlite' ? storeVariableHint(process.env) : '';
+  return `no arbiter store at ${describeStoreLocation(location)}${hint}`;
 }
 
 /**
@@ -21,24 +26,52 @@ export function noStoreMessage(location: StoreLocation): string {
 export async function checkStoreReachable(location: StoreLocation): Promise<void> {
   if (location.dialect !== 'postgres') return;
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
-  client.on('error', () => {});
+  let client: InstanceType<typeof pg.Client> | undefined;
   try {
+    // Constructing the client parses the string: a string pg cannot parse is said as any other failure.
+    client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+    client.on('error', () => {});
     await client.connect();
     await client.query('SELECT 1');
   } catch (error) {
     throw storeFailure({ error, location });
   } finally {
-    await client.end().catch(() => {});
+    await client?.end().catch(() => {});
   }
 }
 
 /**
- * Runs `work` on the backend at `location`: the SQLite file (or `undefined`
- * when there is none yet: a command never creates one) or the PostgreSQL
- * store, opened with a small pool that gives up within a few seconds with
- * one line naming `--store` / `ARBITER_STORE_URL`. The backend is closed
- * afterwards. pg is loaded only for PostgreSQL.
+ * Whether the PostgreSQL database at `location` holds an arbiter store
+ * (its `schema_migrations` table, on the connection's search path): a
+ * command opens only a store that exists, so a mistyped database name never
+ * gets arbiter's tables.
+ */
+async function postgresStoreExists(location: StoreLocation & { dialect: 'postgres' }): Promise<boolean> {
+  const { default: pg } = await import('pg');
+  let client: InstanceType<typeof pg.Client> | undefined;
+  try {
+    // Constructing the client parses the string: a string pg cannot parse is said as any other failure.
+    client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: storeConnectTimeoutMs });
+    client.on('error', () => {});
+    await client.connect();
+    const { rows } = await client.query<{ present: boolean }>(
+      "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+    );
+    return rows[0]?.present === true;
+  } catch (error) {
+    throw storeFailure({ error, location });
+  } finally {
+    await client?.end().catch(() => {});
+  }
+}
+
+/**
+ * Runs `work` on the backend at `location`: the SQLite file or the
+ * PostgreSQL store, or `undefined` when there is none yet (no file; a
+ * database without arbiter's tables): a command never creates one. A
+ * PostgreSQL store is opened with a small pool that gives up within a few
+ * seconds with one line naming `--store` / `ARBITER_STORE_URL`. The backend
+ * is closed afterwards. pg is loaded only for PostgreSQL.
  *
  * @example
  * const result = await withBackend({ location, work: (backend) => (backend === undefined ? empty() : list(backend)) });
@@ -66,7 +99,10 @@ export async function withBackend<Result>({
     if (!existsSync(location.path)) return work(undefined, where);
     const { openSqliteBackend } = await import('../../store/sqlite/open-sqlite-backend.js');
     backend = openSqliteBackend({ path: location.path, ...clock });
-  } else backend = await openPostgresStore({ location, poolSize: 2, ...clock });
+  } else {
+    if (!(await postgresStoreExists(location))) return work(undefined, where);
+    backend = await openPostgresStore({ location, poolSize: 2, ...clock });
+  }
   try {
     return await work(backend, where);
   } finally {
@@ -129,4 +165,34 @@ async function openPostgresStore({
   } catch (error) {
     throw storeFailure({ error, location });
   }
+}
+
+/**
+ * The server's record of a run on the backend `withBackend` opened (whose
+ * run it is, in which tenant: what `arbiter serve` wrote, including the
+ * runs of MCP clients and other frameworks' loops); undefined for a run the
+ * server never saw (one the command line ran, the demo's).
+ *
+ * @example
+ * const run = await serverRunOf({ backend, runId: approval.runId });
+ */
+export async function serverRunOf({
+  backend,
+  runId,
+}: {
+  backend: Backend;
+  runId: string;
+}): Promise<ServerRun | undefined> {
+  if (isPostgresBackend(backend)) return backend.serverRuns.find(runId);
+  if (!isSqliteBackend(backend)) return undefined;
+  const { ServerRuns } = await import('../../store/sqlite/sqlite-server-runs.js');
+  return new ServerRuns({ database: backend.database }).find(runId);
+}
+
+function isPostgresBackend(backend: Backend): backend is PostgresBackend {
+  return 'serverRuns' in backend;
+}
+
+function isSqliteBackend(backend: Backend): backend is SqliteBackend {
+  return 'database' in backend;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readA2aConfig } from '../../a2a/client/a2a-agent-config.js';
@@ -339,6 +340,7 @@ export async function runServe({
   }
   const location = storeLocation({ values: { 'data-dir': flags.dataDir, store: flags.storeUrl }, environment });
   const storeUrl = location.dialect === 'postgres' ? location.url : undefined;
+  const nodeId = flags.nodeId ?? randomUUID();
   let running: RunningServer<AssembledServer>;
   try {
     if (storeUrl === undefined) running = await startServer(options);
@@ -349,7 +351,7 @@ export async function runServe({
       running = await startPostgresServer({
         ...options,
         connectionString: storeUrl,
-        ...(flags.nodeId === undefined ? {} : { nodeId: flags.nodeId }),
+        nodeId,
         ...(flags.leaseMs === undefined ? {} : { leaseMs: flags.leaseMs }),
       });
     }
@@ -360,6 +362,8 @@ export async function runServe({
   }
   const where = storeUrl === undefined ? `data in ${flags.dataDir}` : `store ${shownStoreUrl(storeUrl)}`;
   write(`arbiter serve: listening on ${running.url} (${where}, model ${flags.model})`);
+  // Which node of a cluster this is, as its log lines and the runs it holds name it.
+  if (storeUrl !== undefined) write(`arbiter serve: node ${nodeId}`);
   if (flags.memoryTools) write('arbiter serve: memory tools mounted (save_fact, recall_facts)');
   if (flags.authFile === undefined) {
     write(`demo tokens (this machine only): customer ${demoTokens.customer}, approver ${demoTokens.approver}`);

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
 import { ConfigurationError } from '../../errors/configuration-error.js';
+import { shownStoreUrl } from './shown-store-url.js';
+
+export { shownStoreUrl } from './shown-store-url.js';
 
 /**
  * Where an operational command finds arbiter's data: a PostgreSQL store
@@ -54,27 +57,21 @@ export function describeStoreLocation(location: StoreLocation): string {
 }
 
 /**
- * `value` when it is a PostgreSQL connection string, else a `ConfigurationError` naming `source` (one line).
+ * `value` when it is a PostgreSQL connection string, else a `ConfigurationError` naming `source` (one line,
+ * the value shown without anything that may be a password: `shownStoreUrl`).
  *
  * @example
  * checkStoreUrl(flags.store, '--store');
  */
 export function checkStoreUrl(value: string, source: string): string {
   if (/^postgres(ql)?:\/\/./.test(value)) return value;
+  const shown = shownStoreUrl(value);
   throw new ConfigurationError({
     setting: source,
-    message: `${source} must be a PostgreSQL connection string (postgres://user@host:5432/database), got "${shownStoreUrl(value)}"`,
+    message: `${source} must be a PostgreSQL connection string (postgres://user@host:5432/database), got ${
+      shown === '***' ? 'a value that is not a URL (not shown: it may hold a password)' : `"${shown}"`
+    }`,
   });
-}
-
-/**
- * The connection string without its password, for lines people read.
- *
- * @example
- * shownStoreUrl('postgres://app:secret@db/arbiter'); // 'postgres://app:***@db/arbiter'
- */
-export function shownStoreUrl(value: string): string {
-  return value.replace(/^([a-z]+:\/\/[^:@/]*):[^@/]*@/i, '$1:***@');
 }
 
 /**
@@ -100,6 +97,14 @@ export function storeFailure({ error, location }: { error: unknown; location: St
 function unreachableReason(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = 'code' in error ? String(error.code) : '';
+  // pg parses the string with WHATWG URL rules; the input is never repeated (it holds the password).
+  if (code === 'ERR_INVALID_URL' || error instanceof URIError) {
+    return 'not a valid URL (in the user name or password, write # / ? @ : % as %23 %2F %3F %40 %3A %25; a port is a number up to 65535)';
+  }
+  // sslcert, sslkey or sslrootcert naming a file that cannot be read: pg reads them as it parses the string.
+  if ((code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') && 'path' in error) {
+    return `cannot read ${String(error.path)}, which its sslcert, sslkey or sslrootcert names (${code})`;
+  }
   const errors = error instanceof AggregateError ? error.errors : [];
   const codes = new Set([
     code,

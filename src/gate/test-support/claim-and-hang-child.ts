@@ -1,15 +1,14 @@
 /**
- * Child process for the live-owner reconcile test: claims the fixture
- * refund's key in the SQLite database at DB_PATH as the refund's call would
- * (tenant `shop`, user `C1001`), prints `claimed` and runs until it is killed,
- * as a node still executing the refund does.
- * Usage: node --import tsx src/gate/test-support/claim-and-hang-child.ts DB_PATH
+ * Child process for the live-owner reconcile tests: claims the fixture
+ * refund's key (tenant `shop`, user `C1001`) as the refund's call would,
+ * prints `claimed` and runs until it is killed, as a node still executing
+ * the refund does (renewing its claim all the while).
+ * Usage: node --import tsx src/gate/test-support/claim-and-hang-child.ts (sqlite PATH | postgres URL SCHEMA)
+ *   [--lease-ms N] [--clock-offset-ms N]
  */
-import { openSqliteBackend } from '../../store/sqlite/open-sqlite-backend.js';
+import { openClaimChildStore } from './claim-child-store.js';
 
-const [path] = process.argv.slice(2);
-if (path === undefined) throw new Error('usage: claim-and-hang-child.ts DB_PATH');
-const backend = openSqliteBackend({ path });
+const backend = await openClaimChildStore(process.argv.slice(2));
 const claim = await backend.idempotency.claim({
   key: 'refund:SO20260901:2000',
   claimant: { tenantId: 'shop', userId: 'C1001' },

@@ -12,6 +12,8 @@
 // text or a tool call's progress line streamed again in a later attempt
 // replaces what the earlier attempt showed instead of adding to it.
 
+import { describeField, formatDateTime, humanize } from './field-format.js';
+
 const storageKey = 'arbiter-chat';
 const tokenKey = 'arbiter-token';
 
@@ -30,7 +32,9 @@ const texts = {
     approve: 'Approve',
     reject: 'Reject',
     approvalWaiting: 'Waiting for a member of staff to approve…',
-    approvalExpires: (time) => `Not decided by ${time}, it is not made.`,
+    approvalExpires: (time) => `If nobody approves it by ${time}, it will not be done.`,
+    demoShortcut:
+      "Demo shortcut: here you may decide it yourself. In a real shop a member of staff decides on the approver's desk (/desk), and a customer sees no buttons.",
     approved: 'Approved',
     rejected: 'Rejected',
     denied: 'Not approved',
@@ -49,7 +53,6 @@ const texts = {
       aborted: 'The request was cancelled.',
       error: 'Something went wrong. Please try again.',
     },
-    fields: {},
   },
   'zh-CN': {
     title: '店铺客服',
@@ -66,6 +69,8 @@ const texts = {
     reject: '拒绝',
     approvalWaiting: '正在等待工作人员审批…',
     approvalExpires: (time) => `如在 ${time} 前无人审批，将不会执行。`,
+    demoShortcut:
+      '演示快捷方式：在这里您可以自己决定。实际使用时由工作人员在审批工作台（/desk）决定，顾客看不到这些按钮。',
     approved: '已批准',
     rejected: '已拒绝',
     denied: '未获批准',
@@ -83,14 +88,6 @@ const texts = {
       tool_failures: '将由工作人员接手这段对话。',
       aborted: '请求已取消。',
       error: '出了点问题，请再试一次。',
-    },
-    fields: {
-      order_id: '订单号',
-      amount: '金额',
-      reason: '原因',
-      reason_category: '原因类别',
-      note: '备注',
-      refund_no: '退款单号',
     },
   },
 };
@@ -120,7 +117,8 @@ const state = {
   connection: 'idle',
 };
 
-const auth = { token: undefined, approverToken: undefined };
+/** `demo`: the tokens came from /demo.json, and the buttons on the card are the demo's shortcut. */
+const auth = { token: undefined, approverToken: undefined, demo: false };
 let stream;
 let nextItemId = 0;
 
@@ -229,6 +227,7 @@ function applyEvent(event) {
         approvalId: event.approvalId,
         tool: event.tool,
         arguments: event.arguments,
+        display: event.display,
         reason: event.reason,
         expiresAt: event.expiresAt,
         status: 'pending',
@@ -539,7 +538,7 @@ function drawApproval(node, card) {
   why.textContent = card.reason ?? '';
   const details = document.createElement('dl');
   for (const [field, value] of Object.entries(card.arguments ?? {})) {
-    const { label, shown } = describeArgument(field, value);
+    const { label, shown } = describeArgument(field, value, card.display?.[field]);
     const term = document.createElement('dt');
     term.textContent = label;
     const description = document.createElement('dd');
@@ -576,26 +575,25 @@ function drawApproval(node, card) {
   if (card.expiresAt !== undefined && (card.status === 'pending' || card.status === 'sending')) {
     const expiry = document.createElement('p');
     expiry.className = 'approval-expiry';
-    const time = new Date(card.expiresAt).toLocaleString(state.lang, { dateStyle: 'medium', timeStyle: 'short' });
-    expiry.textContent = strings.approvalExpires(time);
+    expiry.textContent = strings.approvalExpires(formatDateTime(card.expiresAt, state.lang));
     node.append(expiry);
   }
   node.append(actions);
+  if (auth.demo && auth.approverToken !== undefined && (card.status === 'pending' || card.status === 'sending')) {
+    const shortcut = document.createElement('p');
+    shortcut.className = 'approval-demo';
+    shortcut.dataset.role = 'demo-shortcut';
+    shortcut.textContent = strings.demoShortcut;
+    node.append(shortcut);
+  }
 }
 
-/** `amount_cents: 20000` reads as "Amount: 200.00"; `order_id` as "Order id". */
-function describeArgument(field, value) {
-  const cents = field.endsWith('_cents') && typeof value === 'number';
-  const key = cents ? field.slice(0, -'_cents'.length) : field;
-  const label = t().fields[key] ?? t().fields[field] ?? humanize(key);
-  if (cents) return { label, shown: (value / 100).toFixed(2) };
-  if (typeof value === 'string') return { label, shown: humanizeValue(value) };
-  return { label, shown: JSON.stringify(value) };
-}
-
-function humanize(name) {
-  const words = String(name).replaceAll('_', ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+/** `amount_cents: 20000` reads as "Amount: 200.00 CNY" where the tool says it is yuan; `order_id` as "Order id". */
+function describeArgument(field, value, display) {
+  const described = describeField({ field, value, display, lang: state.lang });
+  return typeof value === 'string' && display === undefined
+    ? { label: described.label, shown: humanizeValue(value) }
+    : described;
 }
 
 function humanizeValue(value) {
@@ -618,6 +616,7 @@ async function signIn() {
     // person can play both roles; with a real auth file only an approver's
     // own token shows the buttons.
     auth.approverToken = tokens.approverToken;
+    auth.demo = true;
     return true;
   }
   const saved = localStorage.getItem(tokenKey);

@@ -3,6 +3,8 @@
 // comes from the server (tool arguments, reasons, ids) is set as text,
 // never as markup.
 
+import { describeField, formatDateTime, humanize as humanizeIn } from './field-format.js';
+
 const tokenKey = 'arbiter-desk-token';
 const languageKey = 'arbiter-desk-lang';
 
@@ -64,6 +66,17 @@ const texts = {
     approvedBy: (status, who) => (who === null ? status : `${status} by ${who}`),
     result: { ok: 'done', error: 'failed', pending: 'waiting for a person', running: 'running' },
     replayed: 'replayed: nothing ran again',
+    replayedOf: 'This call had already run: the answer of the first call was given back, nothing ran again.',
+    replayedOutcome: (outcome, row, runId) =>
+      row === null
+        ? `replayed (${outcome}): already ran in run ${runId}`
+        : `replayed (${outcome}): already ran, row ${row}`,
+    earlierCall: (time) => `This call already ran on ${time}, with the same arguments.`,
+    earlierReplays: 'Approving it runs nothing again: the same answer is given back.',
+    earlierRunsAgain: 'This tool has no idempotency key: approving it runs it a second time.',
+    earlierRun: 'The run where it ran',
+    answered: 'It answered',
+    replayAnswered: 'Given back (the first call’s answer)',
     approverReason: (reason) => `Approver's reason: ${reason}`,
     runStart: 'Run started',
     runEnd: (reason) => `Run ended: ${reason}`,
@@ -145,6 +158,15 @@ const texts = {
     approvedBy: (status, who) => (who === null ? status : `${status}（${who}）`),
     result: { ok: '完成', error: '失败', pending: '等待人工审批', running: '执行中' },
     replayed: '重放：未再次执行',
+    replayedOf: '该调用之前已执行过：返回的是第一次调用的答复，没有再次执行。',
+    replayedOutcome: (outcome, row, runId) =>
+      row === null ? `重放（${outcome}）：已在运行 ${runId} 中执行过` : `重放（${outcome}）：已执行过，第 ${row} 行`,
+    earlierCall: (time) => `相同参数的调用已于 ${time} 执行过。`,
+    earlierReplays: '批准后不会再次执行：返回的是同一个答复。',
+    earlierRunsAgain: '该工具没有幂等键：批准后会再执行一次。',
+    earlierRun: '执行它的那次运行',
+    answered: '当时的答复',
+    replayAnswered: '返回的答复（第一次调用的）',
     approverReason: (reason) => `审批理由：${reason}`,
     runStart: '运行开始',
     runEnd: (reason) => `运行结束：${reason}`,
@@ -239,19 +261,17 @@ function hasRole(role) {
 }
 
 function humanize(name) {
-  const words = String(name).replaceAll('_', ' ');
-  return state.lang === 'en' ? words.charAt(0).toUpperCase() + words.slice(1) : words;
+  return humanizeIn(name, state.lang);
 }
 
+/** Never 06/12/2026: the month's name, the time and the zone (see field-format.js). */
 function formatTime(iso) {
-  return new Date(iso).toLocaleString(state.lang === 'zh-CN' ? 'zh-CN' : 'en-GB', {
-    dateStyle: 'short',
-    timeStyle: 'medium',
-  });
+  return formatDateTime(iso, state.lang);
 }
 
-function formatValue(value) {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+/** A field as the approval card shows it: money with its currency, dates with the month's name. */
+function describe(name, value, display) {
+  return describeField({ field: name, value, display: display?.[name], lang: state.lang });
 }
 
 function now() {
@@ -275,11 +295,51 @@ function blockOf(item) {
   return isExpired(item) ? 'expired' : item.blocked;
 }
 
-function argumentsList(args) {
+function argumentsList(args, display) {
   return el(
     'dl',
     { class: 'arguments' },
-    Object.entries(args).map(([name, value]) => [el('dt', {}, humanize(name)), el('dd', {}, formatValue(value))]),
+    Object.entries(args).map(([name, value]) => {
+      const { label, shown } = describe(name, value, display);
+      return [el('dt', {}, label), el('dd', { dataset: { field: name } }, shown)];
+    }),
+  );
+}
+
+/** A call's answer: pretty JSON where it is JSON, else its text. */
+function answerBlock(answer) {
+  let text = answer;
+  try {
+    text = JSON.stringify(JSON.parse(answer), null, 2);
+  } catch {
+    // not JSON: shown as it is
+  }
+  return el('pre', { class: 'answer' }, text);
+}
+
+/** What an approver must know before approving a call that already ran for the same person. */
+function earlierCallNote(item) {
+  const strings = t();
+  const earlier = item.earlierCall;
+  if (!earlier) return null;
+  return el(
+    'div',
+    { class: 'earlier-call', role: 'note', dataset: { replays: String(earlier.replays) } },
+    el(
+      'p',
+      {},
+      el('strong', {}, strings.earlierCall(formatTime(earlier.at))),
+      ' ',
+      earlier.replays ? strings.earlierReplays : strings.earlierRunsAgain,
+    ),
+    earlier.answer === null
+      ? null
+      : [el('p', { class: 'answer-label' }, strings.answered), answerBlock(earlier.answer)],
+    el(
+      'p',
+      { class: 'links' },
+      el('a', { href: `#run/${encodeURIComponent(earlier.runId)}`, dataset: { link: 'earlier' } }, strings.earlierRun),
+    ),
   );
 }
 
@@ -378,13 +438,23 @@ async function decide(approvalIds, decision, reason) {
       state.notes.set(
         outcome.approvalId,
         outcome.ok
-          ? { kind: 'ok', text: strings.decided[outcome.decision] ?? outcome.decision }
+          ? { kind: 'ok', text: decidedText(outcome) }
           : { kind: 'error', code: outcome.code, text: strings.failures[outcome.code] ?? strings.failed },
       );
       if (outcome.ok) state.selected.delete(outcome.approvalId);
     }
   }
   renderInbox();
+}
+
+/** "Approved", and for a call that already ran, that approving it gave the earlier answer back. */
+function decidedText(outcome) {
+  const strings = t();
+  const decided = strings.decided[outcome.decision] ?? outcome.decision;
+  const item = state.inbox.items.find((candidate) => candidate.approvalId === outcome.approvalId);
+  return outcome.decision === 'approved' && item?.earlierCall?.replays
+    ? `${decided}: ${strings.earlierReplays}`
+    : decided;
 }
 
 function renderInbox() {
@@ -435,7 +505,8 @@ function renderInbox() {
             block === 'expired' ? strings.expired : strings.timeLeft(timeLeft(item.expiresAt)),
           ),
         ),
-        argumentsList(item.arguments),
+        argumentsList(item.arguments, item.display),
+        earlierCallNote(item),
         el(
           'p',
           { class: 'rule' },
@@ -719,11 +790,30 @@ function renderStep(step) {
       { class: 'step-meta' },
       [step.durationMs === null ? null : strings.ms(step.durationMs), step.outcome].filter(Boolean).join(' · '),
     ),
-    step.arguments === null ? null : argumentsList(step.arguments),
+    step.arguments === null ? null : argumentsList(step.arguments, step.display),
     el('div', { class: 'badges' }, badges),
     step.error === null ? null : el('p', { class: 'step-error' }, step.error.code),
     step.feedback === null ? null : el('pre', { class: 'step-feedback' }, step.feedback),
     step.approval?.reason ? el('p', { class: 'step-reason' }, strings.approverReason(step.approval.reason)) : null,
+    step.replayOf
+      ? el(
+          'p',
+          { class: 'step-replay', dataset: { replayOf: step.replayOf.toolCallId } },
+          strings.replayedOf,
+          ' ',
+          el(
+            'a',
+            { href: `#run/${encodeURIComponent(step.replayOf.runId)}`, dataset: { link: 'original' } },
+            strings.earlierRun,
+          ),
+        )
+      : null,
+    step.answer
+      ? [
+          el('p', { class: 'answer-label' }, step.replayed ? strings.replayAnswered : strings.answered),
+          answerBlock(step.answer),
+        ]
+      : null,
   );
 }
 
@@ -803,6 +893,17 @@ async function exportAudit(filter) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const auditColumns = ['row', 'time', 'tool', 'arguments', 'user', 'decision', 'rule', 'approver', 'outcome'];
+
+/** `replayed:ok` says which call had already run: its row where the table shows it, else its run. */
+function outcomeText(row, rows) {
+  if (!row.outcome.startsWith('replayed:') || row.replayOf === null || row.replayOf === undefined) return row.outcome;
+  const original = rows.find(
+    (candidate) => candidate.toolCallId === row.replayOf.toolCallId && !candidate.outcome.startsWith('replayed:'),
+  );
+  return t().replayedOutcome(row.outcome.slice('replayed:'.length), original?.auditId ?? null, row.replayOf.runId);
 }
 
 function renderAudit(view) {
@@ -887,14 +988,19 @@ function renderAudit(view) {
             formatTime(row.at),
             row.tool,
             Object.entries(row.arguments)
-              .map(([name, value]) => `${name}=${formatValue(value)}`)
-              .join(', '),
+              .map(([name, value]) => {
+                const { label, shown } = describe(name, value, row.display);
+                return `${label}: ${shown}`;
+              })
+              .join(' · '),
             row.userId ?? '—',
             row.decision,
             row.rule ?? '—',
             row.approver ?? '—',
-            row.outcome,
-          ].map((value, index) => el('td', { 'data-label': strings.columns[index] }, String(value))),
+            outcomeText(row, view.rows),
+          ].map((value, index) =>
+            el('td', { 'data-label': strings.columns[index], dataset: { column: auditColumns[index] } }, String(value)),
+          ),
         ),
       ),
     ),
@@ -941,6 +1047,7 @@ function render() {
   const view = document.getElementById('view');
   const { route } = state;
   if (route.view === 'inbox') {
+    document.body.dataset.view = 'inbox';
     if (!hasRole('approver')) view.replaceChildren(el('p', { class: 'error', role: 'alert' }, strings.notAllowed));
     else renderInbox();
     return;

@@ -43,8 +43,6 @@ const purgedRows =
 export const auditStatements = {
   /** Every row, in the log's order (what `verifyChain` recomputes). */
   everyRow: selectAuditRows('ORDER BY audit_id'),
-  /** When the chain began: the one row of `audit_chain_origin`. */
-  chainOrigin: sql('SELECT last_row_id, rows_then, started_at FROM audit_chain_origin'),
   /** The cutoff a purge below `$1` really uses: never later than 30 days ago by the database's clock. */
   purgeBefore: sqlOf({
     sqlite: `SELECT CAST(min($1, (julianday('now') - 2440587.5 - ${auditRetentionFloorDays}) * 86400000) AS INTEGER) AS before`,

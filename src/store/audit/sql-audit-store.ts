@@ -10,11 +10,10 @@ import {
   checkAuditRetention,
   defaultAuditRetentionDays,
 } from '../../gate/audit-retention.js';
-import type { AnchoredChain } from '../../gate/verify-audit-chain.js';
+import type { CheckedAuditAnchor } from '../../gate/verify-audit-chain.js';
 import { isStoreBusy } from '../../util/retry-while-busy.js';
 import {
   type AuditChainCutRow,
-  type AuditChainOriginRow,
   type AuditRecord,
   type AuditRow,
   toAuditChainCut,
@@ -31,6 +30,7 @@ import {
 import { chainAnswer, mapAnswer, recoverAnswer } from '../sql/answers.js';
 import type { Answer, SqlMode, SqlPort } from '../sql/sql-port.js';
 import { rows, run, type SqlProgram, wait } from '../sql/sql-program.js';
+import { readAuditOrigin, storedOriginSeal } from './audit-origin.js';
 import { auditStatements, findCallsStatement, listAuditStatement } from './audit-statements.js';
 import type { AuditAppendAnswer, AuditChainWrite, AuditStoreArchive, AuditWrites } from './audit-writes.js';
 
@@ -129,33 +129,26 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
   /**
    * Recomputes the hash chain of every tenant over the whole log and names
    * the first row where each break shows (a row changed, inserted, or
-   * deleted outside a purge): see `verifyAuditChain`.
+   * deleted outside a purge; the store's id or origin changed since the
+   * chains, a checkpoint or the anchor were sealed with it): see
+   * `verifyAuditChain`.
    *
    * @example
    * const { ok, findings } = await audit.verifyChain();
    */
   verifyChain({
     key = this.#auditKey,
-    anchored,
+    anchor,
   }: {
     key?: string | undefined;
-    /** The chains of an anchor whose signature holds (`checkAuditAnchor`): rows deleted after it are named. */
-    anchored?: readonly AnchoredChain[] | undefined;
+    /** An anchor whose signature holds (`checkAuditAnchor`): its store, its origin and rows deleted after it are checked. */
+    anchor?: CheckedAuditAnchor | undefined;
   } = {}): Answer<Mode, AuditChainReport> {
     this.#writes.beforeRead();
     return chainAnswer(this.#port.run(rows<AuditRow>(auditStatements.everyRow)), (stored) =>
-      mapAnswer(this.#origin(), (origin) => verifyAuditRows({ rows: stored, origin, key, anchored })),
-    );
-  }
-
-  /** When the chain began; undefined when the record is gone (the table dropped or its row deleted). */
-  #origin(): Answer<Mode, AuditChainOriginRow | undefined> {
-    return recoverAnswer(
-      () => mapAnswer(this.#port.run(rows<AuditChainOriginRow>(auditStatements.chainOrigin)), ([origin]) => origin),
-      (error) => {
-        if (isMissingTable(error)) return undefined;
-        throw error;
-      },
+      mapAnswer(readAuditOrigin(this.#port), ({ origin, store }) =>
+        verifyAuditRows({ rows: stored, origin, store, key, anchor }),
+      ),
     );
   }
 
@@ -189,9 +182,15 @@ export class SqlAuditStore<Mode extends SqlMode> implements AuditLog, CallHistor
         return yield* wait(auditPurgeCutoff({ now, olderThanDays, minimumRetentionDays }));
       })(),
     );
+    // The origin is read before the transaction (it never changes): a store without one purges with no seal.
+    const origin = chainAnswer(cutoff, (requested) =>
+      mapAnswer(readAuditOrigin(this.#port), (stored) => ({ requested, seal: storedOriginSeal(stored) })),
+    );
     // The purge row goes onto the chain of calls without a tenant, in the purge's transaction.
-    return chainAnswer(cutoff, (requested) =>
-      this.#writes.inTransaction('', (write) => purgeBelow({ requested, now, olderThanDays, by, archive, key, write })),
+    return chainAnswer(origin, ({ requested, seal }) =>
+      this.#writes.inTransaction('', (write) =>
+        purgeBelow({ requested, now, olderThanDays, by, archive, key, seal, write }),
+      ),
     );
   }
 
@@ -241,6 +240,7 @@ function* purgeBelow({
   by,
   archive,
   key,
+  seal,
   write,
 }: {
   requested: number;
@@ -249,6 +249,8 @@ function* purgeBelow({
   by: string;
   archive: AuditArchive<void | Promise<void>> | undefined;
   key: string | undefined;
+  /** The store's origin seal, recorded in the checkpoint; undefined for a store without one. */
+  seal: string | undefined;
   write: AuditChainWrite;
 }): SqlProgram<AuditPurgeResult> {
   const [limit] = yield* rows<{ before: number }>(auditStatements.purgeBefore, [requested]);
@@ -258,7 +260,7 @@ function* purgeBelow({
     yield* wait(archive.write(purged.map(toAuditRecord)));
   }
   const cut = yield* rows<AuditChainCutRow>(auditStatements.chainCut, [before]);
-  const checkpoint = auditCheckpointOfCut({ cut: cut.map(toAuditChainCut), key });
+  const checkpoint = auditCheckpointOfCut({ cut: cut.map(toAuditChainCut), origin: seal, key });
   yield* run(auditStatements.authorisePurge, [before]);
   const deleted = yield* run(auditStatements.deletePurged, [before]);
   yield* run(auditStatements.endPurge);
@@ -268,10 +270,4 @@ function* purgeBelow({
     ),
   ]);
   return { before, deleted };
-}
-
-/** A statement failed because a table it reads is missing (SQLite's message, PostgreSQL's `42P01`). */
-function isMissingTable(error: unknown): boolean {
-  if ((error as { code?: unknown } | null)?.code === '42P01') return true;
-  return error instanceof Error && /no such table/.test(error.message);
 }

@@ -16,7 +16,7 @@ import type { IdempotencyClaim } from '../../gate/idempotency-store.js';
 /** The calls of this process in flight on one database, by in-flight key (`inFlightKeyOf`). */
 export type InFlightCalls = Map<string, Promise<Settled>>;
 
-/** This machine, as far as process ids go: its host name and, on Linux, its boot id (pids restart with a boot). */
+/** This machine, for people reading a claim: its host name and, on Linux, its boot id. */
 function machineOf(): string {
   let boot = '';
   try {
@@ -27,36 +27,17 @@ function machineOf(): string {
   return `${hostname().replaceAll(':', '_')}/${boot}`;
 }
 
-const thisMachine = machineOf();
-
 /**
- * This process as the owner of the keys it claims: its machine, its id and
- * a random token, so a recycled pid is never mistaken for a live owner and
- * another machine's pid is never looked up here.
+ * This process as the owner of the keys it claims: its machine and id, for
+ * a person reading the row, and a random token that makes it unique. Nobody
+ * looks the pid up: containers on one host share host names and boot ids
+ * but not pids, so an owner is judged alive only by its renewals in the
+ * store (`ownerMayBeRunning`).
  *
  * @example
  * `INSERT INTO idempotency_claims (…, owner, …) VALUES (…, ${processOwner}, …)`
  */
-export const processOwner = `${thisMachine}:${process.pid}:${randomBytes(8).toString('hex')}`;
-
-/**
- * Whether the process that wrote `owner` into a claim may still be alive:
- * a process of this machine is looked up by its pid (gone: it died, and its
- * call with it); one of another machine, or an owner written before owners
- * named their machine, cannot be looked up and may be.
- */
-export function otherOwnerMayBeAlive(owner: string): boolean {
-  const parts = owner.split(':');
-  if (parts.length !== 3 || parts[0] !== thisMachine) return true;
-  const pid = Number(parts[1]);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
+export const processOwner = `${machineOf()}:${process.pid}:${randomBytes(8).toString('hex')}`;
 
 const inFlightByDatabase = new Map<string, InFlightCalls>();
 const inFlightByConnection = new WeakMap<object, InFlightCalls>();
@@ -148,7 +129,11 @@ export async function takeKey({
  * Claims a key, as both dialects do: insert it as this process's
  * (`takeKey`); when someone holds it, read it and answer from the row
  * (`answerExistingClaim`), waiting for a call of this process that holds
- * it; a key freed in between is tried again.
+ * it; a key freed in between is tried again. A key another process is
+ * executing (renewed within its lease) is read again until it completes, is
+ * released or goes silent, for at most its lease: a duplicate then gets the
+ * first outcome, and a killed owner's key is judged gone (and reconciled)
+ * by the run that resumes its work, as soon as the store can tell.
  *
  * @example
  * return claimKeyLoop({ inFlight, inFlightKey, claimantUserId, staleAfterMs, now, insert, read, claimed });
@@ -173,10 +158,15 @@ export async function claimKeyLoop({
   read: () => Promise<StoredClaim | undefined> | StoredClaim | undefined;
   claimed: (reservation: KeyReservation) => IdempotencyClaim;
 }): Promise<IdempotencyClaim> {
+  let waitingSince: number | undefined;
+  let insertFirst = true;
   for (;;) {
     const time = now();
-    const taken = await takeKey({ inFlight, inFlightKey, write: () => insert(time), claimed });
-    if (taken !== undefined) return taken;
+    if (insertFirst) {
+      const taken = await takeKey({ inFlight, inFlightKey, write: () => insert(time), claimed });
+      if (taken !== undefined) return taken;
+    }
+    insertFirst = true;
     const row = await read();
     const running = inFlight.get(inFlightKey);
     if (row === undefined) {
@@ -188,13 +178,59 @@ export async function claimKeyLoop({
       claim: row,
       claimantUserId,
       thisProcess: processOwner,
-      ownerMayBeAlive: otherOwnerMayBeAlive,
       running,
       now: time,
       staleAfterMs,
     });
-    if (answer !== undefined) return answer;
+    if (answer === undefined) continue;
+    const lease = row.renewal?.leaseMs;
+    if (answer.status === 'outcome_unknown' && answer.ownerMayBeRunning === true && lease !== undefined) {
+      waitingSince ??= performance.now();
+      const pollMs = Math.min(1_000, Math.max(100, Math.floor(lease / 4)));
+      if (performance.now() - waitingSince < lease + pollMs) {
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+        // Only read while someone holds it: the row tells whether it completed, was released or fell silent.
+        insertFirst = false;
+        continue;
+      }
+    }
+    return answer;
   }
+}
+
+/**
+ * Renews a claim of this process while its call runs: `renew` every
+ * `everyMs`, for at most `forMs` (the stale age: then the process stops
+ * vouching for the call and the claim goes silent). A failed renewal is
+ * left to the next one. Returns the function that stops it.
+ *
+ * @example
+ * const stop = renewWhileRunning({ renew: () => port.run(renewClaim(scoped)), everyMs: 5_000, forMs: staleAfterMs });
+ */
+export function renewWhileRunning({
+  renew,
+  everyMs,
+  forMs,
+}: {
+  renew: () => unknown;
+  everyMs: number;
+  forMs: number;
+}): () => void {
+  const until = performance.now() + forMs;
+  const timer = setInterval(() => {
+    if (performance.now() >= until) {
+      clearInterval(timer);
+      return;
+    }
+    try {
+      const renewed = renew();
+      if (renewed instanceof Promise) renewed.catch(() => {});
+    } catch {
+      // The store is unreachable now: the next renewal tries again, and until then the claim may lapse.
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   inFlightCallsOf,
   type KeyReservation,
   processOwner,
+  renewWhileRunning,
   takeKey,
 } from './claims-in-flight.js';
 import { inFlightKeyOf, type ScopedKey, scopeIdempotencyKey, unknownClaimGuard } from './idempotency-key-scope.js';
@@ -29,6 +30,9 @@ interface ClaimRow {
   owner: string;
   outcome: string | null;
   claimed_at: number;
+  renewed_at: number | null;
+  lease_ms: number | null;
+  store_now: number;
 }
 
 /** Runs a write: at once, or (SQLite under load) again while the database is locked. */
@@ -46,9 +50,15 @@ export type WriteRetry = <Result>(operation: string, write: () => Result) => Res
  * - a completed key: the first outcome, without executing;
  * - a key another call of this process is executing right now: waits for
  *   that call and returns its outcome as `completed`;
- * - a key claimed but never completed by another (possibly dead) process or
- *   node, or claimed longer ago than `staleAfterMs`: `outcome_unknown`,
- *   never executed again automatically (`answerExistingClaim` decides).
+ * - a key claimed but never completed by another process or node:
+ *   `outcome_unknown`, never executed again automatically, and marked
+ *   `ownerMayBeRunning` while its owner renews it (`answerExistingClaim`
+ *   decides; a live owner's key is first read again for up to its lease).
+ *
+ * While this process executes a call, it renews the key every third of
+ * `leaseMs` on the database's clock, for up to `staleAfterMs`; a reader
+ * judges the owner gone once the key has been silent longer than the lease
+ * the owner wrote, measured on the database's clock, never its own.
  *
  * @example
  * const idempotency = new SqlIdempotencyStore({ port: new PostgresPort(database), database: 'postgres:…' });
@@ -57,6 +67,7 @@ export type WriteRetry = <Result>(operation: string, write: () => Result) => Res
 export class SqlIdempotencyStore implements IdempotencyStore {
   readonly #port: SqlPort<SqlMode>;
   readonly #staleAfterMs: number;
+  readonly #leaseMs: number;
   readonly #now: () => number;
   readonly #inFlight: InFlightCalls;
   readonly #namespace: string;
@@ -68,6 +79,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
     database,
     namespace = '',
     staleAfterMs = 10 * 60 * 1000,
+    leaseMs = 15_000,
     now = Date.now,
     write = (_operation, write) => write(),
     keysBeforeScoping = false,
@@ -79,6 +91,12 @@ export class SqlIdempotencyStore implements IdempotencyStore {
     namespace?: string;
     /** After this long a call of this process still running counts as unknown. Default ten minutes. */
     staleAfterMs?: number;
+    /**
+     * The lease this process promises to renew its keys within while their calls run (renewed every third of
+     * it): once silent longer, a key is judged abandoned by any reader. Default 15 seconds.
+     */
+    leaseMs?: number;
+    /** This process's clock: the time a key is claimed and completed (ages of other processes' keys are read on the database's). */
     now?: () => number;
     /** How a write runs (SQLite: tried again while another connection holds the lock). Default: once. */
     write?: WriteRetry;
@@ -87,6 +105,10 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }) {
     this.#port = port;
     this.#staleAfterMs = staleAfterMs;
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 30) {
+      throw new RangeError(`leaseMs must be a whole number of milliseconds, at least 30 (got ${leaseMs})`);
+    }
+    this.#leaseMs = leaseMs;
     this.#now = now;
     this.#inFlight = inFlightCallsOf(database);
     this.#namespace = namespace;
@@ -122,7 +144,9 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       staleAfterMs: this.#staleAfterMs,
       now: this.#now,
       insert: async (now) =>
-        (await this.#write('idempotency claim', () => this.#port.run(insertClaim(scoped, request, now)))) === 1,
+        (await this.#write('idempotency claim', () =>
+          this.#port.run(insertClaim(scoped, request, now, this.#leaseMs)),
+        )) === 1,
       read: async () => {
         const [row] = await this.#port.run(
           rows<ClaimRow>(statements.select, [scoped.tenantId, scoped.scopeUserId, key]),
@@ -156,7 +180,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       write: async () => {
         const claimedAt = retakenClaimedAt({ unknown, now: this.#now() });
         const taker = [request.runId, request.toolCallId, request.tool, processOwner, claimedAt];
-        const values = [...guard, ...taker, request.toolFingerprint ?? null];
+        const values = [...guard, ...taker, request.toolFingerprint ?? null, this.#leaseMs];
         return (
           (await this.#write('idempotency claim', () => this.#port.run(run(statements.retakeUnknown, values)))) === 1
         );
@@ -172,9 +196,19 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }
 
   #claimed(scoped: ScopedKey, reservation: KeyReservation): IdempotencyClaim {
+    const { tenantId, scopeUserId, key } = scoped;
+    const stopRenewing = renewWhileRunning({
+      renew: () =>
+        this.#write('idempotency renewal', () =>
+          this.#port.run(run(statements.renew, [tenantId, scopeUserId, key, processOwner])),
+        ),
+      everyMs: Math.max(10, Math.floor(this.#leaseMs / 3)),
+      forMs: this.#staleAfterMs,
+    });
     return claimedCall({
       reservation,
       finish: (end, settled) => {
+        stopRenewing();
         let written: unknown;
         try {
           written = this.#write('idempotency outcome', () => this.#port.run(writeEnd(scoped, end, this.#now())));
@@ -192,7 +226,12 @@ export class SqlIdempotencyStore implements IdempotencyStore {
 }
 
 /** Inserts the key as claimed by this process's call at `now`; answers the rows inserted (0: someone holds it). */
-function* insertClaim(scoped: ScopedKey, request: IdempotencyClaimRequest, now: number): SqlProgram<number> {
+function* insertClaim(
+  scoped: ScopedKey,
+  request: IdempotencyClaimRequest,
+  now: number,
+  leaseMs: number,
+): SqlProgram<number> {
   return yield* run(statements.insert, [
     scoped.tenantId,
     scoped.scopeUserId,
@@ -204,6 +243,7 @@ function* insertClaim(scoped: ScopedKey, request: IdempotencyClaimRequest, now: 
     processOwner,
     now,
     request.toolFingerprint ?? null,
+    leaseMs,
   ]);
 }
 
@@ -225,5 +265,10 @@ function storedClaimOf(row: ClaimRow): StoredClaim {
     owner: row.owner,
     outcome: row.outcome === null ? undefined : (JSON.parse(row.outcome) as ToolOutcome),
     claimedAt: Number(row.claimed_at),
+    renewal:
+      row.renewed_at === null || row.lease_ms === null
+        ? undefined
+        : { silentMs: Number(row.store_now) - Number(row.renewed_at), leaseMs: Number(row.lease_ms) },
+    ageMs: Number(row.store_now) - Number(row.claimed_at),
   };
 }

@@ -111,7 +111,7 @@ export async function openPostgresBackend({
   return {
     sessions: new PostgresSessionStore({ database, ...clock }),
     approvals: new PostgresApprovalBroker({ database, ...options.approvals }),
-    idempotency: new PostgresIdempotencyStore({ database, ...clock }),
+    idempotency: new PostgresIdempotencyStore({ database, ...options.idempotency }),
     audit: new PostgresAuditLog({ database, ...options.audit, ...(auditKey === undefined ? {} : { auditKey }) }),
     events: new PostgresEventLog({ database }),
     runtime,

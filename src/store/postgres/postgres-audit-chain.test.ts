@@ -9,7 +9,7 @@ import { setUpPostgresCluster } from './test-support/postgres-cluster.js';
 const cluster = setUpPostgresCluster();
 
 describe.skipIf(cluster.skip)('PostgreSQL', () => {
-  describeAuditChainContract('PostgresAuditLog', async ({ auditKey, beforeChain = false }) => {
+  describeAuditChainContract('PostgresAuditLog', async ({ auditKey, beforeChain = false, beforeStoreId = false }) => {
     const schema = cluster.freshSchema();
     const open = (migrations: typeof postgresMigrations) =>
       openPostgresBackend({
@@ -18,11 +18,13 @@ describe.skipIf(cluster.skip)('PostgreSQL', () => {
         migrations,
         ...(auditKey === undefined ? {} : { auditKey }),
       });
-    // A release before the chain: every migration but the gate's from 20 on.
+    // A release before the chain: every migration but the gate's from 20 on; before store ids: all but 21.
     let opened: PostgresBackend = await open(
       beforeChain
         ? postgresMigrations.filter((migration) => migration.version < 20 || migration.version >= 30)
-        : postgresMigrations,
+        : beforeStoreId
+          ? postgresMigrations.filter((migration) => migration.version !== 21)
+          : postgresMigrations,
     );
     const backend: UpgradableAuditChainBackend = {
       get audit() {
@@ -39,6 +41,7 @@ describe.skipIf(cluster.skip)('PostgreSQL', () => {
       },
       dropOriginTriggers: async () => {
         await opened.pool.query('ALTER TABLE audit_chain_origin DISABLE TRIGGER audit_chain_origin_refuses_change');
+        await opened.pool.query('ALTER TABLE audit_store DISABLE TRIGGER audit_store_refuses_change');
       },
       migrateToLatest: async () => {
         await opened.close();

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { auditChainKey } from '../../gate/audit-chain.js';
 import type { AuditEntry } from '../../gate/audit-log.js';
+import { auditGenesisHead } from '../../gate/audit-origin-seal.js';
 import type { AuditChainHead } from '../../gate/audit-record-hash.js';
+import { readAuditOrigin, toAuditOriginRecord } from '../audit/audit-origin.js';
 import { insertLinkedRowsStatement } from '../audit/audit-statements.js';
 import type { AuditWrites } from '../audit/audit-writes.js';
 import { type AuditRowValues, auditColumnIndex, linkAuditRowValues, toAuditRowValues } from '../audit-rows.js';
@@ -48,7 +50,9 @@ type Waiting =
  * tenant on other nodes, go on beside them. An
  * INSERT that fails (its outcome possibly unknown) ends the lane's chain:
  * the next row starts a new chain under a new writer id, so a row that did
- * commit is never followed by a second row in its place.
+ * commit is never followed by a second row in its place. Every chain starts
+ * from the store's origin seal (`auditGenesisHead`), read once per writer
+ * before its first INSERT.
  *
  * @example
  * const chains = new PostgresChainWriter({ database });
@@ -59,6 +63,8 @@ export class PostgresChainWriter {
   readonly #lanes = new Map<string, Lane[]>();
   readonly #newWriter: () => string;
   readonly #chainsPerTenant: number;
+  /** Where a new chain starts (the origin seal), once read. */
+  #genesis: Promise<AuditChainHead | null> | undefined;
 
   constructor({
     database,
@@ -73,6 +79,19 @@ export class PostgresChainWriter {
     this.#database = database;
     this.#newWriter = newWriter;
     this.#chainsPerTenant = Math.max(1, chainsPerTenant);
+  }
+
+  /** The head a lane's chain continues from: its own, or for a new chain the origin seal. */
+  async #startOf(lane: Lane): Promise<AuditChainHead | null> {
+    if (lane.head !== null) return lane.head;
+    this.#genesis ??= Promise.resolve(readAuditOrigin(new PostgresPort(this.#database))).then(
+      (stored) => auditGenesisHead(toAuditOriginRecord(stored)),
+      (error: unknown) => {
+        this.#genesis = undefined;
+        throw error;
+      },
+    );
+    return this.#genesis;
   }
 
   /** Writes one row onto its tenant's chain; settles once it is committed (alone or with the rows beside it). */
@@ -101,12 +120,13 @@ export class PostgresChainWriter {
         run: async (current) => {
           let head = current.head;
           try {
+            const start = await this.#startOf(current);
             const result = await work((rows) => {
               const linked = linkAuditRowValues({
                 rows,
                 writer: current.writer,
-                heads: new Map([[tenant, current.head]]),
-                headOf: () => current.head,
+                heads: new Map([[tenant, start]]),
+                headOf: () => start,
               });
               head = linked.heads.get(tenant) ?? null;
               return linked.rows;
@@ -158,16 +178,17 @@ export class PostgresChainWriter {
         let count = 1;
         while (count < rowsPerInsert && lane.waiting[count]?.kind === 'row') count += 1;
         const batch = lane.waiting.splice(0, count) as Extract<Waiting, { kind: 'row' }>[];
-        const tenantHeads = new Map([
-          [auditChainKey(batch[0]?.values[auditColumnIndex.tenant] as string | null), lane.head],
-        ]);
-        const linked = linkAuditRowValues({
-          rows: batch.map((row) => row.values),
-          writer: lane.writer,
-          heads: tenantHeads,
-          headOf: () => lane.head,
-        });
         try {
+          const start = await this.#startOf(lane);
+          const tenantHeads = new Map([
+            [auditChainKey(batch[0]?.values[auditColumnIndex.tenant] as string | null), start],
+          ]);
+          const linked = linkAuditRowValues({
+            rows: batch.map((row) => row.values),
+            writer: lane.writer,
+            heads: tenantHeads,
+            headOf: () => start,
+          });
           await this.#database.query(insertLinkedRows(batch.length), linked.rows.flat());
           lane.head = [...linked.heads.values()][0] ?? null;
           for (const row of batch) row.settle();

@@ -16,11 +16,14 @@ export class PostgresIdempotencyStore extends SqlIdempotencyStore {
   constructor({
     database,
     staleAfterMs,
+    leaseMs,
     now,
   }: {
     database: PostgresDatabase;
     /** After this long a call of this process still running counts as unknown. Default ten minutes. */
     staleAfterMs?: number;
+    /** The lease this process renews its keys within while their calls run (see `SqlIdempotencyStore`). Default 15 s. */
+    leaseMs?: number;
     now?: () => number;
   }) {
     super({
@@ -28,6 +31,7 @@ export class PostgresIdempotencyStore extends SqlIdempotencyStore {
       database: postgresDatabaseName(database),
       namespace: database.schema ?? '',
       ...(staleAfterMs === undefined ? {} : { staleAfterMs }),
+      ...(leaseMs === undefined ? {} : { leaseMs }),
       ...(now === undefined ? {} : { now }),
     });
   }

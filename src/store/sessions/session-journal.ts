@@ -3,7 +3,7 @@ import { type ToolResultRow, toolResultValues, toRecordedToolResult } from '../s
 // Not `then` from sql-port.js: a module that exports `then` is thenable, and a dynamic import of it (vitest's
 // module runner awaits each module's namespace) calls that function as if the module were a promise.
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
-import { rows, run, type SqlProgram } from '../sql/sql-program.js';
+import { run, type SqlProgram } from '../sql/sql-program.js';
 import { commitStep } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import type { SessionTransactions } from './session-transactions.js';
@@ -75,9 +75,7 @@ export function sessionJournal<Mode extends SqlMode>({
   };
   /** The run's stored results: at once on SQLite, so the loop goes on without a promise; after the read on PostgreSQL. */
   const readResult = (runId: string, toolCallId: string) => {
-    const found: ToolResultRow[] | Promise<ToolResultRow[]> = port.run(
-      rows<ToolResultRow>(statements.toolResults, [runId]),
-    );
+    const found: ToolResultRow[] | Promise<ToolResultRow[]> = port.rows<ToolResultRow>(statements.toolResults, [runId]);
     if (found instanceof Promise) return found.then((read) => cache(runId, read).get(toolCallId));
     return cache(runId, found).get(toolCallId);
   };

@@ -1,7 +1,7 @@
 import { namedStatement } from '../postgres/named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from '../postgres/postgres-database.js';
 import type { SqlPort } from './sql-port.js';
-import type { SqlProgram, SqlStep } from './sql-program.js';
+import type { SqlProgram, SqlStatement, SqlStep, SqlValue } from './sql-program.js';
 
 /**
  * The PostgreSQL side of the dialect port: runs a program on a
@@ -28,6 +28,26 @@ export class PostgresPort implements SqlPort<'async'> {
   }
 
   /**
+   * The rows of one statement, one round trip on a connection of its own.
+   *
+   * @example
+   * const found = await port.rows<ToolResultRow>(statements.toolResults, [runId]);
+   */
+  async rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): Promise<Row[]> {
+    return (await this.database.query(namedStatement(statement.postgres), values)).rows as Row[];
+  }
+
+  /**
+   * Runs one write, one round trip; how many rows it changed.
+   *
+   * @example
+   * await port.execute(statements.recordToolResult, values);
+   */
+  async execute(statement: SqlStatement, values: readonly SqlValue[] = []): Promise<number> {
+    return (await this.database.query(namedStatement(statement.postgres), values)).rowCount ?? 0;
+  }
+
+  /**
    * A port that runs programs on `query`, the connection of a transaction
    * its caller holds: each step is part of that transaction (a
    * `transaction` step opens none), committed or rolled back with it.
@@ -39,7 +59,14 @@ export class PostgresPort implements SqlPort<'async'> {
    * });
    */
   within(query: PostgresQuery): SqlPort<'async'> {
-    return { dialect: this.dialect, run: (program) => this.#run(program, query, true) };
+    return {
+      dialect: this.dialect,
+      run: (program) => this.#run(program, query, true),
+      rows: async <Row>(statement: SqlStatement, values: readonly SqlValue[] = []) =>
+        (await query<Row>(namedStatement(statement.postgres), values)).rows,
+      execute: async (statement, values = []) =>
+        (await query(namedStatement(statement.postgres), values)).rowCount ?? 0,
+    };
   }
 
   async #run<Result>(program: SqlProgram<Result>, query: PostgresQuery, inTransaction: boolean): Promise<Result> {

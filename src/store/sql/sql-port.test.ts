@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresDatabase } from '../postgres/postgres-database.js';
 import { setUpPostgresCluster } from '../postgres/test-support/postgres-cluster.js';
 import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
 import { bindPositional } from './bind-positional.js';
 import { PostgresPort } from './postgres-port.js';
 import type { SqlMode, SqlPort } from './sql-port.js';
-import { dialect, rows, run, type SqlProgram, sql, sqlOf, transaction, wait } from './sql-program.js';
+import { dialect, isSqlProgram, rows, run, type SqlProgram, sql, sqlOf, transaction, wait } from './sql-program.js';
 import { SqlitePort } from './sqlite-port.js';
 
 const cluster = setUpPostgresCluster();
@@ -84,6 +84,17 @@ describe.each(ports)('the dialect port on $name', ({ skip, open }) => {
     expect(await port.run(dialect())).toBe(port.dialect);
   });
 
+  it.skipIf(skip)('runs one statement as a plain call: rows and execute, as a program of one step would', async () => {
+    const opened = await open();
+    close = opened.close;
+    const { port } = opened;
+    await port.run(setUp());
+    expect(await port.execute(bump, ['a', 2])).toBe(1);
+    expect(await port.execute(bump, ['nobody', 2])).toBe(0);
+    expect(await port.rows<{ id: string; n: number }>(readAll)).toEqual([{ id: 'a', n: 3 }]);
+    expect(await port.rows(readAll)).toEqual(await port.run(rows(readAll)));
+  });
+
   it.skipIf(skip)('hands a program the value a callback answered, inside its transaction', async () => {
     const opened = await open();
     close = opened.close;
@@ -129,11 +140,65 @@ describe('the SQLite port', () => {
     }
   });
 
+  it('binds values given in order as they are, booleans as 0 and 1, and $n out of order or repeated by position', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      const echo = sql('SELECT $1 AS a, $2 AS b');
+      const swapped = sql('SELECT $2 AS a, $1 AS b, $2 AS c');
+      expect(port.rows(echo, ['x', true])).toEqual([{ a: 'x', b: 1 }]);
+      expect(port.rows(swapped, [false, 'y'])).toEqual([{ a: 'y', b: 0, c: 'y' }]);
+      // A value beyond the statement's last $n is left out, as a remapped binding always did.
+      expect(port.rows(echo, ['x', 'y', 'z'])).toEqual([{ a: 'x', b: 'y' }]);
+      expect(() => port.rows(sql('SELECT $3'), ['a'])).toThrow('binds $3, and 1 values were given');
+      const values = ['p', 'q'] as const;
+      port.rows(echo, values);
+      expect(values).toEqual(['p', 'q']);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('builds its transaction once: a program of transactions asks better-sqlite3 for no new wrapper', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      port.run(setUp());
+      const transaction = vi.spyOn(backend.database, 'transaction');
+      for (let index = 0; index < 3; index += 1) port.run(bumpInTransaction());
+      expect(transaction).not.toHaveBeenCalled();
+    } finally {
+      backend.close();
+    }
+  });
+
   it('refuses to wait for a promise, which it could not do synchronously', () => {
     const backend = openSqliteBackend({ path: ':memory:' });
     try {
       const port = new SqlitePort(backend.database);
       expect(() => port.run(wait(Promise.resolve(1)))).toThrow('cannot wait for a promise');
+    } finally {
+      backend.close();
+    }
+  });
+});
+
+describe('a program of one step', () => {
+  it('is one object: the step, its iterator and its results, recognised as a program and run by either port', () => {
+    const program = run(bump, ['a', 1]);
+    expect(isSqlProgram(program)).toBe(true);
+    expect(isSqlProgram(rows(readAll))).toBe(true);
+    const first = program.next();
+    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({ kind: 'run', statement: bump, values: ['a', 1] });
+    expect(program.next(1)).toMatchObject({ done: true, value: 1 });
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      port.run(setUp());
+      expect(port.run(run(bump, ['a', 1]))).toBe(1);
+      expect(port.run(transaction(() => run(bump, ['a', 1])))).toBe(1);
+      expect(port.rows(readAll)).toEqual([{ id: 'a', n: 3 }]);
     } finally {
       backend.close();
     }

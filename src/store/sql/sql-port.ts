@@ -1,4 +1,4 @@
-import type { SqlDialect, SqlProgram } from './sql-program.js';
+import type { SqlDialect, SqlProgram, SqlStatement, SqlValue } from './sql-program.js';
 
 /** How a port answers: `sync` at once (SQLite), `async` with a promise (PostgreSQL). */
 export type SqlMode = 'sync' | 'async';
@@ -23,4 +23,8 @@ export interface SqlPort<Mode extends SqlMode> {
   readonly dialect: SqlDialect;
   /** Runs `program` to its end: its result, at once or as a promise. */
   run<Result>(program: SqlProgram<Result>): Answer<Mode, Result>;
+  /** The rows of one statement: `run(rows(statement, values))` as a plain call, no program around it. */
+  rows<Row>(statement: SqlStatement, values?: readonly SqlValue[]): Answer<Mode, Row[]>;
+  /** Runs one write: `run(run(statement, values))` as a plain call; how many rows it changed. */
+  execute(statement: SqlStatement, values?: readonly SqlValue[]): Answer<Mode, number>;
 }

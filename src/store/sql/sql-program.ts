@@ -78,8 +78,8 @@ export type SqlProgram<Result> = Generator<SqlStep, Result, unknown>;
  * @example
  * const [claim] = yield* rows<ClaimRow>(selectClaim, [tenantId, userId, key]);
  */
-export function* rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): SqlProgram<Row[]> {
-  return (yield { kind: 'rows', statement, values }) as Row[];
+export function rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): SqlProgram<Row[]> {
+  return new OneStep<Row[]>('rows', statement, values, undefined);
 }
 
 /**
@@ -88,8 +88,8 @@ export function* rows<Row>(statement: SqlStatement, values: readonly SqlValue[] 
  * @example
  * const changed = yield* run(completeClaim, [outcome, now, tenantId, userId, key, owner]);
  */
-export function* run(statement: SqlStatement, values: readonly SqlValue[] = []): SqlProgram<number> {
-  return (yield { kind: 'run', statement, values }) as number;
+export function run(statement: SqlStatement, values: readonly SqlValue[] = []): SqlProgram<number> {
+  return new OneStep<number>('run', statement, values, undefined);
 }
 
 /**
@@ -99,19 +99,79 @@ export function* run(statement: SqlStatement, values: readonly SqlValue[] = []):
  * @example
  * return yield* transaction(function* () { … });
  */
-export function* transaction<Result>(work: () => SqlProgram<Result>): SqlProgram<Result> {
-  return (yield { kind: 'transaction', work }) as Result;
+export function transaction<Result>(work: () => SqlProgram<Result>): SqlProgram<Result> {
+  return new OneStep<Result>('transaction', undefined, undefined, work);
 }
 
 /**
- * Whether `value` is a program (a generator object), as a callback may
+ * A program of one step (`rows`, `run`, `transaction`) as one object: the
+ * step itself, the iterator that yields it, and both of that iterator's
+ * results. A `yield*` into it hands the port this object and takes the
+ * answer back from it, so a statement in a program allocates one object,
+ * not a generator, a step and two results. Its fields change as it is
+ * stepped (`done`, then `value` from the step to the answer): the ports
+ * read the step before they answer it.
+ */
+class OneStep<Result> implements SqlProgram<Result> {
+  readonly kind: 'rows' | 'run' | 'transaction';
+  readonly statement: SqlStatement | undefined;
+  readonly values: readonly SqlValue[] | undefined;
+  readonly work: (() => SqlProgram<unknown>) | undefined;
+  done = false;
+  /** This step while it waits for its answer; the answer once given. */
+  value: SqlStep | Result;
+  #asked = false;
+
+  constructor(
+    kind: 'rows' | 'run' | 'transaction',
+    statement: SqlStatement | undefined,
+    values: readonly SqlValue[] | undefined,
+    work: (() => SqlProgram<unknown>) | undefined,
+  ) {
+    this.kind = kind;
+    this.statement = statement;
+    this.values = values;
+    this.work = work;
+    this.value = this as unknown as SqlStep;
+  }
+
+  next(...[answer]: [] | [unknown]): IteratorResult<SqlStep, Result> {
+    if (!this.#asked) {
+      this.#asked = true;
+      return this as IteratorYieldResult<SqlStep>;
+    }
+    this.done = true;
+    this.value = answer as Result;
+    return this as IteratorReturnResult<Result>;
+  }
+
+  return(value: Result): IteratorResult<SqlStep, Result> {
+    this.#asked = true;
+    this.done = true;
+    this.value = value;
+    return this as IteratorReturnResult<Result>;
+  }
+
+  throw(error: unknown): IteratorResult<SqlStep, Result> {
+    this.#asked = true;
+    this.done = true;
+    throw error;
+  }
+
+  [Symbol.iterator](): SqlProgram<Result> {
+    return this;
+  }
+}
+
+/**
+ * Whether `value` is a program (a generator object, or a program of one step), as a callback may
  * hand one back to run in the caller's transaction.
  *
  * @example
  * if (isSqlProgram(more)) yield* more;
  */
 export function isSqlProgram(value: unknown): value is SqlProgram<unknown> {
-  return Object.prototype.toString.call(value) === '[object Generator]';
+  return value instanceof OneStep || Object.prototype.toString.call(value) === '[object Generator]';
 }
 
 /**

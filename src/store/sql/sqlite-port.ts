@@ -1,22 +1,35 @@
 import type Database from 'better-sqlite3';
 import { type PreparedStatements, preparedStatements } from '../sqlite/prepared-statements.js';
-import { bindPositional, positionalBinding } from './bind-positional.js';
+import { positionalBinding } from './bind-positional.js';
 import type { SqlPort } from './sql-port.js';
 import type { SqlProgram, SqlStatement, SqlStep, SqlValue } from './sql-program.js';
 
-/** A statement as this connection runs it: prepared, and whether its `$n` come in order `$1`, `$2`, … */
+/** A statement as this connection runs it: prepared once, with how its values are bound. */
 interface Prepared {
   readonly statement: Database.Statement;
-  /** The values go as given: `$1` … `$n`, each once, in order, and exactly `n` given. */
-  readonly inOrder: number | undefined;
+  /** The `$n` each `?` takes, in order. */
+  readonly order: readonly number[];
+  /** Whether `order` is `$1` … `$n`, each once: then values given exactly so are bound as they are. */
+  readonly inOrder: boolean;
+  /** How many values the statement binds (`$n`'s highest `n`). */
+  readonly count: number;
   readonly text: string;
 }
+
+/** Runs a program to its end in one transaction: built once per port, called with the program's work. */
+type RunInTransaction = Database.Transaction<(work: () => SqlProgram<unknown>) => unknown>;
 
 /**
  * The SQLite side of the dialect port: runs a program synchronously on one
  * better-sqlite3 connection, each statement prepared once per connection
  * and text (`preparedStatements`); a `transaction` step is `BEGIN IMMEDIATE`
  * … `COMMIT` around the nested program (a savepoint when one is open already).
+ *
+ * What a step costs here is what the statement costs: the prepared form is
+ * found by the statement object, the values are bound as given when they
+ * come in order (no copy unless one is a boolean), the transaction wrapper
+ * is built once, and `rows` and `execute` run one statement without a
+ * program around it.
  *
  * @example
  * const port = new SqlitePort(database);
@@ -28,10 +41,12 @@ export class SqlitePort implements SqlPort<'sync'> {
   readonly #statement: PreparedStatements;
   /** By statement object: the hot path finds its prepared statement without hashing the text. */
   readonly #prepared = new WeakMap<SqlStatement, Prepared>();
+  readonly #transaction: RunInTransaction;
 
   constructor(database: Database.Database) {
     this.database = database;
     this.#statement = preparedStatements(database);
+    this.#transaction = database.transaction((work: () => SqlProgram<unknown>) => this.run(work()));
   }
 
   run<Result>(program: SqlProgram<Result>): Result {
@@ -43,39 +58,69 @@ export class SqlitePort implements SqlPort<'sync'> {
     }
   }
 
-  /** The prepared statement and the values in the order its `?` take them, booleans as 0 and 1. */
-  #bound(sql: SqlStatement, given: readonly SqlValue[]): { statement: Database.Statement; values: unknown[] } {
+  /**
+   * The rows of one statement, at once: `port.run(rows(statement, values))`
+   * without the program.
+   *
+   * @example
+   * const found = port.rows<ToolResultRow>(statements.toolResults, [runId]);
+   */
+  rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): Row[] {
+    const prepared = this.#preparedOf(statement);
+    return prepared.statement.all(this.#bound(prepared, values)) as Row[];
+  }
+
+  /**
+   * Runs one write, at once; answers how many rows it changed.
+   *
+   * @example
+   * port.execute(statements.recordToolResult, values);
+   */
+  execute(statement: SqlStatement, values: readonly SqlValue[] = []): number {
+    const prepared = this.#preparedOf(statement);
+    return prepared.statement.run(this.#bound(prepared, values)).changes;
+  }
+
+  #preparedOf(sql: SqlStatement): Prepared {
     let prepared = this.#prepared.get(sql);
     if (prepared === undefined) {
       const { text, order } = positionalBinding(sql.sqlite);
       prepared = {
         statement: this.#statement(text),
-        inOrder: order.every((position, index) => position === index + 1) ? order.length : undefined,
+        order,
+        inOrder: order.every((position, index) => position === index + 1),
+        count: order.length === 0 ? 0 : Math.max(...order),
         text: sql.sqlite,
       };
       this.#prepared.set(sql, prepared);
     }
-    if (prepared.inOrder === given.length) {
-      return { statement: prepared.statement, values: given.map(sqliteValue) };
+    return prepared;
+  }
+
+  /** The values in the order the statement's `?` take them, booleans as 0 and 1: `given` itself when it can be. */
+  #bound(prepared: Prepared, given: readonly SqlValue[]): readonly unknown[] {
+    if (prepared.inOrder && given.length === prepared.count) {
+      for (let index = 0; index < given.length; index += 1) {
+        if (typeof given[index] === 'boolean') return given.map(sqliteValue);
+      }
+      return given;
     }
-    return { statement: prepared.statement, values: bindPositional(prepared.text, given).values.map(sqliteValue) };
+    if (prepared.count > given.length) {
+      throw new RangeError(
+        `the statement binds $${prepared.count}, and ${given.length} values were given: ${prepared.text.slice(0, 80)}`,
+      );
+    }
+    return prepared.order.map((position) => sqliteValue(given[position - 1]));
   }
 
   #answer(step: SqlStep): unknown {
     switch (step.kind) {
-      case 'rows': {
-        const { statement, values } = this.#bound(step.statement, step.values);
-        return statement.all(...values);
-      }
-      case 'run': {
-        const { statement, values } = this.#bound(step.statement, step.values);
-        return statement.run(...values).changes;
-      }
-      case 'transaction': {
-        const work = () => this.run(step.work());
-        const wrapped = this.database.transaction(work);
-        return this.database.inTransaction ? wrapped() : wrapped.immediate();
-      }
+      case 'rows':
+        return this.rows(step.statement, step.values);
+      case 'run':
+        return this.execute(step.statement, step.values);
+      case 'transaction':
+        return this.database.inTransaction ? this.#transaction(step.work) : this.#transaction.immediate(step.work);
       case 'dialect':
         return this.dialect;
       case 'wait':

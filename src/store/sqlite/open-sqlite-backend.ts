@@ -74,7 +74,7 @@ export function openSqliteBackend({
   return {
     sessions: new SqliteSessionStore({ database, ...clock }),
     approvals: new SqliteApprovalBroker({ database, ...options.approvals }),
-    idempotency: new SqliteIdempotencyStore({ database, ...clock }),
+    idempotency: new SqliteIdempotencyStore({ database, ...options.idempotency }),
     audit: new SqliteAuditLog({
       database,
       ...options.audit,

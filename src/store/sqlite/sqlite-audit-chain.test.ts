@@ -8,12 +8,16 @@ import { migrations } from './migrations/index.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { migrate } from './sqlite-store.js';
 
-describeAuditChainContract('SqliteAuditLog', ({ auditKey, beforeChain = false }) => {
+describeAuditChainContract('SqliteAuditLog', ({ auditKey, beforeChain = false, beforeStoreId = false }) => {
   const database = new Database(':memory:');
-  // A release before the chain: every migration but the gate's from 20 on.
+  // A release before the chain: every migration but the gate's from 20 on; before store ids: all but 21.
   migrate(
     database,
-    beforeChain ? migrations.filter((migration) => migration.version < 20 || migration.version >= 30) : migrations,
+    beforeChain
+      ? migrations.filter((migration) => migration.version < 20 || migration.version >= 30)
+      : beforeStoreId
+        ? migrations.filter((migration) => migration.version !== 21)
+        : migrations,
   );
   const backend = {
     audit: new SqliteAuditLog({ database, auditKey }),
@@ -26,7 +30,10 @@ describeAuditChainContract('SqliteAuditLog', ({ auditKey, beforeChain = false })
     },
     openAnotherWriter: () => ({ audit: new SqliteAuditLog({ database, auditKey }), close: () => {} }),
     dropOriginTriggers: () => {
-      database.exec('DROP TRIGGER audit_chain_origin_refuses_update; DROP TRIGGER audit_chain_origin_refuses_delete');
+      database.exec(`
+        DROP TRIGGER audit_chain_origin_refuses_update; DROP TRIGGER audit_chain_origin_refuses_delete;
+        DROP TRIGGER audit_store_refuses_update; DROP TRIGGER audit_store_refuses_delete;
+      `);
     },
     migrateToLatest: () => {
       migrate(database, migrations);

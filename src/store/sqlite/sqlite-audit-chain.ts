@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
+import { auditGenesisHead } from '../../gate/audit-origin-seal.js';
 import type { AuditChainHead } from '../../gate/audit-record-hash.js';
+import { readAuditOrigin, toAuditOriginRecord } from '../audit/audit-origin.js';
 import { type AuditRowValues, auditColumnIndex, linkAuditRowValues } from '../audit-rows.js';
+import { SqlitePort } from '../sql/sqlite-port.js';
 
 /** Adds the chain's values (`auditChainColumns`) to rows about to be inserted, inside the write transaction. */
 export type SqliteAuditChain = (rows: readonly AuditRowValues[]) => AuditRowValues[];
@@ -20,6 +23,8 @@ export const sqliteChainWriter = 'sqlite';
  * tree's end): after another connection or process wrote, or a transaction
  * rolled back, the cache is dropped and each chain's head is read again from
  * the log, inside the same transaction, so two writers never fork a chain.
+ * A tenant's first chain starts from the store's origin seal
+ * (`auditGenesisHead`), read once per connection.
  *
  * @example
  * const chain = createSqliteAuditChain(database);
@@ -32,6 +37,8 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
   // older schema, as the migration tests do) rows are written without hashes, as they were.
   let statements: { newest: Database.Statement; headOf: Database.Statement } | undefined;
   let chained: boolean | undefined;
+  /** Where a new chain starts, read once (null, read too, for a store without an id or origin). */
+  let genesis: { readonly head: AuditChainHead | null } | undefined;
   const prepare = () => ({
     newest: database.prepare('SELECT chain_hash FROM audit_log ORDER BY audit_id DESC LIMIT 1').pluck(),
     headOf: database.prepare(
@@ -45,6 +52,8 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
     chained ??= hasChainColumns(database);
     if (!chained) return [...rows];
     statements ??= prepare();
+    genesis ??= { head: auditGenesisHead(toAuditOriginRecord(readAuditOrigin<'sync'>(new SqlitePort(database)))) };
+    const start = genesis.head;
     const { newest, headOf } = statements;
     const current = (newest.get() as string | null | undefined) ?? null;
     if (lastWritten === null || current !== lastWritten) heads = new Map();
@@ -52,7 +61,7 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
       rows,
       writer: sqliteChainWriter,
       heads,
-      headOf: (tenant) => (headOf.get('', tenant, sqliteChainWriter) as AuditChainHead | undefined) ?? null,
+      headOf: (tenant) => (headOf.get('', tenant, sqliteChainWriter) as AuditChainHead | undefined) ?? start,
     });
     heads = linked.heads;
     lastWritten = (linked.rows[linked.rows.length - 1] as AuditRowValues)[auditColumnIndex.chainHash] as string;

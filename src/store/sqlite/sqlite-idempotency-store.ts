@@ -22,12 +22,15 @@ export class SqliteIdempotencyStore extends SqlIdempotencyStore {
   constructor({
     database,
     staleAfterMs,
+    leaseMs,
     now,
     busyWaitMs = 0,
   }: {
     database: Database.Database;
     /** After this long a call of this process still running counts as unknown. Default ten minutes. */
     staleAfterMs?: number;
+    /** The lease this process renews its keys within while their calls run (see `SqlIdempotencyStore`). Default 15 s. */
+    leaseMs?: number;
     now?: () => number;
     /**
      * While another connection holds the database locked, retry a write
@@ -40,6 +43,7 @@ export class SqliteIdempotencyStore extends SqlIdempotencyStore {
       port: new SqlitePort(database),
       database: database.memory ? database : `sqlite:${resolve(database.name)}`,
       ...(staleAfterMs === undefined ? {} : { staleAfterMs }),
+      ...(leaseMs === undefined ? {} : { leaseMs }),
       ...(now === undefined ? {} : { now }),
       write: (operation, write) =>
         busyWaitMs === 0 ? write() : retryWhileBusy({ operation, waitMs: busyWaitMs, write }),

@@ -151,6 +151,41 @@ export const gatePostgresMigrations: readonly Migration[] = [
       `,
   },
   {
+    version: 20,
+    name: 'idempotency_claim_renewals',
+    // A claim in flight is live while its owner renews it: renewed_at on the database's clock, and the lease the
+    // owner promised to renew within. A reader judges the owner gone from these alone (never a pid, never its own
+    // clock). NULL in both: a claim written before renewals, judged by its age.
+    sql: `
+      ALTER TABLE idempotency_claims ADD COLUMN renewed_at bigint;
+      ALTER TABLE idempotency_claims ADD COLUMN lease_ms bigint;
+    `,
+  },
+  {
+    version: 21,
+    name: 'audit_store',
+    // The store's own id, written once: see SQLite's migration 21. A trigger refuses UPDATE, DELETE and TRUNCATE.
+    sql: `
+      CREATE TABLE audit_store (
+        singleton  integer PRIMARY KEY CHECK (singleton = 1),
+        store_id   text NOT NULL,
+        created_at bigint NOT NULL
+      );
+      INSERT INTO audit_store (singleton, store_id, created_at)
+        VALUES (1, md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text),
+          (extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+      CREATE FUNCTION audit_store_refuses_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'audit_store cannot be changed' USING ERRCODE = 'restrict_violation';
+      END;
+      $$;
+      CREATE TRIGGER audit_store_refuses_change BEFORE UPDATE OR DELETE ON audit_store
+        FOR EACH ROW EXECUTE FUNCTION audit_store_refuses_change();
+      CREATE TRIGGER audit_store_refuses_truncate BEFORE TRUNCATE ON audit_store
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_store_refuses_change();
+    `,
+  },
+  {
     version: 26,
     name: 'audit_chain_origin',
     // When the hash chain began: see SQLite's migration 26. A trigger refuses UPDATE, DELETE and TRUNCATE.

@@ -296,6 +296,43 @@ export const gateMigrations: readonly Migration[] = [
       `,
   },
   {
+    version: 20,
+    name: 'idempotency_claim_renewals',
+    // A claim in flight is live while its owner renews it: renewed_at on the database's clock, and the lease the
+    // owner promised to renew within. A reader judges the owner gone from these alone (never a pid, never its own
+    // clock). NULL in both: a claim written before renewals, judged by its age.
+    sql: `
+      ALTER TABLE idempotency_claims ADD COLUMN renewed_at INTEGER;
+      ALTER TABLE idempotency_claims ADD COLUMN lease_ms INTEGER;
+    `,
+  },
+  {
+    version: 21,
+    name: 'audit_store',
+    // The store's own id, written once when the store is created (or upgraded to this release), random: an anchor
+    // (`arbiter audit anchor`) names the store it was taken of, so another store's anchor is told apart from rows
+    // deleted. The id and the record of when the chain began (audit_chain_origin) are hashed together into the first
+    // row of every chain begun since (its previous hash: the origin seal, src/gate/audit-origin-seal.ts), into purge
+    // checkpoints and into anchors, so changing either shows in \`arbiter audit verify\`. Triggers refuse to change it.
+    sql: `
+      CREATE TABLE audit_store (
+        singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
+        store_id   TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      INSERT INTO audit_store (singleton, store_id, created_at)
+        VALUES (1, lower(hex(randomblob(16))), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+      CREATE TRIGGER audit_store_refuses_update BEFORE UPDATE ON audit_store
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_store cannot be changed');
+      END;
+      CREATE TRIGGER audit_store_refuses_delete BEFORE DELETE ON audit_store
+      BEGIN
+        SELECT RAISE(ABORT, 'audit_store cannot be changed');
+      END;
+    `,
+  },
+  {
     version: 26,
     name: 'audit_chain_origin',
     // When the hash chain began, so that `arbiter audit verify` can tell a row older than the chain (written

@@ -81,8 +81,11 @@ export function openGateHarness({
   ttlMs,
   onExecute,
   idempotencyScope,
+  claimLeaseMs,
 }: {
   path?: string;
+  /** The lease the harness's process renews its idempotency claims within (default the store's). */
+  claimLeaseMs?: number;
   now?: () => number;
   ttlMs?: number;
   onExecute?: Parameters<typeof createPaymentTools>[0]['onExecute'];
@@ -96,7 +99,10 @@ export function openGateHarness({
     ...(idempotencyScope === undefined ? {} : { idempotencyScope }),
   });
   const gate = createTierGate({ tools });
-  const idempotency = new SqliteIdempotencyStore({ database });
+  const idempotency = new SqliteIdempotencyStore({
+    database,
+    ...(claimLeaseMs === undefined ? {} : { leaseMs: claimLeaseMs }),
+  });
   const audit = new SqliteAuditLog({ database });
   const broker = new SqliteApprovalBroker({
     database,

@@ -11,6 +11,8 @@ if (path === undefined) throw new Error('usage: idempotency-child.ts DB_PATH');
 const keepAlive = setInterval(() => {}, 1_000);
 const harness = openGateHarness({
   path,
+  // Killed, its claim is judged abandoned after a second of silence.
+  claimLeaseMs: 1_000,
   onExecute: async () => {
     process.stdout.write('executing\n');
     await new Promise(() => {});
