@@ -13,6 +13,9 @@ import { LocalModel } from '../../models/local/local-model.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import type { CommandResult } from '../cli-output.js';
 
+/** Tokens a reply may write before it must have begun a call; after that it is read as prose (no call). */
+const noCallWithin = 32;
+
 /** A results file's first line: what ran, on which commit. */
 export interface YieldRunHeader {
   readonly phase: 'header';
@@ -21,12 +24,14 @@ export interface YieldRunHeader {
   readonly commit: string;
   readonly startedAt: string;
   readonly threads: number;
+  /** Conversations generated at once, each on its own context sequence, in shared batches. */
+  readonly parallel?: number;
   readonly decoding: string;
 }
 
 /**
  * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
- * [--threads N] [--conditions a,b] [--first-calls both|original|none]` (`npm run eval -- yield --model FILE`):
+ * [--threads N] [--parallel N] [--conditions a,b] [--first-calls both|original|none]` (`npm run eval -- yield --model FILE`):
  * the correction-yield experiment on local GGUF models (see
  * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
  * come, headed by the commit they ran on; a rerun continues a file where it
@@ -46,6 +51,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       out: { type: 'string', default: 'evals/yield/results' },
       limit: { type: 'string' },
       threads: { type: 'string', default: '1' },
+      parallel: { type: 'string', default: '1' },
       conditions: { type: 'string' },
       report: { type: 'boolean', default: false },
       'first-calls': { type: 'string', default: 'both' },
@@ -54,6 +60,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
   try {
     const limit = values.limit === undefined ? undefined : wholeNumber('--limit', values.limit);
     const threads = wholeNumber('--threads', values.threads);
+    const parallel = wholeNumber('--parallel', values.parallel);
     const firstCalls = values['first-calls'];
     if (firstCalls !== 'both' && firstCalls !== 'original' && firstCalls !== 'none') {
       throw new UsageError({ message: `--first-calls must be both, original or none, got "${firstCalls}"` });
@@ -68,7 +75,14 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       for (const file of files) {
         const registry = new ToolRegistry();
         for (const tool of createFixtureTools(specs)) registry.register(tool);
-        const model = new LocalModel({ file, threads, name: basename(file), stopAfterFirstCall: true });
+        const model = new LocalModel({
+          file,
+          threads,
+          name: basename(file),
+          stopAfterFirstCall: true,
+          stopIfNoCallWithin: noCallWithin,
+          sequences: parallel,
+        });
         await model.load();
         const output = join(values.out, `${basename(file).replace(/\.gguf$/i, '')}.jsonl`);
         const done = new Map(existsSync(output) ? readRows(output).map((row) => [rowKey(row), row] as const) : []);
@@ -79,7 +93,8 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           commit: currentCommit(),
           startedAt: new Date().toISOString(),
           threads,
-          decoding: 'greedy (temperature 0, no repeat penalty), seed 0',
+          parallel,
+          decoding: `greedy (temperature 0, no repeat penalty), seed 0, at most 96 tokens, stopped after the first call or after ${noCallWithin} tokens without a call`,
         };
         appendFileSync(output, `${JSON.stringify(header)}\n`);
         await runYieldExperiment({
@@ -91,6 +106,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           done,
           firstCalls,
           ...(limit === undefined ? {} : { limit }),
+          concurrency: parallel,
           onRow: (row) => appendFileSync(output, `${JSON.stringify(row)}\n`),
         });
       }

@@ -84,6 +84,7 @@ export async function runYieldExperiment({
   limit,
   firstCalls = 'both',
   done = new Map<string, ExperimentRow>(),
+  concurrency = 1,
   onRow,
 }: {
   model: Model;
@@ -98,6 +99,8 @@ export async function runYieldExperiment({
   firstCalls?: 'both' | 'original' | 'none';
   /** Rows already written, by `rowKey`: not asked again (a first call's row still yields the model's own mistake). */
   done?: ReadonlyMap<string, ExperimentRow>;
+  /** Conversations asked at once (a local model with as many sequences evaluates them in the same batches). */
+  concurrency?: number;
   onRow: (row: ExperimentRow) => void;
 }): Promise<void> {
   const own: YieldCall[] = [];
@@ -109,10 +112,20 @@ export async function runYieldExperiment({
         : [];
   for (const variant of variants) {
     const specs = variant === 'strict' ? toStrictTools(tools) : tools;
-    for (const intent of corpus.intents) {
-      const previous = done.get(`first_call|${model.name}|${variant}|${intent.id}`);
-      const row =
-        previous?.phase === 'first_call' ? previous : await firstCall({ model, intent, specs, registry, variant });
+    // Two at most: a sequence that takes another form of the tools evaluates that prefix anew.
+    const rows = await inPool({
+      items: corpus.intents,
+      concurrency: Math.min(concurrency, 2),
+      run: async (intent) => {
+        const previous = done.get(`first_call|${model.name}|${variant}|${intent.id}`);
+        const row =
+          previous?.phase === 'first_call' ? previous : await firstCall({ model, intent, specs, registry, variant });
+        if (!done.has(rowKey(row))) onRow(row);
+        return row;
+      },
+    });
+    for (const [index, row] of rows.entries()) {
+      const intent = corpus.intents[index] as YieldIntent;
       if (row.outcome === 'invalid' && variant === 'original' && row.call !== undefined) {
         own.push({
           id: `own:${intent.id}`,
@@ -125,19 +138,46 @@ export async function runYieldExperiment({
           expected: intent.expected,
         });
       }
-      if (!done.has(rowKey(row))) onRow(row);
     }
   }
   const broken = [...corpus.calls, ...own].flatMap((call) => {
     const english = refusal({ registry, call, locale: 'en' });
     return english === undefined ? [] : [{ call, kind: errorKindOf(english.issues) }];
   });
-  for (const { call, kind } of stratify(broken).slice(0, limit)) {
-    for (const condition of conditions) {
-      if (done.has(`yield|${model.name}|${call.id}|${condition}`)) continue;
+  const asked = stratify(broken)
+    .slice(0, limit)
+    .flatMap(({ call, kind }) => conditions.map((condition) => ({ call, kind, condition })))
+    .filter(({ call, condition }) => !done.has(`yield|${model.name}|${call.id}|${condition}`));
+  await inPool({
+    items: asked,
+    concurrency,
+    run: async ({ call, kind, condition }) => {
       onRow(await correction({ model, call, condition, tools, registry, maxTurns, kind }));
+    },
+  });
+}
+
+/** Runs `run` on every item, at most `concurrency` at once, in order of start; the results in the items' order. */
+async function inPool<Item, Result>({
+  items,
+  concurrency,
+  run,
+}: {
+  items: readonly Item[];
+  concurrency: number;
+  run: (item: Item) => Promise<Result>;
+}): Promise<Result[]> {
+  const results: Result[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await run(items[index] as Item);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  return results;
 }
 
 /**
@@ -193,7 +233,7 @@ async function firstCall({
       { role: 'user', content: intent.user },
     ],
     tools: specs,
-    maxOutputTokens: 160,
+    maxOutputTokens: 96,
   });
   const base = {
     phase: 'first_call' as const,
@@ -271,7 +311,7 @@ async function correction({
   let nextRight = false;
   let next = '';
   for (let turn = 1; turn <= maxTurns; turn += 1) {
-    const response = await model.generate({ messages, tools, maxOutputTokens: 160 });
+    const response = await model.generate({ messages, tools, maxOutputTokens: 96 });
     inputTokens += response.usage.inputTokens;
     outputTokens += response.usage.outputTokens;
     const made = response.message.tool_calls?.[0];

@@ -1,4 +1,11 @@
-import type { ChatWrapper, LlamaCompletion, LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
+import type {
+  ChatWrapper,
+  ChatWrapperGeneratedContextState,
+  LlamaCompletion,
+  LlamaContextSequence,
+  LlamaModel,
+  Token,
+} from 'node-llama-cpp';
 import type { AssistantMessage, ToolCall } from '../../core/chat-message.js';
 import type { Model, ModelRequest, ModelResponse } from '../model.js';
 import { loadLocalRuntime } from './load-local-runtime.js';
@@ -26,12 +33,28 @@ export interface LocalModelOptions {
    * tokens spent on what a small model writes after it. Default false (parallel calls are kept).
    */
   readonly stopAfterFirstCall?: boolean;
+  /**
+   * Stop generating when this many tokens are written and no call has begun (no call marker, fence or `{`):
+   * the answer is prose, read as no call. Default: never (the whole answer is written).
+   */
+  readonly stopIfNoCallWithin?: number;
+  /**
+   * Conversations generated at once: each has its own context sequence (its own cache of the prompt), and
+   * concurrent `generate` calls are evaluated in the same batches. A call takes the free sequence whose
+   * cached tokens share the longest prefix with its prompt. Default 1 (calls wait their turn).
+   */
+  readonly sequences?: number;
+}
+
+interface Slot {
+  readonly sequence: LlamaContextSequence;
+  readonly completion: LlamaCompletion;
+  busy: boolean;
 }
 
 interface Loaded {
   readonly model: LlamaModel;
-  readonly sequence: LlamaContextSequence;
-  readonly completion: LlamaCompletion;
+  readonly slots: readonly Slot[];
   readonly chatWrapper: ChatWrapper;
   readonly syntax: CallSyntax | undefined;
 }
@@ -56,9 +79,12 @@ interface Loaded {
 export class LocalModel implements Model {
   readonly name: string;
   readonly file: string;
-  readonly #options: Required<Omit<LocalModelOptions, 'file' | 'name'>>;
+  readonly #options: Required<Omit<LocalModelOptions, 'file' | 'name' | 'stopIfNoCallWithin'>> & {
+    readonly stopIfNoCallWithin: number | undefined;
+  };
   #loaded: Promise<Loaded> | undefined;
   #callCount = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor({
     file,
@@ -69,10 +95,21 @@ export class LocalModel implements Model {
     seed = 0,
     maxOutputTokens = 512,
     stopAfterFirstCall = false,
+    stopIfNoCallWithin,
+    sequences = 1,
   }: LocalModelOptions) {
     this.file = file;
     this.name = name ?? `local:${file.split(/[\\/]/).pop() ?? file}`;
-    this.#options = { threads, contextSize, temperature, seed, maxOutputTokens, stopAfterFirstCall };
+    this.#options = {
+      threads,
+      contextSize,
+      temperature,
+      seed,
+      maxOutputTokens,
+      stopAfterFirstCall,
+      stopIfNoCallWithin,
+      sequences,
+    };
   }
 
   /** Loads the file now instead of on the first call (a `LocalModelError` when it cannot). */
@@ -82,13 +119,35 @@ export class LocalModel implements Model {
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     request.signal?.throwIfAborted();
-    const { model, sequence, completion, chatWrapper, syntax } = await this.#load();
+    const { model, slots, chatWrapper, syntax } = await this.#load();
     const functions = request.tools.length > 0 ? toChatFunctions({ tools: request.tools }) : undefined;
     const state = chatWrapper.generateContextState({
       chatHistory: toChatHistory({ messages: request.messages }),
       ...(functions === undefined ? {} : { availableFunctions: functions, documentFunctionParams: true }),
     });
     const tokens = state.contextText.tokenize(model.tokenizer);
+    const slot = await this.#acquire({ slots, tokens });
+    try {
+      return await this.#generateOn({ slot, request, state, tokens, syntax });
+    } finally {
+      this.#release(slot);
+    }
+  }
+
+  async #generateOn({
+    slot,
+    request,
+    state,
+    tokens,
+    syntax,
+  }: {
+    slot: Slot;
+    request: ModelRequest;
+    state: ChatWrapperGeneratedContextState;
+    tokens: Token[];
+    syntax: CallSyntax | undefined;
+  }): Promise<ModelResponse> {
+    const { sequence, completion } = slot;
     const cachedInputTokens = commonPrefixLength(sequence.contextTokens, tokens);
     const streamer = createTextStreamer({
       markers: ['<tool_call>', '```', '{', ...(syntax === undefined ? [] : [syntax.prefix.trim()])],
@@ -108,10 +167,12 @@ export class LocalModel implements Model {
       onTextChunk: (chunk) => {
         streamer.push(chunk);
         written += chunk;
-        if (this.#options.stopAfterFirstCall && hasCompleteCall(written)) firstCallDone.abort();
+        if (this.#options.stopAfterFirstCall && hasCompleteCall(written, syntax)) firstCallDone.abort();
       },
       onToken: (generated) => {
         outputTokens += generated.length;
+        const within = this.#options.stopIfNoCallWithin;
+        if (within !== undefined && outputTokens >= within && !callBegun(written, syntax)) firstCallDone.abort();
       },
       signal,
       stopOnAbortSignal: true,
@@ -136,6 +197,31 @@ export class LocalModel implements Model {
     };
   }
 
+  async #acquire({ slots, tokens }: { slots: readonly Slot[]; tokens: readonly Token[] }): Promise<Slot> {
+    for (;;) {
+      let best: Slot | undefined;
+      let bestShared = -1;
+      for (const slot of slots) {
+        if (slot.busy) continue;
+        const shared = commonPrefixLength(slot.sequence.contextTokens, tokens);
+        if (shared > bestShared) {
+          best = slot;
+          bestShared = shared;
+        }
+      }
+      if (best !== undefined) {
+        best.busy = true;
+        return best;
+      }
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+  }
+
+  #release(slot: Slot): void {
+    slot.busy = false;
+    this.#waiting.shift()?.();
+  }
+
   #load(): Promise<Loaded> {
     this.#loaded ??= this.#open().catch((error: unknown) => {
       this.#loaded = undefined;
@@ -149,11 +235,14 @@ export class LocalModel implements Model {
     const context = await model.createContext({
       contextSize: this.#options.contextSize,
       threads: this.#options.threads,
+      sequences: this.#options.sequences,
     });
-    const sequence = context.getSequence();
-    const completion = new runtime.LlamaCompletion({ contextSequence: sequence });
+    const slots = Array.from({ length: this.#options.sequences }, () => {
+      const sequence = context.getSequence();
+      return { sequence, completion: new runtime.LlamaCompletion({ contextSequence: sequence }), busy: false };
+    });
     const chatWrapper = runtime.resolveChatWrapper(model);
-    return { model, sequence, completion, chatWrapper, syntax: callSyntaxOf(chatWrapper) };
+    return { model, slots, chatWrapper, syntax: callSyntaxOf(chatWrapper) };
   }
 }
 
@@ -172,14 +261,29 @@ function textOf(value: unknown): string {
   return '';
 }
 
-/** True once `text` holds a whole first call: a JSON value closed after `<tool_call>`, a code fence, or at the start. */
-function hasCompleteCall(text: string): boolean {
-  const tagged = text.indexOf('<tool_call>');
-  const fenced = text.indexOf('```');
-  const from = tagged >= 0 ? tagged : fenced >= 0 ? fenced : text.trimStart().startsWith('{') ? 0 : -1;
+/**
+ * True once `text` holds a whole first call: a JSON value closed after `<tool_call>`, the template's call
+ * prefix, a code fence, or at the start.
+ */
+function hasCompleteCall(text: string, syntax: CallSyntax | undefined): boolean {
+  const prefix = syntax?.prefix.trim() ?? '';
+  const starts = [text.indexOf('<tool_call>'), prefix === '' ? -1 : text.indexOf(prefix), text.indexOf('```')];
+  const marked = starts.filter((index) => index >= 0);
+  const from = marked.length > 0 ? Math.min(...marked) : text.trimStart().startsWith('{') ? 0 : -1;
   if (from < 0) return false;
   const open = text.slice(from).search(/[{[]/);
   return open >= 0 && firstValueEnd(text.slice(from + open)) !== undefined;
+}
+
+/** True once `text` has begun a call: the template's call prefix, `<tool_call>`, a code fence or a `{`. */
+function callBegun(text: string, syntax: CallSyntax | undefined): boolean {
+  const prefix = syntax?.prefix.trim();
+  return (
+    text.includes('<tool_call>') ||
+    text.includes('```') ||
+    text.includes('{') ||
+    (prefix !== undefined && prefix !== '' && text.includes(prefix))
+  );
 }
 
 function commonPrefixLength(left: readonly Token[], right: readonly Token[]): number {
