@@ -1,14 +1,14 @@
-import type {
-  ChatWrapper,
-  ChatWrapperGeneratedContextState,
-  LlamaCompletion,
-  LlamaContextSequence,
-  LlamaModel,
-  Token,
-} from 'node-llama-cpp';
 import type { AssistantMessage, ToolCall } from '../../core/chat-message.js';
 import type { Model, ModelRequest, ModelResponse } from '../model.js';
 import { loadLocalRuntime } from './load-local-runtime.js';
+import type {
+  LocalChatWrapper,
+  LocalCompletion,
+  LocalContextSequence,
+  LocalContextState,
+  LocalLlamaModel,
+  LocalToken,
+} from './local-runtime.js';
 import { type CallSyntax, firstValueEnd, parseToolCalls } from './parse-tool-calls.js';
 import { createTextStreamer } from './text-streamer.js';
 import { toChatFunctions, toChatHistory } from './to-chat-history.js';
@@ -47,15 +47,15 @@ export interface LocalModelOptions {
 }
 
 interface Slot {
-  readonly sequence: LlamaContextSequence;
-  readonly completion: LlamaCompletion;
+  readonly sequence: LocalContextSequence;
+  readonly completion: LocalCompletion;
   busy: boolean;
 }
 
 interface Loaded {
-  readonly model: LlamaModel;
+  readonly model: LocalLlamaModel;
   readonly slots: readonly Slot[];
-  readonly chatWrapper: ChatWrapper;
+  readonly chatWrapper: LocalChatWrapper;
   readonly syntax: CallSyntax | undefined;
 }
 
@@ -143,8 +143,8 @@ export class LocalModel implements Model {
   }: {
     slot: Slot;
     request: ModelRequest;
-    state: ChatWrapperGeneratedContextState;
-    tokens: Token[];
+    state: LocalContextState;
+    tokens: LocalToken[];
     syntax: CallSyntax | undefined;
   }): Promise<ModelResponse> {
     const { sequence, completion } = slot;
@@ -197,7 +197,7 @@ export class LocalModel implements Model {
     };
   }
 
-  async #acquire({ slots, tokens }: { slots: readonly Slot[]; tokens: readonly Token[] }): Promise<Slot> {
+  async #acquire({ slots, tokens }: { slots: readonly Slot[]; tokens: readonly LocalToken[] }): Promise<Slot> {
     for (;;) {
       let best: Slot | undefined;
       let bestShared = -1;
@@ -246,7 +246,7 @@ export class LocalModel implements Model {
   }
 }
 
-function callSyntaxOf(chatWrapper: ChatWrapper): CallSyntax | undefined {
+function callSyntaxOf(chatWrapper: LocalChatWrapper): CallSyntax | undefined {
   const call = chatWrapper.settings.functions.call;
   return {
     prefix: textOf(call.prefix),
@@ -286,7 +286,7 @@ function callBegun(text: string, syntax: CallSyntax | undefined): boolean {
   );
 }
 
-function commonPrefixLength(left: readonly Token[], right: readonly Token[]): number {
+function commonPrefixLength(left: readonly LocalToken[], right: readonly LocalToken[]): number {
   const limit = Math.min(left.length, right.length);
   let index = 0;
   while (index < limit && left[index] === right[index]) index += 1;

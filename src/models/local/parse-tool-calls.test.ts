@@ -21,6 +21,14 @@ describe('parseToolCalls', () => {
     ).toEqual([call]);
   });
 
+  it('reads a fenced block whose closing fence was never written (generation stopped once the JSON closed)', () => {
+    expect(
+      parseToolCalls({
+        text: '```json\n{\n  "name": "track_shipment",\n  "arguments": {\n    "order_id": "20260903"\n  }\n}',
+      }),
+    ).toEqual({ content: null, calls: [{ name: 'track_shipment', arguments: '{"order_id":"20260903"}' }] });
+  });
+
   it('keeps broken JSON arguments as written instead of repairing them', () => {
     expect(
       parseToolCalls({

@@ -19,7 +19,8 @@ export interface ParsedOutput {
 }
 
 const taggedCall = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g;
-const fencedBlock = /```(?:json|tool_call|javascript)?\s*([\s\S]*?)```/g;
+// A fence the text ends inside counts as closed: generation stops once the first call's JSON closes.
+const fencedBlock = /```(?:json|tool_call|javascript)?\s*([\s\S]*?)(?:```|$)/g;
 
 /**
  * Reads the tool calls out of what a local model wrote, in the forms small

@@ -1,6 +1,6 @@
-import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelFunctions } from 'node-llama-cpp';
 import type { ChatMessage } from '../../core/chat-message.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
+import type { LocalChatFunctions, LocalChatHistoryItem, LocalFunctionCall } from './local-runtime.js';
 
 /**
  * arbiter's conversation as node-llama-cpp's chat history, ending with an
@@ -13,17 +13,17 @@ import type { ToolSpec } from '../../core/tool-spec.js';
  * const history = toChatHistory({ messages: [{ role: 'user', content: 'hi' }] });
  * // [{ type: 'user', text: 'hi' }, { type: 'model', response: [] }]
  */
-export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }): ChatHistoryItem[] {
+export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }): LocalChatHistoryItem[] {
   const results = new Map<string, string>();
   for (const message of messages) {
     if (message.role === 'tool') results.set(message.tool_call_id, message.content);
   }
-  const history: ChatHistoryItem[] = [];
+  const history: LocalChatHistoryItem[] = [];
   for (const message of messages) {
     if (message.role === 'system') history.push({ type: 'system', text: message.content });
     else if (message.role === 'user') history.push({ type: 'user', text: message.content });
     else if (message.role === 'assistant') {
-      const response: (string | ChatModelFunctionCall)[] = [];
+      const response: (string | LocalFunctionCall)[] = [];
       if (message.content !== null && message.content !== '') response.push(message.content);
       for (const call of message.tool_calls ?? []) {
         response.push({
@@ -47,12 +47,12 @@ export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }
  * @example
  * const functions = toChatFunctions({ tools: registry.specs() });
  */
-export function toChatFunctions({ tools }: { tools: readonly ToolSpec[] }): ChatModelFunctions {
-  const functions: Record<string, ChatModelFunctions[string]> = {};
+export function toChatFunctions({ tools }: { tools: readonly ToolSpec[] }): LocalChatFunctions {
+  const functions: Record<string, LocalChatFunctions[string]> = {};
   for (const tool of tools) {
     functions[tool.function.name] = {
-      description: tool.function.description,
-      params: tool.function.parameters as ChatModelFunctions[string]['params'],
+      ...(tool.function.description === undefined ? {} : { description: tool.function.description }),
+      params: tool.function.parameters,
     };
   }
   return functions;
