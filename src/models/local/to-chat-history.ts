@@ -3,11 +3,14 @@ import type { ToolSpec } from '../../core/tool-spec.js';
 import type { LocalChatFunctions, LocalChatHistoryItem, LocalFunctionCall } from './local-runtime.js';
 
 /**
- * arbiter's conversation as node-llama-cpp's chat history, ending with an
- * empty model turn for the answer: an assistant message's tool calls become
- * function calls whose results are the matching tool messages' text (the
- * template renders them in its own call and result syntax), system and user
- * messages stay as they are.
+ * arbiter's conversation as node-llama-cpp's chat history, ending with the
+ * model turn to write: an assistant message's tool calls become function
+ * calls whose results are the matching tool messages' text (the template
+ * renders them in its own call and result syntax), and the model's next
+ * words after calls continue that turn (an assistant message after tool
+ * results joins it; a conversation that ends in tool results ends in it), as
+ * the template expects, never an empty turn between; after a user message a
+ * new empty model turn is opened. System and user messages stay as they are.
  *
  * @example
  * const history = toChatHistory({ messages: [{ role: 'user', content: 'hi' }] });
@@ -19,13 +22,22 @@ export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }
     if (message.role === 'tool') results.set(message.tool_call_id, message.content);
   }
   const history: LocalChatHistoryItem[] = [];
+  // The model turn that ends in calls: the template renders their results after it and the model goes on in
+  // that same turn, so what it says next (more calls, or the answer) joins it instead of opening a new turn.
+  let open: (string | LocalFunctionCall)[] | undefined;
   for (const message of messages) {
-    if (message.role === 'system') history.push({ type: 'system', text: message.content });
-    else if (message.role === 'user') history.push({ type: 'user', text: message.content });
-    else if (message.role === 'assistant') {
-      const response: (string | LocalFunctionCall)[] = [];
+    if (message.role === 'system') {
+      history.push({ type: 'system', text: message.content });
+      open = undefined;
+    } else if (message.role === 'user') {
+      history.push({ type: 'user', text: message.content });
+      open = undefined;
+    } else if (message.role === 'assistant') {
+      const response = open ?? [];
+      if (open === undefined) history.push({ type: 'model', response });
       if (message.content !== null && message.content !== '') response.push(message.content);
-      for (const call of message.tool_calls ?? []) {
+      const calls = message.tool_calls ?? [];
+      for (const call of calls) {
         response.push({
           type: 'functionCall',
           name: call.function.name,
@@ -33,10 +45,10 @@ export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }
           result: results.get(call.id) ?? '',
         });
       }
-      history.push({ type: 'model', response });
+      open = calls.length > 0 ? response : undefined;
     }
   }
-  history.push({ type: 'model', response: [] });
+  if (open === undefined) history.push({ type: 'model', response: [] });
   return history;
 }
 
