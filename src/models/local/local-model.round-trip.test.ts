@@ -26,21 +26,25 @@ const installed = existsSync(file) && statSync(file).size === modelBytes;
 const runs = installed || process.env.CI !== undefined;
 
 describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
-  it('is refused for a tool that does not exist and answers the refusal with a new call, validated again', async () => {
+  it("makes its own invalid call, is refused with arbiter's message before anything runs, and calls again, validated again", async () => {
     expect(installed, `${file}: run bash scripts/install-local-model.sh qwen2.5-coder-0.5b`).toBe(true);
-    // The correction-yield experiment's eleven tools (evals/yield/tools.json), where this model's first call for
-    // this request names a tool that does not exist.
-    const specs = (
-      JSON.parse(readFileSync(join(import.meta.dirname, '../../../evals/yield/tools.json'), 'utf8')) as {
-        tools: FixtureToolSpec[];
-      }
-    ).tools.map((spec) =>
-      spec.function.name === 'apply_refund'
-        ? { ...spec, returns: { refund_no: 'RF2026090003', order_id: '{{arguments.order_id}}', status: 'pending' } }
-        : spec,
-    );
+    // apply_refund of the correction-yield experiment (evals/yield/tools.json); it counts the calls that ran.
+    const spec = (
+      JSON.parse(readFileSync(join(repository, 'evals/yield/tools.json'), 'utf8')) as { tools: FixtureToolSpec[] }
+    ).tools.find((tool) => tool.function.name === 'apply_refund') as FixtureToolSpec;
+    const ran: unknown[] = [];
     const registry = new ToolRegistry();
-    for (const tool of createFixtureTools(specs)) registry.register(tool);
+    for (const tool of createFixtureTools([
+      { ...spec, returns: { refund_no: 'RF2026090003', order_id: '{{arguments.order_id}}', status: 'pending' } },
+    ])) {
+      registry.register({
+        ...tool,
+        execute: (args, context) => {
+          ran.push(args);
+          return tool.execute(args, context);
+        },
+      });
+    }
     const model = new LocalModel({ file, threads: 1, stopAfterFirstCall: true });
     const result = await runAgent({
       model,
@@ -48,29 +52,34 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
       events: new EventBus(),
       messages: [
         { role: 'system', content: yieldSystemPrompt },
-        {
-          role: 'user',
-          content: 'I got the wrong item in SO20260902, please refund 79 yuan.',
-        },
+        { role: 'user', content: 'Refund 45.50 yuan on SO20260902, reason: broken.' },
       ],
       principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
-      limits: { maxSteps: 4, maxConsecutiveFailures: 3 },
+      limits: { maxSteps: 2, maxConsecutiveFailures: 3 },
     });
     const calls = result.messages.flatMap((message) =>
       message.role === 'assistant' ? (message.tool_calls ?? []) : [],
     );
     const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
-    // The first call names a tool that does not exist (greedy decoding: always `refund`): refused before anything
-    // runs, with arbiter's message naming the tool to use …
-    expect(calls[0]?.function.name).toBe('refund');
-    expect(outcomes[0]).toContain('apply_refund');
-    // … and the model reads the refusal and calls again; that call is validated again before anything runs. (This
-    // 0.5B model repeats `refund` here; docs/correction-yield.md measures how often models of its size correct.)
-    expect(calls.length).toBeGreaterThanOrEqual(2);
-    expect(outcomes.length).toBe(calls.length);
-    for (const [index, call] of calls.entries()) {
-      if (registry.get(call.function.name) === undefined) expect(outcomes[index]).toContain('was not run');
-    }
+    // The model's own first call (greedy decoding: always this one) puts the customer's word in the enum field …
+    expect(calls[0]?.function.name).toBe('apply_refund');
+    expect(JSON.parse(calls[0]?.function.arguments ?? '{}')).toMatchObject({
+      order_id: 'SO20260902',
+      amount_cents: 4550,
+      reason_category: 'broken',
+    });
+    // … and arbiter refuses it before anything runs, with the field, the allowed values and what was sent.
+    expect(outcomes[0]).toContain('was not run');
+    expect(outcomes[0]).toContain('`reason_category`');
+    expect(outcomes[0]).toContain('"not_as_described"');
+    expect(outcomes[0]).toContain('You sent the string "broken"');
+    // The model reads the refusal and calls again; that call is validated again: it runs only if valid (and then
+    // it is the refund asked for), otherwise it is refused too. This 0.5B model, greedy, sends the same call
+    // again (docs/correction-yield.md: how often small models correct, per kind of message).
+    expect(calls.length).toBe(2);
+    expect(outcomes.length).toBe(2);
+    if (outcomes[1]?.includes('was not run')) expect(ran).toEqual([]);
+    else expect(ran).toEqual([expect.objectContaining({ order_id: 'SO20260902', amount_cents: 4550 })]);
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
   }, 900_000);
