@@ -31,7 +31,7 @@ export interface YieldRunHeader {
 
 /**
  * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
- * [--threads N] [--parallel N] [--conditions a,b] [--first-calls both|original|none]` (`npm run eval -- yield --model FILE`):
+ * [--threads N] [--parallel N] [--conditions a,b] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
  * the correction-yield experiment on local GGUF models (see
  * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
  * come, headed by the commit they ran on; a rerun continues a file where it
@@ -62,8 +62,8 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
     const threads = wholeNumber('--threads', values.threads);
     const parallel = wholeNumber('--parallel', values.parallel);
     const firstCalls = values['first-calls'];
-    if (firstCalls !== 'both' && firstCalls !== 'original' && firstCalls !== 'none') {
-      throw new UsageError({ message: `--first-calls must be both, original or none, got "${firstCalls}"` });
+    if (firstCalls !== 'both' && firstCalls !== 'original' && firstCalls !== 'strict' && firstCalls !== 'none') {
+      throw new UsageError({ message: `--first-calls must be both, original, strict or none, got "${firstCalls}"` });
     }
     const conditions = values.conditions === undefined ? yieldConditions : parseConditions(values.conditions);
     mkdirSync(values.out, { recursive: true });

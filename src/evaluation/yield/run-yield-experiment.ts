@@ -96,7 +96,8 @@ export async function runYieldExperiment({
   /** At most this many broken calls, taken a kind at a time (see `stratify`). */
   limit?: number;
   /** Which first-call phases run: both tool forms (default), the tools as defined only, or none. */
-  firstCalls?: 'both' | 'original' | 'none';
+  /** `strict`: only the first calls after `toStrictTools`, and no broken calls (a second process can take them). */
+  firstCalls?: 'both' | 'original' | 'strict' | 'none';
   /** Rows already written, by `rowKey`: not asked again (a first call's row still yields the model's own mistake). */
   done?: ReadonlyMap<string, ExperimentRow>;
   /** Conversations asked at once (a local model with as many sequences evaluates them in the same batches). */
@@ -109,7 +110,9 @@ export async function runYieldExperiment({
       ? (['original', 'strict'] as const)
       : firstCalls === 'original'
         ? (['original'] as const)
-        : [];
+        : firstCalls === 'strict'
+          ? (['strict'] as const)
+          : [];
   for (const variant of variants) {
     const specs = variant === 'strict' ? toStrictTools(tools) : tools;
     // Two at most: a sequence that takes another form of the tools evaluates that prefix anew.
@@ -140,6 +143,7 @@ export async function runYieldExperiment({
       }
     }
   }
+  if (firstCalls === 'strict') return;
   const broken = [...corpus.calls, ...own].flatMap((call) => {
     const english = refusal({ registry, call, locale: 'en' });
     return english === undefined ? [] : [{ call, kind: errorKindOf(english.issues) }];
