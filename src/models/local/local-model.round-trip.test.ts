@@ -6,6 +6,7 @@ import { yieldSystemPrompt } from '../../evaluation/yield/run-yield-experiment.j
 import { EventBus } from '../../events/event-bus.js';
 import { runAgent } from '../../loop/run-agent.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
+import type { Model, ModelRequest, ModelResponse } from '../model.js';
 import { LocalModel } from './local-model.js';
 
 /**
@@ -83,4 +84,73 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
   }, 900_000);
+
+  it("corrects a refused call after arbiter's message: the call of the shop corpus that lacks order_id", async () => {
+    expect(installed, `${file}: run bash scripts/install-local-model.sh qwen2.5-coder-0.5b`).toBe(true);
+    // No own first call of this model was corrected in any probe (docs/correction-yield.md); the project's corpus
+    // call `shop:missing-order-id-query` (query_order with {}) is. It is put to arbiter as the model's first turn;
+    // everything after it is the model's: arbiter refuses the call, the model reads the refusal and calls again.
+    const specs = (
+      JSON.parse(readFileSync(join(repository, 'evals/yield/tools.json'), 'utf8')) as { tools: FixtureToolSpec[] }
+    ).tools.map((spec) =>
+      spec.function.name === 'query_order'
+        ? { ...spec, returns: { order_id: '{{arguments.order_id}}', status: 'shipped' } }
+        : spec,
+    );
+    const ran: { name: string; args: unknown }[] = [];
+    const registry = new ToolRegistry();
+    for (const tool of createFixtureTools(specs)) {
+      registry.register({
+        ...tool,
+        execute: (args, context) => {
+          ran.push({ name: tool.name, args });
+          return tool.execute(args, context);
+        },
+      });
+    }
+    const local = new LocalModel({ file, threads: 1, stopAfterFirstCall: true });
+    const model = firstTurnGiven({ model: local, name: 'query_order', arguments: '{}' });
+    const result = await runAgent({
+      model,
+      tools: registry,
+      events: new EventBus(),
+      messages: [
+        { role: 'system', content: yieldSystemPrompt },
+        { role: 'user', content: 'Where is SO20260901?' },
+      ],
+      principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+      limits: { maxSteps: 2, maxConsecutiveFailures: 3 },
+    });
+    const calls = result.messages.flatMap((message) =>
+      message.role === 'assistant' ? (message.tool_calls ?? []) : [],
+    );
+    const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
+    expect(outcomes[0]).toContain('was not run');
+    expect(outcomes[0]).toContain('`order_id`');
+    // The model's own next call is valid and the one asked for; arbiter runs it, once.
+    expect(calls[1]?.function.name).toBe('query_order');
+    expect(JSON.parse(calls[1]?.function.arguments ?? '{}')).toEqual({ order_id: 'SO20260901' });
+    expect(ran).toEqual([{ name: 'query_order', args: { order_id: 'SO20260901' } }]);
+  }, 900_000);
 });
+
+/** `model`, except that its first answer is the given call (a broken call of the corpus). */
+function firstTurnGiven({ model, name, arguments: args }: { model: Model; name: string; arguments: string }): Model {
+  let given = false;
+  return {
+    name: model.name,
+    generate: async (request: ModelRequest): Promise<ModelResponse> => {
+      if (given) return model.generate(request);
+      given = true;
+      return {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_0', type: 'function', function: { name, arguments: args } }],
+        },
+        finishReason: 'tool_calls',
+        usage: { inputTokens: 0, outputTokens: 0 },
+      };
+    },
+  };
+}
