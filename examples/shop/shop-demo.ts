@@ -6,6 +6,7 @@ import {
   createTierGate,
   EventBus,
   type Locale,
+  type Model,
   type Principal,
   type RunResult,
   resumeAfterApproval,
@@ -32,7 +33,7 @@ import {
   type SqliteStore,
 } from '@arbiter-runtime/core/sqlite';
 import { ScriptedModel } from '@arbiter-runtime/core/testing';
-import { openShopDomain, shopDemoScripts } from './shop-domain.js';
+import { openShopDomain, shopDemoScripts, shopSystemPrompts } from './shop-domain.js';
 import { ShopTranscript } from './shop-transcript.js';
 import { ShopUsageError } from './shop-usage-error.js';
 
@@ -85,6 +86,11 @@ export interface ShopDemoOptions {
   readonly tty?: boolean;
   /** How long the scripted model "thinks" before each answer, so live progress is visible. Default 0. */
   readonly modelLatencyMs?: number;
+  /**
+   * A real model instead of the scripted one (`arbiter demo --model local:FILE`): it is told the shop's
+   * system prompt at the start of a new session and answers the same two customer requests.
+   */
+  readonly model?: Model;
   /**
    * Continue this stored demo session instead of starting a new one: a run
    * it left suspended or interrupted is finished first, then the customer's
@@ -149,6 +155,7 @@ export async function runShopDemo({
   writeRaw = (text) => write(text.replace(/\n$/, '')),
   tty = false,
   modelLatencyMs = 0,
+  model,
   sessionId: requestedSession,
   continueWaiting = false,
   onSession,
@@ -163,6 +170,7 @@ export async function runShopDemo({
       locale,
       modelLatencyMs,
       cli,
+      ...(model === undefined ? {} : { model }),
       ...(now === undefined ? {} : { now }),
       ...(mountTools === undefined ? {} : { mountTools }),
     });
@@ -182,6 +190,10 @@ export async function runShopDemo({
     }
     const session = existing ?? (await demo.sessions.create({ principal: customer }));
     const sessionId = session.id;
+    // A real model is told its job, as arbiter serve tells it; the scripted one follows its script.
+    if (existing === undefined && model !== undefined) {
+      await demo.sessions.append({ sessionId, messages: [{ role: 'system', content: shopSystemPrompts[locale] }] });
+    }
     if (dataDirectory !== ':memory:') onSession?.(sessionId, locale);
     const runOptions = { ...demo.runOptions, describeError: errorDescriber(errorStyle) };
 
@@ -472,6 +484,7 @@ function openDemo({
   locale,
   now,
   modelLatencyMs = 0,
+  model: realModel,
   mountTools,
   cli = defaultCli,
 }: {
@@ -479,6 +492,7 @@ function openDemo({
   locale: Locale;
   now?: () => Date;
   modelLatencyMs?: number;
+  model?: Model;
   mountTools?: (registry: ToolRegistry) => void;
   cli?: string;
 }) {
@@ -491,7 +505,7 @@ function openDemo({
   const registry = new ToolRegistry();
   for (const tool of shop.tools) registry.register(tool);
   mountTools?.(registry);
-  const model = new ScriptedModel({ script: shopDemoScripts[locale], latencyMs: modelLatencyMs });
+  const model = realModel ?? new ScriptedModel({ script: shopDemoScripts[locale], latencyMs: modelLatencyMs });
   const events = new EventBus();
   const toolEvents = new Map<string, AgentEvent>();
   events.subscribe((event) => {

@@ -3,8 +3,8 @@ import { defaultPrincipalLimits } from '../server/principal-limits.js';
 
 /** The usage lines of `arbiter serve`, for the CLI's help text. */
 export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--data-dir .arbiter] [--store postgres://…] [--auth FILE]
-               [--tools MODULE] [--mcp FILE] [--model scripted|openai|configured [--skip-model-check]] [--script FILE]
-               [--memory-tools]
+               [--tools MODULE] [--mcp FILE] [--model scripted|openai|configured|local:FILE [--skip-model-check]]
+               [--script FILE] [--memory-tools]
                [--allow-self-approval] [--node-id NAME] [--lease-ms N]
                [--max-streams N] [--sessions-per-minute N] [--messages-per-minute N]
       Serve the HTTP API, SSE streams, the chat page (http://HOST:PORT/) and the approver's desk (/desk).
@@ -23,7 +23,9 @@ export const serveUsage = `  arbiter serve [--port 8787] [--host 127.0.0.1] [--d
                       checked at start (GET /models): unreachable, key refused or model not listed exits 2;
                       or configured: the AI SDK provider ARBITER_PROVIDER names (anthropic, google or a package
                       name; installed beside arbiter) with ARBITER_MODEL and the provider's own variables
-                      (ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, …); without ARBITER_PROVIDER, as openai
+                      (ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, …); without ARBITER_PROVIDER, as openai;
+                      or local:FILE: a GGUF model file run on this machine's CPU (optional package node-llama-cpp,
+                      docs/models.md), loaded at start: a missing or unsupported file exits 2
       --skip-model-check  start without that check
       --script FILE   the scripted model's script (JSON); default: the shop chat
       ARBITER_SCRIPTED_LATENCY_MS  with --script: each model call takes this many ms and streams its text in
@@ -115,8 +117,9 @@ ${storeUsage}`;
  */
 export const commandUsages: Readonly<Record<string, string>> = {
   demo: `arbiter demo [--vague-errors] [--approve | --reject] [--lang en|zh-CN] [--events progress|ndjson|none]
-             [--session ID | --new] [--data-dir DIR] [--mcp FILE]
-    The shop demo, offline, on the scripted model. APPROVE=1 works like --approve;
+             [--session ID | --new] [--data-dir DIR] [--mcp FILE] [--model scripted|local:FILE]
+    The shop demo, offline, on the scripted model, or with --model local:FILE on a GGUF model file run on
+    this machine's CPU (docs/models.md). APPROVE=1 works like --approve;
     on a terminal without either flag it asks y/n at the approval. A decision goes
     to the approval an earlier demo left pending (its session continues) unless --new;
     --session ID continues a stored session.`,

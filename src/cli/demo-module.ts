@@ -4,6 +4,7 @@ import type { StopReason } from '../core/stop-reason.js';
 import { ToolDefinitionError } from '../errors/tool-definition-error.js';
 import type { ErrorStyle } from '../evaluation/error-describer.js';
 import type { EvalToolkitFactory } from '../evaluation/eval-toolkit.js';
+import type { Model } from '../models/model.js';
 import { defaultDomainFile } from '../server/default-domain.js';
 import type { ToolRegistry, ToolSet } from '../tools/tool-registry.js';
 
@@ -26,6 +27,8 @@ export interface DemoRunOptions {
   readonly mountTools?: (registry: ToolRegistry) => void;
   /** How the commands the demo prints start (`cliInvocation()`). */
   readonly cli?: string;
+  /** A real model instead of the scripted one (`--model local:FILE`). */
+  readonly model?: Model;
 }
 
 /**

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Locale } from '../core/locale.js';
 import { ArbiterError } from '../errors/arbiter-error.js';
 import { UsageError } from '../errors/usage-error.js';
+import { localModelFile } from '../models/local/local-model-flag.js';
 import { cliInvocation } from './cli-invocation.js';
 import type { CommandResult } from './cli-output.js';
 import { commandUsage, fullUsage, packageVersion } from './command-usage.js';
@@ -229,7 +230,10 @@ const commands: Record<string, Command> = {
     const { runFakeEndpoint } = await import('./commands/fake-endpoint.js');
     return runFakeEndpoint({ args, write: (line) => process.stdout.write(`${line}\n`) });
   },
-  eval: async (args) => print(await (await import('./commands/eval.js')).evalFromArgs(args)),
+  eval: async (args) =>
+    args[0] === 'yield'
+      ? print(await (await import('./commands/eval-yield.js')).evalYieldFromArgs(args.slice(1)))
+      : print(await (await import('./commands/eval.js')).evalFromArgs(args)),
   memory: async (args) => print(await (await import('./commands/memory.js')).memoryCommand({ args })),
   stats: async (args) => print(await (await import('./commands/stats.js')).statsFromArgs(args)),
   mcp: async (args) => {
@@ -267,9 +271,16 @@ async function runDemo(args: readonly string[]): Promise<number> {
       session: { type: 'string' },
       new: { type: 'boolean', default: false },
       mcp: { type: 'string' },
+      model: { type: 'string', default: 'scripted' },
       ...dataDirOption,
     },
   });
+  const localFile = localModelFile(values.model);
+  if (values.model !== 'scripted' && localFile === undefined) {
+    throw new UsageError({
+      message: `--model must be scripted or local:FILE (a GGUF model file), got "${values.model}"`,
+    });
+  }
   const live = values.events === 'none' ? 'off' : values.events;
   if (live !== 'progress' && live !== 'ndjson' && live !== 'off') {
     throw new UsageError({ message: `--events must be progress, ndjson or none, got "${values.events}"` });
@@ -277,6 +288,12 @@ async function runDemo(args: readonly string[]): Promise<number> {
   if (values.new && values.session !== undefined) {
     throw new UsageError({ message: '--new and --session exclude each other' });
   }
+  // Loaded before the demo opens anything: a missing or unsupported file is said at once.
+  const model =
+    localFile === undefined
+      ? undefined
+      : new (await import('../models/local/local-model.js')).LocalModel({ file: localFile });
+  await model?.load();
   const demo = await loadDemoModule();
   // MCP servers' tools next to the shop's: the scripted shop chat does not call them, the model sees them.
   const mcp =
@@ -312,6 +329,7 @@ async function runDemo(args: readonly string[]): Promise<number> {
       ),
     ...(values.session === undefined ? {} : { sessionId: values.session }),
     ...(mcp === undefined ? {} : { mountTools: (registry) => mcp.attach(registry) }),
+    ...(model === undefined ? {} : { model }),
     cli: cliInvocation(),
   });
   const result = await running.finally(() => mcp?.close());

@@ -14,6 +14,7 @@ export { HttpError, type HttpErrorStatus } from './http-error.js';
 export { InfrastructureError } from './infrastructure-error.js';
 export { InputFileError } from './input-file-error.js';
 export { InvalidForkPointError } from './invalid-fork-point-error.js';
+export { LocalModelError, type LocalModelProblem } from './local-model-error.js';
 export { MemoryFactError } from './memory-fact-error.js';
 export { ModelError, type ModelErrorKind } from './model-error.js';
 export { RetryableToolError } from './retryable-tool-error.js';

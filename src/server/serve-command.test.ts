@@ -32,7 +32,7 @@ describe('arbiter serve', () => {
     );
     expect(() => parseServeFlags(['--port', 'eighty'])).toThrow('--port must be an integer from 0 to 65535');
     expect(() => parseServeFlags(['--model', 'gpt'])).toThrow(
-      '--model must be scripted, openai or configured, got "gpt"',
+      '--model must be scripted, openai, configured or local:FILE (a GGUF model file), got "gpt"',
     );
     expect(() => parseServeFlags(['--model', 'openai', '--script', 'x.json'])).toThrow('--script only applies');
     expect(() => parseServeFlags(['--skip-model-check'])).toThrow('--skip-model-check only applies to --model openai');

@@ -11,6 +11,8 @@ import { type McpMounts, openMcpMounts } from '../../mcp/client/mount-mcp-server
 import { createProviderModel, readConfiguredProvider } from '../../models/ai-sdk/create-provider-model.js';
 import { checkModelEndpoint } from '../../models/check-model-endpoint.js';
 import { createConfiguredModel, readConfiguredEndpoint } from '../../models/create-configured-model.js';
+import { LocalModel } from '../../models/local/local-model.js';
+import { localModelFile } from '../../models/local/local-model-flag.js';
 import type { Model } from '../../models/model.js';
 import { ScriptedModel } from '../../models/scripted-model.js';
 import { type AuthConfig, demoTokens, readAuthConfig } from '../../server/auth-config.js';
@@ -40,8 +42,11 @@ export interface ServeFlags {
   readonly toolsModule: string | undefined;
   /** `--mcp FILE`: MCP servers whose tools are mounted next to the others. */
   readonly mcpFile: string | undefined;
-  /** `configured`: the AI SDK provider `ARBITER_PROVIDER` names, else the same as `openai`. */
-  readonly model: 'scripted' | 'openai' | 'configured';
+  /**
+   * `configured`: the AI SDK provider `ARBITER_PROVIDER` names, else the same as `openai`; `local:FILE`: a GGUF
+   * model file on this machine (`LocalModel`, the optional node-llama-cpp runtime).
+   */
+  readonly model: 'scripted' | 'openai' | 'configured' | `local:${string}`;
   /** Start with `--model openai` (or `configured` on an endpoint) without checking the endpoint first. */
   readonly skipModelCheck: boolean;
   readonly scriptFile: string | undefined;
@@ -86,13 +91,21 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError({ message: `--port must be an integer from 0 to 65535, got "${values.port}"` });
   }
-  if (values.model !== 'scripted' && values.model !== 'openai' && values.model !== 'configured') {
-    throw new UsageError({ message: `--model must be scripted, openai or configured, got "${values.model}"` });
+  const localFile = localModelFile(values.model);
+  if (
+    values.model !== 'scripted' &&
+    values.model !== 'openai' &&
+    values.model !== 'configured' &&
+    localFile === undefined
+  ) {
+    throw new UsageError({
+      message: `--model must be scripted, openai, configured or local:FILE (a GGUF model file), got "${values.model}"`,
+    });
   }
   if (values.script !== undefined && values.model !== 'scripted') {
     throw new UsageError({ message: '--script only applies to --model scripted' });
   }
-  if (values['skip-model-check'] && values.model === 'scripted') {
+  if (values['skip-model-check'] && (values.model === 'scripted' || localFile !== undefined)) {
     throw new UsageError({ message: '--skip-model-check only applies to --model openai' });
   }
   const limit = (flag: 'max-streams' | 'sessions-per-minute' | 'messages-per-minute'): number | undefined => {
@@ -123,7 +136,7 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
     authFile: values.auth,
     toolsModule: values.tools,
     mcpFile: values.mcp,
-    model: values.model,
+    model: localFile === undefined ? (values.model as 'scripted' | 'openai' | 'configured') : `local:${localFile}`,
     skipModelCheck: values['skip-model-check'],
     scriptFile: values.script,
     allowSelfApproval: values['allow-self-approval'],
@@ -140,8 +153,9 @@ export function parseServeFlags(args: readonly string[]): ServeFlags {
  * Builds the server's options from the flags and the environment: reads
  * the auth file, loads the tools module (its tools and gate rules), picks
  * the model (the offline scripted shop chat, paced for a person to watch,
- * or `createConfiguredModel`: the endpoint the environment configures,
- * behind the resilient model's retries and fallback), takes the
+ * `createConfiguredModel`: the endpoint the environment configures,
+ * behind the resilient model's retries and fallback, or with `local:FILE` a
+ * `LocalModel` on that GGUF file, loaded first), takes the
  * metrics token from `ARBITER_METRICS_TOKEN`. `close` releases what the
  * tools module opened.
  *
@@ -152,6 +166,10 @@ export async function serveOptions(
   flags: ServeFlags,
   environment: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<{ options: StartServerOptions; close: () => Promise<void>; notices: readonly string[] }> {
+  // A local model is loaded first, before anything is opened: a missing or unsupported file is said at once.
+  const localFile = localModelFile(flags.model);
+  const local = localFile === undefined ? undefined : new LocalModel({ file: localFile });
+  await local?.load();
   const auth: AuthConfig | undefined =
     flags.authFile === undefined ? undefined : await readAuthConfig({ file: flags.authFile });
   const mcpServers =
@@ -192,7 +210,9 @@ export async function serveOptions(
   const tools = flags.toolsModule === undefined ? undefined : domain?.tools;
   const metricsToken = environment['ARBITER_METRICS_TOKEN'];
   let model: Model | ((locale: Locale) => Model) | undefined;
-  if (flags.model === 'configured' && readConfiguredProvider(environment) !== undefined) {
+  if (local !== undefined) {
+    model = local;
+  } else if (flags.model === 'configured' && readConfiguredProvider(environment) !== undefined) {
     model = await createProviderModel({ env: environment });
   } else if (flags.model !== 'scripted') {
     model = createConfiguredModel({ env: environment });
@@ -303,7 +323,7 @@ export async function runServe({
   }
   const { options, close, notices } = serveSetup;
   for (const notice of notices) write(notice);
-  if (flags.model !== 'scripted') {
+  if (flags.model !== 'scripted' && localModelFile(flags.model) === undefined) {
     try {
       write(
         await checkConfiguredModel({
