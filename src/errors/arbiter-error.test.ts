@@ -19,6 +19,7 @@ const markers: Record<string, string> = {
   InfrastructureError: 'infrastructure',
   InputFileError: 'input_file',
   InvalidForkPointError: 'invalid_fork_point',
+  LocalModelError: 'local_model',
   MemoryFactError: 'memory_fact',
   ModelError: 'model',
   RetryableToolError: 'retryable_tool',
