@@ -10,40 +10,14 @@
  * waits, once its effect is committed, until the process dies).
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { openEngineEventLog, registerDbosAgent } from '../../src/dbos.js';
-import { createTierGate } from '../../src/gate/tier-gate.js';
-import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
-import { countedShopModel, createShopTables, shopTools } from './engine-shop.js';
+import { registerDbosAgent } from '../../src/dbos.js';
+import { environment, openWorkerAgent } from './worker-agent.js';
 
 /** The replay protocol of arbiter's runs, not the build: a deploy keeps it, so waiting runs are recovered. */
 export const dbosApplicationVersion = 'arbiter-runs-1';
 
-const environment = (name: string): string => {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set`);
-  return value;
-};
-
-const schema = environment('ARBITER_SCHEMA');
-const backend = await openPostgresBackend({ connectionString: environment('ARBITER_URL'), schema });
-await createShopTables(backend.pool, schema);
-// Written with the NOTIFY that wakes the API nodes streaming the run.
-const log = await openEngineEventLog({ backend });
-const tools = shopTools({ pool: backend.pool, schema, holdWrites: process.env['HOLD_WRITES'] === '1' });
-const agent = registerDbosAgent({
-  agent: {
-    model: countedShopModel({ pool: backend.pool, schema }),
-    tools,
-    gate: createTierGate({ policyVersion: 'shop-1' }),
-    approvals: backend.approvals,
-    idempotency: backend.idempotency,
-    audit: backend.audit,
-    log,
-    runs: backend.serverRuns,
-    // Runs started through arbiter's API end in their session.
-    sessions: backend.sessions,
-  },
-});
+const worker = await openWorkerAgent();
+const agent = registerDbosAgent({ agent: worker.agent });
 DBOS.setConfig({
   name: 'arbiter-engine-test',
   systemDatabaseUrl: environment('DBOS_SYSTEM_URL'),
@@ -54,13 +28,12 @@ DBOS.setConfig({
 });
 await DBOS.launch();
 await agent.registerQueue();
-process.stdout.write(`ready ${process.env['WORKER_BUILD'] ?? 'build-1'} ${process.pid}\n`);
+process.stdout.write(`ready ${worker.build} ${process.pid}\n`);
 
 process.once('SIGTERM', () => {
   void (async () => {
     await DBOS.shutdown();
-    await log.close();
-    await backend.close();
+    await worker.close();
     process.exit(0);
   })();
 });

@@ -11,45 +11,16 @@
  */
 import http2 from 'node:http2';
 import * as restate from '@restatedev/restate-sdk';
-import { createTierGate } from '../../src/gate/tier-gate.js';
-import { openEngineEventLog, restateAgent } from '../../src/restate.js';
-import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
-import { countedShopModel, createShopTables, shopTools } from './engine-shop.js';
+import { restateAgent } from '../../src/restate.js';
+import { environment, openWorkerAgent } from './worker-agent.js';
 
-const environment = (name: string): string => {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set`);
-  return value;
-};
-
-const schema = environment('ARBITER_SCHEMA');
-const backend = await openPostgresBackend({ connectionString: environment('ARBITER_URL'), schema });
-await createShopTables(backend.pool, schema);
-// Written with the NOTIFY that wakes the API nodes streaming the run.
-const log = await openEngineEventLog({ backend });
-const tools = shopTools({ pool: backend.pool, schema, holdWrites: process.env['HOLD_WRITES'] === '1' });
-const { services } = restateAgent({
-  agent: {
-    model: countedShopModel({ pool: backend.pool, schema }),
-    tools,
-    gate: createTierGate({ policyVersion: 'shop-1' }),
-    approvals: backend.approvals,
-    idempotency: backend.idempotency,
-    audit: backend.audit,
-    log,
-    runs: backend.serverRuns,
-    // Runs started through arbiter's API end in their session.
-    sessions: backend.sessions,
-  },
-});
+const worker = await openWorkerAgent();
+const { services } = restateAgent({ agent: worker.agent });
 const server = http2.createServer(restate.createEndpointHandler({ services }));
 await new Promise<void>((resolve) => server.listen(Number(environment('WORKER_PORT')), '127.0.0.1', resolve));
-process.stdout.write(`ready ${process.env['WORKER_BUILD'] ?? 'build-1'} ${process.pid}\n`);
+process.stdout.write(`ready ${worker.build} ${process.pid}\n`);
 
 process.once('SIGTERM', () => {
   server.close();
-  void (async () => {
-    await log.close();
-    await backend.close();
-  })().finally(() => process.exit(0));
+  void worker.close().finally(() => process.exit(0));
 });

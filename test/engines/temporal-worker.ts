@@ -12,60 +12,32 @@
  * process dies), APPROVAL_WAIT_MS (how long a run waits for its approvals).
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createTierGate } from '../../src/gate/tier-gate.js';
-import { openPostgresBackend } from '../../src/store/postgres/open-postgres-backend.js';
-import { openEngineEventLog, postgresEngineStepRecords, temporalActivities } from '../../src/temporal.js';
-import { countedShopModel, createShopTables, shopTools } from './engine-shop.js';
-
-const environment = (name: string): string => {
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new Error(`${name} is not set`);
-  return value;
-};
+import { postgresEngineStepRecords, temporalActivities } from '../../src/temporal.js';
+import { environment, openWorkerAgent } from './worker-agent.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-const schema = environment('ARBITER_SCHEMA');
-const build = process.env['WORKER_BUILD'] ?? 'build-1';
-const backend = await openPostgresBackend({ connectionString: environment('ARBITER_URL'), schema });
-await createShopTables(backend.pool, schema);
-const tools = shopTools({ pool: backend.pool, schema, holdWrites: process.env['HOLD_WRITES'] === '1' });
-const approvalWaitMs = process.env['APPROVAL_WAIT_MS'];
-// Written with the NOTIFY that wakes the API nodes streaming the run.
-const log = await openEngineEventLog({ backend });
+const arbiter = await openWorkerAgent();
 const connection = await NativeConnection.connect({ address: environment('TEMPORAL_ADDRESS') });
 const worker = await Worker.create({
   connection,
   taskQueue: environment('TASK_QUEUE'),
-  identity: `${build}@${process.pid}`,
+  identity: `${arbiter.build}@${process.pid}`,
   workflowBundle: { codePath: environment('WORKFLOW_BUNDLE') },
   activities: temporalActivities({
-    agent: {
-      model: countedShopModel({ pool: backend.pool, schema }),
-      tools,
-      gate: createTierGate({ policyVersion: 'shop-1' }),
-      approvals: backend.approvals,
-      idempotency: backend.idempotency,
-      audit: backend.audit,
-      log,
-      runs: backend.serverRuns,
-      // Runs started through arbiter's API end in their session.
-      sessions: backend.sessions,
-      ...(approvalWaitMs === undefined ? {} : { approvalWaitMs: Number(approvalWaitMs) }),
-    },
-    records: postgresEngineStepRecords({ pool: backend.pool, schema }),
+    agent: arbiter.agent,
+    records: postgresEngineStepRecords({ pool: arbiter.backend.pool, schema: arbiter.schema }),
     heartbeatMs: 1000,
   }),
 });
 const running = worker.run();
-process.stdout.write(`ready ${build} ${process.pid}\n`);
+process.stdout.write(`ready ${arbiter.build} ${process.pid}\n`);
 
 process.once('SIGTERM', () => {
   void (async () => {
     worker.shutdown();
     await running;
     await connection.close();
-    await log.close();
-    await backend.close();
+    await arbiter.close();
     process.exit(0);
   })();
 });
