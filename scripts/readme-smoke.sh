@@ -12,7 +12,9 @@
 # fails this script; so does a code block of any page that no step runs or skips, and a page
 # under docs/ that the README's table of contents does not link
 # (scripts/readme-blocks.mjs). Usage: scripts/readme-smoke.sh [--programs] [REPOSITORY]
-# (default: this checkout; only committed files are cloned).
+# (default: this checkout; only committed files are cloned). `--node-modules DIR` copies the clone's
+# node_modules from DIR instead of from REPOSITORY's (.ci/node-lts: one that Node.js 22 or 24 installed, so the
+# whole walk-through, shell commands and CLI table included, runs on that Node.js).
 #
 # The programs get `ai` as `npm install ai` gives it on the Node.js that runs this: ai@6 on Node.js 20,
 # ai@7 (which needs Node.js 22) from 22 on. `--programs` runs only the part that installs the packed tarball in
@@ -23,11 +25,28 @@
 set -euo pipefail
 
 part=all
-if [ "${1:-}" = --programs ]; then
-  part=programs
+modules_from=""
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+  --programs) part=programs ;;
+  --node-modules)
+    [ "$#" -ge 2 ] && [ -d "$2/node_modules" ] || {
+      echo "readme-smoke: --node-modules needs a folder that holds node_modules, got \"${2:-}\"" >&2
+      exit 2
+    }
+    modules_from="$(cd "$2" && pwd)"
+    shift
+    ;;
+  -*)
+    echo "readme-smoke: unknown option $1 (usage: scripts/readme-smoke.sh [--programs] [--node-modules DIR] [REPOSITORY])" >&2
+    exit 2
+    ;;
+  *) break ;;
+  esac
   shift
-fi
+done
 repository="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
+modules_from="${modules_from:-$repository}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/arbiter-readme-smoke.XXXXXX")"
 server_pid=""
 background_pids=()
@@ -135,9 +154,9 @@ printf '  | %s pages, each linked\n' "$(ls docs/*.md | wc -l)"
 # binary can be fetched (minutes on a small machine). The checkout's
 # node_modules, installed from the same lockfile, is copied in first, so the
 # README's `npm install` below only checks it and builds dist/ (prepare).
-if [ -d "$repository/node_modules" ]; then
+if [ -d "$modules_from/node_modules" ]; then
   mkdir node_modules
-  cp -a "$repository/node_modules/." node_modules/ # /. : the contents, also when node_modules is a link
+  cp -a "$modules_from/node_modules/." node_modules/ # /. : the contents, also when node_modules is a link
 fi
 
 step "Quick start, as the README prints it"
@@ -740,4 +759,5 @@ skipped="$(sort -u "$work/skipped-blocks" | wc -l)"
 printf '  | %s blocks on %s pages: %s run, %s skipped with a reason\n' "$(node scripts/readme-blocks.mjs list | wc -l)" \
   "$(($(ls docs/*.md | wc -l) + 1))" "$(($(sort -u "$covered" | wc -l) - skipped))" "$skipped"
 
-printf '\nreadme-smoke: every command of the README and docs/ behaved as documented (%ss)\n' "$((SECONDS - started))"
+printf '\nreadme-smoke: every command of the README and docs/ behaved as documented, on Node.js %s (%ss)\n' \
+  "$(node --version)" "$((SECONDS - started))"
