@@ -1,5 +1,6 @@
 import type { AssistantMessage, ToolCall } from '../../core/chat-message.js';
 import type { Model, ModelRequest, ModelResponse } from '../model.js';
+import { distinctCalls, writesACallAgain } from './distinct-calls.js';
 import { loadLocalRuntime } from './load-local-runtime.js';
 import type {
   LocalChatWrapper,
@@ -12,6 +13,7 @@ import type {
 import { type CallSyntax, firstValueEnd, parseToolCalls } from './parse-tool-calls.js';
 import { createTextStreamer } from './text-streamer.js';
 import { toChatFunctions, toChatHistory } from './to-chat-history.js';
+import { toolResultsAsText } from './tool-results-as-text.js';
 
 export interface LocalModelOptions {
   /** Path of a GGUF model file. */
@@ -65,7 +67,9 @@ interface Loaded {
  * with the model's own chat template (tools listed the way the template lists
  * them), the answer streams as text deltas, and the calls are read from the
  * template's call syntax as the model wrote them: nothing constrains the
- * arguments, so arbiter's validation sees the model's real mistakes.
+ * arguments, so arbiter's validation sees the model's real mistakes. A call
+ * written a second time in the same answer (a small model's loop) stops
+ * generation there and is kept once.
  * Decoding is greedy by default; one context sequence is kept, so a
  * conversation that grows by a turn re-evaluates only the new tokens
  * (`usage.cachedInputTokens` counts the reused ones). Loading happens on the
@@ -168,6 +172,8 @@ export class LocalModel implements Model {
         streamer.push(chunk);
         written += chunk;
         if (this.#options.stopAfterFirstCall && hasCompleteCall(written, syntax)) firstCallDone.abort();
+        // A small model, greedy, that writes a call it already wrote in this answer writes it on and on.
+        else if (writesACallAgain({ text: written, syntax })) firstCallDone.abort();
       },
       onToken: (generated) => {
         outputTokens += generated.length;
@@ -180,7 +186,7 @@ export class LocalModel implements Model {
     request.signal?.throwIfAborted();
     streamer.end();
     const parsed = parseToolCalls({ text: response, syntax });
-    const toolCalls: ToolCall[] = parsed.calls.map((call) => ({
+    const toolCalls: ToolCall[] = distinctCalls(parsed.calls).map((call) => ({
       id: `call_${++this.#callCount}`,
       type: 'function',
       function: { name: call.name, arguments: call.arguments },
@@ -241,7 +247,7 @@ export class LocalModel implements Model {
       const sequence = context.getSequence();
       return { sequence, completion: new runtime.LlamaCompletion({ contextSequence: sequence }), busy: false };
     });
-    const chatWrapper = runtime.resolveChatWrapper(model);
+    const chatWrapper = toolResultsAsText({ chatWrapper: runtime.resolveChatWrapper(model), runtime });
     return { model, slots, chatWrapper, syntax: callSyntaxOf(chatWrapper) };
   }
 }

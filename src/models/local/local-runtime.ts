@@ -12,6 +12,8 @@ export interface LocalRuntime {
   getLlama(options: { gpu: false; build: 'never'; logLevel: 'error' }): Promise<LocalLlama>;
   resolveChatWrapper(model: LocalLlamaModel): LocalChatWrapper;
   readonly LlamaCompletion: new (options: { contextSequence: LocalContextSequence }) => LocalCompletion;
+  /** Template text from parts: strings as text, template parts (special tokens) as they are. */
+  LlamaText(values: readonly unknown[]): LocalTemplateText;
 }
 
 /** A token id of the model's vocabulary. */
@@ -61,6 +63,8 @@ export interface LocalFunctionCall {
   name: string;
   params: unknown;
   result: unknown;
+  /** True for the first call of a new call section: the template renders it after the results of the ones before. */
+  startsNewChunk?: boolean;
 }
 
 export type LocalChatHistoryItem =
@@ -75,6 +79,8 @@ export type LocalChatFunctions = Record<string, { description?: string; params?:
 export type LocalTemplateText = unknown;
 
 export interface LocalChatWrapper {
+  /** The template family: `Qwen`, `Llama 3.1`, `ChatML`, … */
+  readonly wrapperName: string;
   readonly settings: {
     readonly functions: {
       readonly call: {
@@ -82,8 +88,15 @@ export interface LocalChatWrapper {
         readonly paramsPrefix: LocalTemplateText;
         readonly suffix: LocalTemplateText;
       };
+      /** What the template writes before and after a tool's result. */
+      readonly result: {
+        readonly prefix: LocalTemplateText;
+        readonly suffix: LocalTemplateText;
+      };
     };
   };
+  /** A tool's result as the template writes it (replaceable: `toolResultsAsText`). */
+  generateFunctionCallResult(name: string, params: unknown, result: unknown): LocalTemplateText;
   generateContextState(options: {
     chatHistory: LocalChatHistoryItem[];
     availableFunctions?: LocalChatFunctions;

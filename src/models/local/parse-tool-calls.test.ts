@@ -48,6 +48,33 @@ describe('parseToolCalls', () => {
     ]);
   });
 
+  it('reads the same call written again and again as separate calls, and a copy cut off at the end as broken', () => {
+    const again = '{"name": "query_order", "arguments": {"order_id": "SO20260901"}}';
+    expect(
+      parseToolCalls({ text: `${again}\n${again}\n${again}\n{"name": "query_order", "arguments": {"order` }),
+    ).toEqual({
+      content: null,
+      calls: [
+        { name: 'query_order', arguments: '{"order_id":"SO20260901"}' },
+        { name: 'query_order', arguments: '{"order_id":"SO20260901"}' },
+        { name: 'query_order', arguments: '{"order_id":"SO20260901"}' },
+        { name: 'query_order', arguments: '{"order' },
+      ],
+    });
+  });
+
+  it('reads the calls of several <tool_call> blocks, and whole calls before a cut-off one in the same block', () => {
+    expect(
+      parseToolCalls({
+        text: '<tool_call>\n{"name": "query_order", "arguments": {"order_id": "SO20260901"}}\n</tool_call>\n<tool_call>\n{"name": "track_shipment", "arguments": {"order_id": "SO20260901"}}\n{"name": "add_order_note", "arguments": {"order_id": "SO2026',
+      }).calls,
+    ).toEqual([
+      { name: 'query_order', arguments: '{"order_id":"SO20260901"}' },
+      { name: 'track_shipment', arguments: '{"order_id":"SO20260901"}' },
+      { name: 'add_order_note', arguments: '{"order_id": "SO2026' },
+    ]);
+  });
+
   it("reads the runtime's own call syntax for templates without tools", () => {
     const syntax = { prefix: '||call: ', paramsPrefix: '(', suffix: ')' };
     expect(parseToolCalls({ text: '||call: query_order({"order_id": "SO20260901"})', syntax }).calls).toEqual([

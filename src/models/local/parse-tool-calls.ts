@@ -93,11 +93,7 @@ function indexOfAny(text: string, needles: readonly string[], from: number): { a
 }
 
 function callsFromJson(source: string): ParsedToolCall[] {
-  const values = jsonValues(source);
-  if (values === undefined) {
-    const broken = brokenCall(source);
-    return broken === undefined ? [] : [broken];
-  }
+  const { values, rest } = jsonValues(source);
   const items = values.flatMap((value) => (Array.isArray(value) ? value : [value]));
   const calls: ParsedToolCall[] = [];
   for (const item of items) {
@@ -109,26 +105,28 @@ function callsFromJson(source: string): ParsedToolCall[] {
       record.arguments ?? record.parameters ?? (record.function as Record<string, unknown> | undefined)?.arguments;
     calls.push({ name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) });
   }
-  return calls;
+  const broken = rest === '' ? undefined : brokenCall(rest);
+  return broken === undefined ? calls : [...calls, broken];
 }
 
 /**
- * The JSON values one after the other in `source` (`{…}\n{…}`: a model that
- * writes several calls in one block), or undefined when any part is not JSON.
+ * The JSON values one after the other at the start of `source` (`{…}\n{…}`: a
+ * model that writes several calls in one block, or the same call again and
+ * again), and what follows the last whole one (a value cut off or broken).
  */
-function jsonValues(source: string): unknown[] | undefined {
+function jsonValues(source: string): { values: unknown[]; rest: string } {
   const whole = tryParse(source);
-  if (whole !== undefined) return [whole];
+  if (whole !== undefined) return { values: [whole], rest: '' };
   const values: unknown[] = [];
   let rest = source.trim();
   while (rest !== '') {
     const end = firstValueEnd(rest);
     const value = end === undefined ? undefined : tryParse(rest.slice(0, end));
-    if (end === undefined || value === undefined) return undefined;
+    if (end === undefined || value === undefined) break;
     values.push(value);
     rest = rest.slice(end).trim();
   }
-  return values.length === 0 ? undefined : values;
+  return { values, rest };
 }
 
 /** Where the object or array at the start of `text` closes (its brackets balanced outside strings). */

@@ -33,10 +33,32 @@ describe('toChatHistory', () => {
             name: 'track_shipment',
             params: { order_id: '20260903' },
             result: 'not run: order_id',
+            startsNewChunk: true,
           },
         ],
       },
     ]);
+  });
+
+  it('keeps the calls of one message in one section and starts a section for each later message', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'Where is 20260903?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [call('c1', 'query_order'), call('c2', 'track_shipment')],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'paid' },
+      { role: 'tool', tool_call_id: 'c2', content: 'shipped' },
+      { role: 'assistant', content: null, tool_calls: [call('c3', 'query_order')] },
+      { role: 'tool', tool_call_id: 'c3', content: 'paid' },
+    ];
+    const [, turn] = toChatHistory({ messages });
+    expect(
+      turn?.type === 'model'
+        ? turn.response.map((item) => typeof item !== 'string' && item.startsNewChunk === true)
+        : [],
+    ).toEqual([true, false, true]);
   });
 
   it('joins what the model says after tool results to the turn of its calls, and opens a new turn after the user', () => {
@@ -54,8 +76,20 @@ describe('toChatHistory', () => {
     expect(history[1]).toEqual({
       type: 'model',
       response: [
-        { type: 'functionCall', name: 'track_shipment', params: { order_id: '20260903' }, result: 'refused' },
-        { type: 'functionCall', name: 'track_shipment', params: { order_id: '20260903' }, result: 'shipped' },
+        {
+          type: 'functionCall',
+          name: 'track_shipment',
+          params: { order_id: '20260903' },
+          result: 'refused',
+          startsNewChunk: true,
+        },
+        {
+          type: 'functionCall',
+          name: 'track_shipment',
+          params: { order_id: '20260903' },
+          result: 'shipped',
+          startsNewChunk: true,
+        },
         'It has shipped.',
       ],
     });

@@ -9,8 +9,11 @@ import type { LocalChatFunctions, LocalChatHistoryItem, LocalFunctionCall } from
  * renders them in its own call and result syntax), and the model's next
  * words after calls continue that turn (an assistant message after tool
  * results joins it; a conversation that ends in tool results ends in it), as
- * the template expects, never an empty turn between; after a user message a
- * new empty model turn is opened. System and user messages stay as they are.
+ * the template expects, never an empty turn between. Each message's calls
+ * start a new call section: the template renders them after the results of
+ * the calls before, as they were written, not as calls made at once with
+ * them. After a user message a new empty model turn is opened. System and
+ * user messages stay as they are.
  *
  * @example
  * const history = toChatHistory({ messages: [{ role: 'user', content: 'hi' }] });
@@ -37,12 +40,15 @@ export function toChatHistory({ messages }: { messages: readonly ChatMessage[] }
       if (open === undefined) history.push({ type: 'model', response });
       if (message.content !== null && message.content !== '') response.push(message.content);
       const calls = message.tool_calls ?? [];
-      for (const call of calls) {
+      for (const [index, call] of calls.entries()) {
         response.push({
           type: 'functionCall',
           name: call.function.name,
           params: parseOrKeep(call.function.arguments),
           result: results.get(call.id) ?? '',
+          // Calls of one message are parallel (one call section, then their results); the next message's calls
+          // were written after those results, so they open a new section after them.
+          ...(index === 0 ? { startsNewChunk: true } : {}),
         });
       }
       open = calls.length > 0 ? response : undefined;
