@@ -64,13 +64,31 @@ export function* insertMessages({
   now: number;
 }): SqlProgram<void> {
   for (let start = 0; start < messages.length; start += messagesPerInsert) {
-    const count = Math.min(messagesPerInsert, messages.length - start);
-    const values: SqlValue[] = [sessionId, runId ?? null, now];
-    for (let index = start; index < start + count; index += 1) {
-      values.push(from + index, JSON.stringify(messages[index]));
-    }
-    yield* run(statements.insertMessages[count - 1] as SqlStatement, values);
+    yield* insertMessagesFrom(sessionId, messages, from, runId, now, start);
   }
+}
+
+/**
+ * The one statement of `insertMessages` that writes `messages[start]` and up
+ * to `messagesPerInsert - 1` after it. Positional parameters: `commitStep`
+ * runs it once per step, and neither an object of its arguments nor a
+ * program of its own is made for it (issue 48: a generator and its
+ * registers per step commit).
+ */
+function insertMessagesFrom(
+  sessionId: string,
+  messages: readonly ChatMessage[],
+  from: number,
+  runId: string | undefined,
+  now: number,
+  start: number,
+): SqlProgram<number> {
+  const count = Math.min(messagesPerInsert, messages.length - start);
+  const values: SqlValue[] = [sessionId, runId ?? null, now];
+  for (let index = start; index < start + count; index += 1) {
+    values.push(from + index, JSON.stringify(messages[index]));
+  }
+  return run(statements.insertMessages[count - 1] as SqlStatement, values);
 }
 
 /** What a step commit left: where the journal's next commit must land, and whether the session has a TTL. */
@@ -153,13 +171,11 @@ export function* commitStep({
       committed = { messageCount: expected + appended, hasTtl };
     }
   }
-  yield* insertMessages({
-    sessionId,
-    messages: commit.appended,
-    from: committed.messageCount - appended,
-    runId,
-    now,
-  });
+  // `insertMessages`'s statements as this program's own: no second program per step.
+  const from = committed.messageCount - appended;
+  for (let start = 0; start < appended; start += messagesPerInsert) {
+    yield* insertMessagesFrom(sessionId, commit.appended, from, runId, now, start);
+  }
   return committed;
 }
 
