@@ -93,6 +93,31 @@ describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }
     expect(await journal.findToolResult('run-1', 'call_1')).toMatchObject({ content: 'recorded' });
   });
 
+  it.skipIf(skip)('stores a step commit of more messages than one insert statement takes, in order', async () => {
+    const opened = await open(Date.now);
+    close = opened.close;
+    const { sessions } = opened;
+    const session = await sessions.create();
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+    const journal = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
+    // 19 = two full statements of 8 and one of 3.
+    const appended = Array.from({ length: 19 }, (_, index) => ({ role: 'assistant' as const, content: `m${index}` }));
+    await journal.commitStep({ runId: 'run-1', sessionId: session.id, appended, steps: 1, usage: usage(1) });
+    await journal.commitStep({
+      runId: 'run-1',
+      sessionId: session.id,
+      appended: [{ role: 'assistant', content: 'after' }],
+      steps: 2,
+      usage: usage(2),
+    });
+    const stored = await sessions.load(session.id);
+    expect(stored?.messages.map((message) => message.content)).toEqual([
+      'Hi',
+      ...appended.map((message) => message.content),
+      'after',
+    ]);
+  });
+
   it.skipIf(skip)('moves a session’s expiry with every step commit only when it has a TTL', async () => {
     let clock = 1_000;
     const opened = await open(() => clock);
