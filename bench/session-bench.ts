@@ -3,30 +3,43 @@
  * end to end, as a client runs them: create the session over HTTP, post one
  * message (the scripted model calls one read tool, then answers), follow
  * the run's SSE stream to its `run:end`. Real nodes (the compiled CLI) on a
- * throwaway cluster this bench starts (`initdb`/`pg_ctl`, as the tests do),
- * a fresh database per round; each node first serves `warmUp` such
- * sessions, then the measured sessions are spread round-robin over the
- * nodes (each session's three requests on one node), `concurrency` at a time.
+ * throwaway cluster this bench starts (`initdb`/`pg_ctl`, as the tests do):
+ * a group of one node and a group of three, each on a database of its own,
+ * started and warmed once (`warmUp` sessions per node), then measured in
+ * alternating windows, the order swapped each round, so load from elsewhere
+ * that drifts over the run falls on both alike. A window is `sessions`
+ * sessions spread round-robin over the group's nodes (each session's three
+ * requests on one node), `concurrency` at a time, after `concurrency`
+ * unmeasured sessions per node (the pools' connections opened again).
  *
- * Per session, counted over the measured window:
+ * Per session, counted over the window:
  * - transactions: PostgreSQL's own count for the database (pg_stat_database
  *   `xact_commit + xact_rollback` deltas; a statement outside a transaction
  *   counts as one), the nodes' background work in the window included;
- * - PostgreSQL CPU: utime + stime from /proc/PID/stat of the postmaster and
- *   every process it started (the backends, the writers);
- * - node CPU: utime + stime of the node processes (what `process.cpuUsage`
- *   of each reports, read from outside).
+ * - PostgreSQL CPU: utime + stime from /proc/PID/stat of the postmaster, its
+ *   auxiliary processes and the backends of the group's database, process
+ *   by process (one that exits in the window takes none of it along);
+ * - node CPU: utime + stime of the group's node processes, summed (what
+ *   `process.cpuUsage` of each reports, read from outside);
+ * - what the nodes did, from each node's `/metrics`: its transactions by
+ *   kind and its cluster work (notifications and what came of them, event
+ *   table reads, lease keeper passes), summed over the nodes.
  * Targets: <= 12 transactions and <= 5 ms of PostgreSQL CPU per session on
- * one node; node CPU per session 3 nodes ÷ 1 node <= 1.15; three idle nodes
- * <= 0.5% of a core each. Rounds alternate 1 node and 3 nodes; medians.
+ * one node; node CPU per session 3 nodes ÷ 1 node <= 1.15, judged on the
+ * median of the rounds' ratios (each round's two windows ran back to back),
+ * printed with its 95% interval; three idle nodes <= 0.5% of a core each.
  *
  * Then one session alone on one warm node with `log_statement = all`: every
  * transaction it caused, in order, with its statements (`--list` prints
  * them all; otherwise the count and the shapes).
  *
  * Environment: ARBITER_BENCH_SESSIONS (200), ARBITER_BENCH_WARM_UP_RUNS
- * (150), ARBITER_BENCH_ROUNDS (3), ARBITER_BENCH_CONCURRENCY (20),
- * ARBITER_BENCH_IDLE (1; 0 skips the 30 s idle measure).
+ * (150), ARBITER_BENCH_ROUNDS (7), ARBITER_BENCH_CONCURRENCY (20),
+ * ARBITER_BENCH_IDLE (1; 0 skips the 30 s idle measure),
+ * ARBITER_BENCH_DIAGNOSE (1: each round also measures one node at a third of
+ * the concurrency and three nodes with all sessions on the first),
+ * ARBITER_BENCH_NODE_ARGS (extra `node` arguments for the nodes, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -188,6 +201,12 @@ async function sessionWindow(
   } = {},
 ): Promise<SessionRound> {
   const { nodes, name, storeUrl } = group;
+  // While the other group was measured, this group's pools let their idle connections go (10 s): a few
+  // sessions on each node first open them again, so no window pays reconnecting and preparing statements.
+  await Promise.all(
+    nodes.map((node) => inParallel(concurrency, concurrency, (index) => oneSession(node, tokenOf(index)))),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const postmaster = postmasterOf(cluster);
   await databaseWork(storeUrl, name, { reset: true });
   const transactionsBefore = await transactionsOf(cluster, name);
