@@ -55,6 +55,12 @@ const idleSeconds = 30;
 export const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 const clockTicks = 100;
+/**
+ * Extra arguments for the nodes' `node` (not the bench's), from
+ * `ARBITER_BENCH_NODE_ARGS`, space-separated: `--cpu-prof --cpu-prof-dir=/tmp/prof`
+ * profiles each node (NODE_OPTIONS does not take `--cpu-prof`).
+ */
+const nodeArguments = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(' ').filter((argument) => argument !== '');
 const metricsToken = 'bench-metrics-token-0123456789abcdef';
 
 export interface BenchNode {
@@ -455,6 +461,22 @@ async function nodeTransactions(nodes: readonly BenchNode[]): Promise<Map<string
   return totals;
 }
 
+/**
+ * One node's counters so far (`GET /metrics`): each transaction kind it
+ * committed as `transactions: <work>` (`arbiter_postgres_transactions_total`)
+ * and each kind of cluster work as `work: <work>` (`arbiter_cluster_work_total`).
+ */
+export async function nodeCounters(node: BenchNode): Promise<Map<string, number>> {
+  const counters = new Map<string, number>();
+  const response = await fetch(`${node.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  const text = await response.text();
+  for (const match of text.matchAll(/^arbiter_(postgres_transactions|cluster_work)_total\{work="([^"]*)"\} (\d+)$/gm)) {
+    const [, metric = '', work = '', count = '0'] = match;
+    counters.set(`${metric === 'cluster_work' ? 'work' : 'transactions'}: ${work}`, Number(count));
+  }
+  return counters;
+}
+
 /** The nodes' transactions of a round per completed run, most frequent first: `per run  what it did`. */
 function transactionsPerRunByWork(result: Round): string[] {
   const runs = Math.max(1, result.completed);
@@ -630,6 +652,7 @@ export async function startNode(directory: string, storeUrl: string, name: strin
   const child = spawn(
     process.execPath,
     [
+      ...nodeArguments,
       cli,
       'serve',
       ...['--port', '0', '--data-dir', join(directory, 'data'), '--auth', join(directory, 'auth.json')],

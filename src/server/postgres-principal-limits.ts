@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../core/principal.js';
+import { ClusterWorkCounts } from '../store/postgres/cluster-work-counts.js';
 import { namedStatement } from '../store/postgres/named-statement.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { defaultPrincipalLimits, keyOf, type PrincipalLimitOptions, tooMany } from './principal-limits.js';
@@ -54,6 +55,7 @@ export class PostgresPrincipalLimits implements ServerLimits {
   readonly #maxStreams: number;
   readonly #sessionsPerMinute: number;
   readonly #messagesPerMinute: number;
+  readonly #counts: ClusterWorkCounts;
 
   constructor({
     database,
@@ -62,12 +64,15 @@ export class PostgresPrincipalLimits implements ServerLimits {
     maxStreams = defaultPrincipalLimits.maxStreams,
     sessionsPerMinute = defaultPrincipalLimits.sessionsPerMinute,
     messagesPerMinute = defaultPrincipalLimits.messagesPerMinute,
+    counts = new ClusterWorkCounts(),
   }: PrincipalLimitOptions & {
     database: PostgresDatabase;
     /** This node: its streams are renewed by `renewStreams` and counted until they lapse. */
     nodeId: string;
     /** How long a stream counts after its node last renewed it. Default 30 s. */
     streamTtlMs?: number;
+    /** Where the stream renewals are counted (`GET /metrics`). */
+    counts?: ClusterWorkCounts;
   }) {
     this.#database = database;
     this.#nodeId = nodeId;
@@ -75,6 +80,7 @@ export class PostgresPrincipalLimits implements ServerLimits {
     this.#maxStreams = maxStreams;
     this.#sessionsPerMinute = sessionsPerMinute;
     this.#messagesPerMinute = messagesPerMinute;
+    this.#counts = counts;
   }
 
   async openStream(principal: Principal): Promise<() => void> {
@@ -160,6 +166,7 @@ export class PostgresPrincipalLimits implements ServerLimits {
     const now = Date.now();
     if (this.#openStreams === 0 || now - this.#renewedAt < this.#streamTtlMs / 3) return;
     this.#renewedAt = now;
+    this.#counts.add('stream renewal');
     await this.#database.query(renewStreams, [this.#nodeId, this.#streamTtlMs]);
   }
 

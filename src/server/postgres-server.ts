@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ExternalEvent } from '../events/external-event.js';
+import { ClusterWorkCounts } from '../store/postgres/cluster-work-counts.js';
 import { openPostgresBackend } from '../store/postgres/open-postgres-backend.js';
 import { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresRunEventFeed } from '../store/postgres/postgres-run-event-feed.js';
@@ -70,9 +71,11 @@ export async function createPostgresServer(
     claimLeaseMs: leaseMs,
   });
   const database = PostgresDatabase.open({ pool: backend.pool, ...(schema === undefined ? {} : { schema }) });
+  // What this node does for the cluster (notifications, reads, lease keeping), on `GET /metrics`.
+  const counts = new ClusterWorkCounts();
   let feed: PostgresRunEventFeed;
   try {
-    feed = await PostgresRunEventFeed.open({ database, log: backend.events, onError });
+    feed = await PostgresRunEventFeed.open({ database, log: backend.events, onError, counts });
   } catch (error) {
     await backend.close();
     throw error;
@@ -85,7 +88,7 @@ export async function createPostgresServer(
     // Its events are written here from seq 1: a stream that follows it here needs no read of the table.
     onNewRun: (runId) => feed.expectRun(runId),
   });
-  const limits = new PostgresPrincipalLimits({ database, nodeId, ...options.principalLimits });
+  const limits = new PostgresPrincipalLimits({ database, nodeId, counts, ...options.principalLimits });
   const sessionEnds = new RunSessionEnds();
   const eventGatherMs = options.eventGatherMs ?? 10;
   // Every batch of a run's events is written with the NOTIFY that wakes the nodes following it; a run's
@@ -144,6 +147,7 @@ export async function createPostgresServer(
     onRenew: () => limits.renewStreams(),
     onError,
     logger,
+    counts,
   });
   let closed: Promise<void> | undefined;
   const storage: ServerStorage = {
@@ -167,6 +171,8 @@ export async function createPostgresServer(
           afterSeq,
           onEvents: (events) => events.forEach(push),
           runsHere: active,
+          // Served from what this node writes: the run's notifications are listened for once it has left.
+          stillRunsHere: () => manager.isActive(runId),
         });
         return { unfollow, active };
       },
@@ -181,7 +187,7 @@ export async function createPostgresServer(
     // A deploy: each run stopped at a committed step; its lease is let go and every node woken to claim it.
     handOver: (runIds) => keeper.handOver(runIds),
     resumeInterrupted: false,
-    metrics: () => database.transactionCounts.prometheus(),
+    metrics: () => [...database.transactionCounts.prometheus(), ...counts.prometheus()],
     healthCheck: async () => {
       await database.query('SELECT 1');
     },

@@ -1,6 +1,7 @@
 import type { StopReason } from '../core/stop-reason.js';
 import type { EventLog } from '../events/event-log.js';
 import type { ExternalEvent } from '../events/external-event.js';
+import { ClusterWorkCounts } from '../store/postgres/cluster-work-counts.js';
 import type { PostgresDatabase } from '../store/postgres/postgres-database.js';
 import { PostgresListener } from '../store/postgres/postgres-listener.js';
 import { type PostgresServerRuns, runQueueChannel } from '../store/postgres/postgres-server-runs.js';
@@ -47,6 +48,7 @@ export class RunLeaseKeeper {
     readonly onRenew: () => Promise<void>;
     readonly onError: (error: unknown) => void;
     readonly logger: ServerLogger;
+    readonly counts: ClusterWorkCounts;
   };
   #manager: RunManager | undefined;
   #timers: ReturnType<typeof setInterval>[] = [];
@@ -73,6 +75,7 @@ export class RunLeaseKeeper {
     onRenew = async () => {},
     onError = () => {},
     logger = () => {},
+    counts = new ClusterWorkCounts(),
   }: {
     database: PostgresDatabase;
     runs: PostgresServerRuns;
@@ -90,6 +93,8 @@ export class RunLeaseKeeper {
     onRenew?: () => Promise<void>;
     onError?: (error: unknown) => void;
     logger?: ServerLogger;
+    /** Where the claim passes, renewals and notifications are counted (`GET /metrics`). */
+    counts?: ClusterWorkCounts;
   }) {
     this.#options = {
       database,
@@ -104,6 +109,7 @@ export class RunLeaseKeeper {
       onRenew,
       onError,
       logger,
+      counts,
     };
   }
 
@@ -119,7 +125,10 @@ export class RunLeaseKeeper {
     this.#listener = await PostgresListener.open({
       database,
       channel: runQueueChannel,
-      onNotification: () => this.claimNow(),
+      onNotification: () => {
+        this.#options.counts.add('notification runs');
+        this.claimNow();
+      },
       // A run requeued while the connection was down notified nobody.
       onReconnected: () => this.claimNow(),
       onError: this.#options.onError,
@@ -194,12 +203,14 @@ export class RunLeaseKeeper {
     try {
       // Now and then: sessions a dead node left running with no record of their run (it died in between).
       if (this.#claims % adoptEveryClaims === 0) {
+        this.#options.counts.add('adopt pass');
         for (const runId of await runs.adoptOrphans({ olderThanMs: 3 * leaseMs })) {
           logger({ level: 'warn', event: 'run_claimed', action: 'adopted', runId });
         }
       }
       this.#claims += 1;
       for (;;) {
+        this.#options.counts.add('claim pass');
         const claimed = await runs.claim({ owner: nodeId, leaseMs, limit: 10 });
         for (const run of claimed) await this.#take(run);
         if (claimed.length < 10 || this.#stopped) return;
@@ -260,6 +271,7 @@ export class RunLeaseKeeper {
     const { runs, records, nodeId, leaseMs, logger } = this.#options;
     try {
       const held = records.held();
+      if (held.length > 0) this.#options.counts.add('lease renewal');
       const kept = await runs.renewMany({ runIds: held.map((run) => run.runId), owner: nodeId, leaseMs });
       for (const run of held) {
         if (kept.has(run.runId)) continue;

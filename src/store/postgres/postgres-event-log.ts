@@ -5,9 +5,13 @@ import { PostgresPort } from '../sql/postgres-port.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery, TransactionConnection } from './postgres-database.js';
 
-/** A batch of events and the notifications that wake its runs' followers: one statement ($6 channel, $7 run ids). */
+/**
+ * A batch of events and the notifications that wake its runs' followers:
+ * one statement ($6 the channels' prefix, $7 run ids; each run's channel is
+ * the prefix and the md5 of its id, `runEventsChannel`).
+ */
 const appendNotifying = namedStatement(
-  `WITH written AS (${appendEvents.postgres}) SELECT pg_notify($6, run_id) FROM unnest($7::text[]) AS run_id`,
+  `WITH written AS (${appendEvents.postgres}) SELECT pg_notify($6 || md5(run_id), run_id) FROM unnest($7::text[]) AS run_id`,
 );
 
 /**
@@ -30,21 +34,24 @@ export class PostgresEventLog extends SqlEventLog<'async'> {
   }
 
   /**
-   * Writes `events` and sends `pg_notify(channel, runId)` for each of
-   * `runIds`, in one statement (one round trip, one transaction): the
-   * notifications go out when the events commit.
+   * Writes `events` and sends `pg_notify(channelPrefix || md5(runId), runId)`
+   * for each of `runIds`, in one statement (one round trip, one
+   * transaction): the notifications go out when the events commit, each on
+   * its run's own channel, so only the connections listening for that run
+   * are woken.
    *
    * @example
-   * await log.appendNotifying({ events, channel: 'arbiter_run_events', runIds: ['r1'] });
+   * await log.appendNotifying({ events, channelPrefix: 'arbiter_run_events_', runIds: ['r1'] });
    */
   async appendNotifying({
     events,
-    channel,
+    channelPrefix,
     runIds,
     onConnection,
   }: {
     events: readonly ExternalEvent[];
-    channel: string;
+    /** Each run's channel is this and the md5 of its id in hex. */
+    channelPrefix: string;
     runIds: readonly string[];
     /** Told the connection's server process before the statement is sent. */
     onConnection?: (connection: TransactionConnection) => void;
@@ -57,7 +64,7 @@ export class PostgresEventLog extends SqlEventLog<'async'> {
         events.map((event) => event.type),
         events.map((event) => event.at),
         events.map((event) => JSON.stringify(event)),
-        channel,
+        channelPrefix,
         runIds,
       ],
       onConnection === undefined ? {} : { onConnection },

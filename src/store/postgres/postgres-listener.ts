@@ -1,26 +1,33 @@
 import type pg from 'pg';
+import { ConfigurationError } from '../../errors/configuration-error.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
 const firstReconnectMs = 100;
 const longestReconnectMs = 2000;
 
+/** A channel name written into `LISTEN` unquoted: lower-case letters, digits and `_`, at most 63. */
+const channelPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
 /**
- * One connection held for `LISTEN` on one channel, that outlives the
+ * One connection held for `LISTEN`, on a fixed channel and on channels
+ * added and dropped while it runs (`listen`, `unlisten`), that outlives the
  * database: when the connection drops (a restart, a failover) it is
  * destroyed, a new one is opened after a pause that grows from 100 ms to
- * 2 s, `LISTEN` is issued again, and `onReconnected` runs, because
- * notifications sent while nobody listened are gone for good (the caller
- * reads what it may have missed). An error never escapes as an unhandled
- * `'error'` event.
+ * 2 s, `LISTEN` is issued again for every channel, and `onReconnected`
+ * runs, because notifications sent while nobody listened are gone for good
+ * (the caller reads what it may have missed). An error never escapes as an
+ * unhandled `'error'` event.
  *
  * @example
  * const listener = await PostgresListener.open({ database, channel: 'arbiter_runs', onNotification: wake, onReconnected: wake });
+ * await listener.listen('arbiter_run_events_0f3a');
  * await listener.close();
  */
 export class PostgresListener {
   readonly #database: PostgresDatabase;
-  readonly #channel: string;
-  readonly #onNotification: (payload: string | undefined, senderProcessId: number) => void;
+  /** Every channel listened on: what a new connection listens on again. */
+  readonly #channels = new Set<string>();
+  readonly #onNotification: (payload: string | undefined, senderProcessId: number, channel: string) => void;
   readonly #onReconnected: () => void;
   readonly #onError: (error: unknown) => void;
   #client: pg.PoolClient | undefined;
@@ -31,19 +38,19 @@ export class PostgresListener {
 
   private constructor(options: {
     database: PostgresDatabase;
-    channel: string;
-    onNotification: (payload: string | undefined, senderProcessId: number) => void;
+    channel: string | undefined;
+    onNotification: (payload: string | undefined, senderProcessId: number, channel: string) => void;
     onReconnected: () => void;
     onError: (error: unknown) => void;
   }) {
     this.#database = options.database;
-    this.#channel = options.channel;
+    if (options.channel !== undefined) this.#channels.add(checkedChannel(options.channel));
     this.#onNotification = options.onNotification;
     this.#onReconnected = options.onReconnected;
     this.#onError = options.onError;
   }
 
-  /** Listens on `channel` now; the first connection's failure is thrown, later ones are retried. */
+  /** Listens on `channel` (if given) now; the first connection's failure is thrown, later ones are retried. */
   static async open({
     database,
     channel,
@@ -52,9 +59,9 @@ export class PostgresListener {
     onError = () => {},
   }: {
     database: PostgresDatabase;
-    /** A plain identifier: it is written into `LISTEN` unquoted. */
-    channel: string;
-    onNotification: (payload: string | undefined, senderProcessId: number) => void;
+    /** A plain identifier (`[a-z_][a-z0-9_]*`): it is written into `LISTEN` unquoted. Default: none yet (`listen`). */
+    channel?: string;
+    onNotification: (payload: string | undefined, senderProcessId: number, channel: string) => void;
     /** After a dropped connection was replaced: whatever was notified meanwhile was lost. */
     onReconnected?: () => void;
     /** Told of a dropped connection and of each failed try to replace it. */
@@ -70,6 +77,26 @@ export class PostgresListener {
     return this.#client !== undefined;
   }
 
+  /**
+   * Listens on `channel` too, from when this resolves: a notification sent
+   * after that reaches `onNotification`. While the connection is being
+   * replaced it resolves at once, and the new connection listens on it
+   * (then `onReconnected` runs). A failed `LISTEN` (the connection lost
+   * meanwhile) is left to that replacement.
+   */
+  async listen(channel: string): Promise<void> {
+    this.#channels.add(checkedChannel(channel));
+    const client = this.#client;
+    if (client === undefined) return;
+    await client.query(`LISTEN ${channel}`).catch(() => {});
+  }
+
+  /** Stops listening on `channel` (its notifications stop once PostgreSQL has the `UNLISTEN`). */
+  unlisten(channel: string): void {
+    if (!this.#channels.delete(channel)) return;
+    this.#client?.query(`UNLISTEN ${channel}`).catch(() => {});
+  }
+
   /** Stops listening and hands the connection back. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -77,7 +104,7 @@ export class PostgresListener {
     this.#client = undefined;
     if (client === undefined) return;
     try {
-      await client.query(`UNLISTEN ${this.#channel}`);
+      await client.query('UNLISTEN *');
       this.#release(false);
     } catch {
       this.#release(true);
@@ -102,12 +129,20 @@ export class PostgresListener {
     };
     client.on('notification', (message) => {
       // With the backend that sent it: a node can tell its own notifications from the others'.
-      if (message.channel === this.#channel) this.#onNotification(message.payload, message.processId);
+      if (this.#channels.has(message.channel))
+        this.#onNotification(message.payload, message.processId, message.channel);
     });
     client.on('error', drop);
-    client.on('end', () => drop(new Error(`the connection listening on ${this.#channel} ended`)));
+    client.on('end', () => drop(new Error('the connection listening for notifications ended')));
     try {
-      await client.query(`LISTEN ${this.#channel}`);
+      // Channels added while this connection was opened are listened on too, before it counts as listening.
+      const listened = new Set<string>();
+      for (;;) {
+        const channels = [...this.#channels].filter((channel) => !listened.has(channel));
+        if (channels.length === 0) break;
+        await client.query(channels.map((channel) => `LISTEN ${channel}`).join('; '));
+        for (const channel of channels) listened.add(channel);
+      }
     } catch (error) {
       release(true);
       throw error;
@@ -138,4 +173,13 @@ export class PostgresListener {
     }, this.#pauseMs);
     timer.unref();
   }
+}
+
+function checkedChannel(channel: string): string {
+  if (!channelPattern.test(channel))
+    throw new ConfigurationError({
+      setting: 'channel',
+      message: `not a plain channel name: ${JSON.stringify(channel)}`,
+    });
+  return channel;
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExternalEvent } from '../../events/external-event.js';
+import { ClusterWorkCounts } from './cluster-work-counts.js';
 import { openPostgresBackend } from './open-postgres-backend.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { PostgresEventLog } from './postgres-event-log.js';
@@ -24,7 +25,12 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
   });
 
   /** One node: its own pool on the shared schema, and its feed; `reads` counts its event log's reads. */
-  async function node(schema: string, reads = { count: 0 }, readDelayMs = 0): Promise<PostgresRunEventFeed> {
+  async function node(
+    schema: string,
+    reads = { count: 0 },
+    readDelayMs = 0,
+    counts = new ClusterWorkCounts(),
+  ): Promise<PostgresRunEventFeed> {
     await (await openPostgresBackend({ connectionString: cluster.connectionString, schema })).close();
     const database = PostgresDatabase.open({ connectionString: cluster.connectionString, schema });
     const log = new PostgresEventLog({ database });
@@ -34,7 +40,7 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
       if (readDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readDelayMs));
       return readEvents(options);
     };
-    const feed = await PostgresRunEventFeed.open({ database, log, pollMs: 60_000 });
+    const feed = await PostgresRunEventFeed.open({ database, log, pollMs: 60_000, counts });
     toClose.push(
       () => database.close(),
       () => feed.close(),
@@ -209,5 +215,49 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     await a.publish([textEvent('run-1', 2), textEvent('run-1', 3)]);
     await until(() => seen.length === 4);
     expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it("wakes only the nodes following a run: a node that follows none gets no notification of another's batches", async () => {
+    const schema = cluster.freshSchema();
+    const counts = new ClusterWorkCounts();
+    const a = await node(schema);
+    const b = await node(schema, { count: 0 }, 0, counts);
+    const seen: number[] = [];
+    // B follows run-2 only; A writes run-1 (nobody on B follows it), then run-2.
+    const stop = b.follow({ runId: 'run-2', afterSeq: 0, onEvents: seqsInto(seen) });
+    toClose.push(async () => stop());
+    await until(() => counts.entries().some(([work]) => work === 'event read woken'));
+    for (let seq = 1; seq <= 10; seq += 1) await a.publish([textEvent('run-1', seq)]);
+    await a.publish([textEvent('run-2', 1)]);
+    await until(() => seen.length === 1);
+    const notifications = Object.fromEntries(counts.entries().filter(([work]) => work.startsWith('notification')));
+    expect(notifications).toEqual({ 'notification run_events followed': 1 });
+  });
+
+  it('serves a follower from what this node writes until its run has left the node, then listens and reads', async () => {
+    const schema = cluster.freshSchema();
+    const reads = { count: 0 };
+    const [a, b] = [await node(schema, reads), await node(schema)];
+    a.expectRun('run-1');
+    await a.publish([1, 2].map((seq) => textEvent('run-1', seq)));
+    let runsHere = true;
+    const seen: number[] = [];
+    const stop = await a.followAfterBacklog({
+      runId: 'run-1',
+      afterSeq: 0,
+      onEvents: seqsInto(seen),
+      runsHere: true,
+      stillRunsHere: () => runsHere,
+    });
+    toClose.push(async () => stop());
+    expect(seen).toEqual([1, 2]);
+    // The run goes on on node B (resumed there): A, no longer executing it, listens within two checks and reads.
+    runsHere = false;
+    await b.publish([textEvent('run-1', 3)]);
+    await until(() => seen.length === 3);
+    await b.publish([textEvent('run-1', 4)]);
+    await until(() => seen.length === 4);
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(reads.count).toBeGreaterThan(0);
   });
 });

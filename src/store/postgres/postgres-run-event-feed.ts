@@ -1,19 +1,31 @@
+import { createHash } from 'node:crypto';
 import type { ExternalEvent } from '../../events/external-event.js';
+import { ClusterWorkCounts } from './cluster-work-counts.js';
 import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery, TransactionConnection } from './postgres-database.js';
 import type { PostgresEventLog } from './postgres-event-log.js';
 import { PostgresListener } from './postgres-listener.js';
 
-/** The channel every node listens on; a notification's payload is one run id, nothing more. */
-const channel = 'arbiter_run_events';
+/**
+ * Each run's notifications go to a channel of its own, this prefix and the
+ * md5 of its id (`runEventsChannel`), which only the nodes following the
+ * run from the table listen on; a notification's payload is the run id.
+ */
+const channelPrefix = 'arbiter_run_events_';
 /**
  * Reads every follower's run this often even without a notification. Only a
  * fallback: notifications are not lost while the `LISTEN` connection holds,
  * and after it was lost every follower reads again as soon as it listens.
  */
 const defaultPollMs = 30_000;
-/** Wakes the nodes following the runs ($2) of a batch, when it commits. */
-const notify = namedStatement('SELECT pg_notify($1, run_id) FROM unnest($2::text[]) AS run_id');
+/** Wakes the nodes following the runs ($2) of a batch, when it commits, each run on its channel ($1 the prefix). */
+const notify = namedStatement('SELECT pg_notify($1 || md5(run_id), run_id) FROM unnest($2::text[]) AS run_id');
+/**
+ * How often the followers served from this node's own writes are checked:
+ * one whose run has not executed here at two checks in a row (another node
+ * resumed it, or its lease was lost) listens for the run and reads the table.
+ */
+const localCheckMs = 1000;
 /**
  * The events of runs this node writes, kept while each runs (up to this
  * many events a run, this many runs): a follower of such a run gets its
@@ -44,6 +56,14 @@ interface Follower {
   again: boolean;
   /** The last read stopped at a hole: a batch of this node's filling it must be followed by a read. */
   holed: boolean;
+  /** Its run's channel is listened on for it (counted in `#listening`, let go at unfollow). */
+  listening: boolean;
+  /**
+   * Served from this node's writes, not listening: whether the run still
+   * executes here (checked every `localCheckMs`); `strikes` counts the
+   * checks in a row that found it elsewhere.
+   */
+  local: { readonly runsHere: () => boolean; strikes: number } | undefined;
   /** This node's batches committed while a read was under way: handed on after it, not read again. */
   pending: ExternalEvent[];
   stopped: boolean;
@@ -51,8 +71,11 @@ interface Follower {
 
 /**
  * A run's events across nodes: each node writes them to `run_events` with
- * their seq (`publish`), and in the same transaction `NOTIFY`s the run id;
- * a node following the run (`follow`) reads the table after the last seq
+ * their seq (`publish`), and in the same transaction `NOTIFY`s the run id
+ * on the run's own channel (`runEventsChannel`); a node following the run
+ * (`follow`) listens on that channel before it first reads (so only the
+ * nodes following a run from the table are woken by its batches, never
+ * every node), and reads the table after the last seq
  * it handed on whenever a notification for the run arrives, again 0.5 s
  * after a read failed, once the `LISTEN` connection is back after it was
  * lost, and every `pollMs` (30 s) as a last resort. The table is the truth: a notification
@@ -74,7 +97,13 @@ export class PostgresRunEventFeed {
   readonly #database: PostgresDatabase;
   readonly #log: PostgresEventLog;
   readonly #onError: (error: unknown) => void;
+  readonly #counts: ClusterWorkCounts;
   readonly #followers = new Map<string, Set<Follower>>();
+  /** How many of this node's followers listen on each run's channel. */
+  readonly #listening = new Map<string, number>();
+  /** The followers served from this node's writes (`local`), checked every `localCheckMs` while there are any. */
+  readonly #local = new Set<Follower>();
+  #localCheck: ReturnType<typeof setInterval> | undefined;
   /**
    * Every event this node committed of each run it is writing, from seq 1
    * on without a hole, in seq order: dropped at the run's terminal event,
@@ -92,10 +121,12 @@ export class PostgresRunEventFeed {
     database: PostgresDatabase;
     log: PostgresEventLog;
     onError: (error: unknown) => void;
+    counts: ClusterWorkCounts;
   }) {
     this.#database = options.database;
     this.#log = options.log;
     this.#onError = options.onError;
+    this.#counts = options.counts;
   }
 
   /** Opens the feed: its `LISTEN` connection, and the poll that backs it up. */
@@ -104,6 +135,7 @@ export class PostgresRunEventFeed {
     log,
     pollMs = defaultPollMs,
     onError = () => {},
+    counts = new ClusterWorkCounts(),
   }: {
     database: PostgresDatabase;
     log: PostgresEventLog;
@@ -111,8 +143,10 @@ export class PostgresRunEventFeed {
     pollMs?: number;
     /** Told of a failed read or a lost `LISTEN` connection (both are retried). */
     onError?: (error: unknown) => void;
+    /** Where the notifications and reads are counted (`GET /metrics`). */
+    counts?: ClusterWorkCounts;
   }): Promise<PostgresRunEventFeed> {
-    const feed = new PostgresRunEventFeed({ database, log, onError });
+    const feed = new PostgresRunEventFeed({ database, log, onError, counts });
     // A server process id is another connection's once ours is gone: only live connections count as our own.
     feed.#forgetSender = (client: unknown) => {
       const processId = (client as { processID: number | null }).processID;
@@ -121,10 +155,14 @@ export class PostgresRunEventFeed {
     database.pool.on('remove', feed.#forgetSender);
     feed.#listener = await PostgresListener.open({
       database,
-      channel,
       onNotification: (runId, sender) => {
         // This node's own batches reach its followers as they commit (`publish`), without a read.
-        if (runId !== undefined && !feed.#ownSenders.has(sender)) feed.wake(runId);
+        if (feed.#ownSenders.has(sender)) counts.add('notification run_events own');
+        else if (runId === undefined || !feed.#followers.has(runId)) counts.add('notification run_events not followed');
+        else {
+          counts.add('notification run_events followed');
+          feed.wake(runId);
+        }
       },
       // Whatever was written while nobody listened is read now.
       onReconnected: () => feed.#wakeAll(),
@@ -160,12 +198,12 @@ export class PostgresRunEventFeed {
     // Events alone: one statement, which commits by itself. With more writes: a transaction.
     const committed =
       inTransaction === undefined
-        ? this.#log.appendNotifying({ events, channel, runIds, onConnection: ownSender })
+        ? this.#log.appendNotifying({ events, channelPrefix, runIds, onConnection: ownSender })
         : this.#database.transaction(async (query, connection) => {
             ownSender(connection);
             await this.#log.appendWithin(query, events);
             await inTransaction(query);
-            await query(notify, [channel, runIds]);
+            await query(notify, [channelPrefix, runIds]);
           });
     try {
       await committed;
@@ -259,7 +297,8 @@ export class PostgresRunEventFeed {
    */
   follow({ runId, afterSeq, onEvents }: FollowRequest): () => void {
     const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
-    void this.#read(follower);
+    // Listening before the read: a batch committed after the read's snapshot is notified.
+    void this.#listenFor(follower).then(() => this.#read(follower));
     return unfollow;
   }
 
@@ -276,12 +315,22 @@ export class PostgresRunEventFeed {
     afterSeq,
     onEvents,
     runsHere = false,
+    stillRunsHere,
   }: FollowRequest & {
     /**
      * The run executes on this node now (it holds its lease): no other node
      * writes its events, so what this node kept of them is the backlog.
      */
     runsHere?: boolean;
+    /**
+     * Whether the run still executes here. Given with `runsHere`, a follower
+     * served from what this node writes does not listen for the run's
+     * notifications until the run has left this node (checked every second,
+     * switched after two checks): a stream on the node that executes its run
+     * costs no notification and no `LISTEN`. Without it such a follower
+     * listens too.
+     */
+    stillRunsHere?: () => boolean;
   }): Promise<() => void> {
     const { follower, unfollow } = this.#add(runId, afterSeq, onEvents);
     const recent = runsHere ? this.#recent.get(runId) : undefined;
@@ -293,11 +342,15 @@ export class PostgresRunEventFeed {
         follower.cursor = backlog.at(-1)?.seq ?? afterSeq;
         onEvents(backlog);
       }
+      if (stillRunsHere === undefined) void this.#listenFor(follower);
+      else this.#serveLocally(follower, stillRunsHere);
       return unfollow;
     }
     follower.reading = true;
     try {
-      await this.#readPages(follower);
+      // Listening before the read: a batch committed after the read's snapshot is notified.
+      await this.#listenFor(follower);
+      await this.#readPages(follower, 'event read backlog');
       if (this.#handOnPending(follower)) follower.again = true;
     } catch (error) {
       unfollow();
@@ -323,6 +376,8 @@ export class PostgresRunEventFeed {
       holed: false,
       pending: [],
       stopped: false,
+      listening: false,
+      local: undefined,
     };
     let followers = this.#followers.get(runId);
     if (followers === undefined) {
@@ -331,12 +386,60 @@ export class PostgresRunEventFeed {
     }
     followers.add(follower);
     const unfollow = () => {
+      if (follower.stopped) return;
       follower.stopped = true;
       const set = this.#followers.get(runId);
       set?.delete(follower);
       if (set?.size === 0) this.#followers.delete(runId);
+      this.#local.delete(follower);
+      if (follower.listening) this.#unlistenFor(runId);
     };
     return { follower, unfollow };
+  }
+
+  /** Listens on the follower's run's channel (once per run, however many follow it); resolves once listening. */
+  async #listenFor(follower: Follower): Promise<void> {
+    if (follower.listening || follower.stopped) return;
+    follower.listening = true;
+    const count = this.#listening.get(follower.runId) ?? 0;
+    this.#listening.set(follower.runId, count + 1);
+    // A second follower of the run waits for the same LISTEN: the listener's statements run in order.
+    await this.#listener?.listen(runEventsChannel(follower.runId));
+  }
+
+  #unlistenFor(runId: string): void {
+    const count = (this.#listening.get(runId) ?? 1) - 1;
+    if (count > 0) {
+      this.#listening.set(runId, count);
+      return;
+    }
+    this.#listening.delete(runId);
+    this.#listener?.unlisten(runEventsChannel(runId));
+  }
+
+  /** A follower served from this node's writes; once its run has left this node, it listens and reads. */
+  #serveLocally(follower: Follower, runsHere: () => boolean): void {
+    follower.local = { runsHere, strikes: 0 };
+    this.#local.add(follower);
+    if (this.#localCheck !== undefined) return;
+    this.#localCheck = setInterval(() => this.#checkLocal(), localCheckMs);
+    this.#localCheck.unref();
+  }
+
+  #checkLocal(): void {
+    for (const follower of this.#local) {
+      const local = follower.local;
+      if (local === undefined) continue;
+      local.strikes = local.runsHere() ? 0 : local.strikes + 1;
+      if (local.strikes < 2) continue;
+      // Another node may write the run now (resumed after an approval, or after this node lost its lease).
+      follower.local = undefined;
+      this.#local.delete(follower);
+      void this.#listenFor(follower).then(() => this.#read(follower));
+    }
+    if (this.#local.size > 0) return;
+    clearInterval(this.#localCheck);
+    this.#localCheck = undefined;
   }
 
   /** Wakes this node's followers of a run now (its own writes need no round trip through the database). */
@@ -347,6 +450,10 @@ export class PostgresRunEventFeed {
   /** Stops listening and polling; followers get nothing more. */
   async close(): Promise<void> {
     clearInterval(this.#poll);
+    clearInterval(this.#localCheck);
+    this.#localCheck = undefined;
+    this.#local.clear();
+    this.#listening.clear();
     this.#recent.clear();
     if (this.#forgetSender !== undefined) this.#database.pool.off('remove', this.#forgetSender);
     this.#followers.clear();
@@ -355,6 +462,7 @@ export class PostgresRunEventFeed {
   }
 
   async #read(follower: Follower): Promise<void> {
+    if (follower.stopped) return;
     if (follower.reading) {
       follower.again = true;
       return;
@@ -363,7 +471,7 @@ export class PostgresRunEventFeed {
     try {
       do {
         follower.again = false;
-        await this.#readPages(follower);
+        await this.#readPages(follower, 'event read woken');
         if (this.#handOnPending(follower)) follower.again = true;
       } while (follower.again && !follower.stopped);
     } catch (error) {
@@ -383,8 +491,9 @@ export class PostgresRunEventFeed {
   }
 
   /** Hands the follower what the table holds after its cursor, a page at a time, up to a hole or a short page. */
-  async #readPages(follower: Follower): Promise<void> {
+  async #readPages(follower: Follower, work: 'event read backlog' | 'event read woken'): Promise<void> {
     for (;;) {
+      this.#counts.add(work);
       const read = await this.#log.readEvents({ runId: follower.runId, afterSeq: follower.cursor, limit: pageSize });
       const events = contiguous(read, follower.cursor);
       follower.holed = events.length < read.length;
@@ -415,4 +524,16 @@ function contiguous(events: readonly ExternalEvent[], cursor: number): readonly 
 /** `run:end` and `run:error`: after them a run writes nothing until it is resumed. */
 function isTerminal(event: ExternalEvent): boolean {
   return event.type === 'run:end' || event.type === 'run:error';
+}
+
+/**
+ * The channel a run's notifications go to: `arbiter_run_events_` and the
+ * md5 of its id in hex (what `pg_notify($prefix || md5(run_id), …)` names in
+ * SQL), a plain identifier of 51 characters whatever the id holds.
+ *
+ * @example
+ * runEventsChannel('run-1'); // 'arbiter_run_events_' + 32 hex digits
+ */
+export function runEventsChannel(runId: string): string {
+  return `${channelPrefix}${createHash('md5').update(runId).digest('hex')}`;
 }
