@@ -67,11 +67,13 @@ async function run({
   corpus,
   done,
   firstCalls = 'none',
+  shard,
 }: {
   model: Model;
   corpus: YieldCorpus;
   done?: ReadonlyMap<string, ExperimentRow>;
   firstCalls?: 'both' | 'original' | 'strict' | 'none';
+  shard?: { index: number; count: number };
 }): Promise<ExperimentRow[]> {
   const registry = shopRegistry();
   const rows: ExperimentRow[] = [];
@@ -83,6 +85,7 @@ async function run({
     conditions: ['arbiter'],
     firstCalls,
     ...(done === undefined ? {} : { done }),
+    ...(shard === undefined ? {} : { shard }),
     onRow: (row) => rows.push(row),
   });
   return rows;
@@ -146,5 +149,16 @@ describe('runYieldExperiment', () => {
     const model = new ReplyingModel([{ name: 'query_order', arguments: '{"order_id":"SO20260902"}' }]);
     const [row] = (await run({ model, corpus: { name: 'test', intents: [], calls: [brokenCall] } })) as YieldRow[];
     expect(row).toMatchObject({ outcome: 'wrong_call', turns: 1, nextValid: true, nextRight: false });
+  });
+
+  it('shares the broken calls between shards without overlap', async () => {
+    const calls = ['a', 'b', 'c'].map((id) => ({ ...brokenCall, id }));
+    const corpus = { name: 'test', intents: [], calls };
+    const asked = async (index: number) =>
+      (await run({ model: new ReplyingModel(['prose']), corpus, shard: { index, count: 2 } })).map((row) =>
+        row.phase === 'yield' ? row.call : '',
+      );
+    expect(await asked(1)).toEqual(['a', 'c']);
+    expect(await asked(2)).toEqual(['b']);
   });
 });

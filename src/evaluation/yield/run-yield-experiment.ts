@@ -82,6 +82,7 @@ export async function runYieldExperiment({
   conditions = yieldConditions,
   maxTurns = 2,
   limit,
+  shard = { index: 1, count: 1 },
   firstCalls = 'both',
   done = new Map<string, ExperimentRow>(),
   concurrency = 1,
@@ -95,6 +96,11 @@ export async function runYieldExperiment({
   maxTurns?: number;
   /** At most this many broken calls, taken a kind at a time (see `stratify`). */
   limit?: number;
+  /**
+   * Only every `count`-th broken call of that order, from the `index`-th (1-based): processes with the
+   * same `count` and each its own `index` share the calls without overlap.
+   */
+  shard?: { readonly index: number; readonly count: number };
   /**
    * Which first-call phases run: both tool forms (default), the tools as defined only, or none (the model's
    * own mistakes are then taken from the first-call rows in `done`). `strict`: only the first calls after
@@ -148,6 +154,7 @@ export async function runYieldExperiment({
   });
   const asked = stratify(broken)
     .slice(0, limit)
+    .filter((_, position) => position % shard.count === shard.index - 1)
     .flatMap(({ call, kind }) => conditions.map((condition) => ({ call, kind, condition })))
     .filter(({ call, condition }) => !done.has(`yield|${model.name}|${call.id}|${condition}`));
   await inPool({
