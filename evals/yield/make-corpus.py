@@ -224,6 +224,40 @@ for n, (origin, destination, day, adults, en, zh) in enumerate([
         ('unknown_tool', a, 'find_flights'),
     ])
 
+# Added later (2026-12-07), so that every model has at least 215 broken calls: more mutations of the same intents, in
+# the kinds the first list has least of (other, format, enum, nested path). Written after every call above, with
+# their intent's mutation numbers going on from its first list, so the ids and calls above stay as they were.
+EXTRA = {}
+SYNONYM = {'damaged': 'broken', 'wrong_item': 'incorrect_item', 'changed_mind': 'no_longer_needed',
+           'not_received': 'lost_in_transit', 'not_as_described': 'misdescribed'}
+for n, (order, cents, category, reason, near, en, zh) in enumerate(REFUNDS):
+    a = {'order_id': order, 'amount_cents': cents, 'reason_category': category, 'reason': reason}
+    EXTRA[f'refund-{n}'] = [
+        ('enum', with_(a, 'reason_category', SYNONYM[category]), None),
+        ('other', with_(a, 'amount_cents', 0), None),
+        ('other', with_(a, 'currency', 'CNY'), None),
+    ]
+for item in INTENTS:
+    a = item['args']
+    if item['tool'] == 'query_order':
+        EXTRA[item['id']] = [('other', with_(a, 'customer_id', 'C1001'), None)]
+    elif item['tool'] == 'schedule_callback':
+        EXTRA[item['id']] = [('other', with_(a, 'callback_at_ms', a['callback_at_ms'] // 1000), None)]
+    elif item['tool'] == 'create_calendar_event':
+        EXTRA[item['id']] = [
+            ('format', with_(a, 'start', a['start'][:16]), None),
+            ('format', with_(a, 'end', a['end'][11:16]), None),
+        ]
+    elif item['tool'] == 'search_flights':
+        EXTRA[item['id']] = [
+            ('format', with_(a, 'depart_date', a['depart_date'].replace('-', '/')), None),
+            ('enum', with_(a, 'cabin', 'Economy'), None),
+            ('nested_path', with_(a, 'passengers', {'adults': 0}), None),
+        ]
+    elif item['tool'] == 'update_cart':
+        line = a['items'][0]
+        EXTRA[item['id']] = [('nested_path', {'items': [{'sku': line['sku'][4:], 'quantity': line['quantity']}]}, None)]
+
 calls = []
 shop = json.load(open('evals/shop/experiments/error-messages.json'))
 for call in shop['calls']:
@@ -234,6 +268,11 @@ for call in shop['calls']:
                       expected=call['expected']))
 for item in INTENTS:
     for index, (kind, args, tool) in enumerate(item['mutations']):
+        calls.append(dict(id=f"{item['id']}:{kind}:{index}", source='mutation', user=item['user'], user_zh=item['zh'],
+                          tool=tool or item['tool'], arguments=args, intended_tool=item['tool'],
+                          expected=item['expected']))
+for item in INTENTS:
+    for index, (kind, args, tool) in enumerate(EXTRA.get(item['id'], []), start=len(item['mutations'])):
         calls.append(dict(id=f"{item['id']}:{kind}:{index}", source='mutation', user=item['user'], user_zh=item['zh'],
                           tool=tool or item['tool'], arguments=args, intended_tool=item['tool'],
                           expected=item['expected']))

@@ -26,17 +26,20 @@ export interface YieldRunHeader {
   readonly threads: number;
   /** Conversations generated at once, each on its own context sequence, in shared batches. */
   readonly parallel?: number;
+  /** `K/N` when this process took only its share of the broken calls (`--shard`). */
+  readonly shard?: string;
   readonly decoding: string;
 }
 
 /**
  * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
- * [--threads N] [--parallel N] [--conditions a,b] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
+ * [--threads N] [--parallel N] [--shard K/N] [--conditions a,b] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
  * the correction-yield experiment on local GGUF models (see
  * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
  * come, headed by the commit they ran on; a rerun continues a file where it
- * stopped. `DIR/report.md` is written from every results file in `DIR` at
- * the end; `--report` only rewrites it.
+ * stopped; `--shard K/N` takes only every N-th broken call from the K-th, so
+ * that N processes on one file share the calls. `DIR/report.md` is written
+ * from every results file in `DIR` at the end; `--report` only rewrites it.
  *
  * @example
  * process.exitCode = print(await evalYieldFromArgs(['--model', 'models/qwen2.5-coder-0.5b.gguf']));
@@ -50,6 +53,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       tools: { type: 'string', default: 'evals/yield/tools.json' },
       out: { type: 'string', default: 'evals/yield/results' },
       limit: { type: 'string' },
+      shard: { type: 'string', default: '1/1' },
       threads: { type: 'string', default: '1' },
       parallel: { type: 'string', default: '1' },
       conditions: { type: 'string' },
@@ -59,6 +63,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
   });
   try {
     const limit = values.limit === undefined ? undefined : wholeNumber('--limit', values.limit);
+    const shard = parseShard(values.shard);
     const threads = wholeNumber('--threads', values.threads);
     const parallel = wholeNumber('--parallel', values.parallel);
     const firstCalls = values['first-calls'];
@@ -94,6 +99,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           startedAt: new Date().toISOString(),
           threads,
           parallel,
+          ...(shard.count === 1 ? {} : { shard: `${shard.index}/${shard.count}` }),
           decoding: `greedy (temperature 0, no repeat penalty), seed 0, at most 96 tokens, stopped after the first call or after ${noCallWithin} tokens without a call`,
         };
         appendFileSync(output, `${JSON.stringify(header)}\n`);
@@ -106,6 +112,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           done,
           firstCalls,
           ...(limit === undefined ? {} : { limit }),
+          shard,
           concurrency: parallel,
           onRow: (row) => appendFileSync(output, `${JSON.stringify(row)}\n`),
         });
@@ -149,6 +156,16 @@ function wholeNumber(flag: string, value: string): number {
     throw new UsageError({ message: `${flag} must be a whole number from 1, got "${value}"` });
   }
   return number;
+}
+
+function parseShard(value: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || index < 1 || count < 1 || index > count) {
+    throw new UsageError({ message: `--shard must be K/N with 1 <= K <= N, got "${value}"` });
+  }
+  return { index, count };
 }
 
 function parseConditions(value: string): YieldCondition[] {

@@ -1,7 +1,8 @@
 import { errorKinds } from './error-kind.js';
-import type { ExperimentRow, FirstCallRow, YieldRow } from './run-yield-experiment.js';
+import { pairedSignTest } from './paired-sign-test.js';
+import { type ExperimentRow, type FirstCallRow, rowKey, type YieldRow } from './run-yield-experiment.js';
 import { wilsonInterval } from './wilson-interval.js';
-import { yieldConditions } from './yield-conditions.js';
+import { type YieldCondition, yieldConditions } from './yield-conditions.js';
 
 /** What a results file says about its run (its first line). */
 export interface YieldReportHeader {
@@ -29,7 +30,10 @@ export function formatYieldReport({
   rows: readonly ExperimentRow[];
   headers: readonly YieldReportHeader[];
 }): string[] {
-  const models = [...new Set(rows.map((row) => row.model))];
+  // A row written twice (two runs on one file) counts once: the first.
+  const seen = new Set<string>();
+  const unique = rows.filter((row) => !seen.has(rowKey(row)) && seen.add(rowKey(row)));
+  const models = [...new Set(unique.map((row) => row.model))];
   const lines: string[] = ['# Correction yield: results', ''];
   for (const header of headers) {
     lines.push(
@@ -38,20 +42,20 @@ export function formatYieldReport({
   }
   lines.push('');
   for (const model of models) {
-    const mine = rows.filter((row) => row.model === model);
+    const mine = unique.filter((row) => row.model === model);
     lines.push(`## ${model}`, '', ...firstCallTable(mine.filter(isFirstCall)), '');
-    // Every condition on the same calls: a call some condition has not answered yet (a run cut short) is left out.
-    const answered = mine.filter(isYield);
-    const conditions = new Set(answered.map((row) => row.condition)).size;
-    const complete = new Set(
-      [...new Set(answered.map((row) => row.call))].filter(
-        (call) => answered.filter((row) => row.call === call).length === conditions,
-      ),
-    );
-    const trials = answered.filter((row) => complete.has(row.call));
-    lines.push(...conditionTable(trials), '', ...kindTable(trials), '');
+    const trials = onSameCalls(mine.filter(isYield));
+    lines.push(...conditionTable(trials), '', ...kindTable(trials), '', ...pairedTable(trials), '');
   }
   return lines;
+}
+
+/** Every condition on the same calls: a call some condition has not answered yet (a run cut short) is left out. */
+function onSameCalls(rows: readonly YieldRow[]): YieldRow[] {
+  const conditions = new Set(rows.map((row) => row.condition));
+  const answered = new Map<string, Set<YieldCondition>>();
+  for (const row of rows) answered.set(row.call, (answered.get(row.call) ?? new Set()).add(row.condition));
+  return rows.filter((row) => answered.get(row.call)?.size === conditions.size);
 }
 
 function isFirstCall(row: ExperimentRow): row is FirstCallRow {
@@ -115,7 +119,7 @@ function conditionTable(rows: readonly YieldRow[]): string[] {
 function kindTable(rows: readonly YieldRow[]): string[] {
   const conditions = yieldConditions.filter((condition) => rows.some((row) => row.condition === condition));
   const lines = [
-    "Next call valid and intended, per error kind (read from arbiter's issues): right / calls, share.",
+    "Next call valid and intended, per error kind (read from arbiter's issues): right / calls, share, 95% Wilson interval.",
     '',
     `| kind | ${conditions.join(' | ')} |`,
     `| --- | ${conditions.map(() => '---').join(' | ')} |`,
@@ -126,9 +130,39 @@ function kindTable(rows: readonly YieldRow[]): string[] {
     const cells = conditions.map((condition) => {
       const cell = mine.filter((row) => row.condition === condition);
       const right = cell.filter((row) => row.nextRight).length;
-      return cell.length === 0 ? '–' : `${right}/${cell.length} ${percent(right / cell.length)}`;
+      return cell.length === 0 ? '–' : `${right}/${cell.length} ${share(right, cell.length)}`;
     });
     lines.push(`| ${kind} | ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+/**
+ * arbiter's message against each other condition, paired on the same calls: the calls whose next call was
+ * right after arbiter's message only, and after the other text only, with the exact McNemar p-value.
+ */
+function pairedTable(rows: readonly YieldRow[]): string[] {
+  const others = yieldConditions.filter(
+    (condition) => condition !== 'arbiter' && rows.some((row) => row.condition === condition),
+  );
+  if (others.length === 0 || !rows.some((row) => row.condition === 'arbiter')) return [];
+  const lines = [
+    "arbiter's message against each other condition on the same calls: calls right (valid and intended) after arbiter's message only : after the other text only, and the exact two-sided McNemar p-value. A kind where the second count is higher is one where arbiter's message loses.",
+    '',
+    `| kind | ${others.join(' | ')} |`,
+    `| --- | ${others.map(() => '---').join(' | ')} |`,
+  ];
+  const right = new Map(rows.map((row) => [`${row.call}|${row.condition}`, row.nextRight] as const));
+  for (const kind of [...errorKinds, 'all'] as const) {
+    const calls = [...new Set(rows.filter((row) => kind === 'all' || row.kind === kind).map((row) => row.call))];
+    if (calls.length === 0) continue;
+    const cells = others.map((other) => {
+      const arbiterOnly = calls.filter((call) => right.get(`${call}|arbiter`) && !right.get(`${call}|${other}`)).length;
+      const otherOnly = calls.filter((call) => !right.get(`${call}|arbiter`) && right.get(`${call}|${other}`)).length;
+      const { p } = pairedSignTest({ firstOnly: arbiterOnly, secondOnly: otherOnly });
+      return `${arbiterOnly} : ${otherOnly} (p ${p < 0.001 ? '< 0.001' : p.toFixed(3)})`;
+    });
+    lines.push(`| ${kind === 'all' ? '**all kinds**' : kind} | ${cells.join(' | ')} |`);
   }
   return lines;
 }

@@ -82,6 +82,7 @@ export async function runYieldExperiment({
   conditions = yieldConditions,
   maxTurns = 2,
   limit,
+  shard = { index: 1, count: 1 },
   firstCalls = 'both',
   done = new Map<string, ExperimentRow>(),
   concurrency = 1,
@@ -95,8 +96,16 @@ export async function runYieldExperiment({
   maxTurns?: number;
   /** At most this many broken calls, taken a kind at a time (see `stratify`). */
   limit?: number;
-  /** Which first-call phases run: both tool forms (default), the tools as defined only, or none. */
-  /** `strict`: only the first calls after `toStrictTools`, and no broken calls (a second process can take them). */
+  /**
+   * Only every `count`-th broken call of that order, from the `index`-th (1-based): processes with the
+   * same `count` and each its own `index` share the calls without overlap.
+   */
+  shard?: { readonly index: number; readonly count: number };
+  /**
+   * Which first-call phases run: both tool forms (default), the tools as defined only, or none (the model's
+   * own mistakes are then taken from the first-call rows in `done`). `strict`: only the first calls after
+   * `toStrictTools`, and no broken calls (a second process can take them).
+   */
   firstCalls?: 'both' | 'original' | 'strict' | 'none';
   /** Rows already written, by `rowKey`: not asked again (a first call's row still yields the model's own mistake). */
   done?: ReadonlyMap<string, ExperimentRow>;
@@ -127,20 +136,15 @@ export async function runYieldExperiment({
         return row;
       },
     });
-    for (const [index, row] of rows.entries()) {
-      const intent = corpus.intents[index] as YieldIntent;
-      if (row.outcome === 'invalid' && variant === 'original' && row.call !== undefined) {
-        own.push({
-          id: `own:${intent.id}`,
-          source: 'own',
-          user: intent.user,
-          user_zh: intent.user_zh,
-          tool: row.call.name,
-          arguments: row.call.arguments,
-          intended_tool: intent.tool,
-          expected: intent.expected,
-        });
-      }
+    if (variant === 'original') {
+      for (const [index, row] of rows.entries()) own.push(...ownMistake(corpus.intents[index] as YieldIntent, row));
+    }
+  }
+  if (!variants.some((variant) => variant === 'original')) {
+    // The first calls were asked in an earlier run: the model's own mistakes come from its rows.
+    for (const intent of corpus.intents) {
+      const row = done.get(`first_call|${model.name}|original|${intent.id}`);
+      if (row?.phase === 'first_call') own.push(...ownMistake(intent, row));
     }
   }
   if (firstCalls === 'strict') return;
@@ -150,6 +154,7 @@ export async function runYieldExperiment({
   });
   const asked = stratify(broken)
     .slice(0, limit)
+    .filter((_, position) => position % shard.count === shard.index - 1)
     .flatMap(({ call, kind }) => conditions.map((condition) => ({ call, kind, condition })))
     .filter(({ call, condition }) => !done.has(`yield|${model.name}|${call.id}|${condition}`));
   await inPool({
@@ -159,6 +164,23 @@ export async function runYieldExperiment({
       onRow(await correction({ model, call, condition, tools, registry, maxTurns, kind }));
     },
   });
+}
+
+/** The broken call a model's own invalid first call makes (none when its first call was not invalid). */
+function ownMistake(intent: YieldIntent, row: FirstCallRow): YieldCall[] {
+  if (row.outcome !== 'invalid' || row.call === undefined) return [];
+  return [
+    {
+      id: `own:${intent.id}`,
+      source: 'own',
+      user: intent.user,
+      user_zh: intent.user_zh,
+      tool: row.call.name,
+      arguments: row.call.arguments,
+      intended_tool: intent.tool,
+      expected: intent.expected,
+    },
+  ];
 }
 
 /** Runs `run` on every item, at most `concurrency` at once, in order of start; the results in the items' order. */

@@ -53,7 +53,13 @@ export function conditionMessage({ condition, refused }: { condition: YieldCondi
       if (unknownTool) {
         return `Model tried to call unavailable tool '${refused.toolName}'. Available tools: ${refused.toolNames.join(', ')}.`;
       }
-      return `Invalid input for tool ${refused.toolName}: Type validation failed: Value: ${refused.rawArguments}.\nError message: ${JSON.stringify(
+      // Arguments that are not JSON fail in safeParseJSON before any schema: a JSONParseError as the cause.
+      try {
+        JSON.parse(refused.rawArguments);
+      } catch (error) {
+        return `Invalid input for tool ${refused.toolName}: JSON parsing failed: Text: ${refused.rawArguments}.\nError message: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      return `Invalid input for tool ${refused.toolName}: Type validation failed: Value: ${JSON.stringify(JSON.parse(refused.rawArguments))}.\nError message: ${JSON.stringify(
         refused.issues.map((issue) => zodIssue(issue, refused)),
         null,
         2,
