@@ -1,3 +1,5 @@
+import { WorkCounts } from './work-counts.js';
+
 /**
  * What one node did for the cluster, beyond the transactions it committed
  * (`TransactionCounts`): notifications received and what came of each,
@@ -10,29 +12,12 @@
  * counts.add('notification run_events not followed');
  * counts.prometheus(); // ['# HELP …', '# TYPE …', 'arbiter_cluster_work_total{work="notification run_events not followed"} 1']
  */
-export class ClusterWorkCounts {
-  readonly #counts = new Map<ClusterWork, number>();
-
-  /** Counts `times` more of `work` (one by default). */
-  add(work: ClusterWork, times = 1): void {
-    this.#counts.set(work, (this.#counts.get(work) ?? 0) + times);
-  }
-
-  /** Every kind of work so far, with its count. */
-  entries(): [work: ClusterWork, count: number][] {
-    return [...this.#counts.entries()];
-  }
-
-  /** The counts as Prometheus counter lines, with their HELP and TYPE. */
-  prometheus(): string[] {
-    if (this.#counts.size === 0) return [];
-    return [
-      '# HELP arbiter_cluster_work_total What this node did for the cluster: notifications and what came of them, event table reads, lease keeper passes.',
-      '# TYPE arbiter_cluster_work_total counter',
-      ...[...this.#counts.entries()]
-        .sort(([left], [right]) => left.localeCompare(right))
-        .map(([work, count]) => `arbiter_cluster_work_total{work="${work}"} ${count}`),
-    ];
+export class ClusterWorkCounts extends WorkCounts<ClusterWork> {
+  constructor() {
+    super({
+      name: 'arbiter_cluster_work_total',
+      help: 'What this node did for the cluster: notifications and what came of them, event table reads, lease keeper passes.',
+    });
   }
 }
 

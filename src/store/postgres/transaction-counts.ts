@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { WorkCounts } from './work-counts.js';
 
 /**
  * The transactions one pool committed, by what they did: a statement run
@@ -13,29 +14,24 @@ import type pg from 'pg';
  * transactionCountsOf(pool).prometheus(); // ['arbiter_postgres_transactions_total{work="UPDATE sessions"} 1']
  */
 export class TransactionCounts {
-  readonly #counts = new Map<string, number>();
+  readonly #counts = new WorkCounts<string>({
+    name: 'arbiter_postgres_transactions_total',
+    help: 'Transactions this node committed, by the statements each ran.',
+  });
 
   /** Counts one committed transaction that ran `shapes` (`statementShape`). */
   add(shapes: readonly string[]): void {
-    const work = shapes.filter((shape, index) => shape !== shapes[index - 1]).join('; ') || 'nothing';
-    this.#counts.set(work, (this.#counts.get(work) ?? 0) + 1);
+    this.#counts.add(shapes.filter((shape, index) => shape !== shapes[index - 1]).join('; ') || 'nothing');
   }
 
   /** Every kind of transaction so far, with its count. */
   entries(): [work: string, count: number][] {
-    return [...this.#counts.entries()];
+    return this.#counts.entries();
   }
 
   /** The counts as Prometheus counter lines, with their HELP and TYPE. */
   prometheus(): string[] {
-    if (this.#counts.size === 0) return [];
-    return [
-      '# HELP arbiter_postgres_transactions_total Transactions this node committed, by the statements each ran.',
-      '# TYPE arbiter_postgres_transactions_total counter',
-      ...[...this.#counts.entries()]
-        .sort(([left], [right]) => left.localeCompare(right))
-        .map(([work, count]) => `arbiter_postgres_transactions_total{work="${work}"} ${count}`),
-    ];
+    return this.#counts.prometheus();
   }
 }
 
