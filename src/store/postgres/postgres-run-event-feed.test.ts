@@ -172,19 +172,24 @@ describe.skipIf(cluster.skip)('PostgresRunEventFeed', () => {
     }
   }
 
-  it('hands a follower on node B every event node A writes, once, in seq order, woken by NOTIFY', async () => {
-    const schema = cluster.freshSchema();
-    const [a, b] = [await node(schema), await node(schema)];
-    const seen: number[] = [];
-    const stop = b.follow({ runId: 'run-1', afterSeq: 0, onEvents: seqsInto(seen) });
-    toClose.push(async () => stop());
-    for (let seq = 1; seq <= 60; seq += 3) {
-      await a.publish([textEvent('run-1', seq), textEvent('run-1', seq + 1), textEvent('run-1', seq + 2)]);
-    }
-    // The poll is a minute away: only notifications can have woken B this soon.
-    await until(() => seen.length >= 60);
-    expect(seen).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
-  });
+  // A hostile id (quotes, a statement, non-ASCII) reaches the channel only as its md5, which node B's side
+  // (JavaScript) must work out as node A's `pg_notify` (SQL, over the id's UTF-8 bytes) does.
+  it.each(['run-1', `run'"; UNLISTEN *; DROP TABLE run_events; -- 退款 ✓`])(
+    'hands a follower on node B every event node A writes, once, in seq order, woken by NOTIFY (run %j)',
+    async (runId) => {
+      const schema = cluster.freshSchema();
+      const [a, b] = [await node(schema), await node(schema)];
+      const seen: number[] = [];
+      const stop = b.follow({ runId, afterSeq: 0, onEvents: seqsInto(seen) });
+      toClose.push(async () => stop());
+      for (let seq = 1; seq <= 60; seq += 3) {
+        await a.publish([textEvent(runId, seq), textEvent(runId, seq + 1), textEvent(runId, seq + 2)]);
+      }
+      // The poll is a minute away: only notifications can have woken B this soon.
+      await until(() => seen.length >= 60);
+      expect(seen).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
+    },
+  );
 
   it('replays after Last-Event-ID from the table and joins the live events with no gap and no duplicate', async () => {
     const schema = cluster.freshSchema();
