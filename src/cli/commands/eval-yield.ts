@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { ArbiterError } from '../../errors/arbiter-error.js';
 import { UsageError } from '../../errors/usage-error.js';
 import { createFixtureTools, type FixtureToolSpec } from '../../evaluation/fixture-tools.js';
+import { type ErrorKind, errorKinds } from '../../evaluation/yield/error-kind.js';
 import { formatYieldReport } from '../../evaluation/yield/format-yield-report.js';
 import { type ExperimentRow, rowKey, runYieldExperiment } from '../../evaluation/yield/run-yield-experiment.js';
 import { type YieldCondition, yieldConditions } from '../../evaluation/yield/yield-conditions.js';
@@ -33,7 +34,7 @@ export interface YieldRunHeader {
 
 /**
  * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
- * [--threads N] [--parallel N] [--shard K/N] [--conditions a,b] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
+ * [--threads N] [--parallel N] [--shard K/N] [--conditions a,b] [--kinds a,b] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
  * the correction-yield experiment on local GGUF models (see
  * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
  * come, headed by the commit they ran on; a rerun continues a file where it
@@ -57,6 +58,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       threads: { type: 'string', default: '1' },
       parallel: { type: 'string', default: '1' },
       conditions: { type: 'string' },
+      kinds: { type: 'string' },
       report: { type: 'boolean', default: false },
       'first-calls': { type: 'string', default: 'both' },
     },
@@ -71,6 +73,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       throw new UsageError({ message: `--first-calls must be both, original, strict or none, got "${firstCalls}"` });
     }
     const conditions = values.conditions === undefined ? yieldConditions : parseConditions(values.conditions);
+    const kinds = values.kinds === undefined ? undefined : parseKinds(values.kinds);
     mkdirSync(values.out, { recursive: true });
     if (!values.report) {
       const files = values.model ?? [];
@@ -112,6 +115,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           done,
           firstCalls,
           ...(limit === undefined ? {} : { limit }),
+          ...(kinds === undefined ? {} : { kinds }),
           shard,
           concurrency: parallel,
           onRow: (row) => appendFileSync(output, `${JSON.stringify(row)}\n`),
@@ -180,13 +184,23 @@ function parseConditions(value: string): YieldCondition[] {
   return names as YieldCondition[];
 }
 
+function parseKinds(value: string): ErrorKind[] {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!errorKinds.some((known) => known === name)) {
+      throw new UsageError({ message: `--kinds: unknown error kind "${name}" (known: ${errorKinds.join(', ')})` });
+    }
+  }
+  return names as ErrorKind[];
+}
+
 function currentCommit(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    // The results files themselves are left out: a run appends to them.
+    // The results files themselves (evals/yield/results, results-<commit>) are left out: runs append to them.
     const dirty = execFileSync(
       'git',
-      ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!evals/yield/results'],
+      ['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude,glob)evals/yield/results*/**'],
       {
         encoding: 'utf8',
       },

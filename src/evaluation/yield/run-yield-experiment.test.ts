@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../core/chat-message.js';
 import type { Model, ModelRequest, ModelResponse } from '../../models/model.js';
 import { ToolRegistry } from '../../tools/tool-registry.js';
 import { createFixtureTools, type FixtureToolSpec } from '../fixture-tools.js';
+import type { ErrorKind } from './error-kind.js';
 import { type ExperimentRow, rowKey, runYieldExperiment, type YieldRow } from './run-yield-experiment.js';
 import type { YieldCorpus } from './yield-corpus.js';
 
@@ -68,12 +69,14 @@ async function run({
   done,
   firstCalls = 'none',
   shard,
+  kinds,
 }: {
   model: Model;
   corpus: YieldCorpus;
   done?: ReadonlyMap<string, ExperimentRow>;
   firstCalls?: 'both' | 'original' | 'strict' | 'none';
   shard?: { index: number; count: number };
+  kinds?: readonly ErrorKind[];
 }): Promise<ExperimentRow[]> {
   const registry = shopRegistry();
   const rows: ExperimentRow[] = [];
@@ -86,6 +89,7 @@ async function run({
     firstCalls,
     ...(done === undefined ? {} : { done }),
     ...(shard === undefined ? {} : { shard }),
+    ...(kinds === undefined ? {} : { kinds }),
     onRow: (row) => rows.push(row),
   });
   return rows;
@@ -160,5 +164,17 @@ describe('runYieldExperiment', () => {
       );
     expect(await asked(1)).toEqual(['a', 'c']);
     expect(await asked(2)).toEqual(['b']);
+  });
+
+  it('asks only the broken calls of the kinds given, the others not at all', async () => {
+    const missing = { ...brokenCall, id: 'missing', arguments: {} };
+    const corpus = { name: 'test', intents: [], calls: [brokenCall, missing] };
+    const asked = async (kinds?: readonly ErrorKind[]) =>
+      (await run({ model: new ReplyingModel(['prose']), corpus, ...(kinds === undefined ? {} : { kinds }) })).map(
+        (row) => (row.phase === 'yield' ? `${row.call} ${row.kind}` : ''),
+      );
+    expect(await asked()).toEqual(['query-0:pattern:1 pattern', 'missing missing_field']);
+    expect(await asked(['missing_field'])).toEqual(['missing missing_field']);
+    expect(await asked(['enum'])).toEqual([]);
   });
 });

@@ -82,6 +82,7 @@ export async function runYieldExperiment({
   conditions = yieldConditions,
   maxTurns = 2,
   limit,
+  kinds,
   shard = { index: 1, count: 1 },
   firstCalls = 'both',
   done = new Map<string, ExperimentRow>(),
@@ -96,6 +97,8 @@ export async function runYieldExperiment({
   maxTurns?: number;
   /** At most this many broken calls, taken a kind at a time (see `stratify`). */
   limit?: number;
+  /** Only the broken calls of these kinds, among those `limit` takes (default: every kind). */
+  kinds?: readonly ErrorKind[];
   /**
    * Only every `count`-th broken call of that order, from the `index`-th (1-based): processes with the
    * same `count` and each its own `index` share the calls without overlap.
@@ -154,6 +157,7 @@ export async function runYieldExperiment({
   });
   const asked = stratify(broken)
     .slice(0, limit)
+    .filter(({ kind }) => kinds === undefined || kinds.includes(kind))
     .filter((_, position) => position % shard.count === shard.index - 1)
     .flatMap(({ call, kind }) => conditions.map((condition) => ({ call, kind, condition })))
     .filter(({ call, condition }) => !done.has(`yield|${model.name}|${call.id}|${condition}`));
