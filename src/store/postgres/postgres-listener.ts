@@ -33,6 +33,8 @@ export class PostgresListener {
   #client: pg.PoolClient | undefined;
   /** Hands the listening connection back once, whichever of a drop and `close` comes first. */
   #release: (destroy: boolean) => void = () => {};
+  /** Gives up the listening connection as broken and opens another (which listens on every channel again). */
+  #drop: (error: unknown) => void = () => {};
   #pauseMs = 0;
   #closed = false;
 
@@ -82,13 +84,20 @@ export class PostgresListener {
    * after that reaches `onNotification`. While the connection is being
    * replaced it resolves at once, and the new connection listens on it
    * (then `onReconnected` runs). A failed `LISTEN` (the connection lost
-   * meanwhile) is left to that replacement.
+   * meanwhile, a cancelled or timed-out statement) gives up the connection:
+   * its replacement listens on every channel, this one included, and
+   * `onReconnected` tells the caller to read what it may have missed.
    */
   async listen(channel: string): Promise<void> {
     this.#channels.add(checkedChannel(channel));
     const client = this.#client;
     if (client === undefined) return;
-    await client.query(`LISTEN ${channel}`).catch(() => {});
+    try {
+      await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      // A live connection that did not take the LISTEN would never deliver the channel's notifications.
+      if (this.#client === client) this.#drop(error);
+    }
   }
 
   /** Stops listening on `channel` (its notifications stop once PostgreSQL has the `UNLISTEN`). */
@@ -153,6 +162,7 @@ export class PostgresListener {
     }
     this.#client = client;
     this.#release = release;
+    this.#drop = drop;
     this.#pauseMs = 0;
   }
 
