@@ -139,3 +139,41 @@ export function effectOf(world: ArbiterWorld, key: string) {
     { what: `the effect ${key}` },
   );
 }
+
+/**
+ * The crash every engine survives: the note run's write is killed (SIGKILL) once its effect's row is committed
+ * and while the tool still executes, and a worker of a new build takes over. The note exists once (written by
+ * the killed worker), the new worker is asked only for the answer after the note, and the audit records the
+ * effect as found again (reconciled), never executed twice. The caller has started the run.
+ */
+export async function expectWriteOnceAcrossKill({
+  world,
+  runId,
+  killFirst,
+  startSecond,
+  result,
+}: {
+  world: ArbiterWorld;
+  runId: string;
+  /** SIGKILLs the worker that runs the write (checking that the signal killed it); that worker's pid. */
+  killFirst: () => Promise<number>;
+  /** Starts the worker of the next build; its pid. */
+  startSecond: () => Promise<number>;
+  /** The run's outcome once it has ended. */
+  result: () => Promise<{ stopReason: string }>;
+}): Promise<void> {
+  await effectOf(world, 'note:SO20260902:gift wrap');
+  const firstPid = await killFirst();
+  const askedBefore = await modelCalls(world, runId);
+  expect(askedBefore.map((call) => call.last_role)).toEqual(['user', 'tool']);
+  const secondPid = await startSecond();
+  expect((await result()).stopReason).toBe('completed');
+  expect(await world.query('SELECT key, pid FROM $schema.effects')).toEqual([
+    { key: 'note:SO20260902:gift wrap', pid: firstPid },
+  ]);
+  const asked = await modelCalls(world, runId);
+  // Only the answer after the note was asked of the restarted worker.
+  expect(asked.slice(askedBefore.length)).toEqual([{ last_role: 'tool', pid: secondPid }]);
+  expect((await auditOf(world, runId, 'add_order_note')).map((row) => row.outcome)).toEqual(['reconciled:ok']);
+  await expectGaplessEvents(world, runId);
+}

@@ -21,6 +21,7 @@ import {
   auditOf,
   effectOf,
   expectGaplessEvents,
+  expectWriteOnceAcrossKill,
   modelCalls,
   noteRun,
   openArbiterWorld,
@@ -141,20 +142,17 @@ describe.skipIf(postgres.skip)('arbiter inside Restate', () => {
     const first = await world.start({ holdWrites: true });
     const input = noteRun('run-crash');
     await world.runs.start(input);
-    await effectOf(world, 'note:SO20260902:gift wrap');
-    expect(await world.stop(first.port, 'SIGKILL')).toBe('SIGKILL');
-    const askedBefore = await modelCalls(world, 'run-crash');
-    expect(askedBefore.map((call) => call.last_role)).toEqual(['user', 'tool']);
-    const second = await world.start({ port: first.port, build: 'build-1-restarted', holdWrites: true });
-    const summary = await result(world, input);
-    expect(summary.stopReason).toBe('completed');
-    expect(await world.query('SELECT key, pid FROM $schema.effects')).toEqual([
-      { key: 'note:SO20260902:gift wrap', pid: first.worker.pid },
-    ]);
-    const asked = await modelCalls(world, 'run-crash');
-    expect(asked.slice(askedBefore.length)).toEqual([{ last_role: 'tool', pid: second.worker.pid }]);
-    expect((await auditOf(world, 'run-crash', 'add_order_note')).map((row) => row.outcome)).toEqual(['reconciled:ok']);
-    await expectGaplessEvents(world, 'run-crash');
+    await expectWriteOnceAcrossKill({
+      world,
+      runId: 'run-crash',
+      killFirst: async () => {
+        expect(await world.stop(first.port, 'SIGKILL')).toBe('SIGKILL');
+        return first.worker.pid as number;
+      },
+      startSecond: async () =>
+        (await world.start({ port: first.port, build: 'build-1-restarted', holdWrites: true })).worker.pid as number,
+      result: () => result(world, input),
+    });
   }, 300_000);
 
   it('keeps an approval waiting across a restart and a new worker build; of two racing approvers one decides; the refund runs once', async () => {

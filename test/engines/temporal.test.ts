@@ -26,6 +26,7 @@ import {
   auditOf,
   effectOf,
   expectGaplessEvents,
+  expectWriteOnceAcrossKill,
   modelCalls,
   noteRun,
   openArbiterWorld,
@@ -180,23 +181,16 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     const world = await open();
     const first = await world.start({ holdWrites: true });
     await world.runs.start(noteRun('run-crash'));
-    // The note's row is committed and the tool is still executing: the moment to kill.
-    await effectOf(world, 'note:SO20260902:gift wrap');
-    expect(await first.kill('SIGKILL')).toBe('SIGKILL');
-    const askedBefore = await modelCalls(world, 'run-crash');
-    expect(askedBefore.map((call) => call.last_role)).toEqual(['user', 'tool']);
-    const second = await world.start({ build: 'build-1-restarted', holdWrites: true });
-    const summary = await world.runs.result('run-crash');
-    expect(summary.stopReason).toBe('completed');
-    expect(await world.query('SELECT key, pid FROM $schema.effects')).toEqual([
-      { key: 'note:SO20260902:gift wrap', pid: first.pid },
-    ]);
-    const asked = await modelCalls(world, 'run-crash');
-    // Only the answer after the note was asked of the restarted worker.
-    expect(asked.slice(askedBefore.length)).toEqual([{ last_role: 'tool', pid: second.pid }]);
-    // The second attempt found the effect through reconcile: audited once as such, never executed again.
-    expect((await auditOf(world, 'run-crash', 'add_order_note')).map((row) => row.outcome)).toEqual(['reconciled:ok']);
-    await expectGaplessEvents(world, 'run-crash');
+    await expectWriteOnceAcrossKill({
+      world,
+      runId: 'run-crash',
+      killFirst: async () => {
+        expect(await first.kill('SIGKILL')).toBe('SIGKILL');
+        return first.pid;
+      },
+      startSecond: async () => (await world.start({ build: 'build-1-restarted', holdWrites: true })).pid,
+      result: () => world.runs.result('run-crash'),
+    });
   }, 300_000);
 
   it('keeps an approval waiting across a restart and a new worker build; forged signals change nothing; of two racing approvers one decides; the refund runs once', async () => {
