@@ -34,34 +34,17 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
       JSON.parse(readFileSync(join(repository, 'evals/yield/tools.json'), 'utf8')) as { tools: FixtureToolSpec[] }
     ).tools.find((tool) => tool.function.name === 'apply_refund') as FixtureToolSpec;
     const ran: unknown[] = [];
-    const registry = new ToolRegistry();
-    for (const tool of createFixtureTools([
-      { ...spec, returns: { refund_no: 'RF2026090003', order_id: '{{arguments.order_id}}', status: 'pending' } },
-    ])) {
-      registry.register({
-        ...tool,
-        execute: (args, context) => {
-          ran.push(args);
-          return tool.execute(args, context);
-        },
-      });
-    }
-    const model = new LocalModel({ file, threads: 1, stopAfterFirstCall: true });
-    const result = await runAgent({
-      model,
-      tools: registry,
-      events: new EventBus(),
-      messages: [
-        { role: 'system', content: yieldSystemPrompt },
-        { role: 'user', content: 'Refund 45.50 yuan on SO20260902, reason: broken.' },
+    const registry = countingRegistry({
+      specs: [
+        { ...spec, returns: { refund_no: 'RF2026090003', order_id: '{{arguments.order_id}}', status: 'pending' } },
       ],
-      principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
-      limits: { maxSteps: 2, maxConsecutiveFailures: 3 },
+      onRun: (_name, args) => ran.push(args),
     });
-    const calls = result.messages.flatMap((message) =>
-      message.role === 'assistant' ? (message.tool_calls ?? []) : [],
-    );
-    const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
+    const { result, calls, outcomes } = await roundTrip({
+      model: new LocalModel({ file, threads: 1, stopAfterFirstCall: true }),
+      registry,
+      user: 'Refund 45.50 yuan on SO20260902, reason: broken.',
+    });
     // The model's own first call (greedy decoding: always this one) puts the customer's word in the enum field …
     expect(calls[0]?.function.name).toBe('apply_refund');
     expect(JSON.parse(calls[0]?.function.arguments ?? '{}')).toMatchObject({
@@ -98,33 +81,13 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
         : spec,
     );
     const ran: { name: string; args: unknown }[] = [];
-    const registry = new ToolRegistry();
-    for (const tool of createFixtureTools(specs)) {
-      registry.register({
-        ...tool,
-        execute: (args, context) => {
-          ran.push({ name: tool.name, args });
-          return tool.execute(args, context);
-        },
-      });
-    }
+    const registry = countingRegistry({ specs, onRun: (name, args) => ran.push({ name, args }) });
     const local = new LocalModel({ file, threads: 1, stopAfterFirstCall: true });
-    const model = firstTurnGiven({ model: local, name: 'query_order', arguments: '{}' });
-    const result = await runAgent({
-      model,
-      tools: registry,
-      events: new EventBus(),
-      messages: [
-        { role: 'system', content: yieldSystemPrompt },
-        { role: 'user', content: 'Where is SO20260901?' },
-      ],
-      principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
-      limits: { maxSteps: 2, maxConsecutiveFailures: 3 },
+    const { calls, outcomes } = await roundTrip({
+      model: firstTurnGiven({ model: local, name: 'query_order', arguments: '{}' }),
+      registry,
+      user: 'Where is SO20260901?',
     });
-    const calls = result.messages.flatMap((message) =>
-      message.role === 'assistant' ? (message.tool_calls ?? []) : [],
-    );
-    const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
     expect(outcomes[0]).toContain('was not run');
     expect(outcomes[0]).toContain('`order_id`');
     // The model's own next call is valid and the one asked for; arbiter runs it, once.
@@ -133,6 +96,45 @@ describe.skipIf(!runs)('LocalModel on a real model, through arbiter', () => {
     expect(ran).toEqual([{ name: 'query_order', args: { order_id: 'SO20260901' } }]);
   }, 900_000);
 });
+
+/** The fixture tools of `specs`, each telling `onRun` of every call that ran. */
+function countingRegistry({
+  specs,
+  onRun,
+}: {
+  specs: readonly FixtureToolSpec[];
+  onRun: (name: string, args: unknown) => void;
+}): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of createFixtureTools(specs)) {
+    registry.register({
+      ...tool,
+      execute: (args, context) => {
+        onRun(tool.name, args);
+        return tool.execute(args, context);
+      },
+    });
+  }
+  return registry;
+}
+
+/** One customer request through `runAgent` (two steps at most), with the calls the model made and what each got. */
+async function roundTrip({ model, registry, user }: { model: Model; registry: ToolRegistry; user: string }) {
+  const result = await runAgent({
+    model,
+    tools: registry,
+    events: new EventBus(),
+    messages: [
+      { role: 'system', content: yieldSystemPrompt },
+      { role: 'user', content: user },
+    ],
+    principal: { tenantId: 'shop', userId: 'C1001', roles: ['customer'] },
+    limits: { maxSteps: 2, maxConsecutiveFailures: 3 },
+  });
+  const calls = result.messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : []));
+  const outcomes = result.messages.flatMap((message) => (message.role === 'tool' ? [message.content] : []));
+  return { result, calls, outcomes };
+}
 
 /** `model`, except that its first answer is the given call (a broken call of the corpus). */
 function firstTurnGiven({ model, name, arguments: args }: { model: Model; name: string; arguments: string }): Model {
