@@ -21,6 +21,7 @@ import {
   effectOf,
   expectGaplessEvents,
   expectWriteOnceAcrossKill,
+  killing,
   modelCalls,
   noteRun,
   openArbiterWorld,
@@ -132,10 +133,7 @@ describe.skipIf(postgres.skip)('arbiter inside DBOS', () => {
     await expectWriteOnceAcrossKill({
       world,
       runId: 'run-crash',
-      killFirst: async () => {
-        expect(await first.kill('SIGKILL')).toBe('SIGKILL');
-        return first.pid;
-      },
+      killFirst: killing(first),
       startSecond: async () =>
         (await world.start({ executorId: 'worker-a', build: 'build-1-restarted', holdWrites: true })).pid,
       result: () => world.runs.result('run-crash'),

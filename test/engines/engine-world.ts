@@ -177,3 +177,11 @@ export async function expectWriteOnceAcrossKill({
   expect((await auditOf(world, runId, 'add_order_note')).map((row) => row.outcome)).toEqual(['reconciled:ok']);
   await expectGaplessEvents(world, runId);
 }
+
+/** `killFirst` for `expectWriteOnceAcrossKill`: SIGKILLs `worker`, checks that the signal ended it, gives its pid. */
+export function killing(worker: { readonly pid: number; kill(signal: 'SIGKILL'): Promise<string> }) {
+  return async (): Promise<number> => {
+    expect(await worker.kill('SIGKILL')).toBe('SIGKILL');
+    return worker.pid;
+  };
+}

@@ -27,6 +27,7 @@ import {
   effectOf,
   expectGaplessEvents,
   expectWriteOnceAcrossKill,
+  killing,
   modelCalls,
   noteRun,
   openArbiterWorld,
@@ -184,10 +185,7 @@ describe.skipIf(skip)('arbiter inside Temporal', () => {
     await expectWriteOnceAcrossKill({
       world,
       runId: 'run-crash',
-      killFirst: async () => {
-        expect(await first.kill('SIGKILL')).toBe('SIGKILL');
-        return first.pid;
-      },
+      killFirst: killing(first),
       startSecond: async () => (await world.start({ build: 'build-1-restarted', holdWrites: true })).pid,
       result: () => world.runs.result('run-crash'),
     });
