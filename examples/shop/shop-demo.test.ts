@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSession } from '@arbiter-runtime/core';
+import { type ChatMessage, runSession } from '@arbiter-runtime/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { approvalsCommand } from '../../src/cli/commands/approvals.js';
 import { approveCommand } from '../../src/cli/commands/approve.js';
@@ -309,6 +309,67 @@ describe('runShopDemo continuing the approval an earlier demo left pending', () 
       expect.objectContaining({ approvalId: waiting?.approvalId, status: 'approved', approver: 'demo-operator' }),
     ]);
     expect(refundsIn(dataDirectory)).toHaveLength(4);
+  });
+
+  it("goes on with the customer's next request after the repeated-call brake stopped a run, where a refused call is corrected", async () => {
+    // A test model in the shape of the README's real one (Qwen2.5-Coder-0.5B asks for the same lookup until
+    // arbiter's brake stops the run): the customer writes again, as in a chat, and the next run is the model's,
+    // with fresh brakes; here its refund is refused and corrected (Qwen's own refund is refused, not corrected).
+    const askedForRefunds = (messages: readonly ChatMessage[]) =>
+      messages.findLast((message) => message.role === 'user')?.content?.includes('refund') === true;
+    const refund = (id: string, reason_category: string) =>
+      callsWithIds([
+        id,
+        'apply_refund',
+        { order_id: 'SO20260901', amount_cents: 2000, reason_category, reason: "The mouse's box arrived crushed." },
+      ]);
+    const lookup = (id: string) => callsWithIds([id, 'query_order', { order_id: 'SO20260901' }]);
+    const model = statelessModel([
+      (messages) => (askedForRefunds(messages) ? refund('call_r1', 'crushed') : lookup('call_q1')),
+      (messages) => (askedForRefunds(messages) ? refund('call_r2', 'damaged') : lookup('call_q2')),
+      (messages) =>
+        askedForRefunds(messages)
+          ? { role: 'assistant', content: 'Refunded 20.00 yuan on SO20260901.' }
+          : lookup('call_q3'),
+    ]);
+    const { text, result } = await transcript({ model });
+    expect(result.stopReason).toBe('completed');
+    expect(text.replace(/\{"order_id":"SO20260901","status".*/g, '…')).toMatchInlineSnapshot(`
+      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
+      model     calls query_order {"order_id":"SO20260901"}
+      arbiter   query_order ran; result: …
+      model     calls query_order {"order_id":"SO20260901"}
+      arbiter   query_order ran; result: …
+      model     calls query_order {"order_id":"SO20260901"}
+      arbiter   stopped by a brake; the model reads:
+                Not run: you already called query_order with exactly these arguments 2 times and the result will not change. Do not call it again; answer the user from the results you already have.
+      assistant done
+      [repeated_call] the model made the same call a third time; arbiter stopped the run; 4 model calls, 3 tool calls
+      customer  Thanks! Two refunds, please: the box of the mouse in SO20260901 arrived crushed, so 20 yuan back would be fair; and the glass teapot from SO20260902 arrived cracked, so please refund its 200.00 yuan.
+      model     calls apply_refund {"order_id":"SO20260901","amount_cents":2000,"reason_category":"crushed","reason":"The mouse's box arrived crushed."}
+      arbiter   rejected before execution; the model reads:
+                The call to apply_refund was not run: 1 problem with its arguments. Fix it and call apply_refund again.
+                - \`reason_category\`: expected one of the allowed values (Kind of problem). Allowed values: "damaged", "wrong_item", "missing_item", "not_received", "not_as_described", "changed_mind", "other". You sent the string "crushed".
+      model     calls apply_refund {"order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","reason":"The mouse's box arrived crushed."}
+      arbiter   auto-approved by rule refund_under_50_yuan
+      arbiter   apply_refund ran; result: {"refund_no":"RF2026090003","order_id":"SO20260901","amount_cents":2000,"reason_category":"damaged","status":…
+      arbiter   [refunded] RF2026090003: 20.00 yuan on SO20260901
+      assistant Refunded 20.00 yuan on SO20260901.
+      [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_order     read         allowed       -                      -             ok
+      audit     query_order     read         allowed       -                      -             ok
+      audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok"
+    `);
+  });
+
+  it('stops after a hand-off to a person: the customer does not go on', async () => {
+    const model = statelessModel([
+      callsWithIds(['call_1', 'query_order', { order_id: 12345 }]),
+      callsWithIds(['call_2', 'query_order', { order_id: '12345' }]),
+    ]);
+    const { text, result } = await transcript({ model });
+    expect(result.stopReason).toBe('tool_failures');
+    expect(text).not.toContain('Two refunds');
   });
 
   it('starts a new session when no demo session waits, and leaves sessions it did not make alone', async () => {

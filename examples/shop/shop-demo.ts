@@ -137,7 +137,10 @@ export interface ShopDemoResult {
  * refunded. `approval` decides what happens next: approve (the refund runs
  * exactly once, through the stored approval and a resumed run), reject (the
  * model tells the customer), ask on the terminal, or leave it pending for
- * `arbiter approve ID` or a later demo with `continueWaiting`.
+ * `arbiter approve ID` or a later demo with `continueWaiting`. A run that
+ * arbiter's repeated-call brake stopped (a real model asking for the same
+ * lookup again and again) is followed by the customer's next request, as in
+ * a chat; a hand-off to a person (`tool_failures`) ends the demo.
  *
  * @example
  * await runShopDemo({ write: console.log, approval: 'approve' });
@@ -270,7 +273,7 @@ export async function runShopDemo({
     /** One customer request in the session: its run, then its approvals. `done` is false when the demo stops here. */
     const converse = async (userMessage: string): Promise<{ result: RunResult; done: boolean }> => {
       const result = await run(() => runSession({ ...runOptions, sessions: demo.sessions, sessionId, userMessage }));
-      if (result.stopReason !== 'awaiting_approval') return { result, done: result.stopReason === 'completed' };
+      if (result.stopReason !== 'awaiting_approval') return { result, done: customerGoesOn(result.stopReason) };
       const settled = await settle(result.runId);
       return { result: settled.result ?? result, done: !settled.leftPending };
     };
@@ -298,7 +301,7 @@ export async function runShopDemo({
       }
       const asked = lastUserText(existing.messages);
       next = requests.indexOf(asked) + 1;
-      if (next >= requests.length || resumed.stopReason !== 'completed') {
+      if (next >= requests.length || !customerGoesOn(resumed.stopReason)) {
         auditLines();
         return resumed;
       }
@@ -423,6 +426,16 @@ async function findWaitingDemoSession(demo: ReturnType<typeof openDemo>) {
     if (session?.status === 'awaiting_approval' && session.activeRun?.runId === record.runId) return session;
   }
   return undefined;
+}
+
+/**
+ * Whether the customer writes their next request after a run that stopped this way, as in a real chat: after
+ * an answer, and after a run arbiter stopped because the model asked for the same call again and again (the
+ * conversation is still the model's, in a new run with fresh brakes). Not after a hand-off to a person
+ * (`tool_failures`), a call waiting for approval, a spent budget or an error.
+ */
+function customerGoesOn(stopReason: StopReason): boolean {
+  return stopReason === 'completed' || stopReason === 'repeated_call';
 }
 
 function lastUserText(messages: readonly ChatMessage[]): string {
