@@ -14,8 +14,12 @@
  * Each answer is `{ ok: true, value }` or `{ ok: false, message }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createPath, type PathName, type PathRun, samplePathRun } from './agent-paths.js';
+import { createPath, type Path, type PathName, type PathRun, samplePathRun } from './agent-paths.js';
+import type { LangGraphPath } from './langgraph-path.js';
 import { installSqliteCounter } from './sqlite-counter.js';
+
+/** A configuration a worker runs: one of `agent-paths.ts`, or LangGraph's (loaded only in its own worker). */
+export type WorkerPathName = PathName | LangGraphPath['name'];
 
 export type PathWorkerRequest =
   | { readonly kind: 'samples'; readonly steps: number; readonly count: number }
@@ -26,7 +30,11 @@ export type PathWorkerAnswer = { readonly ok: true; readonly value: unknown } | 
 
 const port = parentPort;
 if (port === null) throw new Error('agent-path-worker runs only as a worker thread');
-const path = createPath((workerData as { name: PathName }).name);
+const name = (workerData as { name: WorkerPathName }).name;
+const path: Pick<Path, 'task' | 'close'> =
+  name === 'langgraph' || name === 'langgraph_normal'
+    ? (await import('./langgraph-path.js')).langGraphPath({ synchronousNormal: name === 'langgraph_normal' })
+    : createPath(name);
 const tasks = new Map<number, PathRun>();
 const taskOf = (steps: number): PathRun => {
   let task = tasks.get(steps);

@@ -28,7 +28,7 @@
  * BENCH_RUNS_SCALE (default 1) scales the number of runs.
  */
 import { Worker } from 'node:worker_threads';
-import type { PathWorkerAnswer, PathWorkerRequest } from './agent-path-worker.js';
+import type { PathWorkerAnswer, PathWorkerRequest, WorkerPathName } from './agent-path-worker.js';
 import { type PathName, type PathSample, pathLabels, tailWindow } from './agent-paths.js';
 import { type BenchResult, formatVerdict, isMainModule, median, type Target, target } from './measure.js';
 import { commitsOf, type SqliteCounts } from './sqlite-counter.js';
@@ -83,12 +83,17 @@ interface Figures {
 /**
  * A configuration running in its own worker thread (see
  * `agent-path-worker.ts`), asked one thing at a time.
+ *
+ * @example
+ * const worker = new PathWorker('arbiter_durable');
+ * const samples = await worker.samples(20, 5);
+ * await worker.close();
  */
-class PathWorker {
-  readonly name: PathName;
+export class PathWorker<Name extends WorkerPathName = PathName> {
+  readonly name: Name;
   readonly #worker: Worker;
 
-  constructor(name: PathName) {
+  constructor(name: Name) {
     this.name = name;
     this.#worker = new Worker(new URL('./agent-path-worker.js', import.meta.url), { workerData: { name } });
   }

@@ -309,21 +309,25 @@ export interface PathSample {
   readonly totalNanoseconds: number;
   /** Nanoseconds between two model calls, for each of the last `tailWindow` steps. */
   readonly tailStepNanoseconds: readonly number[];
+  /** The process's CPU time during the run (every thread; the other configurations' workers wait meanwhile), µs. */
+  readonly cpuMicroseconds: number;
 }
 
 /** Prepares (untimed) and times one run of `task`, which must make `steps` model calls. */
 export async function samplePathRun(task: PathRun, steps: number): Promise<PathSample> {
   await task.prepare?.();
+  const cpuBefore = process.cpuUsage();
   const start = process.hrtime.bigint();
   await task.run();
   const totalNanoseconds = Number(process.hrtime.bigint() - start);
+  const cpu = process.cpuUsage(cpuBefore);
   const { stamps } = task;
   if (stamps.length !== steps) throw new Error(`expected ${steps} model calls, saw ${stamps.length}`);
   const tailStepNanoseconds: number[] = [];
   for (let index = steps - tailWindow; index < steps; index += 1) {
     tailStepNanoseconds.push(Number((stamps[index] as bigint) - (stamps[index - 1] as bigint)));
   }
-  return { totalNanoseconds, tailStepNanoseconds };
+  return { totalNanoseconds, tailStepNanoseconds, cpuMicroseconds: cpu.user + cpu.system };
 }
 
 export function createPath(name: PathName): Path {

@@ -25,6 +25,7 @@ import { runClusterBench, runClusterTenantsBench } from './cluster-bench.js';
 import { compareRevisions, parseCompareArguments } from './compare-revisions.js';
 import { runEnginesBench } from './engines-bench.js';
 import { runEventsBench } from './events-bench.js';
+import { runLangGraphBench } from './langgraph-bench.js';
 import { runLeakBench } from './leak-bench.js';
 import { runLoopBench } from './loop-bench.js';
 import { runMcpBench } from './mcp-bench.js';
@@ -42,6 +43,7 @@ const benches: [name: string, run: () => Promise<BenchResult>][] = [
   ['validation', runValidationBench],
   ['loop', runLoopBench],
   ['paths', runAgentPathsBench],
+  ['langgraph', runLangGraphBench],
   ['events', runEventsBench],
   ['leak', runLeakBench],
   ['store', runStoreBench],

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../core/awaitable.js';
 import type { Principal } from '../core/principal.js';
 import type { ToolErrorPayload, ToolOutcome } from '../core/tool-outcome.js';
 import type { OriginalCall } from '../gate/audit-log.js';
@@ -22,14 +23,19 @@ export interface AdapterCallAnswer {
   readonly untrusted?: string;
 }
 
-/** Where a call id of a conversation stands before arbiter runs it (see `AdapterCalls.claim`). */
+/**
+ * Where a call id of a conversation stands before arbiter runs it (see
+ * `AdapterCalls.claim`). A claim kept in this process answers at once (its
+ * methods return nothing to wait for); one kept in the store answers a
+ * promise.
+ */
 export type AdapterCallClaim =
   /** First time: run it, then `complete` with the answer; `release` when it did not run (it may run later); `abandon` when it may have acted without an answer. */
   | {
       readonly status: 'new';
-      complete(answer: AdapterCallAnswer): Promise<void>;
-      release(): Promise<void>;
-      abandon(): Promise<void>;
+      complete(answer: AdapterCallAnswer): Awaitable<void>;
+      release(): Awaitable<void>;
+      abandon(): Awaitable<void>;
     }
   /** Answered before with the same arguments: hand back `answer`, do not run it. */
   | { readonly status: 'answered'; readonly answer: AdapterCallAnswer; readonly original: OriginalCall }
@@ -78,8 +84,11 @@ export class AdapterCalls {
     this.#principal = principal;
   }
 
-  /** Takes the call id for this call, or says what it was answered before. */
-  async claim({
+  /**
+   * Takes the call id for this call, or says what it was answered before:
+   * at once without a store (nothing to wait for), a promise with one.
+   */
+  claim({
     toolCallId,
     tool,
     argumentsText,
@@ -88,10 +97,17 @@ export class AdapterCalls {
     tool: string;
     /** The arguments as arbiter parses them (JSON text). */
     argumentsText: string;
-  }): Promise<AdapterCallClaim> {
-    // The tool is part of the call: the id of one tool's call answers no other tool's.
-    const identity = () => JSON.stringify([tool, canonicalArguments(argumentsText)]);
-    if (this.#store === undefined) return this.#claimInProcess(toolCallId, identity);
+  }): Awaitable<AdapterCallClaim> {
+    if (this.#store === undefined) return this.#claimInProcess(toolCallId, tool, argumentsText);
+    return this.#claimInStore(this.#store, toolCallId, tool, argumentsText);
+  }
+
+  async #claimInStore(
+    store: IdempotencyStore,
+    toolCallId: string,
+    tool: string,
+    argumentsText: string,
+  ): Promise<AdapterCallClaim> {
     const request: IdempotencyClaimRequest = {
       // The run names loop, tenant, user and conversation; JSON of the pair: no ids make another pair's text.
       key: `adapter-call:${sha256Hex(JSON.stringify([this.#runId, toolCallId]))}`,
@@ -101,8 +117,8 @@ export class AdapterCalls {
       toolCallId,
       tool,
     };
-    const inputHash = sha256Hex(identity());
-    const claim = await this.#store.claim(request);
+    const inputHash = sha256Hex(callIdentity(tool, argumentsText));
+    const claim = await store.claim(request);
     switch (claim.status) {
       case 'claimed':
         return {
@@ -138,33 +154,74 @@ export class AdapterCalls {
    * nothing to wait for, and the identities (`identity`: the call's) only
    * worked out when a call id comes again.
    */
-  #claimInProcess(toolCallId: string, identity: () => string): AdapterCallClaim {
+  #claimInProcess(toolCallId: string, tool: string, argumentsText: string): AdapterCallClaim {
     const calls = this.#inProcess;
     const existing = calls.get(toolCallId);
     if (existing === undefined) {
-      calls.set(toolCallId, { state: 'claimed' });
-      return {
-        status: 'new',
-        complete: async (answer) => {
-          calls.set(toolCallId, { state: 'completed', identity, answer });
-        },
-        release: async () => {
-          calls.delete(toolCallId);
-        },
-        abandon: async () => {
-          calls.set(toolCallId, { state: 'abandoned' });
-        },
-      };
+      calls.set(toolCallId, claimedCall);
+      return new InProcessClaim(calls, toolCallId, tool, argumentsText);
     }
     if (existing.state !== 'completed') return { status: 'outcome_unknown', running: existing.state === 'claimed' };
-    if (existing.identity() !== identity()) return { status: 'id_reused' };
+    if (callIdentity(existing.tool, existing.argumentsText) !== callIdentity(tool, argumentsText)) {
+      return { status: 'id_reused' };
+    }
     return { status: 'answered', answer: existing.answer, original: { runId: this.#runId, toolCallId } };
   }
 }
 
 type InProcessCall =
   | { readonly state: 'claimed' | 'abandoned' }
-  | { readonly state: 'completed'; readonly identity: () => string; readonly answer: AdapterCallAnswer };
+  | {
+      readonly state: 'completed';
+      readonly tool: string;
+      readonly argumentsText: string;
+      readonly answer: AdapterCallAnswer;
+    };
+
+const claimedCall: InProcessCall = { state: 'claimed' };
+const abandonedCall: InProcessCall = { state: 'abandoned' };
+
+/** A new call id taken in this process: one object per call, its answer kept with the call it answered. */
+class InProcessClaim {
+  readonly status = 'new';
+  readonly #calls: Map<string, InProcessCall>;
+  readonly #toolCallId: string;
+  readonly #tool: string;
+  readonly #argumentsText: string;
+
+  constructor(calls: Map<string, InProcessCall>, toolCallId: string, tool: string, argumentsText: string) {
+    this.#calls = calls;
+    this.#toolCallId = toolCallId;
+    this.#tool = tool;
+    this.#argumentsText = argumentsText;
+  }
+
+  complete(answer: AdapterCallAnswer): void {
+    this.#calls.set(this.#toolCallId, {
+      state: 'completed',
+      tool: this.#tool,
+      argumentsText: this.#argumentsText,
+      answer,
+    });
+  }
+
+  release(): void {
+    this.#calls.delete(this.#toolCallId);
+  }
+
+  abandon(): void {
+    this.#calls.set(this.#toolCallId, abandonedCall);
+  }
+}
+
+/**
+ * What a call id stands for: the tool (the id of one tool's call answers no
+ * other tool's) and its arguments' identity. Worked out only when the id
+ * comes again (or for the store's hash).
+ */
+function callIdentity(tool: string, argumentsText: string): string {
+  return JSON.stringify([tool, canonicalArguments(argumentsText)]);
+}
 
 /**
  * What is recorded of a call's answer: the result or refusal the loop got

@@ -19,6 +19,7 @@ import { runToolCall } from '../loop/run-tool-call.js';
 import type { ToolCallReport } from '../loop/tool-call-report.js';
 import type { Model } from '../models/model.js';
 import type { ToolSet } from '../tools/tool-registry.js';
+import type { ToolDefinition } from '../tools/tool-types.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
 import { isRecord } from '../util/is-record.js';
 import { argumentsText } from '../validation/nesting-depth.js';
@@ -281,8 +282,8 @@ export function createGateBridge({
     run(proposed) {
       const definition = tools.get(proposed.tool)?.definition;
       // Taken before anything waits: the calls of one turn start in the model's order, as arbiter's batch runs them.
-      const earlier = definition?.egress === true ? [...untrustedRuns] : [];
-      const running = runCall(proposed, earlier);
+      const egress = definition?.egress === true;
+      const running = runCall(proposed, definition, egress ? [...untrustedRuns] : noEarlierRuns);
       if (definition?.untrustedOutput !== undefined && definition.untrustedOutput !== false) {
         untrustedRuns.add(running);
         const settled = () => untrustedRuns.delete(running);
@@ -292,37 +293,54 @@ export function createGateBridge({
     },
   };
 
-  async function runCall(proposed: ProposedCall, earlier: readonly Promise<unknown>[]): Promise<ArbiterToolResult> {
+  /**
+   * One call through the pipeline. What needs no waiting (the in-process
+   * call ids, a run with no record to write, a result with no untrusted
+   * source) is not awaited: each `await` of a plain value costs the step a
+   * promise and a turn of the microtask queue, inside the outside loop's own.
+   */
+  async function runCall(
+    proposed: ProposedCall,
+    definition: ToolDefinition | undefined,
+    earlier: readonly Promise<unknown>[],
+  ): Promise<ArbiterToolResult> {
     if (earlier.length > 0) await Promise.allSettled(earlier);
-    if (tools.get(proposed.tool)?.definition.egress === true) await readMarks();
+    if (definition?.egress === true) await readMarks();
     // Awaited only when there is something to wait for: most requests record no run.
     const recording = record();
     if (recording !== undefined) await recording;
     const call = toToolCall(proposed);
-    const claim = await calls.claim({
+    const claiming = calls.claim({
       toolCallId: proposed.toolCallId,
       tool: proposed.tool,
       argumentsText: call.function.arguments,
     });
+    const claim = claiming instanceof Promise ? await claiming : claiming;
     if (claim.status !== 'new') {
       if (claim.status === 'answered') await noteUntrusted(claim.answer.untrusted, proposed);
       return answerCallAgain({ runtime, tools, approvals, texts, call, step: proposed.step, claim });
     }
     try {
       const report = await runToolCall(runtimeOf(call.id), tools, call, proposed.step, 'run');
-      const result = await toResult(report);
+      let settled: Awaitable<void>;
+      let result: ArbiterToolResult;
       if (report.kind === 'done') {
-        const source = untrustedOf(report.tool, report.outcome);
+        result = report.outcome.ok
+          ? { status: 'ok', data: report.outcome.data, text: report.content }
+          : { status: 'error', error: report.outcome.error, text: report.content };
+        const source = untrustedOf(definition, report.outcome);
         if (source !== undefined) await noteUntrusted(source, proposed);
         // Another attempt of the tool's own key is running or was cut short: that key decides a later attempt.
-        if (!report.outcome.ok && report.outcome.error.code === 'outcome_unknown') await claim.release();
-        else await claim.complete(callAnswerOf(result, source));
-      } else if (report.kind === 'aborted' && report.started) {
-        await claim.abandon();
+        settled =
+          !report.outcome.ok && report.outcome.error.code === 'outcome_unknown'
+            ? claim.release()
+            : claim.complete(callAnswerOf(result, source));
       } else {
+        result = await notDoneResult(report);
         // Not run (waiting for a person, cancelled before it started): the call id may still run once.
-        await claim.release();
+        settled = report.kind === 'aborted' && report.started ? claim.abandon() : claim.release();
       }
+      if (settled instanceof Promise) await settled;
       return result;
     } catch (error) {
       // It may have acted: the call id is never run again, it reads as outcome unknown.
@@ -334,18 +352,15 @@ export function createGateBridge({
   }
 
   /** The untrusted source a call's answer carries content from, as arbiter's batch reads it. */
-  function untrustedOf(tool: string, outcome: ToolOutcome): string | undefined {
+  function untrustedOf(definition: ToolDefinition | undefined, outcome: ToolOutcome): string | undefined {
     if (!outcome.ok) return outcome.error.untrusted;
-    const definition = tools.get(tool)?.definition;
-    return definition === undefined ? undefined : untrustedSource({ definition, result: outcome.data });
+    if (definition === undefined || definition.untrustedOutput === undefined) return undefined;
+    return untrustedSource({ definition, result: outcome.data });
   }
 
-  async function toResult(report: ToolCallReport): Promise<ArbiterToolResult> {
+  /** The result of a call that did not run to an outcome: it waits for a person, or was stopped. */
+  async function notDoneResult(report: Exclude<ToolCallReport, { kind: 'done' }>): Promise<ArbiterToolResult> {
     switch (report.kind) {
-      case 'done':
-        return report.outcome.ok
-          ? { status: 'ok', data: report.outcome.data, text: report.content }
-          : { status: 'error', error: report.outcome.error, text: report.content };
       case 'pending_approval': {
         const records = await options.approvals.listApprovals({ runId });
         const reason = records.find((record) => record.approvalId === report.approvalId)?.reason;
@@ -361,8 +376,28 @@ export function createGateBridge({
   }
 }
 
+/** `run`'s calls to wait for before a call that is no egress: none. */
+const noEarlierRuns: readonly Promise<unknown>[] = [];
+
 function toToolCall({ tool, input, toolCallId }: ProposedCall): ToolCall {
-  // Arguments nested past the limit are not serialised (that recursion overflows): validation refuses them.
-  const text = typeof input === 'string' ? input : isRecord(input) ? argumentsText(input) : JSON.stringify(input ?? {});
+  // Arguments nested past the limit are not serialised (that recursion overflows): validation refuses them. Flat
+  // arguments (most calls) nest one level: serialised as they are, without walking them for their depth first.
+  const text =
+    typeof input === 'string'
+      ? input
+      : isRecord(input)
+        ? isFlat(input)
+          ? JSON.stringify(input)
+          : argumentsText(input)
+        : JSON.stringify(input ?? {});
   return { id: toolCallId, type: 'function', function: { name: tool, arguments: text } };
+}
+
+/** True when no property of `record` (own or inherited, enumerable) holds an object or array. */
+function isFlat(record: Readonly<Record<string, unknown>>): boolean {
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value === 'object' && value !== null) return false;
+  }
+  return true;
 }

@@ -106,7 +106,7 @@ export function arbiterTools(tools: ToolSet, options: ArbiterLoopOptions): Arbit
             }),
       execute: (input, { toolCallId, messages }) =>
         bridge.run({ tool: name, input, toolCallId, step: stepOf(messages) }),
-      toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
+      toModelOutput,
     };
   }
   return set;
@@ -115,7 +115,26 @@ export function arbiterTools(tools: ToolSet, options: ArbiterLoopOptions): Arbit
 /** `needsApproval`'s answer for a tool that never waits for a person. */
 const needsNobody: Promise<boolean> = Promise.resolve(false);
 
+/** The model reads arbiter's text. */
+const toModelOutput: ArbiterAiSdkTool['toModelOutput'] = ({ output }) => ({ type: 'text', value: output.text });
+
+/**
+ * Each tool's input schema, made once per parameters object (a tool set is
+ * built per request; the schema is the same each time, and the SDK only
+ * reads it).
+ */
+const inputSchemas = new WeakMap<JsonSchema, ArbiterInputSchema>();
+
 function inputSchemaOf(parameters: JsonSchema): ArbiterInputSchema {
+  let schema = inputSchemas.get(parameters);
+  if (schema === undefined) {
+    schema = newInputSchema(parameters);
+    inputSchemas.set(parameters, schema);
+  }
+  return schema;
+}
+
+function newInputSchema(parameters: JsonSchema): ArbiterInputSchema {
   const schema = {
     [aiSdkSchemaMarker]: true,
     _type: undefined,
