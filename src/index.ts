@@ -70,6 +70,7 @@ export {
   createEventProjector,
   defaultProgressTable,
   EventBus,
+  type EventDraft,
   type EventEnvelope,
   type EventListener,
   type EventProjector,

@@ -163,5 +163,15 @@ export type AgentEventType = AgentEventBody['type'] | GapEventBody['type'];
 /** One thing that happened in a run. A discriminated union on `type`. */
 export type AgentEvent = (AgentEventBody | GapEventBody) & EventEnvelope;
 
+/**
+ * An event as its producer builds it for `RunEmitter.emitDraft`: the
+ * envelope's fields first, with any values (`runId: '', seq: 0, at: 0`),
+ * then the body's; the emitter writes the envelope in.
+ *
+ * @example
+ * const draft: EventDraft = { runId: '', seq: 0, at: 0, type: 'tool:start', step: 1, toolCallId: 'c1', tool: 'query_order' };
+ */
+export type EventDraft = AgentEventBody & { runId: string; seq: number; at: number };
+
 /** The event of a given type. */
 export type AgentEventOf<Type extends AgentEventType> = Extract<AgentEvent, { type: Type }>;

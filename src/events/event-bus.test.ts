@@ -29,6 +29,24 @@ describe('EventBus', () => {
     ]);
   });
 
+  it('stamps a drafted event in place, numbered with the others, its envelope first as emit writes it', async () => {
+    const bus = new EventBus();
+    const { events } = collect(bus);
+    const emitter = bus.forRun('r1', { startSeq: 4 });
+    const body = { type: 'tool:start', step: 2, toolCallId: 'c1', tool: 'query_order' } as const;
+    const emitted = emitter.emit(body);
+    const draft = { runId: '', seq: 0, at: 0, ...body };
+    const drafted = emitter.emitDraft(draft);
+    expect(drafted).toBe(draft);
+    expect(emitter.lastSeq).toBe(6);
+    expect(JSON.stringify({ ...drafted, seq: 5, at: emitted.at })).toBe(JSON.stringify(emitted));
+    await bus.idle();
+    expect(events.map((event) => `${event.runId}:${event.seq}:${event.type}`)).toEqual([
+      'r1:5:tool:start',
+      'r1:6:tool:start',
+    ]);
+  });
+
   it('continues a resumed run’s numbering from startSeq', async () => {
     const bus = new EventBus();
     const { events } = collect(bus);

@@ -4,6 +4,7 @@ export type {
   AgentEventBody,
   AgentEventOf,
   AgentEventType,
+  EventDraft,
   EventEnvelope,
   GapEventBody,
   ToolErrorStage,

@@ -105,6 +105,11 @@ function tracked(emitter: RunEmitter, references: readonly SubscriberQueue[]): R
       for (const reference of references) reference.offer(event);
       return event;
     },
+    emitDraft(draft) {
+      const event = emitter.emitDraft(draft);
+      for (const reference of references) reference.offer(event);
+      return event;
+    },
   };
 }
 

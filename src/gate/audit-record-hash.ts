@@ -139,12 +139,25 @@ function recordWriter(fields: readonly AuditRecordField<string | number>[]): Rec
     const keys = fields.map(({ key }) => key);
     const first = fields.map(({ name }) => `{${JSON.stringify(name)}:`);
     const next = fields.map(({ name }) => `,${JSON.stringify(name)}:`);
+    // Each field's last value and its `,"name":value` text: most of a row repeats the row before it (its run,
+    // tool, side effect, decision, outcome), whose text is then neither escape-tested nor concatenated again.
+    const lastValues: (string | number | undefined)[] = fields.map(() => undefined);
+    const lastTexts: string[] = fields.map(() => '');
     writer = (values) => {
       let text = '';
       for (let index = 0; index < keys.length; index += 1) {
         const value = values[keys[index] as string | number];
         if (value === null || value === undefined) continue;
-        text += (text === '' ? first[index] : next[index]) + jsonValue(value);
+        if (text === '') {
+          text = (first[index] as string) + jsonValue(value);
+        } else if (value === lastValues[index]) {
+          text += lastTexts[index] as string;
+        } else {
+          const field = (next[index] as string) + jsonValue(value);
+          lastValues[index] = value;
+          lastTexts[index] = field;
+          text += field;
+        }
       }
       return text === '' ? '{}' : `${text}}`;
     };

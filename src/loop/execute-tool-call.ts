@@ -37,7 +37,15 @@ const aborted: ToolExecution = { ok: false, failure: 'aborted' };
  */
 export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Promise<ToolExecution> {
   const { tool, toolName } = call;
-  runtime.emitter.emit({ type: 'tool:start', step: call.step, toolCallId: call.toolCallId, tool: toolName });
+  runtime.emitter.emitDraft({
+    runId: '',
+    seq: 0,
+    at: 0,
+    type: 'tool:start',
+    step: call.step,
+    toolCallId: call.toolCallId,
+    tool: toolName,
+  });
   const timeoutMs = tool.definition.timeoutMs ?? runtime.toolTimeoutMs;
   try {
     // A tool that keeps its own limit (`enforcesTimeout`) gets the run's signal and no timer from here.

@@ -38,7 +38,16 @@ export async function runToolCall(
 ): Promise<ToolCallReport> {
   const head: ToolCallHead = { step, toolCallId: call.id, toolName: call.function.name, startedAt: performance.now() };
   const { toolCallId, toolName } = head;
-  runtime.emitter.emit({ type: 'tool:proposed', step, toolCallId, tool: toolName, arguments: call.function.arguments });
+  runtime.emitter.emitDraft({
+    runId: '',
+    seq: 0,
+    at: 0,
+    type: 'tool:proposed',
+    step,
+    toolCallId,
+    tool: toolName,
+    arguments: call.function.arguments,
+  });
   const checked = parseToolCall(runtime, tools, call);
   if (!checked.ok) {
     // A tool routing did not send is no mistake of the model's: it does not count as the tool failing.

@@ -82,7 +82,10 @@ function settleSuccess(
 ): ToolCallReport {
   const { toolCallId, toolName } = call;
   runtime.brakes.noteOutcome(toolName, true);
-  runtime.emitter.emit({
+  runtime.emitter.emitDraft({
+    runId: '',
+    seq: 0,
+    at: 0,
     type: 'tool:end',
     step: call.step,
     toolCallId,

@@ -68,15 +68,31 @@ export async function takeModelTurn(
     }
     progress.cost += priced?.total ?? 0;
   }
-  emitter.emit({
-    type: 'model:end',
-    step,
-    model: response.model ?? model.name,
-    usage: response.usage,
-    finishReason: response.finishReason,
-    toolCalls: response.message.tool_calls?.length ?? 0,
-    ...(isRoutedToolSet(tools) ? { routing: tools.routing } : {}),
-  });
+  const modelName = response.model ?? model.name;
+  const toolCalls = response.message.tool_calls?.length ?? 0;
+  if (isRoutedToolSet(tools)) {
+    emitter.emit({
+      type: 'model:end',
+      step,
+      model: modelName,
+      usage: response.usage,
+      finishReason: response.finishReason,
+      toolCalls,
+      routing: tools.routing,
+    });
+  } else {
+    emitter.emitDraft({
+      runId: '',
+      seq: 0,
+      at: 0,
+      type: 'model:end',
+      step,
+      model: modelName,
+      usage: response.usage,
+      finishReason: response.finishReason,
+      toolCalls,
+    });
+  }
   const message = withUniqueCallIds(response.message, progress.callIds);
   const committing = commitStep(runtime, progress, [message]);
   if (committing !== undefined) await committing;

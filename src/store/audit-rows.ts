@@ -129,12 +129,12 @@ export function toAuditChainRecord(values: readonly (string | number | null)[]):
  * Appends the chain's four values (`auditChainColumns`) to each row, oldest
  * first, each row linked onto the head of `writer`'s chain of its tenant in
  * `heads` (tenant → head; a tenant missing from it is asked of `headOf`,
- * null: the chain starts). Returns the linked rows and the heads after them;
- * `heads` itself is not changed, so the caller keeps them only once the
- * rows are committed.
+ * null: the chain starts). Returns the linked rows and `heads`, moved on to
+ * the heads after them: a caller that may have to drop the rows (a
+ * transaction rolled back) hands in a map it can drop with them.
  *
  * @example
- * const { rows: linked, heads: next } = linkAuditRowValues({ rows, writer: 'sqlite', heads, headOf: () => null });
+ * const { rows: linked, heads: next } = linkAuditRowValues({ rows, writer: 'sqlite', heads: new Map(), headOf: () => null });
  */
 export function linkAuditRowValues({
   rows,
@@ -144,20 +144,24 @@ export function linkAuditRowValues({
 }: {
   rows: readonly AuditRowValues[];
   writer: string;
-  heads: ReadonlyMap<string, AuditChainHead | null>;
+  /** Updated in place. */
+  heads: Map<string, AuditChainHead | null>;
   headOf: (tenant: string) => AuditChainHead | null;
 }): { rows: AuditRowValues[]; heads: Map<string, AuditChainHead | null> } {
-  const next = new Map(heads);
-  const linked = rows.map((values) => {
+  const linked: AuditRowValues[] = [];
+  for (const values of rows) {
     const tenant = auditChainKey(values[auditColumnIndex.tenant] as string | null);
-    const head = next.has(tenant) ? (next.get(tenant) ?? null) : headOf(tenant);
+    const head = heads.has(tenant) ? (heads.get(tenant) ?? null) : headOf(tenant);
     // One row at a time onto its tenant's head: `linkAuditRecords` of one record, without its arrays.
-    const link = { writer, seq: (head?.seq ?? 0) + 1, previousHash: head?.hash ?? null };
-    const chainHash = auditFieldsHash({ fields: recordFields, values, link });
-    next.set(tenant, { seq: link.seq, hash: chainHash });
-    return [...values, writer, link.seq, link.previousHash, chainHash];
-  });
-  return { rows: linked, heads: next };
+    const seq = (head?.seq ?? 0) + 1;
+    const previousHash = head?.hash ?? null;
+    const chainHash = auditFieldsHash({ fields: recordFields, values, link: { writer, seq, previousHash } });
+    heads.set(tenant, { seq, hash: chainHash });
+    const row = values.slice();
+    row.push(writer, seq, previousHash, chainHash);
+    linked.push(row);
+  }
+  return { rows: linked, heads };
 }
 
 /** An audit row's values, in the order of `auditWrittenColumns`. */

@@ -3,7 +3,7 @@ import { type ToolResultRow, toolResultValues, toRecordedToolResult } from '../s
 // Not `then` from sql-port.js: a module that exports `then` is thenable, and a dynamic import of it (vitest's
 // module runner awaits each module's namespace) calls that function as if the module were a promise.
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
-import { run, type SqlProgram } from '../sql/sql-program.js';
+import { run } from '../sql/sql-program.js';
 import { commitStep } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import type { SessionTransactions } from './session-transactions.js';
@@ -92,11 +92,6 @@ export function sessionJournal<Mode extends SqlMode>({
   let staged: number | undefined;
   /** Whether the session has a TTL, once a commit has told (it is set when a session is created or forked). */
   let hasTtl: boolean | undefined;
-  function* commitNow(commit: StepCommit, at: number | undefined): SqlProgram<number> {
-    const committed = yield* commitStep({ sessionId, commit, expected: at, hasTtl, now: now(), oneStatement });
-    hasTtl = committed.hasTtl;
-    return committed.messageCount;
-  }
   /** The rerunnable commit queued for the connection's next transaction and not yet taken by one. */
   let queued: QueuedCommit | undefined;
   /** A held write that failed: the run's next journal call throws it. */
@@ -113,12 +108,15 @@ export function sessionJournal<Mode extends SqlMode>({
 
   /** Commits `commit` in a transaction of its own, now; the next commit lands where it left the messages. */
   const writeNow = async (commit: StepCommit): Promise<void> => {
-    expected = await transactions.write({
+    // `commitStep` as the write's own program, without a generator around it per step (issue 48).
+    const committed = await transactions.write({
       operation: 'commitStep',
       ofRun: true,
       oneStatement,
-      work: () => commitNow(commit, expected),
+      work: () => commitStep({ sessionId, commit, expected, hasTtl, now: now(), oneStatement }),
     });
+    hasTtl = committed.hasTtl;
+    expected = committed.messageCount;
     throwFailure();
   };
 
@@ -171,7 +169,6 @@ export function sessionJournal<Mode extends SqlMode>({
           work: function* () {
             if (entry.absorbed) return;
             if (queued === entry) queued = undefined;
-            // `commitNow` without its own program: one generator less per step.
             const committed = yield* commitStep({
               sessionId,
               commit: entry.commit,

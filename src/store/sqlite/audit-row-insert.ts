@@ -8,6 +8,10 @@ const linkedColumns = `${auditWrittenColumns}, ${auditChainColumns}`;
 const columns = linkedColumns.split(',').map((column) => column.trim());
 /** Rows without the chain's values (a log before migrations 27 and 28) are written without them. */
 const unlinkedColumnCount = auditWrittenColumns.split(',').length;
+const maskSize = 2 ** columns.length;
+// The statement cache's key must stay an exact integer (two masks, rows below 64, a width bit).
+if (maskSize * maskSize * 128 > 2 ** 53)
+  throw new RangeError('audit_log has too many columns for the insert cache key');
 /** 32 rows of at most 23 values: far below SQLite's limit of bound values per statement. */
 const rowsPerInsert = 32;
 /** Statement shapes kept per connection; the oldest is forgotten beyond this. */
@@ -34,20 +38,23 @@ const cachedShapes = 64;
  * database.transaction(() => insert(rows))();
  */
 export function createAuditRowInsert(database: Database.Database): AuditRowInsert {
-  const statements = new Map<string, Database.Statement>();
+  const statements = new Map<number, Database.Statement>();
   const statementFor = (shape: ChunkShape, rows: number): Database.Statement => {
-    const key = `${rows}:${shape.width}:${shape.shared}:${shape.sharedNulls}`;
+    // One number, not a text to build and hash per insert: two masks of `columns.length` bits, 6 of rows, 1 of width.
+    const key =
+      ((shape.sharedNulls * maskSize + shape.shared) * 64 + rows) * 2 + (shape.width === columns.length ? 1 : 0);
     let statement = statements.get(key);
     if (statement === undefined) {
       statement = database.prepare(insertSql(shape, rows));
-      if (statements.size >= cachedShapes) statements.delete(statements.keys().next().value as string);
+      if (statements.size >= cachedShapes) statements.delete(statements.keys().next().value as number);
       statements.set(key, statement);
     }
     return statement;
   };
   return (rows) => {
     for (let start = 0; start < rows.length; start += rowsPerInsert) {
-      const chunk = rows.slice(start, start + rowsPerInsert);
+      // A single chunk (a step's row, a run's rows) as it is, not copied.
+      const chunk = start === 0 && rows.length <= rowsPerInsert ? rows : rows.slice(start, start + rowsPerInsert);
       const shape = chunkShape(chunk);
       statementFor(shape, chunk.length).run(boundValues(chunk, shape));
     }

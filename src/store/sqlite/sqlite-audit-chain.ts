@@ -39,6 +39,9 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
   let chained: boolean | undefined;
   /** Where a new chain starts, read once (null, read too, for a store without an id or origin). */
   let genesis: { readonly head: AuditChainHead | null } | undefined;
+  /** A chain's head as the log holds it, or where a new chain starts. */
+  const headOfChain = (tenant: string): AuditChainHead | null =>
+    (statements?.headOf.get('', tenant, sqliteChainWriter) as AuditChainHead | undefined) ?? genesis?.head ?? null;
   const prepare = () => ({
     newest: database.prepare('SELECT chain_hash FROM audit_log ORDER BY audit_id DESC LIMIT 1').pluck(),
     headOf: database.prepare(
@@ -53,17 +56,13 @@ export function createSqliteAuditChain(database: Database.Database): SqliteAudit
     if (!chained) return [...rows];
     statements ??= prepare();
     genesis ??= { head: auditGenesisHead(toAuditOriginRecord(readAuditOrigin<'sync'>(new SqlitePort(database)))) };
-    const start = genesis.head;
-    const { newest, headOf } = statements;
+    const { newest } = statements;
     const current = (newest.get() as string | null | undefined) ?? null;
+    // Moved on in place as the rows are linked: a transaction that rolls back leaves `lastWritten` ahead of the
+    // log's newest row (and a link that throws leaves it null), so the next one drops these heads and reads them again.
     if (lastWritten === null || current !== lastWritten) heads = new Map();
-    const linked = linkAuditRowValues({
-      rows,
-      writer: sqliteChainWriter,
-      heads,
-      headOf: (tenant) => (headOf.get('', tenant, sqliteChainWriter) as AuditChainHead | undefined) ?? start,
-    });
-    heads = linked.heads;
+    lastWritten = null;
+    const linked = linkAuditRowValues({ rows, writer: sqliteChainWriter, heads, headOf: headOfChain });
     lastWritten = (linked.rows[linked.rows.length - 1] as AuditRowValues)[auditColumnIndex.chainHash] as string;
     return linked.rows;
   };
