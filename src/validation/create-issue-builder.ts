@@ -6,6 +6,7 @@ import { createIssueSites } from './issue-sites.js';
 import { childValue, displayName, valueAt } from './json-path.js';
 import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
+import { suggestEnumValue } from './suggest-enum-value.js';
 import { misnamedFields } from './suggest-field-match.js';
 import type { ValidationIssue } from './validation-issue.js';
 import { validationTexts } from './validation-texts.js';
@@ -103,6 +104,14 @@ export function createIssueBuilder({
           problem = fieldName;
           sent = '';
           break;
+        case 'enum': {
+          const nearest = typeof value === 'string' ? nearestAllowed(value, param(error, 'allowedValues')) : undefined;
+          sent =
+            nearest === undefined
+              ? texts.sentValue(value)
+              : texts.received({ kind: 'near_value', value: value as string, nearest });
+          break;
+        }
         default:
           problem = problemOf(error);
           sent = texts.sentValue(value);
@@ -142,6 +151,11 @@ function insertInSchemaOrder(issues: ValidationIssue[], ranks: number[], issue: 
   }
   issues[position] = issue;
   ranks[position] = rank;
+}
+
+/** The allowed value a string sent for an enum most likely meant, if one is that close. */
+function nearestAllowed(sent: string, allowed: unknown): string | undefined {
+  return Array.isArray(allowed) ? suggestEnumValue({ sent, allowed }) : undefined;
 }
 
 function problemOf(error: ErrorObject): IssueProblem {

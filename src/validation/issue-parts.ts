@@ -28,7 +28,9 @@ export type Received =
   | { readonly kind: 'value'; readonly value: unknown }
   | { readonly kind: 'text'; readonly text: string }
   /** A required field is missing and `sent`, an undeclared field, is likely it under another name. */
-  | { readonly kind: 'misnamed'; readonly sent: string; readonly wanted: string };
+  | { readonly kind: 'misnamed'; readonly sent: string; readonly wanted: string }
+  /** A string sent for an enum, one spelling away from the allowed value `nearest`. */
+  | { readonly kind: 'near_value'; readonly value: string; readonly nearest: string };
 
 /**
  * A field's expectation in words, rendered once per field schema and locale:

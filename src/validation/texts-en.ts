@@ -138,6 +138,8 @@ function receivedSentence(received: Received): string {
       return ` You sent \`${received.sent}\` instead; did you mean \`${received.wanted}\`?`;
     case 'value':
       return sentValue(received.value);
+    case 'near_value':
+      return ` You sent the string ${quoteShort(received.value)}; did you mean ${quoteShort(received.nearest)}?`;
     case 'text': {
       const { text } = received;
       const note = isCutShort(text) ? ` (${text.length} characters, shortened here)` : '';

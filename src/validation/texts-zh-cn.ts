@@ -134,6 +134,8 @@ function receivedSentence(received: Received): string {
       return `你传了 \`${received.sent}\`，是不是想传 \`${received.wanted}\`？`;
     case 'value':
       return sentValue(received.value);
+    case 'near_value':
+      return `你传的是字符串 ${quoteShort(received.value)}，是不是想传 ${quoteShort(received.nearest)}？`;
     case 'text': {
       const { text } = received;
       const note = isCutShort(text) ? `（共 ${text.length} 个字符，此处已截断）` : '';
