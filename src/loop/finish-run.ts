@@ -20,13 +20,24 @@ export async function finishRun(
 ): Promise<RunResult> {
   await runtime.audit?.flush?.();
   const durationMs = performance.now() - progress.startedAt;
-  runtime.emitter.emit({
-    type: 'run:end',
-    stopReason,
-    steps: progress.steps,
-    usage: totalUsage(progress),
-    durationMs,
-    ...(runtime.prices === undefined ? {} : { cost: progress.cost }),
-  });
+  // A draft, envelope first (see `emitDraft`), and no spread for the cost: two literals.
+  const { emitter } = runtime;
+  const { steps } = progress;
+  const usage = totalUsage(progress);
+  if (runtime.prices === undefined) {
+    emitter.emitDraft({ runId: '', seq: 0, at: 0, type: 'run:end', stopReason, steps, usage, durationMs });
+  } else {
+    emitter.emitDraft({
+      runId: '',
+      seq: 0,
+      at: 0,
+      type: 'run:end',
+      stopReason,
+      steps,
+      usage,
+      durationMs,
+      cost: progress.cost,
+    });
+  }
   return runResult(runtime, progress, stopReason, durationMs);
 }
