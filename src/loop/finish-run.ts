@@ -18,7 +18,9 @@ export async function finishRun(
   progress: RunProgress,
   stopReason: StopReason,
 ): Promise<RunResult> {
-  await runtime.audit?.flush?.();
+  // Awaited only when the log flushes asynchronously: a synchronous flush (SQLite) takes no extra microtask turn.
+  const flushing = runtime.audit?.flush?.();
+  if (flushing !== undefined) await flushing;
   const durationMs = performance.now() - progress.startedAt;
   // A draft, envelope first (see `emitDraft`), and no spread for the cost: two literals.
   const { emitter } = runtime;
