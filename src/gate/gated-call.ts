@@ -34,7 +34,7 @@ export interface GateRuntime {
    * approval (`approval:required`). Absent for a new run, whose approvals
    * are announced when they are created.
    */
-  readonly wasAnnounced?: (approvalId: string) => boolean;
+  readonly wasAnnounced?: ((approvalId: string) => boolean) | undefined;
   /**
    * The untrusted sources whose content the conversation holds (see
    * `ToolDefinition.untrustedOutput`); while any, egress calls wait for a

@@ -18,15 +18,28 @@ export async function finishRun(
   progress: RunProgress,
   stopReason: StopReason,
 ): Promise<RunResult> {
-  await runtime.audit?.flush?.();
+  // Awaited only when the log flushes asynchronously: a synchronous flush (SQLite) takes no extra microtask turn.
+  const flushing = runtime.audit?.flush?.();
+  if (flushing !== undefined) await flushing;
   const durationMs = performance.now() - progress.startedAt;
-  runtime.emitter.emit({
-    type: 'run:end',
-    stopReason,
-    steps: progress.steps,
-    usage: totalUsage(progress),
-    durationMs,
-    ...(runtime.prices === undefined ? {} : { cost: progress.cost }),
-  });
+  // A draft, envelope first (see `emitDraft`), and no spread for the cost: two literals.
+  const { emitter } = runtime;
+  const { steps } = progress;
+  const usage = totalUsage(progress);
+  if (runtime.prices === undefined) {
+    emitter.emitDraft({ runId: '', seq: 0, at: 0, type: 'run:end', stopReason, steps, usage, durationMs });
+  } else {
+    emitter.emitDraft({
+      runId: '',
+      seq: 0,
+      at: 0,
+      type: 'run:end',
+      stopReason,
+      steps,
+      usage,
+      durationMs,
+      cost: progress.cost,
+    });
+  }
   return runResult(runtime, progress, stopReason, durationMs);
 }

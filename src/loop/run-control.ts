@@ -1,3 +1,6 @@
+/** What a run without a caller's signal detaches when it ends. */
+const detachNothing = (): void => {};
+
 /**
  * One abort signal for everything a run starts (model calls, tools), fired
  * by the caller's signal or by the run's deadline, remembering which.
@@ -13,10 +16,14 @@ export class RunControl {
   #reason: 'aborted' | 'deadline' | undefined;
 
   constructor({ signal, timeLimitMs }: { signal?: AbortSignal | undefined; timeLimitMs?: number | undefined }) {
-    const onAbort = () => this.#stop('aborted');
-    if (signal?.aborted) this.#stop('aborted');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.#detach = () => signal?.removeEventListener('abort', onAbort);
+    if (signal === undefined) {
+      this.#detach = detachNothing;
+    } else {
+      const onAbort = () => this.#stop('aborted');
+      if (signal.aborted) this.#stop('aborted');
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#detach = () => signal.removeEventListener('abort', onAbort);
+    }
     if (timeLimitMs !== undefined && Number.isFinite(timeLimitMs)) {
       this.#timer = setTimeout(() => this.#stop('deadline'), Math.max(0, timeLimitMs));
       this.#timer.unref();

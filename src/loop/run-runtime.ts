@@ -101,9 +101,12 @@ export function createRunRuntime(options: RunAgentOptions, runId: string): RunRu
     locale,
     texts: loopTexts(locale),
     gateTexts: gateTexts(locale),
-    ...(options.resume === undefined
-      ? {}
-      : { wasAnnounced: (approvalId: string) => options.resume?.announcedApprovals?.has(approvalId) ?? false }),
+    // Always present (undefined when not resuming): a spread here made every later property a slow define and
+    // left the runtime, which every step reads, with a map its readers loaded through the generic path.
+    wasAnnounced:
+      options.resume === undefined
+        ? undefined
+        : (approvalId: string) => options.resume?.announcedApprovals?.has(approvalId) ?? false,
     describeError: options.describeError ?? describeFullError,
     nulls: model.strictTools === true ? 'strict_mode' : 'as_sent',
     toolTimeoutMs: options.toolTimeoutMs,
