@@ -122,7 +122,8 @@ const parameters = {
 
 const schema = z.object({ order_id: z.string().regex(/^SO\d{8}$/), note: z.string().max(200).optional() }).strict();
 
-function sides(sdk: 6 | 7) {
+/** The task of one SDK version: its plain baselines and arbiterTools (for profiling scripts too). */
+export function sides(sdk: 6 | 7) {
   const tools = registry();
   const gate = createTierGate({ tools });
   const audit = new MemoryAuditLog();
