@@ -1,5 +1,6 @@
 import type { Principal } from '../core/principal.js';
 import type { RegisteredTool } from '../tools/tool-registry.js';
+import type { BoundParameter } from '../tools/tool-types.js';
 
 /**
  * The arguments with every parameter the tool binds to the principal set
@@ -24,7 +25,10 @@ export function bindPrincipalParameters({
   const boundParameters = tool.definition.boundParameters;
   const bound = { ...args };
   if (boundParameters === undefined) return bound;
-  for (const [name, binding] of Object.entries(boundParameters)) {
+  // `for…in` over the definition's own keys: no array of entries allocated per call.
+  for (const name in boundParameters) {
+    if (!Object.hasOwn(boundParameters, name)) continue;
+    const binding = boundParameters[name] as BoundParameter;
     if (principal === undefined) delete bound[name];
     else bound[name] = typeof binding === 'function' ? binding(principal) : principal[binding];
   }

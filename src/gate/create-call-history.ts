@@ -50,12 +50,11 @@ export function createCallHistory({
 }): ScopedCallHistory {
   let locking: Promise<() => void> | undefined;
   let released = false;
-  const lockKey = principal === undefined ? '' : `${principal.tenantId}\u0000${principal.userId}`;
   return {
     history: {
       calls: async ({ tool: asked = tool, within, decisions, timeZone = 'UTC' }) => {
         if (source === undefined) return [];
-        if (!released) locking ??= lockPrincipal(lockKey, source);
+        if (!released) locking ??= lockPrincipal(lockKeyOf(principal), source);
         await locking;
         const filter: CallHistoryFilter =
           within === 'run' || (within === 'session' && sessionId === undefined)
@@ -81,6 +80,11 @@ export function createCallHistory({
       );
     },
   };
+}
+
+/** The principal's lock, by tenant and user (made only when a rule reads the history). */
+function lockKeyOf(principal: Principal | undefined): string {
+  return principal === undefined ? '' : `${principal.tenantId}\u0000${principal.userId}`;
 }
 
 /**

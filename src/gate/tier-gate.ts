@@ -1,10 +1,10 @@
 import type { Locale } from '../core/locale.js';
 import { GateRuleError } from '../errors/gate-rule-error.js';
-import type { ToolSet } from '../tools/tool-registry.js';
+import type { RegisteredTool, ToolSet } from '../tools/tool-registry.js';
 import type { ApprovalVerdict } from '../tools/tool-types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { sha256Hex } from '../util/sha256.js';
-import { gateTexts } from './gate-texts.js';
+import { type GateTexts, gateTexts } from './gate-texts.js';
 import type { GateDecision, ToolGate } from './tool-gate.js';
 
 /**
@@ -90,6 +90,7 @@ export function createTierGate({
 } = {}): ToolGate {
   const checked = rules.map((rule, index) => checkRule(rule, index, tools));
   const texts = gateTexts(locale);
+  const rulesByTool = new Map<string, readonly CheckedRule[]>();
   return {
     policyVersion: policyVersion ?? `rules-${sha256Hex(canonicalJson(checked)).slice(0, 12)}`,
     // A person is asked only through an irreversible tool's default, the tool's own rule, or a configured rule.
@@ -102,49 +103,78 @@ export function createTierGate({
     // Synchronous unless the tool's rule is: a call whose rule reads no history costs no extra turn of the event loop.
     check: ({ tool, args, context }): GateDecision | Promise<GateDecision> => {
       const name = tool.definition.name;
-      const matching = checked.filter((rule) => (rule.tool === '*' || rule.tool === name) && matches(rule, args));
+      const candidates = rulesFor(name);
+      const matching = candidates.length === 0 ? candidates : candidates.filter((rule) => matches(rule, args));
       const deny = matching.find((rule) => rule.effect === 'deny');
       if (deny !== undefined) {
         return { decision: 'deny', rule: deny.rule, code: deny.code ?? deny.rule, message: deny.message };
       }
-      const failed: GateDecision = {
-        decision: 'deny',
-        rule: 'approval_rule_failed',
-        code: 'approval_rule_failed',
-        message: texts.ruleFailed(),
-      };
-      const decide = (verdict: ApprovalVerdict | undefined): GateDecision => {
-        if (verdict?.verdict === 'deny') {
-          return { decision: 'deny', rule: verdict.rule, code: verdict.rule, message: verdict.message };
-        }
-        const review = matching.find((rule) => rule.effect === 'require_approval');
-        if (review !== undefined) return { decision: 'require_approval', rule: review.rule, reason: review.message };
-        if (verdict?.verdict === 'require_approval') {
-          return { decision: 'require_approval', rule: verdict.rule, reason: verdict.reason };
-        }
-        if (verdict?.verdict === 'allow') {
-          return tool.definition.sideEffect === 'irreversible'
-            ? { decision: 'allow', rule: verdict.rule }
-            : { decision: 'allow' };
-        }
-        if (tool.definition.sideEffect === 'irreversible') {
-          return {
-            decision: 'require_approval',
-            rule: 'irreversible_default',
-            reason: texts.irreversibleDefault({ tool: name }),
-          };
-        }
-        return { decision: 'allow' };
-      };
+      // Most tools have no rule of their own: decided at once, without the closures a rule's verdict needs.
+      if (tool.definition.approval === undefined) return decide({ verdict: undefined, matching, tool, texts });
       let verdict: ApprovalVerdict | Promise<ApprovalVerdict> | undefined;
       try {
-        verdict = tool.definition.approval?.(args, context);
+        verdict = tool.definition.approval(args, context);
       } catch {
-        return failed;
+        return ruleFailed(texts);
       }
-      return verdict instanceof Promise ? verdict.then(decide, () => failed) : decide(verdict);
+      return verdict instanceof Promise
+        ? verdict.then(
+            (settled) => decide({ verdict: settled, matching, tool, texts }),
+            () => ruleFailed(texts),
+          )
+        : decide({ verdict, matching, tool, texts });
     },
   };
+
+  /** The configured rules that name `name` or every tool, in their order; worked out once per tool name. */
+  function rulesFor(name: string): readonly CheckedRule[] {
+    let found = rulesByTool.get(name);
+    if (found === undefined) {
+      found = checked.filter((rule) => rule.tool === '*' || rule.tool === name);
+      rulesByTool.set(name, found);
+    }
+    return found;
+  }
+}
+
+/** The gate's decision once the tool's own rule has answered (or it has none), the matching configured rules first. */
+function decide({
+  verdict,
+  matching,
+  tool,
+  texts,
+}: {
+  verdict: ApprovalVerdict | undefined;
+  matching: readonly CheckedRule[];
+  tool: RegisteredTool;
+  texts: GateTexts;
+}): GateDecision {
+  if (verdict?.verdict === 'deny') {
+    return { decision: 'deny', rule: verdict.rule, code: verdict.rule, message: verdict.message };
+  }
+  const review = matching.find((rule) => rule.effect === 'require_approval');
+  if (review !== undefined) return { decision: 'require_approval', rule: review.rule, reason: review.message };
+  if (verdict?.verdict === 'require_approval') {
+    return { decision: 'require_approval', rule: verdict.rule, reason: verdict.reason };
+  }
+  if (verdict?.verdict === 'allow') {
+    return tool.definition.sideEffect === 'irreversible'
+      ? { decision: 'allow', rule: verdict.rule }
+      : { decision: 'allow' };
+  }
+  if (tool.definition.sideEffect === 'irreversible') {
+    return {
+      decision: 'require_approval',
+      rule: 'irreversible_default',
+      reason: texts.irreversibleDefault({ tool: tool.definition.name }),
+    };
+  }
+  return { decision: 'allow' };
+}
+
+/** A tool's own rule threw or rejected: the call is denied. */
+function ruleFailed(texts: GateTexts): GateDecision {
+  return { decision: 'deny', rule: 'approval_rule_failed', code: 'approval_rule_failed', message: texts.ruleFailed() };
 }
 
 interface CheckedRule extends GateRule {

@@ -32,8 +32,14 @@ export interface AiSdkCallOptions {
 export interface ArbiterAiSdkTool {
   readonly description: string;
   readonly inputSchema: ArbiterInputSchema;
-  /** True exactly while arbiter's approval of this call waits for a person (recorded the first time it is asked). */
-  readonly needsApproval: (input: Record<string, unknown>, options: AiSdkCallOptions) => Promise<boolean>;
+  /**
+   * True exactly while arbiter's approval of this call waits for a person
+   * (recorded the first time it is asked). Absent for a tool no call of
+   * which can wait for a person (the gate says so, and it is no egress):
+   * the SDK then asks nobody, and `execute` still puts every call through
+   * the whole pipeline, gate included.
+   */
+  readonly needsApproval?: (input: Record<string, unknown>, options: AiSdkCallOptions) => Promise<boolean>;
   /** The whole of arbiter's tool runner; the client's approval answer is not an input to it. */
   readonly execute: (input: Record<string, unknown>, options: AiSdkCallOptions) => Promise<ArbiterToolResult>;
   /** The model reads arbiter's text: the result, or the refusal, or why the call waits. */
@@ -88,32 +94,30 @@ export function arbiterTools(tools: ToolSet, options: ArbiterLoopOptions): Arbit
     const tool = tools.get(name);
     if (tool === undefined) continue;
     const { description, parameters } = tool.spec.function;
-    // The bridge's own shortcut, taken before the history is read for the step: a tool no call of which can wait
-    // for a person (and no egress) needs nobody, and `execute` still puts every call through the whole pipeline.
+    // A tool no call of which can wait for a person (and no egress) gets no `needsApproval`: the SDK asks nobody
+    // (no history read, no turn of the microtask queue), and `execute` still puts every call through the pipeline.
     const asksAhead = tool.definition.egress === true || gate.mayRequireApproval?.(tool) !== false;
-    set[name] = {
-      description,
-      inputSchema: inputSchemaOf(parameters),
-      needsApproval: (input, { toolCallId, messages }) =>
-        !asksAhead
-          ? needsNobody
-          : bridge.needsApproval({
+    const execute: ArbiterAiSdkTool['execute'] = (input, { toolCallId, messages }) =>
+      bridge.run({ tool: name, input, toolCallId, step: stepOf(messages) });
+    set[name] = asksAhead
+      ? {
+          description,
+          inputSchema: inputSchemaOf(parameters),
+          needsApproval: (input, { toolCallId, messages }) =>
+            bridge.needsApproval({
               tool: name,
               input,
               toolCallId,
               step: stepOf(messages),
               asked: mentionsCall(messages, toolCallId),
             }),
-      execute: (input, { toolCallId, messages }) =>
-        bridge.run({ tool: name, input, toolCallId, step: stepOf(messages) }),
-      toModelOutput,
-    };
+          execute,
+          toModelOutput,
+        }
+      : { description, inputSchema: inputSchemaOf(parameters), execute, toModelOutput };
   }
   return set;
 }
-
-/** `needsApproval`'s answer for a tool that never waits for a person. */
-const needsNobody: Promise<boolean> = Promise.resolve(false);
 
 /** The model reads arbiter's text. */
 const toModelOutput: ArbiterAiSdkTool['toModelOutput'] = ({ output }) => ({ type: 'text', value: output.text });
