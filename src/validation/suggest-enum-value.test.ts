@@ -24,4 +24,14 @@ describe('suggestEnumValue', () => {
     expect(suggestEnumValue({ sent: 'x'.repeat(10_000), allowed: ['x'.repeat(10_000)] })).toBeUndefined();
     expect(suggestEnumValue({ sent: '', allowed: ['', 'a'] })).toBeUndefined();
   });
+
+  it('compares spelling only in an enum of at most 1,000 strings; same words and a unique start in any', () => {
+    const many = (count: number) => Array.from({ length: count }, (_, index) => `value_${index}_of_the_list`);
+    expect(suggestEnumValue({ sent: 'value_999_of_the_lisst', allowed: many(1_000) })).toBe('value_999_of_the_list');
+    expect(suggestEnumValue({ sent: 'value_999_of_the_lisst', allowed: many(200_000) })).toBeUndefined();
+    expect(suggestEnumValue({ sent: 'Value-199999 of the list', allowed: many(200_000) })).toBe(
+      'value_199999_of_the_list',
+    );
+    expect(suggestEnumValue({ sent: 'value_199999_of', allowed: many(200_000) })).toBe('value_199999_of_the_list');
+  });
 });

@@ -4,13 +4,22 @@ import { editDistance } from '../util/edit-distance.js';
 const longestCompared = 64;
 
 /**
+ * Above this many allowed strings no edit distance is worked out (each is up
+ * to 64 × 64 steps): a third party's enum of 200,000 values would cost every
+ * refused call a second of CPU. The same words and a unique start are still
+ * looked for, in one pass.
+ */
+const mostSpelledOut = 1_000;
+
+/**
  * The allowed value a string sent for an enum most likely meant, so the
  * message can say "did you mean": the same words written another way
  * (`Damaged`, `wrong-item`), the sent text one or two letters off a value
  * (`damage`, `recieved`), or the start of exactly one value (`not_rec`).
  * Undefined unless exactly one allowed string is that close: a guess that
  * could point at the wrong value is not offered, and `broken` for `damaged`
- * (a synonym, not a spelling) gets none.
+ * (a synonym, not a spelling) gets none. Spelling is compared only in an
+ * enum of at most 1,000 strings.
  *
  * @example
  * suggestEnumValue({ sent: 'damage', allowed: ['damaged', 'wrong_item', 'other'] }); // 'damaged'
@@ -26,32 +35,35 @@ export function suggestEnumValue({
   allowed: readonly unknown[];
 }): string | undefined {
   if (sent.length === 0 || sent.length > longestCompared) return undefined;
-  const candidates = allowed.filter(
-    (value): value is string => typeof value === 'string' && value.length > 0 && value.length <= longestCompared,
-  );
   const wanted = normalise(sent);
-  const best = (matches: (candidate: string) => boolean): string | undefined => {
-    const found = candidates.filter(matches);
-    return found.length === 1 ? found[0] : undefined;
-  };
-  const sameWords = best((candidate) => normalise(candidate) === wanted);
-  if (sameWords !== undefined) return sameWords;
-  if (candidates.some((candidate) => normalise(candidate) === wanted)) return undefined;
-  let closest: string | undefined;
-  let closestDistance = Number.POSITIVE_INFINITY;
+  const candidates = allowed
+    .filter(
+      (value): value is string => typeof value === 'string' && value.length > 0 && value.length <= longestCompared,
+    )
+    .map((value) => ({ value, words: normalise(value) }));
+  const onlyOne = (found: readonly { value: string }[]): string | undefined =>
+    found.length === 1 ? found[0]?.value : undefined;
+  // The same words written another way: the answer, unless two allowed values are both that.
+  const same = candidates.filter(({ words }) => words === wanted);
+  if (same.length > 0) return onlyOne(same);
+  let nearest: (typeof candidates)[number] | undefined;
+  let nearestDistance = Number.POSITIVE_INFINITY;
   let tied = false;
-  for (const candidate of candidates) {
-    const distance = editDistance(wanted, normalise(candidate));
-    if (distance < closestDistance) {
-      closest = candidate;
-      closestDistance = distance;
+  for (const candidate of candidates.length > mostSpelledOut ? [] : candidates) {
+    const distance = editDistance(wanted, candidate.words);
+    if (distance === nearestDistance) tied = true;
+    else if (distance < nearestDistance) {
+      nearest = candidate;
+      nearestDistance = distance;
       tied = false;
-    } else if (distance === closestDistance) tied = true;
+    }
   }
-  const longer = Math.max(wanted.length, closest === undefined ? 0 : normalise(closest).length);
-  if (closest !== undefined && !tied && closestDistance <= Math.min(2, Math.floor(longer / 3))) return closest;
+  if (nearest !== undefined && !tied) {
+    const longer = Math.max(wanted.length, nearest.words.length);
+    if (nearestDistance <= Math.min(2, Math.floor(longer / 3))) return nearest.value;
+  }
   if (wanted.length < 4) return undefined;
-  return best((candidate) => normalise(candidate).startsWith(wanted));
+  return onlyOne(candidates.filter(({ words }) => words.startsWith(wanted)));
 }
 
 /** Lower case, with spaces, hyphens and dots read as underscores: `Wrong-Item` and `wrong_item` are the same words. */
