@@ -1,4 +1,5 @@
 import type { AssistantMessage, ChatMessage, ToolCall } from '../core/chat-message.js';
+import { editDistance } from '../util/edit-distance.js';
 import { isRecord } from '../util/is-record.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { Model, ModelRequest, ModelResponse } from './model.js';
@@ -237,23 +238,6 @@ function closestAllowed(allowed: readonly unknown[], sent: unknown): unknown {
 
 function normalise(text: string): string {
   return text.toLowerCase().replace(/[\s_-]+/g, '');
-}
-
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
-  for (let row = 1; row <= left.length; row += 1) {
-    const current = [row];
-    for (let column = 1; column <= right.length; column += 1) {
-      const cost = left[row - 1] === right[column - 1] ? 0 : 1;
-      current[column] = Math.min(
-        (previous[column] ?? 0) + 1,
-        (current[column - 1] ?? 0) + 1,
-        (previous[column - 1] ?? 0) + cost,
-      );
-    }
-    previous = current;
-  }
-  return previous[right.length] ?? 0;
 }
 
 /** A model generalises from an example: letters stay, digits become \d. */
