@@ -54,6 +54,7 @@ const idleSeconds = 30;
 /** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
 export const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
 const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const plainServer = join(dirname(fileURLToPath(import.meta.url)), 'plain-session-server.js');
 const clockTicks = 100;
 /**
  * Extra arguments for the nodes' `node` (not the bench's), from
@@ -648,23 +649,31 @@ async function round(cluster: PostgresCluster, nodeCount: number, index: number,
   }
 }
 
-export async function startNode(directory: string, storeUrl: string, name: string): Promise<BenchNode> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...nodeArguments,
-      cli,
-      'serve',
-      ...['--port', '0', '--data-dir', join(directory, 'data'), '--auth', join(directory, 'auth.json')],
-      ...['--store', storeUrl, '--node-id', name, '--script', join(directory, 'script.json')],
-      ...['--tools', join(directory, 'tools.mjs')],
-      ...['--sessions-per-minute', '100000', '--messages-per-minute', '100000', '--max-streams', '100000'],
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: String(modelLatencyMs), ARBITER_METRICS_TOKEN: metricsToken },
-    },
-  );
+export function startNode(directory: string, storeUrl: string, name: string): Promise<BenchNode> {
+  return startListening(name, [
+    cli,
+    'serve',
+    ...['--port', '0', '--data-dir', join(directory, 'data'), '--auth', join(directory, 'auth.json')],
+    ...['--store', storeUrl, '--node-id', name, '--script', join(directory, 'script.json')],
+    ...['--tools', join(directory, 'tools.mjs')],
+    ...['--sessions-per-minute', '100000', '--messages-per-minute', '100000', '--max-streams', '100000'],
+  ]);
+}
+
+/**
+ * The session bench's control instead of an arbiter node: a plain Node.js HTTP server on `pg`
+ * (`bench/plain-session-server.ts`) that answers the same three requests of a one-message session.
+ */
+export function startPlainServer(storeUrl: string, name: string): Promise<BenchNode> {
+  return startListening(name, [plainServer, storeUrl]);
+}
+
+/** `node` with the nodes' extra arguments and `script`, up once it prints `listening on URL`. */
+async function startListening(name: string, script: readonly string[]): Promise<BenchNode> {
+  const child = spawn(process.execPath, [...nodeArguments, ...script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: String(modelLatencyMs), ARBITER_METRICS_TOKEN: metricsToken },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -735,23 +744,59 @@ export async function followToEnd(node: BenchNode, token: string, runId: string)
 }
 
 /** CPU seconds so far of each node and of PostgreSQL (the postmaster and its children), from /proc. */
-export function cpuSnapshot(nodes: readonly BenchNode[], postmaster: number): { nodes: number[]; postgres: number } {
+export function cpuSnapshot(
+  nodes: readonly BenchNode[],
+  postmaster: number,
+): { nodes: number[]; nodeMainThreads: number[]; nodeActivity: NodeActivity[]; postgres: number } {
   let postgres = cpuOf(postmaster);
   for (const entry of safeReaddir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(Number(entry));
     if (stat !== undefined && stat.parent === postmaster) postgres += stat.cpu;
   }
-  return { nodes: nodes.map((node) => cpuOf(node.child.pid ?? -1)), postgres };
+  return {
+    nodes: nodes.map((node) => cpuOf(node.child.pid ?? -1)),
+    // The thread that runs JavaScript (its id is the process's); the rest of a node's CPU is V8's helper threads
+    // (garbage collection, compilation) and libuv's pool.
+    nodeMainThreads: nodes.map((node) => readStat(node.child.pid ?? -1, { mainThread: true })?.cpu ?? 0),
+    nodeActivity: nodes.map((node) => activityOf(node.child.pid ?? -1)),
+    postgres,
+  };
+}
+
+/** What a process asked of the kernel so far: read and write system calls, and how often it left a CPU. */
+export interface NodeActivity {
+  readonly readCalls: number;
+  readonly writeCalls: number;
+  /** It waited (for a socket, a timer…). */
+  readonly voluntarySwitches: number;
+  /** The scheduler took the CPU from it while it had work. */
+  readonly involuntarySwitches: number;
+}
+
+function activityOf(pid: number): NodeActivity {
+  const field = (text: string, name: string) => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  let io = '';
+  let status = '';
+  try {
+    io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {}
+  return {
+    readCalls: field(io, 'syscr'),
+    writeCalls: field(io, 'syscw'),
+    voluntarySwitches: field(status, 'voluntary_ctxt_switches'),
+    involuntarySwitches: field(status, 'nonvoluntary_ctxt_switches'),
+  };
 }
 
 function cpuOf(pid: number): number {
   return readStat(pid)?.cpu ?? 0;
 }
 
-export function readStat(pid: number): { parent: number; cpu: number } | undefined {
+export function readStat(pid: number, { mainThread = false } = {}): { parent: number; cpu: number } | undefined {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const text = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may hold spaces), from field 3 (state) on.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     return { parent: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / clockTicks };

@@ -53,12 +53,14 @@ import {
   databaseWork,
   followToEnd,
   idleRound,
+  type NodeActivity,
   nodeCounters,
   onThrowawayCluster,
   prepareRound,
   readStat,
   safeReaddir,
   startNode,
+  startPlainServer,
   tokenOf,
 } from './cluster-bench.js';
 import { type BenchResult, isMainModule, median, type Target, target } from './measure.js';
@@ -71,6 +73,12 @@ const concurrency = Number(process.env.ARBITER_BENCH_CONCURRENCY ?? 20);
 const measureIdle = process.env.ARBITER_BENCH_IDLE !== '0';
 /** Also measured each round: one node at a third of the concurrency, and three nodes with one serving all. */
 const diagnose = process.env.ARBITER_BENCH_DIAGNOSE === '1';
+/**
+ * Also measured each round, as the control: the same sessions on a plain Node.js HTTP server on `pg`
+ * (`bench/plain-session-server.ts`), one process and three, so the ratio of a server without arbiter's code
+ * is read beside arbiter's on the same machine in the same run.
+ */
+const control = process.env.ARBITER_BENCH_CONTROL === '1';
 
 /** A configuration measured in every round: its nodes, started and warmed once, on a database of its own. */
 interface NodeGroup {
@@ -91,6 +99,10 @@ interface SessionRound {
   /** PostgreSQL CPU seconds by process kind (client backends, walwriter, autovacuum…). */
   readonly postgresByKind: Record<string, number>;
   readonly nodeCpu: readonly number[];
+  /** Of `nodeCpu`, each node's JavaScript thread (the rest: V8's collector and compiler threads, libuv's pool). */
+  readonly nodeMainThreadCpu: readonly number[];
+  /** The group's system calls and context switches over the window, summed over its nodes. */
+  readonly nodeActivity: NodeActivity;
   readonly failures: readonly string[];
   /** The statements of the window by calls (pg_stat_statements): calls, ms, text. */
   readonly statements: readonly { query: string; calls: number; milliseconds: number }[];
@@ -150,13 +162,15 @@ function postmasterOf(cluster: PostgresCluster): number {
   return Number(readFileSync(join(cluster.directory, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
-async function startGroup(cluster: PostgresCluster, nodeCount: number): Promise<NodeGroup> {
-  const name = `session_nodes_${nodeCount}`;
+async function startGroup(cluster: PostgresCluster, nodeCount: number, { plain = false } = {}): Promise<NodeGroup> {
+  const name = `session_${plain ? 'plain' : 'nodes'}_${nodeCount}`;
   const { storeUrl, directory } = await prepareRound(cluster, name);
   const nodes: BenchNode[] = [];
   // One after another: the first creates the schema.
-  for (let index = 0; index < nodeCount; index += 1)
-    nodes.push(await startNode(directory, storeUrl, `session-node-${nodeCount}-${index + 1}`));
+  for (let index = 0; index < nodeCount; index += 1) {
+    const nodeName = `session-${plain ? 'plain' : 'node'}-${nodeCount}-${index + 1}`;
+    nodes.push(await (plain ? startPlainServer(storeUrl, nodeName) : startNode(directory, storeUrl, nodeName)));
+  }
   return { nodeCount, name, storeUrl, directory, nodes };
 }
 
@@ -235,9 +249,23 @@ async function sessionWindow(
     postgresCpu: Object.values(postgresByKind).reduce((sum, value) => sum + value, 0),
     postgresByKind,
     nodeCpu: cpuAfter.nodes.map((value, node) => value - (cpuBefore.nodes[node] ?? 0)),
+    nodeMainThreadCpu: cpuAfter.nodeMainThreads.map((value, node) => value - (cpuBefore.nodeMainThreads[node] ?? 0)),
+    nodeActivity: activityDelta(cpuBefore.nodeActivity, cpuAfter.nodeActivity),
     failures: outcomes.filter((outcome) => outcome !== 'completed'),
     statements: work.statements,
     counters: countersAfter.map((after, node) => counterDeltas(countersBefore[node] ?? new Map(), after)),
+  };
+}
+
+/** What the nodes did with the kernel between two snapshots, summed over the nodes. */
+function activityDelta(before: readonly NodeActivity[], after: readonly NodeActivity[]): NodeActivity {
+  const sum = (key: keyof NodeActivity) =>
+    after.reduce((total, node, index) => total + node[key] - (before[index]?.[key] ?? 0), 0);
+  return {
+    readCalls: sum('readCalls'),
+    writeCalls: sum('writeCalls'),
+    voluntarySwitches: sum('voluntarySwitches'),
+    involuntarySwitches: sum('involuntarySwitches'),
   };
 }
 
@@ -400,6 +428,9 @@ export function runSessionBench(): Promise<BenchResult> {
       const threes: SessionRound[] = [];
       const oneAtAThird: SessionRound[] = [];
       const threeOnFirst: SessionRound[] = [];
+      const plainOnes: SessionRound[] = [];
+      const plainThrees: SessionRound[] = [];
+      const plainGroups: NodeGroup[] = [];
       // Both groups started and warmed once, then measured in alternating windows, the order swapped each round:
       // load from elsewhere that drifts over the run falls on both alike.
       const one = await startGroup(cluster, 1);
@@ -409,6 +440,13 @@ export function runSessionBench(): Promise<BenchResult> {
         three = started;
         await warm(one.nodes);
         await warm(started.nodes);
+        if (control) {
+          plainGroups.push(
+            await startGroup(cluster, 1, { plain: true }),
+            await startGroup(cluster, 3, { plain: true }),
+          );
+          for (const group of plainGroups) await warm(group.nodes);
+        }
         // Settled: the warm-up's batches written, its streams closed, the statistics flushed.
         await new Promise((resolve) => setTimeout(resolve, 1500));
         for (let index = 0; index < rounds; index += 1) {
@@ -417,6 +455,12 @@ export function runSessionBench(): Promise<BenchResult> {
             const window = await sessionWindow(cluster, group);
             (group === one ? ones : threes).push(window);
           }
+          const [plainOne, plainThree] = plainGroups;
+          if (plainOne !== undefined && plainThree !== undefined)
+            for (const group of index % 2 === 0 ? [plainOne, plainThree] : [plainThree, plainOne]) {
+              const window = await sessionWindow(cluster, group);
+              (group === plainOne ? plainOnes : plainThrees).push(window);
+            }
           if (!diagnose) continue;
           // Where a ratio comes from: one node as lightly loaded as each of three, and three with one serving.
           oneAtAThird.push(await sessionWindow(cluster, one, { limit: Math.ceil(concurrency / 3) }));
@@ -425,12 +469,15 @@ export function runSessionBench(): Promise<BenchResult> {
       } finally {
         await stopNodes(one.nodes, one.directory);
         if (three !== undefined) await stopNodes(three.nodes, three.directory);
+        for (const group of plainGroups) await stopNodes(group.nodes, group.directory);
       }
       const perSession = (value: (round: SessionRound) => number) => (round: SessionRound) =>
         value(round) / Math.max(1, round.completed);
       const transactions = perSession((round) => round.transactions);
       const postgresMs = perSession((round) => round.postgresCpu * 1000);
       const nodeMs = perSession((round) => round.nodeCpu.reduce((sum, value) => sum + value, 0) * 1000);
+      const mainThreadMs = perSession((round) => round.nodeMainThreadCpu.reduce((sum, value) => sum + value, 0) * 1000);
+      const otherThreadsMs = (round: SessionRound) => nodeMs(round) - mainThreadMs(round);
       const nodeOne = median(ones.map(nodeMs));
       const nodeThree = median(threes.map(nodeMs));
       // Each round's 3-node window over its 1-node window (run back to back): the median and its 95% interval.
@@ -500,6 +547,17 @@ export function runSessionBench(): Promise<BenchResult> {
               row('3 nodes, all sessions on the first', threeOnFirst),
             ]
           : []),
+        ...(plainOnes.length === 0
+          ? []
+          : [
+              row('plain server (control), 1 process ', plainOnes),
+              row('plain server (control), 3 processes', plainThrees),
+              `  plain server node CPU per session 3 ÷ 1: each round's ratio ${plainThrees
+                .map((round, index) => (nodeMs(round) / nodeMs(plainOnes[index] as SessionRound)).toFixed(2))
+                .join(
+                  ', ',
+                )}; median ${(1 + addedFraction(plainThrees.map(nodeMs), plainOnes.map(nodeMs)).median).toFixed(2)}`,
+            ]),
         ...[ones[0], threes[0]]
           .flatMap((round) => (round === undefined ? [] : [round]))
           .map(
@@ -528,6 +586,23 @@ export function runSessionBench(): Promise<BenchResult> {
           .join(', ')}; median ${(1 + ratio.median).toFixed(2)}, 95% interval ${(1 + ratio.confidenceLow).toFixed(2)}` +
           `–${(1 + ratio.confidenceHigh).toFixed(2)}, quartiles ${(1 + ratio.lowerQuartile).toFixed(2)}–` +
           `${(1 + ratio.upperQuartile).toFixed(2)}; ratio of the medians ${(nodeThree / nodeOne).toFixed(2)}`,
+        // Where the difference lies: the thread that runs arbiter's JavaScript, or the node's other threads.
+        `  of it, the JavaScript thread: ${median(ones.map(mainThreadMs)).toFixed(2)} / ` +
+          `${median(threes.map(mainThreadMs)).toFixed(2)} ms per session (3 ÷ 1 ${threes
+            .map((round, index) => (mainThreadMs(round) / mainThreadMs(ones[index] as SessionRound)).toFixed(2))
+            .join(', ')}); V8's and libuv's other threads: ${median(ones.map(otherThreadsMs)).toFixed(2)} / ` +
+          `${median(threes.map(otherThreadsMs)).toFixed(2)} ms (3 ÷ 1 ${threes
+            .map((round, index) => (otherThreadsMs(round) / otherThreadsMs(ones[index] as SessionRound)).toFixed(2))
+            .join(', ')})`,
+        `  the nodes' system calls and switches per session, 1 node / 3 nodes (median of the rounds): ${(
+          ['readCalls', 'writeCalls', 'voluntarySwitches', 'involuntarySwitches'] as const
+        )
+          .map(
+            (key) =>
+              `${key} ${median(ones.map(perSession((round) => round.nodeActivity[key]))).toFixed(1)} / ` +
+              `${median(threes.map(perSession((round) => round.nodeActivity[key]))).toFixed(1)}`,
+          )
+          .join(', ')}`,
         '  what the nodes did per session, summed over the nodes (their /metrics; median of the rounds):',
         ...counterTable(ones, threes),
         ...(idle === undefined
