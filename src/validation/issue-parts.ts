@@ -19,7 +19,7 @@ export type IssueProblem =
   | { readonly kind: 'not_json'; readonly required: readonly string[] }
   | { readonly kind: 'not_object'; readonly required: readonly string[] }
   | { readonly kind: 'too_deep'; readonly limit: number }
-  | { readonly kind: 'unknown_tool'; readonly available: readonly string[]; readonly suggestion: string | undefined };
+  | { readonly kind: 'unknown_tool'; readonly available: readonly string[]; readonly suggestions: readonly string[] };
 
 /** What the model sent, as an issue line reports it. */
 export type Received =

@@ -79,7 +79,7 @@ export const englishTexts: ValidationTexts = {
           problem.available.length > 0
             ? `Available tools: ${withMore(problem.available)}.`
             : 'No tools are available at this point.'
-        }${problem.suggestion === undefined ? '' : ` Did you mean ${problem.suggestion}?`}`;
+        }${problem.suggestions.length === 0 ? '' : ` Did you mean ${problem.suggestions.join(' or ')}?`}`;
     }
   },
 

@@ -74,7 +74,7 @@ export const chineseTexts: ValidationTexts = {
       case 'unknown_tool':
         return `${head}没有这个名字的工具。${
           problem.available.length > 0 ? `可用工具：${withMore(problem.available, ', ')}。` : '当前没有可用的工具。'
-        }${problem.suggestion === undefined ? '' : `你是不是想调用 ${problem.suggestion}？`}`;
+        }${problem.suggestions.length === 0 ? '' : `你是不是想调用 ${problem.suggestions.join(' 或 ')}？`}`;
     }
   },
 

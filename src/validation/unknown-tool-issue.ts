@@ -7,7 +7,9 @@ import { validationTexts } from './validation-texts.js';
 
 /**
  * The issue for a call to a tool that is not mounted: it lists the tools
- * that are, and suggests the closest name when one is near.
+ * that are, and suggests the closest name when one is near, or the few
+ * tools whose names hold every word of the name sent (`refund` →
+ * `apply_refund` or `query_refund`).
  *
  * @example
  * unknownToolIssue({ name: 'refund_order', available: ['query_order', 'apply_refund'] }).message;
@@ -26,38 +28,45 @@ export function unknownToolIssue({
   const message = issueLine(validationTexts(locale), {
     field: shown,
     toolName: shown,
-    problem: { kind: 'unknown_tool', available, suggestion: closestName(name, available) },
+    problem: { kind: 'unknown_tool', available, suggestions: closestNames(name, available) },
     wording: undefined,
     received: { kind: 'omit' },
   });
   return { path: '$', code: 'unknown_tool', layer: 'call', message };
 }
 
-/** The available name a typo most likely meant: small edit distance, or same words in another order. */
-function closestName(name: string, available: readonly string[]): string | undefined {
-  if (name.length > 64) return undefined;
+/** At most this many tools are suggested for a name whose words several tool names hold. */
+const maxSuggestions = 3;
+
+const wordsOf = (name: string) => name.toLowerCase().split(/[_\-.]/);
+
+/**
+ * The available names a mistaken name most likely meant: the same words in
+ * another order, else the nearest by edit distance when it is near, else the
+ * (at most three) names that hold every word of it.
+ */
+function closestNames(name: string, available: readonly string[]): readonly string[] {
+  if (name.length > 64) return [];
   const lowered = name.toLowerCase();
-  const words = lowered
-    .split(/[_\-.]/)
-    .sort()
-    .join('_');
+  const words = wordsOf(name);
+  const sortedWords = [...words].sort().join('_');
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of available) {
-    const target = candidate.toLowerCase();
-    if (
-      target
-        .split(/[_\-.]/)
-        .sort()
-        .join('_') === words
-    )
-      return candidate;
-    const distance = editDistance(lowered, target);
+    if (wordsOf(candidate).sort().join('_') === sortedWords) return [candidate];
+    const distance = editDistance(lowered, candidate.toLowerCase());
     if (distance < bestDistance) {
       bestDistance = distance;
       best = candidate;
     }
   }
   const tolerance = Math.max(2, Math.floor(lowered.length / 4));
-  return bestDistance <= tolerance ? best : undefined;
+  if (best !== undefined && bestDistance <= tolerance) return [best];
+  // A word of two letters (`id`, `to`) is in too many names to point at any.
+  if (words.some((word) => word.length < 3)) return [];
+  const holding = available.filter((candidate) => {
+    const candidateWords = wordsOf(candidate);
+    return words.every((word) => candidateWords.includes(word));
+  });
+  return holding.length <= maxSuggestions ? holding : [];
 }
