@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StepCommit } from '../../core/run-journal.js';
 import { transaction } from '../sql/sql-program.js';
 import { SqlitePort } from '../sql/sqlite-port.js';
+import { SqliteSessionStore } from '../sqlite/sqlite-session-store.js';
 import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
 import type { DeferredSessionWrite, SessionTransactions } from './session-transactions.js';
 import { SqlSessionStore } from './sql-session-store.js';
@@ -10,7 +15,57 @@ const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
 
 describe('sessionJournal', () => {
   let store: SqliteStore | undefined;
-  afterEach(() => store?.close());
+  const closers: (() => void)[] = [];
+  afterEach(() => {
+    store?.close();
+    for (const close of closers.splice(0)) close();
+  });
+
+  /** A session with its run begun, on a file a second connection can lock, and a step commit of it. */
+  async function begunRun() {
+    const directory = mkdtempSync(join(tmpdir(), 'arbiter-journal-'));
+    const path = join(directory, 'arbiter.db');
+    store = openSqliteStore({ path, busyTimeoutMs: 25 });
+    const other = new Database(path);
+    closers.push(
+      () => other.close(),
+      () => rmSync(directory, { recursive: true, force: true }),
+    );
+    const sessions = new SqliteSessionStore({ database: store.database });
+    await sessions.create({ sessionId: 's1' });
+    await sessions.beginRun({ sessionId: 's1', runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+    const commit: StepCommit = {
+      runId: 'run-1',
+      sessionId: 's1',
+      appended: [{ role: 'assistant', content: 'Hello' }],
+      steps: 1,
+      usage,
+    };
+    return { sessions, journal: sessions.journal({ sessionId: 's1', expectedMessageCount: 1 }), commit, other };
+  }
+
+  it('commits a step on SQLite before it answers, with no promise for the loop to await', async () => {
+    const { sessions, journal, commit } = await begunRun();
+    expect(journal.commitStep(commit)).toBeUndefined();
+    expect((await sessions.load('s1'))?.messages).toEqual([{ role: 'user', content: 'Hi' }, ...commit.appended]);
+  });
+
+  it('answers a promise while another connection holds the file locked, and commits once it lets go', async () => {
+    const { sessions, journal, commit, other } = await begunRun();
+    other.exec('BEGIN EXCLUSIVE');
+    const committing = journal.commitStep(commit);
+    expect(committing).toBeInstanceOf(Promise);
+    other.exec('COMMIT');
+    await committing;
+    expect((await sessions.load('s1'))?.messages).toEqual([{ role: 'user', content: 'Hi' }, ...commit.appended]);
+  });
+
+  it('rejects, not throws, a step commit the session refuses', async () => {
+    const { journal, commit } = await begunRun();
+    const refused = journal.commitStep({ ...commit, runId: 'run-2' });
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ code: 'session_conflict' });
+  });
 
   it('queues each rerunnable commit as a program of the shared commitStep, not of a generator function made per commit', async () => {
     store = openSqliteStore({ path: ':memory:' });

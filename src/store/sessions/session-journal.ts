@@ -6,7 +6,7 @@ import type { SqlMode, SqlPort } from '../sql/sql-port.js';
 import { run, type SqlProgram } from '../sql/sql-program.js';
 import { type CommitStepRequest, type CommittedStep, commitStep } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
-import type { DeferredSessionWrite, SessionTransactions } from './session-transactions.js';
+import type { DeferredSessionWrite, SessionTransactions, SessionWrite } from './session-transactions.js';
 
 /** What a queued step commit asks of the journal that queued it. */
 interface QueueingJournal {
@@ -141,18 +141,34 @@ export function sessionJournal<Mode extends SqlMode>({
     failure ??= error;
   };
 
-  /** Commits `commit` in a transaction of its own, now; the next commit lands where it left the messages. */
-  const writeNow = async (commit: StepCommit): Promise<void> => {
+  /** Where the next commit lands once `committed` is written; a held write that failed meanwhile is thrown then. */
+  const landed = (committed: CommittedStep) => {
+    hasTtl = committed.hasTtl;
+    expected = committed.messageCount;
+    throwFailure();
+  };
+  /**
+   * Commits `commit` in a transaction of its own, now: without a promise
+   * where the dialect writes at once (`SessionTransactions.writeAtOnce`),
+   * so the loop has nothing to await; a failure as a rejected promise.
+   */
+  const writeNow = (commit: StepCommit): Promise<void> | undefined => {
     // `commitStep` as the write's own program, without a generator around it per step (issue 48).
-    const committed = await transactions.write({
+    const write: SessionWrite<CommittedStep> = {
       operation: 'commitStep',
       ofRun: true,
       oneStatement,
       work: () => commitStep({ sessionId, commit, expected, hasTtl, now: now(), oneStatement }),
-    });
-    hasTtl = committed.hasTtl;
-    expected = committed.messageCount;
-    throwFailure();
+    };
+    if (transactions.writeAtOnce === undefined) return transactions.write(write).then(landed);
+    try {
+      const answer = transactions.writeAtOnce(write);
+      if (answer instanceof Promise) return answer.then(landed);
+      landed(answer);
+      return undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 
   /** What this journal's queued commits ask of it: made once per journal, not per commit. */

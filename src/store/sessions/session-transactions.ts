@@ -64,6 +64,13 @@ export interface DeferredSessionWrite<Result = unknown> {
 export interface SessionTransactions {
   /** Runs `write.work` in one transaction; its result once committed. */
   write<Result>(write: SessionWrite<Result>): Promise<Result>;
+  /**
+   * `write`, answered without a promise where the dialect commits at once
+   * (SQLite, while no other connection holds the lock; a promise only while
+   * it waits one out): a journal's step commit then gives the loop nothing
+   * to await. A write that fails at once throws.
+   */
+  readonly writeAtOnce?: <Result>(write: SessionWrite<Result>) => Result | Promise<Result>;
   /** Makes what waits for a transaction (`deferred`) visible to the read that follows. */
   beforeRead(): void;
   /**

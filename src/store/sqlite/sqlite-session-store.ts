@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { retryWhileBusy } from '../../util/retry-while-busy.js';
+import { isStoreBusy, retryWhileBusy } from '../../util/retry-while-busy.js';
 import type { DeferredSessionWrite, SessionTransactions } from '../sessions/session-transactions.js';
 import { SqlSessionStore } from '../sessions/sql-session-store.js';
 import { SqlitePort } from '../sql/sqlite-port.js';
@@ -75,6 +75,25 @@ function sqliteTransactions({
         waitMs: ofRun ? runBusyWaitMs : busyWaitMs,
         write: () => pending.transaction(() => port.run(work())),
       }),
+    writeAtOnce: ({ operation, work, ofRun }) => {
+      const write = () => pending.transaction(() => port.run(work()));
+      try {
+        return write();
+      } catch (error) {
+        if (!isStoreBusy(error)) throw error;
+        // Locked by another connection: waited out as `write` does, its first try the one that just failed.
+        let tried = false;
+        return retryWhileBusy({
+          operation,
+          waitMs: ofRun ? runBusyWaitMs : busyWaitMs,
+          write: () => {
+            if (tried) return write();
+            tried = true;
+            throw error;
+          },
+        });
+      }
+    },
     beforeRead: () => pending.flush(),
     deferred: {
       add: (write) => pending.add(new DeferredProgram(port, write)),
