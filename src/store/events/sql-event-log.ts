@@ -77,10 +77,13 @@ export function* appendAll(events: readonly ExternalEvent[]): SqlProgram<void> {
           ],
         ]
       : events.map((event) => [event.runId, event.seq, event.type, event.at, JSON.stringify(event)]);
-  function* write(): SqlProgram<void> {
-    for (const values of batches) yield* run(appendEvents, values);
-  }
-  yield* batches.length === 1 ? write() : transaction(write);
+  // A generator function of the module's, not one made per call (issue 48: its hidden class would keep the batch alive).
+  yield* batches.length === 1 ? insertBatches(batches) : transaction(() => insertBatches(batches));
+}
+
+/** One insert per batch of values. */
+function* insertBatches(batches: readonly SqlValue[][]): SqlProgram<void> {
+  for (const values of batches) yield* run(appendEvents, values);
 }
 
 function* eventsOf(statement: SqlStatement, values: readonly SqlValue[]): SqlProgram<readonly ExternalEvent[]> {

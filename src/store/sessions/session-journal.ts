@@ -3,19 +3,54 @@ import { type ToolResultRow, toolResultValues, toRecordedToolResult } from '../s
 // Not `then` from sql-port.js: a module that exports `then` is thenable, and a dynamic import of it (vitest's
 // module runner awaits each module's namespace) calls that function as if the module were a promise.
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
-import { run } from '../sql/sql-program.js';
-import { commitStep } from './session-programs.js';
+import { run, type SqlProgram } from '../sql/sql-program.js';
+import { type CommitStepRequest, type CommittedStep, commitStep } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
-import type { SessionTransactions } from './session-transactions.js';
+import type { DeferredSessionWrite, SessionTransactions, SessionWrite } from './session-transactions.js';
+
+/** What a queued step commit asks of the journal that queued it. */
+interface QueueingJournal {
+  /** A transaction took `entry`: the request that writes it where that transaction finds the run's messages. */
+  take(entry: QueuedCommit): CommitStepRequest;
+  /** `take`'s commit was written (not yet committed): where the next commit lands. */
+  wrote(committed: CommittedStep): void;
+  /** The transaction that took `entry` ended. */
+  settled(entry: QueuedCommit, committed: boolean): void;
+  /** `entry`'s write threw, and was dropped. */
+  fail(error: unknown): void;
+}
 
 /**
  * A rerunnable step commit in the connection's queue. While `queued` in the
  * journal points at it, no transaction has taken it, and the next commit may
- * absorb it: its queued write then writes nothing.
+ * absorb it: its queued write then writes nothing. One object per commit,
+ * its program `commitStep`'s own (no closure or generator function per commit).
  */
-interface QueuedCommit {
+class QueuedCommit implements DeferredSessionWrite<CommittedStep> {
   readonly commit: StepCommit;
-  absorbed: boolean;
+  absorbed = false;
+  readonly #journal: QueueingJournal;
+
+  constructor(journal: QueueingJournal, commit: StepCommit) {
+    this.#journal = journal;
+    this.commit = commit;
+  }
+
+  work(): SqlProgram<CommittedStep> | undefined {
+    return this.absorbed ? undefined : commitStep(this.#journal.take(this));
+  }
+
+  wrote(committed: CommittedStep): void {
+    this.#journal.wrote(committed);
+  }
+
+  fail(error: unknown): void {
+    this.#journal.fail(error);
+  }
+
+  settled(committed: boolean): void {
+    if (!this.absorbed) this.#journal.settled(this, committed);
+  }
 }
 
 /**
@@ -106,18 +141,53 @@ export function sessionJournal<Mode extends SqlMode>({
     failure ??= error;
   };
 
-  /** Commits `commit` in a transaction of its own, now; the next commit lands where it left the messages. */
-  const writeNow = async (commit: StepCommit): Promise<void> => {
+  /** Where the next commit lands once `committed` is written; a held write that failed meanwhile is thrown then. */
+  const landed = (committed: CommittedStep) => {
+    hasTtl = committed.hasTtl;
+    expected = committed.messageCount;
+    throwFailure();
+  };
+  /**
+   * Commits `commit` in a transaction of its own, now: without a promise
+   * where the dialect writes at once (`SessionTransactions.writeAtOnce`),
+   * so the loop has nothing to await; a failure as a rejected promise.
+   */
+  const writeNow = (commit: StepCommit): Promise<void> | undefined => {
     // `commitStep` as the write's own program, without a generator around it per step (issue 48).
-    const committed = await transactions.write({
+    const write: SessionWrite<CommittedStep> = {
       operation: 'commitStep',
       ofRun: true,
       oneStatement,
       work: () => commitStep({ sessionId, commit, expected, hasTtl, now: now(), oneStatement }),
-    });
-    hasTtl = committed.hasTtl;
-    expected = committed.messageCount;
-    throwFailure();
+    };
+    if (transactions.writeAtOnce === undefined) return transactions.write(write).then(landed);
+    try {
+      const answer = transactions.writeAtOnce(write);
+      if (answer instanceof Promise) return answer.then(landed);
+      landed(answer);
+      return undefined;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
+  /** What this journal's queued commits ask of it: made once per journal, not per commit. */
+  const queueing: QueueingJournal = {
+    take: (entry) => {
+      if (queued === entry) queued = undefined;
+      return { sessionId, commit: entry.commit, expected: staged ?? expected, hasTtl, now: now(), oneStatement };
+    },
+    wrote: (committed) => {
+      hasTtl = committed.hasTtl;
+      staged = committed.messageCount;
+    },
+    settled: (entry, committed) => {
+      // Rolled back and queued again: it may still be merged into the next commit.
+      if (!committed) queued ??= entry;
+      if (committed && staged !== undefined) expected = staged;
+      staged = undefined;
+    },
+    fail: remember,
   };
 
   return {
@@ -163,32 +233,8 @@ export function sessionJournal<Mode extends SqlMode>({
       }
       const deferred = transactions.deferred;
       if (merged.rerunnable === true && deferred !== undefined) {
-        const entry: QueuedCommit = { commit: merged, absorbed: false };
-        queued = entry;
-        deferred.add({
-          work: function* () {
-            if (entry.absorbed) return;
-            if (queued === entry) queued = undefined;
-            const committed = yield* commitStep({
-              sessionId,
-              commit: entry.commit,
-              expected: staged ?? expected,
-              hasTtl,
-              now: now(),
-              oneStatement,
-            });
-            hasTtl = committed.hasTtl;
-            staged = committed.messageCount;
-          },
-          fail: remember,
-          settled: (committed) => {
-            if (entry.absorbed) return;
-            // Rolled back and queued again: it may still be merged into the next commit.
-            if (!committed) queued ??= entry;
-            if (committed && staged !== undefined) expected = staged;
-            staged = undefined;
-          },
-        });
+        queued = new QueuedCommit(queueing, merged);
+        deferred.add(queued);
         return;
       }
       return writeNow(merged);

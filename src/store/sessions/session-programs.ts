@@ -97,6 +97,19 @@ export interface CommittedStep {
   readonly hasTtl: boolean;
 }
 
+/** What `commitStep` writes, and where. */
+export interface CommitStepRequest {
+  readonly sessionId: string;
+  readonly commit: StepCommit;
+  /** Where the run's messages must be (a fence), or undefined for wherever they are. */
+  readonly expected: number | undefined;
+  /** Whether the session has a TTL, or undefined when not known yet (a journal's first commit). */
+  readonly hasTtl: boolean | undefined;
+  readonly now: number;
+  /** PostgreSQL: the update and the messages in one statement (`commitStepWithMessages`). */
+  readonly oneStatement?: boolean;
+}
+
 /**
  * Writes one step of a run. The session row is updated first, only while
  * the run is still its active run and, when `expected` is given, its
@@ -120,15 +133,7 @@ export function* commitStep({
   hasTtl,
   now,
   oneStatement = false,
-}: {
-  sessionId: string;
-  commit: StepCommit;
-  expected: number | undefined;
-  hasTtl: boolean | undefined;
-  now: number;
-  /** PostgreSQL: the update and the messages in one statement (`commitStepWithMessages`). */
-  oneStatement?: boolean;
-}): SqlProgram<CommittedStep> {
+}: CommitStepRequest): SqlProgram<CommittedStep> {
   const { cost, lastSeq } = stepCommitCounters(commit);
   const { runId, steps, usage } = commit;
   const appended = commit.appended.length;

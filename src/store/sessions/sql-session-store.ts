@@ -1,14 +1,6 @@
 import type { RunJournal } from '../../core/run-journal.js';
 import { timeOrderedId } from '../../util/time-ordered-id.js';
-import {
-  forkedSessionValues,
-  newSessionValues,
-  parseMessages,
-  parseSlots,
-  type SessionRow,
-  toSession,
-  toSummary,
-} from '../session-rows.js';
+import { newSessionValues, parseSlots, type SessionRow, toSession, toSummary } from '../session-rows.js';
 import type {
   AppendRequest,
   BeginRunRequest,
@@ -24,12 +16,13 @@ import type {
   SetSlotsRequest,
 } from '../session-store.js';
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
-import { dialect, isSqlProgram, rows, run, type SqlProgram } from '../sql/sql-program.js';
+import { rows, run, type SqlProgram } from '../sql/sql-program.js';
 import { sessionJournal } from './session-journal.js';
-import { existingRow, insertMessages, loadSession } from './session-programs.js';
+import { loadSession } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { portTransactions, type SessionTransactions } from './session-transactions.js';
-import { begunRun, checkAppend, checkVersion, forkCut, mergeSlots, purgeCutoff } from './session-writes.js';
+import { appendMessages, beginRunSteps, forkSession, purgeSessions, versionedWrite } from './session-write-programs.js';
+import { checkAppend, mergeSlots, purgeCutoff } from './session-writes.js';
 
 /** What `SqlSessionStore` is built from. */
 export interface SqlSessionStoreOptions<Mode extends SqlMode> {
@@ -110,11 +103,9 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
 
   async append({ sessionId, messages, expectedVersion, runId }: AppendRequest): Promise<{ version: number }> {
     const now = this.#now;
-    return this.#versioned('append', sessionId, expectedVersion, function* (row) {
+    return this.#versioned('append', sessionId, expectedVersion, (row) => {
       checkAppend({ sessionId, row, runId });
-      const at = now();
-      yield* insertMessages({ sessionId, messages, from: row.message_count, runId, now: at });
-      yield* run(statements.append, [at, messages.length, sessionId]);
+      return appendMessages({ sessionId, messages, from: row.message_count, runId, now: now() });
     });
   }
 
@@ -125,9 +116,9 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
   }: SetSlotsRequest): Promise<{ version: number; slots: Readonly<Record<string, unknown>> }> {
     const now = this.#now;
     let merged: Record<string, unknown> = {};
-    const { version } = await this.#versioned('setSlots', sessionId, expectedVersion, function* (row) {
+    const { version } = await this.#versioned('setSlots', sessionId, expectedVersion, (row) => {
       merged = mergeSlots(row, slots);
-      yield* run(statements.setSlots, [now(), JSON.stringify(merged), sessionId]);
+      return run(statements.setSlots, [now(), JSON.stringify(merged), sessionId]);
     });
     return { version, slots: merged };
   }
@@ -142,26 +133,7 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     await this.#transactions.write({
       operation: 'fork',
       ofRun: false,
-      *work() {
-        const row = yield* existingRow(sessionId, statements.shareRow);
-        const stored = yield* rows<{ message: string }>(statements.messages, [sessionId]);
-        const cut = forkCut({ sessionId, messages: parseMessages(stored.map((entry) => entry.message)), atMessage });
-        const fork = forkedSessionValues({ row, newSessionId, cut, ttlMs, now: now() });
-        yield* run(statements.fork, [
-          fork.sessionId,
-          fork.tenantId,
-          fork.userId,
-          fork.slots,
-          fork.cut,
-          fork.forkedFrom,
-          fork.now,
-          fork.expiresAt,
-          fork.ttlMs,
-          fork.locale,
-          fork.model,
-        ]);
-        yield* run(statements.forkMessages, [fork.sessionId, fork.now, sessionId, cut]);
-      },
+      work: () => forkSession({ sessionId, atMessage, newSessionId, ttlMs, now }),
     });
     return (await this.load(newSessionId)) as Session;
   }
@@ -172,18 +144,7 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     return this.#transactions.write({
       operation: 'purge',
       ofRun: false,
-      *work() {
-        const purgeable = yield* rows<{ session_id: string }>(statements.purgeable, [before, expired, now]);
-        const ids = purgeable.map((row) => row.session_id);
-        if (ids.length > 0) {
-          // A list as each dialect binds one: a text array, or JSON for SQLite's `json_each`.
-          const list = (yield* dialect()) === 'postgres' ? ids : JSON.stringify(ids);
-          yield* run(statements.purgeToolResults, [list]);
-          yield* run(statements.purgeMessages, [list]);
-          yield* run(statements.purgeSessions, [list]);
-        }
-        return { sessionIds: ids };
-      },
+      work: () => purgeSessions({ before, expired, now }),
     });
   }
 
@@ -197,18 +158,9 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     inTransaction,
   }: BeginRunRequest): Promise<{ version: number }> {
     const now = this.#now;
-    return this.#versioned('beginRun', sessionId, expectedVersion, function* (row) {
-      const begun = begunRun({ sessionId, runId, row });
-      const at = now();
-      if (begun.resumed) {
-        yield* run(statements.resumeRun, [at, messages.length, sessionId]);
-      } else {
-        yield* run(statements.beginRun, [at, runId, locale ?? null, model ?? null, messages.length, sessionId]);
-      }
-      yield* insertMessages({ sessionId, messages, from: begun.messageOffset, runId, now: at });
-      const more = inTransaction?.(begun);
-      if (isSqlProgram(more)) yield* more;
-    });
+    return this.#versioned('beginRun', sessionId, expectedVersion, (row) =>
+      beginRunSteps({ sessionId, runId, messages, locale, model, row, now, inTransaction }),
+    );
   }
 
   async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
@@ -248,17 +200,12 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     operation: string,
     sessionId: string,
     expectedVersion: number | undefined,
-    change: (row: SessionRow) => SqlProgram<void>,
+    change: (row: SessionRow) => SqlProgram<unknown>,
   ): Promise<{ version: number }> {
     return this.#transactions.write({
       operation,
       ofRun: false,
-      *work() {
-        const row = yield* existingRow(sessionId, statements.lockRow);
-        checkVersion({ sessionId, row, expectedVersion });
-        yield* change(row);
-        return { version: row.version + 1 };
-      },
+      work: () => versionedWrite({ sessionId, expectedVersion, change }),
     });
   }
 }

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import { retryWhileBusy } from '../../util/retry-while-busy.js';
-import type { SessionTransactions } from '../sessions/session-transactions.js';
+import { isStoreBusy, retryWhileBusy } from '../../util/retry-while-busy.js';
+import type { DeferredSessionWrite, SessionTransactions } from '../sessions/session-transactions.js';
 import { SqlSessionStore } from '../sessions/sql-session-store.js';
 import { SqlitePort } from '../sql/sqlite-port.js';
-import { pendingWrites } from './pending-writes.js';
+import { type PendingWrite, pendingWrites } from './pending-writes.js';
 
 /**
  * Sessions in arbiter's SQLite store: `SqlSessionStore` on a better-sqlite3
@@ -75,9 +75,52 @@ function sqliteTransactions({
         waitMs: ofRun ? runBusyWaitMs : busyWaitMs,
         write: () => pending.transaction(() => port.run(work())),
       }),
+    writeAtOnce: ({ operation, work, ofRun }) => {
+      const write = () => pending.transaction(() => port.run(work()));
+      try {
+        return write();
+      } catch (error) {
+        if (!isStoreBusy(error)) throw error;
+        // Locked by another connection: waited out as `write` does, its first try the one that just failed.
+        let tried = false;
+        return retryWhileBusy({
+          operation,
+          waitMs: ofRun ? runBusyWaitMs : busyWaitMs,
+          write: () => {
+            if (tried) return write();
+            tried = true;
+            throw error;
+          },
+        });
+      }
+    },
     beforeRead: () => pending.flush(),
     deferred: {
-      add: ({ work, fail, settled }) => pending.add({ write: () => port.run(work()), fail, settled }),
+      add: (write) => pending.add(new DeferredProgram(port, write)),
     },
   };
+}
+
+/** A deferred session write as the connection's queue runs it: its program on this port, one object per write. */
+class DeferredProgram<Result> implements PendingWrite {
+  readonly #port: SqlitePort;
+  readonly #write: DeferredSessionWrite<Result>;
+
+  constructor(port: SqlitePort, write: DeferredSessionWrite<Result>) {
+    this.#port = port;
+    this.#write = write;
+  }
+
+  write(): void {
+    const program = this.#write.work();
+    if (program !== undefined) this.#write.wrote(this.#port.run(program));
+  }
+
+  fail(error: unknown): void {
+    this.#write.fail(error);
+  }
+
+  settled(committed: boolean): void {
+    this.#write.settled(committed);
+  }
 }
