@@ -121,5 +121,6 @@ async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMo
     );
     return { kind: 'done', toolCallId, tool, outcome: key.outcome, content, replayed: true };
   }
-  return settleToolCall(runtime, call, key, await executeToolCall(runtime, call));
+  const executing = executeToolCall(runtime, call);
+  return settleToolCall(runtime, call, key, executing instanceof Promise ? await executing : executing);
 }
