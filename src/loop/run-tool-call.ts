@@ -23,20 +23,38 @@ import type { ToolCallMode, ToolCallReport } from './tool-call-report.js';
  * repeated-call brake, bind the principal's parameters, gate (tier,
  * argument rules with the call history), approval, claim the idempotency
  * key (scoped by tenant and principal), execute under a time limit, settle
- * (claim, audit, brakes). Throws `InfrastructureError` only for failures
- * the model cannot fix; everything the model can act on comes back as a
- * report.
+ * (claim, audit, brakes). Rejects with `InfrastructureError` only for
+ * failures the model cannot fix (never throws); everything the model can
+ * act on comes back as a report. A call whose every step answers
+ * synchronously (see `gateAndRun`) is reported synchronously: no promise
+ * on its path.
  *
  * @example
- * const report = await runToolCall(runtime, tools, call, step, 'run');
+ * const running = runToolCall(runtime, tools, call, step, 'run');
+ * const report = running instanceof Promise ? await running : running;
  */
-export async function runToolCall(
+export function runToolCall(
   runtime: RunRuntime,
   tools: ToolSet,
   call: ToolCall,
   step: number,
   mode: ToolCallMode,
-): Promise<ToolCallReport> {
+): ToolCallReport | Promise<ToolCallReport> {
+  try {
+    return startToolCall(runtime, tools, call, step, mode);
+  } catch (error) {
+    // A failure reaches the caller as a rejection, as from an async function.
+    return Promise.reject(error);
+  }
+}
+
+function startToolCall(
+  runtime: RunRuntime,
+  tools: ToolSet,
+  call: ToolCall,
+  step: number,
+  mode: ToolCallMode,
+): ToolCallReport | Promise<ToolCallReport> {
   const head: ToolCallHead = { step, toolCallId: call.id, toolName: call.function.name, startedAt: performance.now() };
   const { toolCallId, toolName } = head;
   runtime.emitter.emitDraft({
@@ -61,22 +79,37 @@ export async function runToolCall(
   if (times > runtime.brakes.maxIdenticalCalls) return reportRepeatedCall(runtime, head, times);
   const gated = bindToolCall(runtime, head, checked.tool, checked.args, canonicalArguments);
   const { steps } = runtime;
+  let running: ToolCallReport | Promise<ToolCallReport>;
   try {
-    if (steps === undefined) {
-      const running = gateAndRun(runtime, gated, mode);
-      return running instanceof Promise ? await running : running;
-    }
-    return await durableStep({
-      runtime,
-      steps,
-      name: `tool:${toolCallId}`,
-      tool: toolName,
-      run: async () => gateAndRun(runtime, gated, mode),
-    });
-  } finally {
-    // Once the call is decided and audited, the principal's next history-reading call may count it.
+    running =
+      steps === undefined
+        ? gateAndRun(runtime, gated, mode)
+        : durableStep({
+            runtime,
+            steps,
+            name: `tool:${toolCallId}`,
+            tool: toolName,
+            run: async () => gateAndRun(runtime, gated, mode),
+          });
+  } catch (error) {
     gated.releaseHistory();
+    throw error;
   }
+  // Once the call is decided and audited, the principal's next history-reading call may count it.
+  if (!(running instanceof Promise)) {
+    gated.releaseHistory();
+    return running;
+  }
+  return running.then(
+    (report) => {
+      gated.releaseHistory();
+      return report;
+    },
+    (error: unknown) => {
+      gated.releaseHistory();
+      throw error;
+    },
+  );
 }
 
 /**
