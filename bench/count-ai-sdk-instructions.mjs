@@ -36,6 +36,7 @@ for (let run = 0; run < tasks; run += 1) {
     if (callgrind) instrumentation('on');
     else {
       globalThis.gc?.();
+      if (process.env.MARK === '1') console.error('-- counting starts --');
       before = process.memoryUsage().heapUsed;
     }
   }
