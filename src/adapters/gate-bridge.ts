@@ -321,7 +321,8 @@ export function createGateBridge({
       return answerCallAgain({ runtime, tools, approvals, texts, call, step: proposed.step, claim });
     }
     try {
-      const report = await runToolCall(runtimeOf(call.id), tools, call, proposed.step, 'run');
+      const running = runToolCall(runtimeOf(call.id), tools, call, proposed.step, 'run');
+      const report = running instanceof Promise ? await running : running;
       let settled: Awaitable<void>;
       let result: ArbiterToolResult;
       if (report.kind === 'done') {

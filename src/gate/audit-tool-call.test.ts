@@ -34,4 +34,42 @@ describe('auditToolCall', () => {
     expect(audited[0]?.replayOf).toEqual({ runId: 'run_0', toolCallId: 'call_0' });
     expect(auditToolCall({ ...runtime, audit: undefined }, call, 'ok')).toBeUndefined();
   });
+
+  it('writes every entry with its keys in one order, with or without a principal, a replay or a pinned definition', async () => {
+    const order = [
+      'at',
+      'sessionId',
+      'runId',
+      'step',
+      'toolCallId',
+      'tool',
+      'sideEffect',
+      'argumentsHash',
+      'arguments',
+      'decision',
+      'rule',
+      'approver',
+      'tenantId',
+      'userId',
+      'replayOf',
+      'toolFingerprint',
+      'outcome',
+      'durationMs',
+    ];
+    const usual = gatedCallFixture();
+    await auditToolCall(usual.runtime, usual.call, 'ok');
+    const pinned = gatedCallFixture();
+    const definition = { ...pinned.call.tool.definition, fingerprint: 'sha256:abc' };
+    const pinnedCall = { ...pinned.call, tool: { ...pinned.call.tool, definition } };
+    await auditToolCall(pinned.runtime, pinnedCall, 'replayed:ok', { runId: 'run_0', toolCallId: 'call_0' });
+    const anonymous = gatedCallFixture();
+    await auditToolCall({ ...anonymous.runtime, principal: undefined }, anonymous.call, 'ok');
+    const keys = (entry: object | undefined) => Object.keys(entry ?? {});
+    expect(keys(usual.audited[0])).toEqual(order.filter((key) => key !== 'replayOf' && key !== 'toolFingerprint'));
+    expect(keys(pinned.audited[0])).toEqual(order);
+    expect(keys(anonymous.audited[0])).toEqual(
+      order.filter((key) => !['tenantId', 'userId', 'replayOf', 'toolFingerprint'].includes(key)),
+    );
+    expect(usual.audited[0]).toMatchObject({ tenantId: 'shop', userId: 'C1001', outcome: 'ok', step: 1 });
+  });
 });

@@ -124,6 +124,23 @@ describe('createCallHistory', () => {
     expect(await none.history.calls({ within: 'run' })).toEqual([]);
     none.release();
   });
+
+  it('answers through `calls` taken from the history, which gives the tool no way to release the lock', async () => {
+    const source = recordingSource();
+    const scoped = createCallHistory({
+      source,
+      runId: 'run-1',
+      sessionId: 's1',
+      principal: alice,
+      tool: 'apply_refund',
+    });
+    const { calls } = scoped.history;
+    expect(scoped.history.calls).toBe(calls);
+    expect(await calls({ within: 'session' })).toEqual([]);
+    expect('release' in scoped.history).toBe(false);
+    expect(Object.keys(scoped.history)).toEqual([]);
+    scoped.release();
+  });
 });
 
 describe('createCallHistory with a store that reserves history', () => {

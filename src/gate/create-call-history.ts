@@ -1,4 +1,11 @@
-import type { CallHistory, CallHistoryFilter, CallHistorySource, HistoryRelease } from '../core/call-history.js';
+import type {
+  CallHistory,
+  CallHistoryFilter,
+  CallHistoryQuery,
+  CallHistorySource,
+  HistoryRelease,
+  PastCall,
+} from '../core/call-history.js';
 import type { Principal } from '../core/principal.js';
 
 /** The history of one call's checks, and the principal's lock it may hold. */
@@ -48,38 +55,97 @@ export function createCallHistory({
   tool: string;
   now?: () => number;
 }): ScopedCallHistory {
-  let locking: Promise<() => void> | undefined;
-  let released = false;
-  return {
-    history: {
-      calls: async ({ tool: asked = tool, within, decisions, timeZone = 'UTC' }) => {
-        if (source === undefined) return [];
-        if (!released) locking ??= lockPrincipal(lockKeyOf(principal), source);
-        await locking;
-        const filter: CallHistoryFilter =
-          within === 'run' || (within === 'session' && sessionId === undefined)
-            ? { tool: asked, runId }
-            : within === 'session'
-              ? { tool: asked, sessionId: sessionId as string }
-              : {
-                  tool: asked,
-                  tenantId: principal?.tenantId ?? null,
-                  userId: principal?.userId ?? null,
-                  since: startOfDay(now(), timeZone),
-                };
-        return source.findCalls(decisions === undefined ? filter : { ...filter, decisions });
-      },
-    },
-    release: () => {
-      if (released) return;
-      released = true;
-      // A reservation that failed was never held: nothing to give back (the read that took it threw).
-      void locking?.then(
-        (unlock) => unlock(),
-        () => {},
-      );
-    },
-  };
+  return new HistoryScope(source, runId, sessionId, principal, tool, now);
+}
+
+/**
+ * One call's history and lock, made for every call that reaches the gate:
+ * two objects (this and the `history` a rule reads), its `calls` function
+ * made only when first read, so a call whose rules and tool never read the
+ * history allocates no closure for it.
+ */
+class HistoryScope implements ScopedCallHistory {
+  readonly history: CallHistory;
+  readonly #source: CallHistorySource | undefined;
+  readonly #runId: string;
+  readonly #sessionId: string | undefined;
+  readonly #principal: Principal | undefined;
+  readonly #tool: string;
+  readonly #now: () => number;
+  #locking: Promise<() => void> | undefined = undefined;
+  #released = false;
+
+  constructor(
+    source: CallHistorySource | undefined,
+    runId: string,
+    sessionId: string | undefined,
+    principal: Principal | undefined,
+    tool: string,
+    now: () => number,
+  ) {
+    this.#source = source;
+    this.#runId = runId;
+    this.#sessionId = sessionId;
+    this.#principal = principal;
+    this.#tool = tool;
+    this.#now = now;
+    this.history = new ScopedHistory(this);
+  }
+
+  async calls({
+    tool: asked = this.#tool,
+    within,
+    decisions,
+    timeZone = 'UTC',
+  }: CallHistoryQuery): Promise<readonly PastCall[]> {
+    const source = this.#source;
+    if (source === undefined) return [];
+    if (!this.#released) this.#locking ??= lockPrincipal(lockKeyOf(this.#principal), source);
+    await this.#locking;
+    const sessionId = this.#sessionId;
+    const principal = this.#principal;
+    const filter: CallHistoryFilter =
+      within === 'run' || (within === 'session' && sessionId === undefined)
+        ? { tool: asked, runId: this.#runId }
+        : within === 'session'
+          ? { tool: asked, sessionId: sessionId as string }
+          : {
+              tool: asked,
+              tenantId: principal?.tenantId ?? null,
+              userId: principal?.userId ?? null,
+              since: startOfDay(this.#now(), timeZone),
+            };
+    return source.findCalls(decisions === undefined ? filter : { ...filter, decisions });
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    // A reservation that failed was never held: nothing to give back (the read that took it threw).
+    void this.#locking?.then(
+      (unlock) => unlock(),
+      () => {},
+    );
+  }
+}
+
+/**
+ * The `context.history` of one call. `calls` is its own function, as a
+ * rule may take it from the object (`const { calls } = context.history`),
+ * made on first read; the scope's `release` is not reachable from it.
+ */
+class ScopedHistory implements CallHistory {
+  readonly #scope: HistoryScope;
+  #calls: CallHistory['calls'] | undefined = undefined;
+
+  constructor(scope: HistoryScope) {
+    this.#scope = scope;
+  }
+
+  get calls(): CallHistory['calls'] {
+    this.#calls ??= (query) => this.#scope.calls(query);
+    return this.#calls;
+  }
 }
 
 /** The principal's lock, by tenant and user (made only when a rule reads the history). */

@@ -13,7 +13,13 @@ import { type AuditEntry, type AuditLog, executedDecisions } from './audit-log.j
  * await runAgent({ model, tools, messages, audit });
  */
 export class MemoryAuditLog implements AuditLog, CallHistorySource {
-  readonly #entries: AuditEntry[] = [];
+  /**
+   * What a history query can find: the calls that executed (outcome `ok`,
+   * an executed decision), each kept as the fields a query reads. The rest
+   * of an entry (its hash, duration, side effect, …) is passed on and not
+   * kept: a long-lived log holds about half as much per call.
+   */
+  readonly #calls: RememberedCall[] = [];
   readonly #forwardTo: AuditLog | undefined;
 
   constructor({ forwardTo }: { forwardTo?: AuditLog | undefined } = {}) {
@@ -21,7 +27,20 @@ export class MemoryAuditLog implements AuditLog, CallHistorySource {
   }
 
   append(entry: AuditEntry): Promise<void> | void {
-    this.#entries.push(entry);
+    if (entry.outcome === 'ok' && (executedDecisions as readonly string[]).includes(entry.decision)) {
+      this.#calls.push({
+        at: entry.at,
+        runId: entry.runId,
+        sessionId: entry.sessionId,
+        toolCallId: entry.toolCallId,
+        tool: entry.tool,
+        arguments: entry.arguments,
+        decision: entry.decision as ExecutedDecision,
+        rule: entry.rule,
+        tenantId: entry.tenantId ?? null,
+        userId: entry.userId ?? null,
+      });
+    }
     return this.#forwardTo?.append(entry);
   }
 
@@ -31,27 +50,32 @@ export class MemoryAuditLog implements AuditLog, CallHistorySource {
 
   findCalls(filter: CallHistoryFilter): readonly PastCall[] {
     const decisions = filter.decisions ?? executedDecisions;
-    return this.#entries
+    return this.#calls
       .filter(
-        (entry) =>
-          entry.tool === filter.tool &&
-          entry.outcome === 'ok' &&
-          (decisions as readonly string[]).includes(entry.decision) &&
-          (filter.runId === undefined || entry.runId === filter.runId) &&
-          (filter.sessionId === undefined || entry.sessionId === filter.sessionId) &&
-          (filter.tenantId === undefined || (entry.tenantId ?? null) === filter.tenantId) &&
-          (filter.userId === undefined || (entry.userId ?? null) === filter.userId) &&
-          (filter.since === undefined || entry.at >= filter.since),
+        (call) =>
+          call.tool === filter.tool &&
+          decisions.includes(call.decision) &&
+          (filter.runId === undefined || call.runId === filter.runId) &&
+          (filter.sessionId === undefined || call.sessionId === filter.sessionId) &&
+          (filter.tenantId === undefined || call.tenantId === filter.tenantId) &&
+          (filter.userId === undefined || call.userId === filter.userId) &&
+          (filter.since === undefined || call.at >= filter.since),
       )
-      .map((entry) => ({
-        at: entry.at,
-        runId: entry.runId,
-        sessionId: entry.sessionId,
-        toolCallId: entry.toolCallId,
-        tool: entry.tool,
-        arguments: entry.arguments,
-        decision: entry.decision as ExecutedDecision,
-        rule: entry.rule,
+      .map((call) => ({
+        at: call.at,
+        runId: call.runId,
+        sessionId: call.sessionId,
+        toolCallId: call.toolCallId,
+        tool: call.tool,
+        arguments: call.arguments,
+        decision: call.decision,
+        rule: call.rule,
       }));
   }
+}
+
+/** A call that executed, as a history query reads it. */
+interface RememberedCall extends PastCall {
+  readonly tenantId: string | null;
+  readonly userId: string | null;
 }

@@ -104,6 +104,12 @@ export function createTierGate({
     check: ({ tool, args, context }): GateDecision | Promise<GateDecision> => {
       const name = tool.definition.name;
       const candidates = rulesFor(name);
+      // No configured rule and no rule of its own (most tools): the tier decides, with no closure and no new object.
+      if (candidates.length === 0 && tool.definition.approval === undefined) {
+        return tool.definition.sideEffect === 'irreversible'
+          ? decide({ verdict: undefined, matching: candidates, tool, texts })
+          : allowed;
+      }
       const matching = candidates.length === 0 ? candidates : candidates.filter((rule) => matches(rule, args));
       const deny = matching.find((rule) => rule.effect === 'deny');
       if (deny !== undefined) {
@@ -136,6 +142,9 @@ export function createTierGate({
     return found;
   }
 }
+
+/** The tier's answer for a call nothing holds back: one frozen object for every call (nobody changes a decision). */
+const allowed: GateDecision = Object.freeze({ decision: 'allow' });
 
 /** The gate's decision once the tool's own rule has answered (or it has none), the matching configured rules first. */
 function decide({

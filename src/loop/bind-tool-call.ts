@@ -1,7 +1,7 @@
 import { isCallHistorySource } from '../core/call-history.js';
 import type { AuditDecision } from '../gate/audit-log.js';
 import { bindPrincipalParameters } from '../gate/bind-principal-parameters.js';
-import { createCallHistory } from '../gate/create-call-history.js';
+import { createCallHistory, type ScopedCallHistory } from '../gate/create-call-history.js';
 import type { GatedCall, ToolCallHead } from '../gate/gated-call.js';
 import type { RegisteredTool } from '../tools/tool-registry.js';
 import type { ToolContext } from '../tools/tool-types.js';
@@ -69,7 +69,7 @@ export function bindToolCall(
       ? canonicalArguments
       : canonicalJson(args);
   const shown = redact(args, tool.definition.sensitive ?? []) as Record<string, unknown>;
-  return new BoundToolCall(head, tool, args, canonical, shown, context, scopedHistory.release);
+  return new BoundToolCall(head, tool, args, canonical, shown, context, scopedHistory);
 }
 
 /** A bound call whose `argumentsHash` is taken on first read, of the arguments as they were bound. */
@@ -82,7 +82,7 @@ class BoundToolCall implements GatedCall {
   readonly args: Record<string, unknown>;
   readonly shownArguments: Record<string, unknown>;
   readonly context: ToolContext;
-  readonly releaseHistory: () => void;
+  readonly #history: ScopedCallHistory;
   decision: AuditDecision = 'allowed';
   rule: string | undefined = undefined;
   approver: string | undefined = undefined;
@@ -97,7 +97,7 @@ class BoundToolCall implements GatedCall {
     canonical: string,
     shownArguments: Record<string, unknown>,
     context: ToolContext,
-    releaseHistory: () => void,
+    history: ScopedCallHistory,
   ) {
     this.step = head.step;
     this.toolCallId = head.toolCallId;
@@ -108,7 +108,11 @@ class BoundToolCall implements GatedCall {
     this.#canonical = canonical;
     this.shownArguments = shownArguments;
     this.context = context;
-    this.releaseHistory = releaseHistory;
+    this.#history = history;
+  }
+
+  releaseHistory(): void {
+    this.#history.release();
   }
 
   get argumentsHash(): string {

@@ -9,7 +9,8 @@
 export class CallBrakes {
   readonly maxIdenticalCalls: number;
   readonly maxConsecutiveFailures: number;
-  readonly #identicalCalls = new Map<string, number>();
+  /** Per tool, how often each canonical text was asked for: no `name + text` key built and hashed per call. */
+  readonly #identicalCalls = new Map<string, Map<string, number>>();
   readonly #consecutiveFailures = new Map<string, number>();
 
   constructor({
@@ -25,9 +26,13 @@ export class CallBrakes {
    * once and hashes the same text); returns how often it has now been asked for.
    */
   noteCall(name: string, canonicalArguments: string): number {
-    const key = `${name}\u0000${canonicalArguments}`;
-    const count = (this.#identicalCalls.get(key) ?? 0) + 1;
-    this.#identicalCalls.set(key, count);
+    let calls = this.#identicalCalls.get(name);
+    if (calls === undefined) {
+      calls = new Map();
+      this.#identicalCalls.set(name, calls);
+    }
+    const count = (calls.get(canonicalArguments) ?? 0) + 1;
+    calls.set(canonicalArguments, count);
     return count;
   }
 

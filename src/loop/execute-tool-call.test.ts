@@ -19,6 +19,32 @@ describe('executeToolCall', () => {
     expect(events.map((event) => event.type)).toEqual(['tool:start']);
   });
 
+  it('answers a tool that answers synchronously without a promise, and one that answers later with one', async () => {
+    const { runtime } = testRuntime();
+    expect(executeToolCall(runtime, callOf({ execute: () => ({ refunded: true }) }))).toEqual({
+      ok: true,
+      data: { refunded: true },
+    });
+    const refusing = callOf({
+      execute: () => {
+        throw new FatalToolError({ code: 'closed', message: 'The order is closed.' });
+      },
+    });
+    expect(executeToolCall(runtime, refusing)).toMatchObject({
+      ok: false,
+      failure: 'model',
+      error: { code: 'closed' },
+    });
+    const later = executeToolCall(runtime, callOf({ execute: async () => ({ refunded: true }) }));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toEqual({ ok: true, data: { refunded: true } });
+    const rejecting = executeToolCall(
+      runtime,
+      callOf({ execute: () => Promise.reject(new RetryableToolError({ code: 'busy', message: 'Try again.' })) }),
+    );
+    expect(await rejecting).toMatchObject({ ok: false, failure: 'model', error: { code: 'busy', retryable: true } });
+  });
+
   it('classifies retryable and fatal tool errors for the model', async () => {
     const { runtime } = testRuntime();
     const retryable = callOf({

@@ -27,15 +27,18 @@ const aborted: ToolExecution = { ok: false, failure: 'aborted' };
  * else the run's) and classifies how it ended.
  * Precedence: `RetryableToolError`, then `FatalToolError`, then a timeout
  * (for the model only when the tool is `retrySafe`), then the run's abort,
- * then anything else as an infrastructure failure. Never throws. A tool
- * error whose text is a third party's (see `untrustedErrorSource`) names
- * its source in the error's `untrusted`.
+ * then anything else as an infrastructure failure. Never throws (nor
+ * rejects). A tool that answers synchronously without a time limit is
+ * answered synchronously: no promise, no turn of the microtask queue. A
+ * tool error whose text is a third party's (see `untrustedErrorSource`)
+ * names its source in the error's `untrusted`.
  *
  * @example
- * const execution = await executeToolCall(runtime, call);
+ * const executing = executeToolCall(runtime, call);
+ * const execution = executing instanceof Promise ? await executing : executing;
  * if (execution.ok) await claim?.complete(execution);
  */
-export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Promise<ToolExecution> {
+export function executeToolCall(runtime: RunRuntime, call: GatedCall): ToolExecution | Promise<ToolExecution> {
   const { tool, toolName } = call;
   runtime.emitter.emitDraft({
     runId: '',
@@ -47,41 +50,74 @@ export async function executeToolCall(runtime: RunRuntime, call: GatedCall): Pro
     tool: toolName,
   });
   const timeoutMs = tool.definition.timeoutMs ?? runtime.toolTimeoutMs;
+  // A tool that keeps its own limit (`enforcesTimeout`) gets the run's signal and no timer from here.
+  const ownLimit = tool.definition.enforcesTimeout === true && tool.definition.timeoutMs !== undefined;
+  if (timeoutMs !== undefined && !ownLimit) return executeLimited(runtime, call, timeoutMs);
+  let result: unknown;
   try {
-    // A tool that keeps its own limit (`enforcesTimeout`) gets the run's signal and no timer from here.
-    const ownLimit = tool.definition.enforcesTimeout === true && tool.definition.timeoutMs !== undefined;
-    if (timeoutMs !== undefined && !ownLimit) return { ok: true, data: await executeWithin(call, timeoutMs) };
-    const result = tool.definition.execute(call.args, call.context);
-    // A tool that answers synchronously is not made to wait a microtask for its own answer.
-    if (!isThenable(result)) return { ok: true, data: result };
-    prepareWhileWaiting(call);
-    return { ok: true, data: await result };
+    result = tool.definition.execute(call.args, call.context);
   } catch (error) {
-    const texts = runtime.texts;
-    if (RetryableToolError.isInstance(error) || FatalToolError.isInstance(error)) {
-      // The tool's own text reaches the model: a third party's, when the tool or the error says so.
-      const source = untrustedErrorSource({ definition: tool.definition, error });
-      const untrusted = source === undefined ? {} : { untrusted: source };
-      const { code, retryable } = error;
-      const message = (retryable ? texts.retryable : texts.refused)({ tool: toolName, code, message: error.message });
-      return { ok: false, failure: 'model', error: { code, retryable, message, ...untrusted } };
-    }
-    const timedOut = ToolTimeoutError.isInstance(error);
-    if (timedOut && timeoutMs !== undefined) {
-      if (tool.definition.retrySafe === true) {
-        const message = texts.timedOut({ tool: toolName, seconds: error.timeoutMs / 1000 });
-        return { ok: false, failure: 'model', error: { code: 'tool_timeout', retryable: true, message } };
-      }
-      return { ok: false, failure: 'infrastructure', code: 'tool_timeout', cause: error };
-    }
-    if (runtime.signal.aborted) return aborted;
-    return {
-      ok: false,
-      failure: 'infrastructure',
-      code: timedOut ? 'tool_timeout' : 'infrastructure_failure',
-      cause: error,
-    };
+    return classifyFailure(runtime, call, timeoutMs, error);
   }
+  // A tool that answers synchronously is not made to wait a microtask for its own answer.
+  if (!isThenable(result)) return { ok: true, data: result };
+  prepareWhileWaiting(call);
+  return awaitAnswer(runtime, call, timeoutMs, result);
+}
+
+async function executeLimited(runtime: RunRuntime, call: GatedCall, timeoutMs: number): Promise<ToolExecution> {
+  try {
+    return { ok: true, data: await executeWithin(call, timeoutMs) };
+  } catch (error) {
+    return classifyFailure(runtime, call, timeoutMs, error);
+  }
+}
+
+async function awaitAnswer(
+  runtime: RunRuntime,
+  call: GatedCall,
+  timeoutMs: number | undefined,
+  answer: PromiseLike<unknown>,
+): Promise<ToolExecution> {
+  try {
+    return { ok: true, data: await answer };
+  } catch (error) {
+    return classifyFailure(runtime, call, timeoutMs, error);
+  }
+}
+
+/** How a call that threw (or whose answer rejected) ended, in the precedence `executeToolCall` states. */
+function classifyFailure(
+  runtime: RunRuntime,
+  call: GatedCall,
+  timeoutMs: number | undefined,
+  error: unknown,
+): ToolExecution {
+  const { tool, toolName } = call;
+  const texts = runtime.texts;
+  if (RetryableToolError.isInstance(error) || FatalToolError.isInstance(error)) {
+    // The tool's own text reaches the model: a third party's, when the tool or the error says so.
+    const source = untrustedErrorSource({ definition: tool.definition, error });
+    const untrusted = source === undefined ? {} : { untrusted: source };
+    const { code, retryable } = error;
+    const message = (retryable ? texts.retryable : texts.refused)({ tool: toolName, code, message: error.message });
+    return { ok: false, failure: 'model', error: { code, retryable, message, ...untrusted } };
+  }
+  const timedOut = ToolTimeoutError.isInstance(error);
+  if (timedOut && timeoutMs !== undefined) {
+    if (tool.definition.retrySafe === true) {
+      const message = texts.timedOut({ tool: toolName, seconds: error.timeoutMs / 1000 });
+      return { ok: false, failure: 'model', error: { code: 'tool_timeout', retryable: true, message } };
+    }
+    return { ok: false, failure: 'infrastructure', code: 'tool_timeout', cause: error };
+  }
+  if (runtime.signal.aborted) return aborted;
+  return {
+    ok: false,
+    failure: 'infrastructure',
+    code: timedOut ? 'tool_timeout' : 'infrastructure_failure',
+    cause: error,
+  };
 }
 
 async function executeWithin(call: GatedCall, timeoutMs: number): Promise<unknown> {

@@ -82,7 +82,8 @@ export async function runBatch(
       noteUntrusted(call, recorded.outcome);
       return;
     }
-    const report = await runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
+    const running = runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
+    const report = running instanceof Promise ? await running : running;
     if (report.kind === 'held') return;
     if (report.kind === 'pending_approval') {
       const { kind: _kind, ...approval } = report;

@@ -42,4 +42,23 @@ describe('runToolCall', () => {
     });
     expect(executed).toEqual([]);
   });
+
+  it('reports a call whose every step answers at once without a promise, and rejects (never throws) on a failure', async () => {
+    const { runtime, registry, executed } = testRuntime();
+    const report = runToolCall(runtime, registry, call, 1, 'run');
+    expect(report).not.toBeInstanceOf(Promise);
+    expect(report).toMatchObject({ kind: 'done', content: '{"order_id":"SO20260901","status":"shipped"}' });
+    expect(executed).toHaveLength(1);
+    const broken = testRuntime({
+      gate: {
+        check: () => {
+          throw new Error('the rules cannot be read');
+        },
+      },
+    });
+    const failing = runToolCall(broken.runtime, broken.registry, { ...call, id: 'c2' }, 1, 'run');
+    expect(failing).toBeInstanceOf(Promise);
+    await expect(failing).rejects.toThrow('the rules cannot be read');
+    expect(broken.executed).toEqual([]);
+  });
 });

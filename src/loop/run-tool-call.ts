@@ -1,9 +1,10 @@
 import type { ToolCall } from '../core/chat-message.js';
 import { checkGate } from '../gate/check-gate.js';
-import { claimIdempotencyKey } from '../gate/claim-idempotency-key.js';
+import { claimIdempotencyKey, type KeyClaim } from '../gate/claim-idempotency-key.js';
 import type { GatedCall, ToolCallHead } from '../gate/gated-call.js';
 import { refuseDeniedCall } from '../gate/refuse-denied-call.js';
 import { requestApproval } from '../gate/request-approval.js';
+import type { GateDecision } from '../gate/tool-gate.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { isRecord } from '../util/is-record.js';
@@ -22,20 +23,38 @@ import type { ToolCallMode, ToolCallReport } from './tool-call-report.js';
  * repeated-call brake, bind the principal's parameters, gate (tier,
  * argument rules with the call history), approval, claim the idempotency
  * key (scoped by tenant and principal), execute under a time limit, settle
- * (claim, audit, brakes). Throws `InfrastructureError` only for failures
- * the model cannot fix; everything the model can act on comes back as a
- * report.
+ * (claim, audit, brakes). Rejects with `InfrastructureError` only for
+ * failures the model cannot fix (never throws); everything the model can
+ * act on comes back as a report. A call whose every step answers
+ * synchronously (see `gateAndRun`) is reported synchronously: no promise
+ * on its path.
  *
  * @example
- * const report = await runToolCall(runtime, tools, call, step, 'run');
+ * const running = runToolCall(runtime, tools, call, step, 'run');
+ * const report = running instanceof Promise ? await running : running;
  */
-export async function runToolCall(
+export function runToolCall(
   runtime: RunRuntime,
   tools: ToolSet,
   call: ToolCall,
   step: number,
   mode: ToolCallMode,
-): Promise<ToolCallReport> {
+): ToolCallReport | Promise<ToolCallReport> {
+  try {
+    return startToolCall(runtime, tools, call, step, mode);
+  } catch (error) {
+    // A failure reaches the caller as a rejection, as from an async function.
+    return Promise.reject(error);
+  }
+}
+
+function startToolCall(
+  runtime: RunRuntime,
+  tools: ToolSet,
+  call: ToolCall,
+  step: number,
+  mode: ToolCallMode,
+): ToolCallReport | Promise<ToolCallReport> {
   const head: ToolCallHead = { step, toolCallId: call.id, toolName: call.function.name, startedAt: performance.now() };
   const { toolCallId, toolName } = head;
   runtime.emitter.emitDraft({
@@ -60,51 +79,111 @@ export async function runToolCall(
   if (times > runtime.brakes.maxIdenticalCalls) return reportRepeatedCall(runtime, head, times);
   const gated = bindToolCall(runtime, head, checked.tool, checked.args, canonicalArguments);
   const { steps } = runtime;
+  let running: ToolCallReport | Promise<ToolCallReport>;
   try {
-    if (steps === undefined) return await gateAndRun(runtime, gated, mode);
-    return await durableStep({
-      runtime,
-      steps,
-      name: `tool:${toolCallId}`,
-      tool: toolName,
-      run: () => gateAndRun(runtime, gated, mode),
-    });
-  } finally {
-    // Once the call is decided and audited, the principal's next history-reading call may count it.
+    running =
+      steps === undefined
+        ? gateAndRun(runtime, gated, mode)
+        : durableStep({
+            runtime,
+            steps,
+            name: `tool:${toolCallId}`,
+            tool: toolName,
+            run: async () => gateAndRun(runtime, gated, mode),
+          });
+  } catch (error) {
     gated.releaseHistory();
+    throw error;
   }
+  // Once the call is decided and audited, the principal's next history-reading call may count it.
+  if (!(running instanceof Promise)) {
+    gated.releaseHistory();
+    return running;
+  }
+  return running.then(
+    (report) => {
+      gated.releaseHistory();
+      return report;
+    },
+    (error: unknown) => {
+      gated.releaseHistory();
+      throw error;
+    },
+  );
 }
 
-async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMode): Promise<ToolCallReport> {
-  const { toolCallId, toolName: tool } = call;
+/**
+ * Gate, approval, claim, execution and settlement of a bound call. A call
+ * whose every step answers synchronously (a gate that reads no history, no
+ * idempotency key, a tool that answers at once, an audit that waits for
+ * nothing) is answered synchronously: no promise on its path.
+ */
+function gateAndRun(
+  runtime: RunRuntime,
+  call: GatedCall,
+  mode: ToolCallMode,
+): ToolCallReport | Promise<ToolCallReport> {
   const checking = checkGate(runtime, call);
-  const verdict = checking instanceof Promise ? await checking : checking;
+  if (checking instanceof Promise) return checking.then((verdict) => decide(runtime, call, mode, verdict));
+  return decide(runtime, call, mode, checking);
+}
+
+function decide(
+  runtime: RunRuntime,
+  call: GatedCall,
+  mode: ToolCallMode,
+  verdict: GateDecision,
+): ToolCallReport | Promise<ToolCallReport> {
   // Only a call let through automatically keeps the principal's history lock until it is audited.
   if (verdict.decision !== 'allow' || mode === 'check_only') call.releaseHistory();
-  if (verdict.decision === 'deny')
-    return reportFailure(runtime, call, 'gate', await refuseDeniedCall(runtime, call, verdict));
-  if (verdict.decision === 'require_approval') {
-    const approval = await requestApproval(runtime, call, verdict);
-    if (approval.status === 'pending')
-      return {
-        kind: 'pending_approval',
-        toolCallId,
-        tool,
-        approvalId: approval.approvalId,
-        arguments: call.shownArguments,
-        rule: verdict.rule,
-        reason: verdict.reason,
-      };
-    if (approval.status === 'refused') return reportRefusal(runtime, call, approval.stage, approval.error);
-  } else {
-    if (mode === 'check_only') return { kind: 'held', toolCallId, tool };
-    call.rule = verdict.rule;
-    if (verdict.rule !== undefined) call.decision = 'auto_approved';
-  }
+  if (verdict.decision === 'deny') return refuse(runtime, call, verdict);
+  if (verdict.decision === 'require_approval') return approveAndRun(runtime, call, verdict);
+  if (mode === 'check_only') return { kind: 'held', toolCallId: call.toolCallId, tool: call.toolName };
+  call.rule = verdict.rule;
+  if (verdict.rule !== undefined) call.decision = 'auto_approved';
+  return runAllowed(runtime, call);
+}
+
+async function refuse(
+  runtime: RunRuntime,
+  call: GatedCall,
+  verdict: Extract<GateDecision, { decision: 'deny' }>,
+): Promise<ToolCallReport> {
+  return reportFailure(runtime, call, 'gate', await refuseDeniedCall(runtime, call, verdict));
+}
+
+async function approveAndRun(
+  runtime: RunRuntime,
+  call: GatedCall,
+  verdict: Extract<GateDecision, { decision: 'require_approval' }>,
+): Promise<ToolCallReport> {
+  const { toolCallId, toolName: tool } = call;
+  const approval = await requestApproval(runtime, call, verdict);
+  if (approval.status === 'pending')
+    return {
+      kind: 'pending_approval',
+      toolCallId,
+      tool,
+      approvalId: approval.approvalId,
+      arguments: call.shownArguments,
+      rule: verdict.rule,
+      reason: verdict.reason,
+    };
+  if (approval.status === 'refused') return reportRefusal(runtime, call, approval.stage, approval.error);
+  return runAllowed(runtime, call);
+}
+
+function runAllowed(runtime: RunRuntime, call: GatedCall): ToolCallReport | Promise<ToolCallReport> {
   // An approval may have waited a long time: nothing starts once the run is stopped.
-  if (runtime.signal.aborted) return { kind: 'aborted', toolCallId, tool, started: false };
+  if (runtime.signal.aborted)
+    return { kind: 'aborted', toolCallId: call.toolCallId, tool: call.toolName, started: false };
   const claiming = claimIdempotencyKey(runtime, call);
-  const key = claiming instanceof Promise ? await claiming : claiming;
+  if (claiming instanceof Promise) return claiming.then((key) => runClaimed(runtime, call, key));
+  return runClaimed(runtime, call, claiming);
+}
+
+function runClaimed(runtime: RunRuntime, call: GatedCall, key: KeyClaim): ToolCallReport | Promise<ToolCallReport> {
+  const { toolCallId, toolName: tool } = call;
   if (key?.status === 'refused') return reportRefusal(runtime, call, 'execution', key.error);
   if (key?.status === 'completed') {
     if (!key.outcome.ok) return reportRefusal(runtime, call, 'execution', key.outcome.error);
@@ -121,5 +200,7 @@ async function gateAndRun(runtime: RunRuntime, call: GatedCall, mode: ToolCallMo
     );
     return { kind: 'done', toolCallId, tool, outcome: key.outcome, content, replayed: true };
   }
-  return settleToolCall(runtime, call, key, await executeToolCall(runtime, call));
+  const executing = executeToolCall(runtime, call);
+  if (executing instanceof Promise) return executing.then((execution) => settleToolCall(runtime, call, key, execution));
+  return settleToolCall(runtime, call, key, executing);
 }

@@ -18,7 +18,8 @@ import type { ToolCallReport } from './tool-call-report.js';
  * spot (no promise, no turn of the microtask queue).
  *
  * @example
- * return settleToolCall(runtime, call, key, await executeToolCall(runtime, call));
+ * const executing = executeToolCall(runtime, call);
+ * return settleToolCall(runtime, call, key, executing instanceof Promise ? await executing : executing);
  */
 export function settleToolCall(
   runtime: RunRuntime,

@@ -54,4 +54,19 @@ describe('canonicalJson', () => {
       }),
     );
   });
+
+  it('reads own keys only, even with an enumerable key inherited from Object.prototype', () => {
+    Object.defineProperty(Object.prototype, 'aa_inherited', {
+      value: 1,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    try {
+      expect(canonicalJson({ b: 1, c: { d: 2 } })).toBe('{"b":1,"c":{"d":2}}');
+      expect(canonicalJson({ c: 1, b: 2 })).toBe('{"b":2,"c":1}');
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)['aa_inherited'];
+    }
+  });
 });

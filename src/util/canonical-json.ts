@@ -44,7 +44,9 @@ function isInOrder(value: unknown): boolean {
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
   let previous: string | undefined;
-  for (const key of Object.keys(value)) {
+  // `for…in` over the own keys (inherited ones skipped), in `Object.keys` order: no array of keys per object.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     if (key === 'toJSON' || (previous !== undefined && !(previous < key))) return false;
     if (!isInOrder((value as Record<string, unknown>)[key])) return false;
     previous = key;

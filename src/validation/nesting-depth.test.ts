@@ -44,4 +44,12 @@ describe('parseToolArguments on deeply nested arguments', () => {
   it('accepts arguments nested within the limit', () => {
     expect(parseToolArguments({ toolName: 'query_order', raw: deepText(10), schema }).ok).toBe(true);
   });
+
+  it('refuses one level past the limit and accepts the limit itself, short text unscanned', () => {
+    // deepText(n) nests n + 1 levels, its outer object included.
+    const at = (levels: number) => parseToolArguments({ toolName: 'query_order', raw: deepText(levels), schema });
+    expect(at(63).ok).toBe(true);
+    expect(at(64)).toMatchObject({ ok: false, issue: { code: 'too_deep' } });
+    expect(jsonTextDepth('['.repeat(64), 64)).toBe(64);
+  });
 });

@@ -44,7 +44,8 @@ export function parseToolArguments({
     return classify({ toolName, value: raw, raw: undefined, schema, locale });
   }
   if (raw.trim() === '') return { ok: true, value: {} };
-  if (jsonTextDepth(raw, maxArgumentDepth) > maxArgumentDepth) {
+  // Text no longer than the limit cannot nest deeper than it (one bracket a level): most arguments are not scanned.
+  if (raw.length > maxArgumentDepth && jsonTextDepth(raw, maxArgumentDepth) > maxArgumentDepth) {
     return { ok: false, issue: callIssue({ toolName, schema, locale, code: 'too_deep' }) };
   }
   let value: unknown;
