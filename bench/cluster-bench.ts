@@ -53,7 +53,9 @@ const warmUpRuns = Number(process.env.ARBITER_BENCH_WARM_UP_RUNS ?? sessions);
 const idleSeconds = 30;
 /** One customer per session: one customer's concurrent messages queue on his per-principal limit's lock. */
 export const tokenOf = (index: number) => `bench-token-${String(index).padStart(4, '0')}-0123456789abcdef`;
-const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+/** The node's CLI: this build's, or another build's (`ARBITER_BENCH_CLI=/path/to/dist/src/cli/main.js`). */
+const cli =
+  process.env.ARBITER_BENCH_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 const plainServer = join(dirname(fileURLToPath(import.meta.url)), 'plain-session-server.js');
 const clockTicks = 100;
 /**
@@ -375,7 +377,10 @@ export async function idleRound(
   try {
     for (let index = 0; index < 3; index += 1)
       nodes.push(await startNode(directory, storeUrl, `idle-node-${index + 1}`));
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // A node's start-up work ends well after it listens: V8's memory reducer collects the heap the start-up
+    // filled when the process goes idle (100-220 ms of CPU per node 10-18 s after the start, 2026-12-07), once.
+    // The measure is of a node waiting for work, after that.
+    await new Promise((resolve) => setTimeout(resolve, 25_000));
     const postmaster = Number(readFileSync(join(cluster.directory, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const commits = async () => {
       const client = new pg.Client({ connectionString: storeUrl });
