@@ -50,10 +50,12 @@ function closestNames(name: string, available: readonly string[]): readonly stri
   const lowered = name.toLowerCase();
   const words = wordsOf(name);
   const sortedWords = [...words].sort().join('_');
+  // Each name's words, split once: for the same words in another order, then for the names that hold them.
+  const candidates = available.map((candidate) => ({ candidate, words: wordsOf(candidate) }));
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of available) {
-    if (wordsOf(candidate).sort().join('_') === sortedWords) return [candidate];
+  for (const { candidate, words: candidateWords } of candidates) {
+    if ([...candidateWords].sort().join('_') === sortedWords) return [candidate];
     const distance = editDistance(lowered, candidate.toLowerCase());
     if (distance < bestDistance) {
       bestDistance = distance;
@@ -64,9 +66,8 @@ function closestNames(name: string, available: readonly string[]): readonly stri
   if (best !== undefined && bestDistance <= tolerance) return [best];
   // A word of two letters (`id`, `to`) is in too many names to point at any.
   if (words.some((word) => word.length < 3)) return [];
-  const holding = available.filter((candidate) => {
-    const candidateWords = wordsOf(candidate);
-    return words.every((word) => candidateWords.includes(word));
-  });
+  const holding = candidates
+    .filter(({ words: candidateWords }) => words.every((word) => candidateWords.includes(word)))
+    .map(({ candidate }) => candidate);
   return holding.length <= maxSuggestions ? holding : [];
 }
