@@ -1,4 +1,4 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../core/json-schema.js';
 import type { Locale } from '../core/locale.js';
@@ -19,6 +19,7 @@ import type { ValidationIssue } from './validation-issue.js';
 export type ToolValidator = (args: unknown) => readonly ValidationIssue[];
 
 const noIssues: readonly ValidationIssue[] = Object.freeze([]);
+const noIssueErrors: readonly ErrorObject[] = Object.freeze([]);
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object, under bundlers the plugin.
 const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ??
@@ -109,7 +110,11 @@ export function compileToolValidator({
     // The shared instance must not keep every schema ever compiled (nor refuse a second schema with the same $id).
     if (ajv === undefined) compiler.removeSchema(schema);
   }
-  const toIssues = createIssueBuilder({ guide: schemaGuide(schema), toolName, locale });
+  // Re-checking a call with a refused value moved to another argument leaves the errors being described alone:
+  // ajv gives every run its own errors array.
+  const check = (args: Record<string, unknown>) =>
+    validate(args) ? noIssueErrors : (validate.errors ?? noIssueErrors);
+  const toIssues = createIssueBuilder({ guide: schemaGuide(schema), toolName, locale, check });
   const normalize = compileArgumentNormalizer({ schema, ...(stripUnknownAt === undefined ? {} : { stripUnknownAt }) });
   if (normalize === undefined) return (args) => (validate(args) ? noIssues : toIssues(validate.errors ?? [], args));
   return (args) => {

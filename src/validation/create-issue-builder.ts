@@ -8,6 +8,7 @@ import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
 import { suggestEnumValue } from './suggest-enum-value.js';
 import { misnamedFields } from './suggest-field-match.js';
+import { type ArgumentsCheck, otherFieldFor } from './suggest-other-field.js';
 import type { ValidationIssue } from './validation-issue.js';
 import { validationTexts } from './validation-texts.js';
 
@@ -37,14 +38,26 @@ export function createIssueBuilder({
   guide,
   toolName,
   locale,
+  check,
 }: {
   guide: SchemaGuide;
   toolName: string;
   locale: Locale;
+  /** The tool's whole check, to find another argument a refused value fits (see `otherFieldFor`); none: not tried. */
+  check?: ArgumentsCheck;
 }): IssueBuilder {
   const texts = validationTexts(locale);
   const siteFor = createIssueSites({ guide, toolName, texts });
   const sentNothing = texts.received({ kind: 'nothing' });
+  /** What was sent for a field, naming the other top-level argument it would be valid for when there is one. */
+  const sentFor = (error: ErrorObject, value: unknown, args: unknown): string => {
+    const field = check === undefined ? undefined : topLevelField(error.instancePath);
+    const other =
+      field === undefined || check === undefined || !isArgumentsObject(args)
+        ? undefined
+        : otherFieldFor({ args, field, guide, check });
+    return other === undefined ? texts.sentValue(value) : texts.received({ kind: 'other_field', value, field: other });
+  };
 
   const requiredWith = new Map<string, IssueProblem>();
   /** One problem object per property, so that sites can compare problems by identity. */
@@ -108,13 +121,13 @@ export function createIssueBuilder({
           const nearest = typeof value === 'string' ? nearestAllowed(value, param(error, 'allowedValues')) : undefined;
           sent =
             nearest === undefined
-              ? texts.sentValue(value)
+              ? sentFor(error, value, args)
               : texts.received({ kind: 'near_value', value: value as string, nearest });
           break;
         }
         default:
           problem = problemOf(error);
-          sent = texts.sentValue(value);
+          sent = sentFor(error, value, args);
       }
       const site = siteFor(error, args, parentSchema, name, problem);
       if (issues.length >= linearScanLimit) seen ??= new Set(issues.map((issue) => issue.path));
@@ -151,6 +164,16 @@ function insertInSchemaOrder(issues: ValidationIssue[], ranks: number[], issue: 
   }
   issues[position] = issue;
   ranks[position] = rank;
+}
+
+/** The top-level argument an error's instance path names (`/order_id`), or undefined for the root or a nested one. */
+function topLevelField(instancePath: string): string | undefined {
+  if (instancePath.length < 2 || instancePath.indexOf('/', 1) !== -1) return undefined;
+  return instancePath.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+function isArgumentsObject(args: unknown): args is Record<string, unknown> {
+  return typeof args === 'object' && args !== null && !Array.isArray(args);
 }
 
 /** The allowed value a string sent for an enum most likely meant, if one is that close. */

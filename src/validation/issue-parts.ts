@@ -30,7 +30,9 @@ export type Received =
   /** A required field is missing and `sent`, an undeclared field, is likely it under another name. */
   | { readonly kind: 'misnamed'; readonly sent: string; readonly wanted: string }
   /** A string sent for an enum, one spelling away from the allowed value `nearest`. */
-  | { readonly kind: 'near_value'; readonly value: string; readonly nearest: string };
+  | { readonly kind: 'near_value'; readonly value: string; readonly nearest: string }
+  /** A value refused for its field that another top-level argument, `field`, would take as it is. */
+  | { readonly kind: 'other_field'; readonly value: unknown; readonly field: string };
 
 /**
  * A field's expectation in words, rendered once per field schema and locale:

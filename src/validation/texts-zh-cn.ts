@@ -136,6 +136,8 @@ function receivedSentence(received: Received): string {
       return sentValue(received.value);
     case 'near_value':
       return `你传的是字符串 ${quoteShort(received.value)}，是不是想传 ${quoteShort(received.nearest)}？`;
+    case 'other_field':
+      return `${sentValue(received.value).slice(0, -1)}，它符合 \`${received.field}\` 的要求：是不是应该作为 \`${received.field}\` 传？`;
     case 'text': {
       const { text } = received;
       const note = isCutShort(text) ? `（共 ${text.length} 个字符，此处已截断）` : '';
