@@ -146,12 +146,13 @@ describe('GET /v1/runs/:id/events', () => {
     // its last events wait for the log's next write (the next turn of the event loop). A stream opened then
     // (here in-process, before that turn) must still follow the run to its run:end.
     let opened: Promise<Response> | undefined;
+    let loggedAtEnd: ExternalEvent[] = [];
     const { runs } = running.server;
     const setStatus = runs.setStatus.bind(runs);
     runs.setStatus = (statusRunId, status, failure) => {
       setStatus(statusRunId, status, failure);
       if (statusRunId !== runId || status !== 'completed' || opened !== undefined) return;
-      expect(running.server.manager.replay(runId, lastSeq).some((event) => event.type === 'run:end')).toBe(false);
+      loggedAtEnd = running.server.manager.replay(runId, lastSeq);
       queueMicrotask(() => {
         opened = Promise.resolve(
           running.server.app.request(`/v1/runs/${runId}/events`, {
@@ -170,6 +171,9 @@ describe('GET /v1/runs/:id/events', () => {
       body: { decision: 'approve' },
     });
     await running.server.idle();
+    expect(opened).toBeDefined();
+    // The race was hit: when the stream opened, the log did not hold the run's end yet.
+    expect(loggedAtEnd.some((event) => event.type === 'run:end')).toBe(false);
     const response = await (opened as Promise<Response>);
     expect(response.status).toBe(200);
     const resumed = (await response.text())
