@@ -81,7 +81,8 @@ describe('arbiter serve --mcp', () => {
       const first = await readSse({
         url: `${base}/v1/runs/${runId}/events`,
         token: customer,
-        stopAfter: (event) => event.type === 'approval:required',
+        // The stop's own run:end (awaiting_approval) too: the next stream starts after it, at the resumed run.
+        stopAfter: (event) => event.type === 'run:end',
       });
       const calls = (events: readonly ExternalEvent[]) =>
         events.flatMap((event) => ('tool' in event ? [`${event.type} ${event.tool}`] : [event.type]));
@@ -94,6 +95,7 @@ describe('arbiter serve --mcp', () => {
           'approval:required files_write_file',
         ]),
       );
+      expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
       expect(existsSync(target)).toBe(false);
       const approval = first.events.find((event) => event.type === 'approval:required') as { approvalId: string };
       const decided = await call(`/v1/approvals/${approval.approvalId}`, demoTokens.approver, { decision: 'approve' });

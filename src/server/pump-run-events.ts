@@ -21,8 +21,8 @@ export interface PumpRunEventsOptions {
   readonly maxQueued: number;
   /**
    * Once the replay is queued: writes the stream's opening; `false` ends the
-   * stream there. `active`: the run still executes in this process;
-   * `queued`: the replayed events waiting.
+   * stream there. `active`: more of the run's events are to come from this
+   * process (`FollowRun`); `queued`: the replayed events waiting.
    */
   readonly open: (followed: {
     readonly active: boolean;

@@ -453,6 +453,15 @@ export class RunManager {
     return this.#runs.has(runId);
   }
 
+  /**
+   * True while events of the run this process published wait to be written
+   * to the log (and only then reach followers): a run that has just ended
+   * here (its status already says so) still has its last events to come.
+   */
+  hasUnloggedEvents(runId: string): boolean {
+    return this.#unlogged.lastSeq(runId) !== undefined;
+  }
+
   /** Resolves when no run executes any more (tests, shutdown). */
   async idle(): Promise<void> {
     await this.#tasks.idle();

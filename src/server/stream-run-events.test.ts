@@ -132,6 +132,59 @@ describe('GET /v1/runs/:id/events', () => {
     expect(fromStart.events).toEqual(first.events);
   });
 
+  it('follows a resumed run to its run:end when the stream opens after the run ended and before its last events are written', async () => {
+    server = await startTestServer();
+    const running = server;
+    const { runId } = await startRun('Refund my cracked teapot please');
+    const first = await stream(runId);
+    expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
+    const lastSeq = first.events.at(-1)?.seq ?? 0;
+    const approvalId = (first.events.find((event) => event.type === 'approval:required') as { approvalId: string })
+      .approvalId;
+
+    // The moment of the race: the run's status already says it ended (written when its run:end is published),
+    // its last events wait for the log's next write (the next turn of the event loop). A stream opened then
+    // (here in-process, before that turn) must still follow the run to its run:end.
+    let opened: Promise<Response> | undefined;
+    let loggedAtEnd: ExternalEvent[] = [];
+    const { runs } = running.server;
+    const setStatus = runs.setStatus.bind(runs);
+    runs.setStatus = (statusRunId, status, failure) => {
+      setStatus(statusRunId, status, failure);
+      if (statusRunId !== runId || status !== 'completed' || opened !== undefined) return;
+      loggedAtEnd = running.server.manager.replay(runId, lastSeq);
+      queueMicrotask(() => {
+        opened = Promise.resolve(
+          running.server.app.request(`/v1/runs/${runId}/events`, {
+            headers: {
+              authorization: `Bearer ${testTokens.alice}`,
+              'last-event-id': String(lastSeq),
+              host: 'localhost',
+            },
+          }),
+        );
+      });
+    };
+    await running.request(`/v1/approvals/${approvalId}`, {
+      token: testTokens.staff,
+      method: 'POST',
+      body: { decision: 'approve' },
+    });
+    await running.server.idle();
+    expect(opened).toBeDefined();
+    // The race was hit: when the stream opened, the log did not hold the run's end yet.
+    expect(loggedAtEnd.some((event) => event.type === 'run:end')).toBe(false);
+    const response = await (opened as Promise<Response>);
+    expect(response.status).toBe(200);
+    const resumed = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice(5)) as ExternalEvent);
+    expect(resumed.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'completed' });
+    expect(resumed).toEqual(running.server.manager.replay(runId, lastSeq));
+    expect(seqs(resumed)).toEqual(Array.from({ length: resumed.length }, (_, index) => lastSeq + index + 1));
+  });
+
   it('refuses a malformed Last-Event-ID with 400', async () => {
     server = await startTestServer();
     const { runId } = await startRun('Where is my order?');

@@ -11,7 +11,9 @@ import type { ServerMetrics } from './server-metrics.js';
 /**
  * Replays a run's logged events after `afterSeq` to `push`, then follows
  * it live, each event once; resolves once the replay is done, with the
- * unfollow and whether the run still executes in this process.
+ * unfollow and whether more of the run's events are to come from this
+ * process (`active`: it still executes here, or events it published here
+ * are not written yet), which a run's status read before cannot tell.
  *
  * @example
  * const follow: FollowRun = ({ runId, afterSeq, push }) => ({ unfollow: feed.follow(…), active: false });
@@ -34,7 +36,9 @@ export function followOnManager(manager: RunManager): FollowRun {
   return ({ runId, afterSeq, push }) => {
     const unfollow = manager.follow(runId, push);
     for (const event of manager.replay(runId, afterSeq)) push(event);
-    return { unfollow, active: manager.isActive(runId) };
+    // A run that has just ended here is settled in its status while its last events, run:end included, wait
+    // for the log's next write: the stream follows them rather than ending with the replay.
+    return { unfollow, active: manager.isActive(runId) || manager.hasUnloggedEvents(runId) };
   };
 }
 

@@ -58,18 +58,38 @@ const searchPaths = new WeakMap<pg.PoolClient, string>();
 /** Connections that already carry arbiter's `'error'` listener. */
 const guarded = new WeakSet<pg.PoolClient>();
 
+/** Pools whose every new connection gets arbiter's `'error'` listener (`guardPool`). */
+const guardedPools = new WeakSet<pg.Pool>();
+
 /**
  * A checked-out `pg` client has no `'error'` listener of the pool's: a
  * connection the server drops while it is checked out (a restart's 57P01)
  * would emit an unhandled `'error'` and end the process. The failure still
  * reaches the query under way (and the pool destroys the client on release,
  * since it is no longer queryable); this listener only keeps it from being
- * thrown.
+ * thrown. Once added it stays for the client's whole life.
  */
 function guard(client: pg.PoolClient): void {
   if (guarded.has(client)) return;
   guarded.add(client);
   client.on('error', () => {});
+}
+
+/**
+ * Guards each new connection of `pool` as the pool hands it over (its
+ * `'connect'` event), not after the caller's `await`: node-postgres takes
+ * the pool's own listener off and resolves the checkout in the middle of
+ * the read that ends the connection's startup, and the rest of that read is
+ * handled before any awaiting code runs. A server that ends the connection
+ * just then (a restart's 57P01 in the same read as its `ReadyForQuery`)
+ * would otherwise meet a client with no `'error'` listener and end the
+ * process. An application's pool is guarded too: a dropped connection then
+ * fails its queries rather than the process.
+ */
+function guardPool(pool: pg.Pool): void {
+  if (guardedPools.has(pool)) return;
+  guardedPools.add(pool);
+  pool.on('connect', guard);
 }
 
 /** How long a checkout waits, in all, for a database that refuses connections (restarting). */
@@ -117,6 +137,7 @@ export class PostgresDatabase {
     ownsPool: boolean;
     connectWaitMs: number;
   }) {
+    guardPool(pool);
     this.pool = pool;
     this.schema = schema;
     this.#ownsPool = ownsPool;
@@ -129,7 +150,10 @@ export class PostgresDatabase {
    * whose connections start with `search_path` set to `schema`. With
    * `pool`, the application's (left open by `close`); with `schema` too,
    * each connection's `search_path` is set the first time arbiter checks it
-   * out, and again whenever it last served another schema.
+   * out, and again whenever it last served another schema. Either way each
+   * connection the pool opens gets a listener for `'error'` when the pool
+   * hands it over (`guardPool`), so a server that drops it fails its queries,
+   * not the process.
    *
    * @example
    * const database = PostgresDatabase.open({ pool: applicationPool, schema: 'arbiter' });

@@ -350,6 +350,38 @@ describe('GET /v1/chat/:id/stream (the transport reconnect)', () => {
     expect((await running.request('/v1/chat/chat-reload/stream', { token: tokens.alice })).status).toBe(204);
   });
 
+  it('follows a run to its end when the reconnect comes after the run ended and before its last events are written', async () => {
+    const running = await serve();
+    // The moment of the race: the run's status says it ended (written when its run:end is published) while its
+    // last events wait for the log's next write; the reconnect is served in-process before that write.
+    let reconnected: Promise<ReadableStream<UIMessageChunk> | null> | undefined;
+    let loggedEnd = true;
+    const { runs, manager } = running.server;
+    const setStatus = runs.setStatus.bind(runs);
+    runs.setStatus = (runId, status, failure) => {
+      setStatus(runId, status, failure);
+      if (status !== 'completed' || reconnected !== undefined) return;
+      loggedEnd = manager.replay(runId, 0).some((event) => event.type === 'run:end');
+      queueMicrotask(() => {
+        reconnected = new DefaultChatTransport<UIMessage>({
+          api: `${running.url}/v1/chat`,
+          headers: { authorization: `Bearer ${tokens.alice}` },
+          fetch: async (input, init) => running.server.app.request(String(input), init),
+        }).reconnectToStream({ chatId: 'chat-race' });
+      });
+    };
+    const asked = await ask(running, tokens.alice, 'chat-race', 'Where is my order SO20260901?');
+    expect(loggedEnd).toBe(false);
+    const resumed = await reconnected;
+    if (resumed === null || resumed === undefined) throw new Error('no stream to reconnect to');
+    const chunks = await chunksOf(resumed);
+    expect(chunks).toEqual(asked);
+    const message = await messageOf(chunks);
+    expect(message.metadata).toMatchObject({ stopReason: 'completed' });
+    const stored = await running.request(`/v1/sessions/${aliceChat('chat-race')}`, { token: tokens.alice });
+    expect(textOf(message)).toBe((stored.body.messages as { content: string }[]).at(-1)?.content);
+  });
+
   it("keeps chat ids in their principal's namespace: another's chat is never reached, read or blocked", async () => {
     const running = await serve({ firstTokenMs: 2000, deltaMs: 0 });
     const answering = ask(running, tokens.alice, 'chat-private', 'Where is my order SO20260901?');
