@@ -43,9 +43,20 @@ describe('a refused value that another argument would take', () => {
     );
   });
 
-  it('does not offer an argument the call already sent', () => {
+  it('does not offer an argument the call sent with another valid value', () => {
     expect(messages(queryRefund, { order_id: 'RF2026090001', refund_no: 'RF2026090002' })[0]).toMatch(
       /You sent the string "RF2026090001"\.$/,
+    );
+  });
+
+  it('offers an argument the call sent with a refused value, or with this very value', () => {
+    // Qwen2.5-Coder-0.5B's own first calls for "How far along is my refund RF2026090002?" and "… RF2026090001".
+    expect(messages(queryRefund, { order_id: 'RF2026090002', refund_no: '100001' })).toEqual([
+      '`order_id`: expected a string matching ^SO\\d{8}$. Valid example: "SO20260901". You sent the string "RF2026090002", which is valid for `refund_no`: did you mean to send it as `refund_no`?',
+      '`refund_no`: expected a string matching ^RF\\d{10}$. Valid example: "RF2026090001". You sent the string "100001".',
+    ]);
+    expect(messages(queryRefund, { order_id: 'RF2026090001', refund_no: 'RF2026090001' })[0]).toMatch(
+      /"RF2026090001", which is valid for `refund_no`: did you mean to send it as `refund_no`\?$/,
     );
   });
 

@@ -13,11 +13,12 @@ const maxTried = 32;
 /**
  * The one other top-level argument that a value refused for `field` would
  * be valid for, so the message can say "did you mean": a refund number sent
- * as `order_id` when the tool also takes `refund_no`. Only arguments the
- * call left out and whose schema has a form of its own (a pattern, a format,
- * an enum or a const) are tried, each by checking the call with the value
- * moved there; none is named when no such argument, or more than one, takes
- * the value.
+ * as `order_id` when the tool also takes `refund_no`. Only arguments whose
+ * schema has a form of its own (a pattern, a format, an enum or a const) are
+ * tried, and of those only ones the call left out, sent with a refused value,
+ * or sent with this very value (the model then sent it twice); each is tried
+ * by checking the call with the value moved there. None is named when no
+ * such argument, or more than one, takes the value.
  *
  * @example
  * otherFieldFor({ args: { order_id: 'RF2026090001' }, field: 'order_id', guide, check });
@@ -39,8 +40,13 @@ export function otherFieldFor({
   const value = args[field];
   if (value === undefined || (typeof value === 'object' && value !== null)) return undefined;
   let found: string | undefined;
+  let refused: ReadonlySet<string> | undefined;
   for (const name of names.keys()) {
-    if (name === field || Object.hasOwn(args, name) || !hasForm(guide, name)) continue;
+    if (name === field || !hasForm(guide, name)) continue;
+    if (Object.hasOwn(args, name) && args[name] !== value) {
+      refused ??= new Set(check(args).map((error) => error.instancePath));
+      if (!refused.has(`/${escapePointer(name)}`)) continue;
+    }
     // No prototype: a `__proto__` key the model sent is copied as a key, as JSON.parse made it.
     const moved: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(args)) if (key !== field) moved[key] = args[key];
