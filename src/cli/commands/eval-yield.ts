@@ -34,7 +34,7 @@ export interface YieldRunHeader {
 
 /**
  * `arbiter eval yield --model FILE [--model FILE …] [--out DIR] [--limit N]
- * [--threads N] [--parallel N] [--shard K/N] [--conditions a,b] [--kinds a,b] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
+ * [--threads N] [--parallel N] [--shard K/N] [--conditions a,b] [--kinds a,b] [--calls id,id] [--first-calls both|original|strict|none]` (`npm run eval -- yield --model FILE`):
  * the correction-yield experiment on local GGUF models (see
  * docs/correction-yield.md). Rows go to `DIR/<model file>.jsonl` as they
  * come, headed by the commit they ran on; a rerun continues a file where it
@@ -59,6 +59,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
       parallel: { type: 'string', default: '1' },
       conditions: { type: 'string' },
       kinds: { type: 'string' },
+      calls: { type: 'string' },
       report: { type: 'boolean', default: false },
       'first-calls': { type: 'string', default: 'both' },
     },
@@ -74,6 +75,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
     }
     const conditions = values.conditions === undefined ? yieldConditions : parseConditions(values.conditions);
     const kinds = values.kinds === undefined ? undefined : parseKinds(values.kinds);
+    const callIds = values.calls === undefined ? undefined : parseCallIds(values.calls);
     mkdirSync(values.out, { recursive: true });
     if (!values.report) {
       const files = values.model ?? [];
@@ -116,6 +118,7 @@ export async function evalYieldFromArgs(args: readonly string[]): Promise<Comman
           firstCalls,
           ...(limit === undefined ? {} : { limit }),
           ...(kinds === undefined ? {} : { kinds }),
+          ...(callIds === undefined ? {} : { callIds }),
           shard,
           concurrency: parallel,
           onRow: (row) => appendFileSync(output, `${JSON.stringify(row)}\n`),
@@ -192,6 +195,15 @@ function parseKinds(value: string): ErrorKind[] {
     }
   }
   return names as ErrorKind[];
+}
+
+function parseCallIds(value: string): string[] {
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  if (ids.length === 0) throw new UsageError({ message: '--calls needs at least one broken call id' });
+  return ids;
 }
 
 function currentCommit(): string {

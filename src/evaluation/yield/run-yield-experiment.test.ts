@@ -70,6 +70,7 @@ async function run({
   firstCalls = 'none',
   shard,
   kinds,
+  callIds,
 }: {
   model: Model;
   corpus: YieldCorpus;
@@ -77,6 +78,7 @@ async function run({
   firstCalls?: 'both' | 'original' | 'strict' | 'none';
   shard?: { index: number; count: number };
   kinds?: readonly ErrorKind[];
+  callIds?: readonly string[];
 }): Promise<ExperimentRow[]> {
   const registry = shopRegistry();
   const rows: ExperimentRow[] = [];
@@ -90,6 +92,7 @@ async function run({
     ...(done === undefined ? {} : { done }),
     ...(shard === undefined ? {} : { shard }),
     ...(kinds === undefined ? {} : { kinds }),
+    ...(callIds === undefined ? {} : { callIds }),
     onRow: (row) => rows.push(row),
   });
   return rows;
@@ -176,5 +179,15 @@ describe('runYieldExperiment', () => {
     expect(await asked()).toEqual(['query-0:pattern:1 pattern', 'missing missing_field']);
     expect(await asked(['missing_field'])).toEqual(['missing missing_field']);
     expect(await asked(['enum'])).toEqual([]);
+  });
+
+  it('asks only the broken calls with the ids given, and refuses an id that names none', async () => {
+    const missing = { ...brokenCall, id: 'missing', arguments: {} };
+    const corpus = { name: 'test', intents: [], calls: [brokenCall, missing] };
+    const rows = await run({ model: new ReplyingModel(['prose']), corpus, callIds: ['missing'] });
+    expect(rows.map((row) => (row.phase === 'yield' ? row.call : ''))).toEqual(['missing']);
+    await expect(run({ model: new ReplyingModel(['prose']), corpus, callIds: ['missing', 'typo'] })).rejects.toThrow(
+      '--calls: no refused call with id "typo"',
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall } from '../../core/chat-message.js';
 import type { Locale } from '../../core/locale.js';
 import type { ToolSpec } from '../../core/tool-spec.js';
+import { UsageError } from '../../errors/usage-error.js';
 import type { Model } from '../../models/model.js';
 import { toStrictTools } from '../../models/strict-tools.js';
 import type { ToolRegistry } from '../../tools/tool-registry.js';
@@ -83,6 +84,7 @@ export async function runYieldExperiment({
   maxTurns = 2,
   limit,
   kinds,
+  callIds,
   shard = { index: 1, count: 1 },
   firstCalls = 'both',
   done = new Map<string, ExperimentRow>(),
@@ -99,6 +101,8 @@ export async function runYieldExperiment({
   limit?: number;
   /** Only the broken calls of these kinds, among those `limit` takes (default: every kind). */
   kinds?: readonly ErrorKind[];
+  /** Only the broken calls with these ids (`own:refund-status-0`, `shop:order-id-as-number`), among those taken. */
+  callIds?: readonly string[];
   /**
    * Only every `count`-th broken call of that order, from the `index`-th (1-based): processes with the
    * same `count` and each its own `index` share the calls without overlap.
@@ -155,9 +159,16 @@ export async function runYieldExperiment({
     const english = refusal({ registry, call, locale: 'en' });
     return english === undefined ? [] : [{ call, kind: errorKindOf(english.issues) }];
   });
+  const unknownIds = callIds?.filter((id) => !broken.some(({ call }) => call.id === id)) ?? [];
+  if (unknownIds.length > 0) {
+    throw new UsageError({
+      message: `--calls: no refused call with id ${unknownIds.map((id) => `"${id}"`).join(', ')} (a model's own ids, own:<intent>, exist once its first calls were asked)`,
+    });
+  }
   const asked = stratify(broken)
     .slice(0, limit)
     .filter(({ kind }) => kinds === undefined || kinds.includes(kind))
+    .filter(({ call }) => callIds === undefined || callIds.includes(call.id))
     .filter((_, position) => position % shard.count === shard.index - 1)
     .flatMap(({ call, kind }) => conditions.map((condition) => ({ call, kind, condition })))
     .filter(({ call, condition }) => !done.has(`yield|${model.name}|${call.id}|${condition}`));
