@@ -44,7 +44,12 @@ describe('runShopDemo', () => {
     const { text, result } = await transcript({});
     expect(result.stopReason).toBe('awaiting_approval');
     expect(text).toMatchInlineSnapshot(`
-      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
+      "customer  Hi, I asked for a refund last week, number 2026090001. Has the money come back yet?
+      model     calls query_refund {"refund_no":"RF2026090001"}
+      arbiter   query_refund ran; result: {"refunds":[{"refund_no":"RF2026090001","order_id":"SO20260902","amount_cents":7900,"reason_category":"damage…
+      assistant Your refund RF2026090001 on order SO20260902 is completed: the money went back to your original payment method on 2026-08-31T08:00:00Z.
+      [completed] the model answered; 2 model calls, 1 tool call
+      customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
       model     calls query_order {"order_id":12345}
       arbiter   rejected before execution; the model reads:
                 The call to query_order was not run: 1 problem with its arguments. Fix it and call query_order again.
@@ -64,6 +69,7 @@ describe('runShopDemo', () => {
       model     calls apply_refund {"order_id":"SO20260902","amount_cents":20000,"reason_category":"damaged","reason":"The glass teapot arrived cracked."}
       arbiter   [awaiting approval] ap_…: A refund of 200.00 yuan on SO20260902 is 50.00 yuan or more, so a member of staff must approve it. Nothing was refunded.
       [awaiting_approval] a call waits for a person; the run is suspended and can be resumed; 2 model calls, 1 tool call
+      audit     query_refund    read         allowed       -                      -             ok
       audit     query_order     read         allowed       -                      -             ok
       audit     add_order_note  reversible   allowed       -                      -             ok
       audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
@@ -76,7 +82,12 @@ describe('runShopDemo', () => {
     const { text, result } = await transcript({ errorStyle: 'vague' });
     expect(result.stopReason).toBe('tool_failures');
     expect(text).toMatchInlineSnapshot(`
-      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
+      "customer  Hi, I asked for a refund last week, number 2026090001. Has the money come back yet?
+      model     calls query_refund {"refund_no":"RF2026090001"}
+      arbiter   query_refund ran; result: {"refunds":[{"refund_no":"RF2026090001","order_id":"SO20260902","amount_cents":7900,"reason_category":"damage…
+      assistant Your refund RF2026090001 on order SO20260902 is completed: the money went back to your original payment method on 2026-08-31T08:00:00Z.
+      [completed] the model answered; 2 model calls, 1 tool call
+      customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
       model     calls query_order {"order_id":12345}
       arbiter   rejected before execution; the model reads:
                 Tool execution failed
@@ -98,6 +109,7 @@ describe('runShopDemo', () => {
       arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902
       assistant Both refunds are through: 20.00 yuan for the crushed box, and RF2026090004 for the teapot's 200.00 yuan, which our staff approved. The money is back on your original payment method within 1-3 business days.
       [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_refund    read         allowed       -                      -             ok
       audit     query_order     read         allowed       -                      -             ok
       audit     add_order_note  reversible   allowed       -                      -             ok
       audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
@@ -115,6 +127,7 @@ describe('runShopDemo', () => {
                 Refused (rejected_by_approver): A person reviewed this call and rejected it: Please send us a photo of the cracked teapot first; staff will review the refund within one business day. Do not call apply_refund again for this; tell the user what happened.
       assistant I'm sorry, I can't do that: A person reviewed this call and rejected it: Please send us a photo of the cracked teapot first; staff will review the refund within one business day.
       [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_refund    read         allowed       -                      -             ok
       audit     query_order     read         allowed       -                      -             ok
       audit     add_order_note  reversible   allowed       -                      -             ok
       audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
@@ -144,7 +157,12 @@ describe('runShopDemo', () => {
     const { text, result } = await transcript({ locale: 'zh-CN', approval: 'approve' });
     expect(result.stopReason).toBe('completed');
     expect(text).toMatchInlineSnapshot(`
-      "顾客      你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。请让快递员把包裹放在楼下前台。
+      "顾客      你好，我上周申请过一笔退款，编号 2026090001，钱退回来了吗？
+      模型      调用 query_refund {"refund_no":"RF2026090001"}
+      arbiter   query_refund 已执行，结果： {"refunds":[{"refund_no":"RF2026090001","order_id":"SO20260902","amount_cents":7900,"reason_category":"damage…
+      助手      你的退款 RF2026090001（订单 SO20260902）状态为 completed：已于 2026-08-31T08:00:00Z 退回原支付方式。
+      [已完成] 模型已作答；模型调用 2 次，工具调用 1 次
+      顾客      你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。请让快递员把包裹放在楼下前台。
       模型      调用 query_order {"order_id":12345}
       arbiter   执行前被拦下，模型读到：
                 调用 query_order 未执行：参数有 1 处问题。请改正后重新调用 query_order。
@@ -169,6 +187,7 @@ describe('runShopDemo', () => {
       arbiter   [已退款] RF2026090004：200.00 元，订单 SO20260902
       助手      两笔退款都已办好：外包装压坏退 20.00 元；茶壶的 200.00 元退款 RF2026090004 已由工作人员批准。款项将在 1-3 个工作日内原路退回。
       [已完成] 模型已作答；模型调用 3 次，工具调用 2 次
+      审计      query_refund    只读         放行          -                      -             成功
       审计      query_order     只读         放行          -                      -             成功
       审计      add_order_note  可撤销       放行          -                      -             成功
       审计      apply_refund    不可逆       自动放行      refund_under_50_yuan   -             成功
@@ -225,12 +244,14 @@ describe('runShopDemo', () => {
     });
     const audit = await auditCommand({ dataDirectory, json: true });
     expect(audit.stdout.map((line) => (JSON.parse(line) as { tool: string; decision: string }).tool)).toEqual([
+      'query_refund',
       'query_order',
       'add_order_note',
       'apply_refund',
       'apply_refund',
     ]);
     expect(audit.stdout.map((line) => (JSON.parse(line) as { decision: string }).decision)).toEqual([
+      'allowed',
       'allowed',
       'allowed',
       'auto_approved',
@@ -258,18 +279,18 @@ describe('runShopDemo', () => {
     const { lines } = await transcript({ live: 'progress', tty: false });
     expect(lines.slice(0, 12).map((line) => line.slice(0, 72))).toMatchInlineSnapshot(`
       [
+        "customer  Hi, I asked for a refund last week, number 2026090001. Has the",
+        "model     calls query_refund {"refund_no":"RF2026090001"}",
+        "  › Checking your refund…",
+        "arbiter   query_refund ran; result: {"refunds":[{"refund_no":"RF20260900",
+        "assistant Your refund RF2026090001 on order SO20260902 is completed: the",
+        "[completed] the model answered; 2 model calls, 1 tool call",
         "customer  Hi, where is my order 12345? The confirmation email calls it S",
         "model     calls query_order {"order_id":12345}",
         "  › Fixing the request…",
         "arbiter   rejected before execution; the model reads:",
         "          The call to query_order was not run: 1 problem with its argume",
         "          - \`order_id\`: expected a string matching ^SO\\d{8}$ (Order numb",
-        "model     calls query_order {"order_id":"SO20260901"}",
-        "  › Looking up your order…",
-        "arbiter   query_order ran; result: {"order_id":"SO20260901","status":"sh",
-        "model     calls add_order_note {"order_id":"SO20260901","note":"Please l",
-        "  › Adding a note to your order…",
-        "arbiter   add_order_note ran; result: {"order_id":"SO20260901","note":"P",
       ]
     `);
   });
@@ -296,6 +317,7 @@ describe('runShopDemo continuing the approval an earlier demo left pending', () 
       arbiter   [refunded] RF2026090004: 200.00 yuan on SO20260902
       assistant Both refunds are through: 20.00 yuan for the crushed box, and RF2026090004 for the teapot's 200.00 yuan, which our staff approved. The money is back on your original payment method within 1-3 business days.
       [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_refund    read         allowed       -                      -             ok
       audit     query_order     read         allowed       -                      -             ok
       audit     add_order_note  reversible   allowed       -                      -             ok
       audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok
@@ -316,7 +338,7 @@ describe('runShopDemo continuing the approval an earlier demo left pending', () 
     // arbiter's brake stops the run): the customer writes again, as in a chat, and the next run is the model's,
     // with fresh brakes; here its refund is refused and corrected (Qwen's own refund is refused, not corrected).
     const askedForRefunds = (messages: readonly ChatMessage[]) =>
-      messages.findLast((message) => message.role === 'user')?.content?.includes('refund') === true;
+      messages.findLast((message) => message.role === 'user')?.content?.includes('Two refunds') === true;
     const refund = (id: string, reason_category: string) =>
       callsWithIds([
         id,
@@ -335,7 +357,17 @@ describe('runShopDemo continuing the approval an earlier demo left pending', () 
     const { text, result } = await transcript({ model });
     expect(result.stopReason).toBe('completed');
     expect(text.replace(/\{"order_id":"SO20260901","status".*/g, '…')).toMatchInlineSnapshot(`
-      "customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
+      "customer  Hi, I asked for a refund last week, number 2026090001. Has the money come back yet?
+      model     calls query_order {"order_id":"SO20260901"}
+      arbiter   query_order ran; result: …
+      model     calls query_order {"order_id":"SO20260901"}
+      arbiter   query_order ran; result: …
+      model     calls query_order {"order_id":"SO20260901"}
+      arbiter   stopped by a brake; the model reads:
+                Not run: you already called query_order with exactly these arguments 2 times and the result will not change. Do not call it again; answer the user from the results you already have.
+      assistant done
+      [repeated_call] the model made the same call a third time; arbiter stopped the run; 4 model calls, 3 tool calls
+      customer  Hi, where is my order 12345? The confirmation email calls it SO20260901. Please ask the courier to leave it at the building reception.
       model     calls query_order {"order_id":"SO20260901"}
       arbiter   query_order ran; result: …
       model     calls query_order {"order_id":"SO20260901"}
@@ -356,6 +388,8 @@ describe('runShopDemo continuing the approval an earlier demo left pending', () 
       arbiter   [refunded] RF2026090003: 20.00 yuan on SO20260901
       assistant Refunded 20.00 yuan on SO20260901.
       [completed] the model answered; 3 model calls, 2 tool calls
+      audit     query_order     read         allowed       -                      -             ok
+      audit     query_order     read         allowed       -                      -             ok
       audit     query_order     read         allowed       -                      -             ok
       audit     query_order     read         allowed       -                      -             ok
       audit     apply_refund    irreversible auto_approved refund_under_50_yuan   -             ok"
@@ -460,7 +494,7 @@ describe('runShopDemo --session', () => {
     });
     expect(again.stopReason).toBe('completed');
     expect(refundsIn(dataDirectory)).toHaveLength(4);
-    expect(lines.filter((line) => line.startsWith('customer'))).toHaveLength(2);
+    expect(lines.filter((line) => line.startsWith('customer'))).toHaveLength(3);
     expect(lines.filter((line) => line.includes('[refunded earlier]'))).toHaveLength(2);
   });
 

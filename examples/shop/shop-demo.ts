@@ -44,6 +44,11 @@ const customerQuestion: Record<Locale, string> = {
   'zh-CN': '你好，我的订单 12345 到哪了？确认邮件里写的是 SO20260901。请让快递员把包裹放在楼下前台。',
 };
 
+const refundStatusQuestion: Record<Locale, string> = {
+  en: 'Hi, I asked for a refund last week, number 2026090001. Has the money come back yet?',
+  'zh-CN': '你好，我上周申请过一笔退款，编号 2026090001，钱退回来了吗？',
+};
+
 const refundRequest: Record<Locale, string> = {
   en: 'Thanks! Two refunds, please: the box of the mouse in SO20260901 arrived crushed, so 20 yuan back would be fair; and the glass teapot from SO20260902 arrived cracked, so please refund its 200.00 yuan.',
   'zh-CN':
@@ -88,7 +93,7 @@ export interface ShopDemoOptions {
   readonly modelLatencyMs?: number;
   /**
    * A real model instead of the scripted one (`arbiter demo --model local:FILE`): it is told the shop's
-   * system prompt at the start of a new session and answers the same two customer requests.
+   * system prompt at the start of a new session and answers the same three customer requests.
    */
   readonly model?: Model;
   /**
@@ -132,7 +137,8 @@ export interface ShopDemoResult {
  * act on, the model corrects itself, adds the note (a reversible call,
  * printed with the `arbiter undo` command that takes it back) and answers
  * (with `errorStyle: 'vague'` it cannot, and the demo ends there). Then the
- * customer asks for two refunds: 20.00 yuan runs on its own (the audit says
+ * customer asks after an earlier refund by its number (digits without the
+ * `RF` a refund number starts with), and then for two refunds: 20.00 yuan runs on its own (the audit says
  * `auto_approved`), 200.00 yuan stops at `[awaiting approval]` with nothing
  * refunded. `approval` decides what happens next: approve (the refund runs
  * exactly once, through the stored approval and a resumed run), reject (the
@@ -278,7 +284,8 @@ export async function runShopDemo({
       return { result: settled.result ?? result, done: !settled.leftPending };
     };
 
-    const requests = [customerQuestion[locale], refundRequest[locale]] as const;
+    const refunds = refundRequest[locale];
+    const requests = [refundStatusQuestion[locale], customerQuestion[locale], refunds] as const;
     let next = 0;
     if (existing !== undefined) {
       // What an earlier invocation printed is not printed again.
@@ -306,11 +313,11 @@ export async function runShopDemo({
         return resumed;
       }
     }
-    if (next === 0) {
-      const lookup = await converse(requests[0]);
-      if (!lookup.done) return lookup.result;
+    for (const request of requests.slice(next, -1)) {
+      const answered = await converse(request);
+      if (!answered.done) return answered.result;
     }
-    const refund = await converse(requests[1]);
+    const refund = await converse(refunds);
     if (refund.done) auditLines();
     return refund.result;
   } finally {
