@@ -188,6 +188,8 @@ describe('the SQLite port', () => {
         'SELECT c0 AS same, c1 AS other, c2 AS same FROM wide ORDER BY rowid',
         'SELECT * FROM wide WHERE c0 = $1',
         'SELECT c1 FROM wide ORDER BY rowid',
+        // A column's name is never code: quotes, braces, a backslash and a line separator stay in the key.
+        `SELECT c0 AS "x""}); throw new Error('ran'); ({""", c1 AS "back\\slash \u2028 line" FROM wide`,
       ];
       for (const text of texts) {
         const read = port.rows<Record<string, unknown>>(sql(text), [1]);

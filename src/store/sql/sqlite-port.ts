@@ -158,21 +158,19 @@ export class SqlitePort implements SqlPort<'sync'> {
  * under its name, in column order, a later column of the same name
  * winning), made in JavaScript from the statement's values in raw mode:
  * better-sqlite3 sets each column on an empty object through V8's API,
- * one map transition per column and per row, about 37k instructions for a
- * session's row of 26 columns, against about half that made from a copy of
- * one template object whose properties are already there (issue 48). Its
- * own statement: `raw` would change the connection's shared one for every
- * adapter preparing the same text.
+ * one map transition per column and per row (about 37k instructions for a
+ * session's row of 26 columns); here one object literal of the statement's
+ * columns, compiled once, makes each row (issue 48). Its own statement:
+ * `raw` would change the connection's shared one for every adapter
+ * preparing the same text.
  */
 class RowReader {
   readonly #statement: Database.Statement;
-  #names: readonly string[];
-  #template: Record<string, unknown>;
+  #width = 0;
+  #make: MakeRow = () => ({});
 
   constructor(statement: Database.Statement) {
     this.#statement = statement.raw(true);
-    this.#names = [];
-    this.#template = {};
     this.#learnColumns();
   }
 
@@ -181,22 +179,35 @@ class RowReader {
     const rows: Record<string, unknown>[] = [];
     for (const row of found) {
       // A statement SQLite prepared again (the schema changed) may answer other columns: read them again.
-      if (row.length !== this.#names.length) this.#learnColumns();
-      const names = this.#names;
-      const made = { ...this.#template };
-      for (let column = 0; column < names.length; column += 1) made[names[column] as string] = row[column];
-      rows.push(made);
+      if (row.length !== this.#width) this.#learnColumns();
+      rows.push(this.#make(row));
     }
     return rows;
   }
 
   #learnColumns(): void {
-    this.#names = this.#statement.columns().map((column) => column.name);
-    // Parsed, not assigned key by key: an object given its keys by name one at a time past 16 of them goes to
-    // dictionary mode; a parsed one keeps a map, and each row's copy shares it.
-    const template: unknown = JSON.parse(`{${this.#names.map((name) => `${JSON.stringify(name)}:null`).join(',')}}`);
-    this.#template = template as Record<string, unknown>;
+    const names = this.#statement.columns().map((column) => column.name);
+    this.#width = names.length;
+    this.#make = rowMaker(names);
   }
+}
+
+/** Makes a row object from a statement's values in raw mode. */
+type MakeRow = (values: readonly unknown[]) => Record<string, unknown>;
+
+/**
+ * `(values) => ({ "name": values[0], … })` for the columns `names`: an
+ * object literal, so every row of the statement is made from one
+ * boilerplate with one hidden class, where setting the keys one by one (by
+ * better-sqlite3 through V8's API, or by a keyed store in a loop) walks the
+ * map transitions per key and row. The names are SQLite's column names,
+ * each written as a JSON string, which is a JavaScript string literal: a
+ * name is never code. A repeated name keeps its first place and its last
+ * value, as better-sqlite3's assignments do.
+ */
+function rowMaker(names: readonly string[]): MakeRow {
+  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`).join(', ');
+  return new Function('values', `return { ${fields} };`) as MakeRow;
 }
 
 /** What SQLite stores for a value: booleans as 0 and 1 (it has no boolean). */
