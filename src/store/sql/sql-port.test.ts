@@ -214,6 +214,20 @@ describe('the SQLite port', () => {
     }
   });
 
+  it('prepares a statement it reads once per connection, whichever of its ports reads it', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const prepare = vi.spyOn(backend.database, 'prepare');
+      const statement = sql('SELECT $1 AS shared_read');
+      for (let index = 0; index < 3; index += 1) {
+        expect(new SqlitePort(backend.database).rows(statement, [index])).toEqual([{ shared_read: index }]);
+      }
+      expect(prepare.mock.calls.filter(([source]) => source === 'SELECT ? AS shared_read')).toHaveLength(1);
+    } finally {
+      backend.close();
+    }
+  });
+
   it('refuses to wait for a promise, which it could not do synchronously', () => {
     const backend = openSqliteBackend({ path: ':memory:' });
     try {

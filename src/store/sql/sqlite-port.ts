@@ -73,11 +73,8 @@ export class SqlitePort implements SqlPort<'sync'> {
   rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): Row[] {
     const prepared = this.#preparedOf(statement);
     const bound = this.#bound(prepared, values);
-    if (prepared.reader === undefined) {
-      // Prepared once for reading, not also as the shared statement: a reader is read, not run.
-      const own = this.database.prepare(prepared.sqlite);
-      prepared.reader = own.reader ? new RowReader(own) : null;
-    }
+    // Prepared once per connection for reading (`rowReader`), not also as the shared statement: a reader is read, not run.
+    if (prepared.reader === undefined) prepared.reader = rowReader(this.database, prepared.sqlite);
     // A statement that returns nothing throws better-sqlite3's own error, as it always did.
     if (prepared.reader === null) return this.#shared(prepared).all(bound) as Row[];
     return prepared.reader.all(bound) as Row[];
@@ -160,9 +157,9 @@ export class SqlitePort implements SqlPort<'sync'> {
  * better-sqlite3 sets each column on an empty object through V8's API,
  * one map transition per column and per row (about 37k instructions for a
  * session's row of 26 columns); here one object literal of the statement's
- * columns, compiled once, makes each row (issue 48). Its own statement:
- * `raw` would change the connection's shared one for every adapter
- * preparing the same text.
+ * columns, compiled once, makes each row (issue 48). A statement of its
+ * own (one per connection and text, `rowReader`): `raw` would change the
+ * connection's shared one for every adapter preparing the same text.
  */
 class RowReader {
   readonly #statement: Database.Statement;
@@ -190,6 +187,28 @@ class RowReader {
     this.#width = names.length;
     this.#make = rowMaker(names);
   }
+}
+
+const rowReaders = new WeakMap<Database.Database, Map<string, RowReader | null>>();
+
+/**
+ * The connection's reader of the rows of `text` (null for a statement that
+ * returns none), prepared on first use and shared by every port on the
+ * connection, as `preparedStatements` shares its statements.
+ */
+function rowReader(database: Database.Database, text: string): RowReader | null {
+  let readers = rowReaders.get(database);
+  if (readers === undefined) {
+    readers = new Map();
+    rowReaders.set(database, readers);
+  }
+  let reader = readers.get(text);
+  if (reader === undefined) {
+    const statement = database.prepare(text);
+    reader = statement.reader ? new RowReader(statement) : null;
+    readers.set(text, reader);
+  }
+  return reader;
 }
 
 /** Makes a row object from a statement's values in raw mode. */
