@@ -11,6 +11,7 @@ import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { type SessionRow, toSession } from '../session-rows.js';
 import type { Session } from '../session-store.js';
 import { rows, run, type SqlProgram, type SqlStatement, type SqlValue } from '../sql/sql-program.js';
+import { messageJson } from './message-json.js';
 import { messagesPerInsert, sessionStatements as statements } from './session-statements.js';
 import { stepCommitConflict, stepCommitCounters } from './session-writes.js';
 
@@ -86,7 +87,7 @@ function insertMessagesFrom(
   const count = Math.min(messagesPerInsert, messages.length - start);
   const values: SqlValue[] = [sessionId, runId ?? null, now];
   for (let index = start; index < start + count; index += 1) {
-    values.push(from + index, JSON.stringify(messages[index]));
+    values.push(from + index, messageJson(messages[index] as ChatMessage));
   }
   return run(statements.insertMessages[count - 1] as SqlStatement, values);
 }
@@ -154,7 +155,7 @@ export function* commitStep({
     // One statement, one round trip: the update and the messages at the positions it leaves.
     const [row] = yield* rows<{ message_count: number; has_ttl: unknown }>(statements.commitStepWithMessages, [
       ...values,
-      commit.appended.map((message) => JSON.stringify(message)),
+      commit.appended.map(messageJson),
     ]);
     if (row === undefined) throw yield* commitConflict({ sessionId, runId, expected });
     return { messageCount: row.message_count, hasTtl: Boolean(row.has_ttl) };

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresDatabase } from '../postgres/postgres-database.js';
 import { setUpPostgresCluster } from '../postgres/test-support/postgres-cluster.js';
 import { openSqliteBackend } from '../sqlite/open-sqlite-backend.js';
+import { preparedStatements } from '../sqlite/prepared-statements.js';
 import { bindPositional } from './bind-positional.js';
 import { PostgresPort } from './postgres-port.js';
 import type { SqlMode, SqlPort } from './sql-port.js';
@@ -167,6 +168,61 @@ describe('the SQLite port', () => {
       const transaction = vi.spyOn(backend.database, 'transaction');
       for (let index = 0; index < 3; index += 1) port.run(bumpInTransaction());
       expect(transaction).not.toHaveBeenCalled();
+    } finally {
+      backend.close();
+    }
+  });
+
+  it("reads rows as better-sqlite3's own objects: every column by name, in order, a repeated name's last value", () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const { database } = backend;
+      const columns = Array.from({ length: 30 }, (_, index) => `c${index}`);
+      database.exec(`CREATE TABLE wide (${columns.map((column) => `${column} ANY`).join(', ')}) STRICT`);
+      const values = [1, 2.5, 'text', null, Buffer.from([1, 2]), -0, 2 ** 53, "it's", '', 0.1 + 0.2];
+      const insertWide = database.prepare(`INSERT INTO wide VALUES (${columns.map(() => '?').join(', ')})`);
+      for (let row = 0; row < 3; row += 1) insertWide.run(columns.map((_, index) => values[(index + row) % 10]));
+      const port = new SqlitePort(database);
+      const texts = [
+        `SELECT ${columns.join(', ')} FROM wide ORDER BY rowid`,
+        'SELECT c0 AS same, c1 AS other, c2 AS same FROM wide ORDER BY rowid',
+        'SELECT * FROM wide WHERE c0 = $1',
+        'SELECT c1 FROM wide ORDER BY rowid',
+        // A column's name is never code: quotes, braces, a backslash and a line separator stay in the key.
+        `SELECT c0 AS "x""}); throw new Error('ran'); ({""", c1 AS "back\\slash \u2028 line" FROM wide`,
+      ];
+      for (const text of texts) {
+        const read = port.rows<Record<string, unknown>>(sql(text), [1]);
+        const own = database.prepare(text.replace('$1', '?'));
+        const expected = (own.reader && own.source.includes('?') ? own.all(1) : own.all()) as Record<string, unknown>[];
+        expect(read).toStrictEqual(expected);
+        expect(read.map((row) => Object.keys(row))).toEqual(expected.map((row) => Object.keys(row)));
+      }
+      expect(port.rows(sql('SELECT * FROM wide WHERE c0 = $1'), ['none'])).toEqual([]);
+      // The connection's shared statement of the same text still answers objects to every other adapter.
+      expect(preparedStatements(database)(`SELECT ${columns.join(', ')} FROM wide ORDER BY rowid`).get()).toEqual(
+        port.rows(sql(`SELECT ${columns.join(', ')} FROM wide ORDER BY rowid`))[0],
+      );
+      // A statement SQLite prepares again after the schema changed answers its new columns.
+      database.exec('ALTER TABLE wide ADD COLUMN added ANY');
+      expect(
+        Object.keys(port.rows<Record<string, unknown>>(sql('SELECT * FROM wide WHERE c0 = $1'), [1])[0] ?? {}),
+      ).toEqual([...columns, 'added']);
+      expect(() => port.rows(sql('UPDATE wide SET c0 = 1'))).toThrow('does not return data');
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('prepares a statement it reads once per connection, whichever of its ports reads it', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const prepare = vi.spyOn(backend.database, 'prepare');
+      const statement = sql('SELECT $1 AS shared_read');
+      for (let index = 0; index < 3; index += 1) {
+        expect(new SqlitePort(backend.database).rows(statement, [index])).toEqual([{ shared_read: index }]);
+      }
+      expect(prepare.mock.calls.filter(([source]) => source === 'SELECT ? AS shared_read')).toHaveLength(1);
     } finally {
       backend.close();
     }

@@ -6,7 +6,10 @@ import type { SqlProgram, SqlStatement, SqlStep, SqlValue } from './sql-program.
 
 /** A statement as this connection runs it: prepared once, with how its values are bound. */
 interface Prepared {
-  readonly statement: Database.Statement;
+  /** The text SQLite prepares (`?` for each `$n`). */
+  readonly sqlite: string;
+  /** The connection's shared statement, for `execute`: prepared on its first run. */
+  statement: Database.Statement | undefined;
   /** The `$n` each `?` takes, in order. */
   readonly order: readonly number[];
   /** Whether `order` is `$1` … `$n`, each once: then values given exactly so are bound as they are. */
@@ -14,6 +17,8 @@ interface Prepared {
   /** How many values the statement binds (`$n`'s highest `n`). */
   readonly count: number;
   readonly text: string;
+  /** Its rows as `rows` reads them (null: a statement that returns none): made on the first read. */
+  reader: RowReader | null | undefined;
 }
 
 /** Runs a program to its end in one transaction: built once per port, called with the program's work. */
@@ -67,7 +72,12 @@ export class SqlitePort implements SqlPort<'sync'> {
    */
   rows<Row>(statement: SqlStatement, values: readonly SqlValue[] = []): Row[] {
     const prepared = this.#preparedOf(statement);
-    return prepared.statement.all(this.#bound(prepared, values)) as Row[];
+    const bound = this.#bound(prepared, values);
+    // Prepared once per connection for reading (`rowReader`), not also as the shared statement: a reader is read, not run.
+    if (prepared.reader === undefined) prepared.reader = rowReader(this.database, prepared.sqlite);
+    // A statement that returns nothing throws better-sqlite3's own error, as it always did.
+    if (prepared.reader === null) return this.#shared(prepared).all(bound) as Row[];
+    return prepared.reader.all(bound) as Row[];
   }
 
   /**
@@ -78,7 +88,12 @@ export class SqlitePort implements SqlPort<'sync'> {
    */
   execute(statement: SqlStatement, values: readonly SqlValue[] = []): number {
     const prepared = this.#preparedOf(statement);
-    return prepared.statement.run(this.#bound(prepared, values)).changes;
+    return this.#shared(prepared).run(this.#bound(prepared, values)).changes;
+  }
+
+  #shared(prepared: Prepared): Database.Statement {
+    prepared.statement ??= this.#statement(prepared.sqlite);
+    return prepared.statement;
   }
 
   #preparedOf(sql: SqlStatement): Prepared {
@@ -86,11 +101,13 @@ export class SqlitePort implements SqlPort<'sync'> {
     if (prepared === undefined) {
       const { text, order } = positionalBinding(sql.sqlite);
       prepared = {
-        statement: this.#statement(text),
+        sqlite: text,
+        statement: undefined,
         order,
         inOrder: order.every((position, index) => position === index + 1),
         count: order.length === 0 ? 0 : Math.max(...order),
         text: sql.sqlite,
+        reader: undefined,
       };
       this.#prepared.set(sql, prepared);
     }
@@ -131,6 +148,85 @@ export class SqlitePort implements SqlPort<'sync'> {
         return step.value;
     }
   }
+}
+
+/**
+ * A statement's rows as objects, the same as better-sqlite3's (each column
+ * under its name, in column order, a later column of the same name
+ * winning), made in JavaScript from the statement's values in raw mode:
+ * better-sqlite3 sets each column on an empty object through V8's API,
+ * one map transition per column and per row (about 37k instructions for a
+ * session's row of 26 columns); here one object literal of the statement's
+ * columns, compiled once, makes each row (issue 48). A statement of its
+ * own (one per connection and text, `rowReader`): `raw` would change the
+ * connection's shared one for every adapter preparing the same text.
+ */
+class RowReader {
+  readonly #statement: Database.Statement;
+  #width = 0;
+  #make: MakeRow = () => ({});
+
+  constructor(statement: Database.Statement) {
+    this.#statement = statement.raw(true);
+    this.#learnColumns();
+  }
+
+  all(values: readonly unknown[]): Record<string, unknown>[] {
+    const found = this.#statement.all(values) as unknown[][];
+    const rows: Record<string, unknown>[] = [];
+    for (const row of found) {
+      // A statement SQLite prepared again (the schema changed) may answer other columns: read them again.
+      if (row.length !== this.#width) this.#learnColumns();
+      rows.push(this.#make(row));
+    }
+    return rows;
+  }
+
+  #learnColumns(): void {
+    const names = this.#statement.columns().map((column) => column.name);
+    this.#width = names.length;
+    this.#make = rowMaker(names);
+  }
+}
+
+const rowReaders = new WeakMap<Database.Database, Map<string, RowReader | null>>();
+
+/**
+ * The connection's reader of the rows of `text` (null for a statement that
+ * returns none), prepared on first use and shared by every port on the
+ * connection, as `preparedStatements` shares its statements.
+ */
+function rowReader(database: Database.Database, text: string): RowReader | null {
+  let readers = rowReaders.get(database);
+  if (readers === undefined) {
+    readers = new Map();
+    rowReaders.set(database, readers);
+  }
+  let reader = readers.get(text);
+  if (reader === undefined) {
+    const statement = database.prepare(text);
+    reader = statement.reader ? new RowReader(statement) : null;
+    readers.set(text, reader);
+  }
+  return reader;
+}
+
+/** Makes a row object from a statement's values in raw mode. */
+type MakeRow = (values: readonly unknown[]) => Record<string, unknown>;
+
+/**
+ * `(values) => ({ "name": values[0], … })` for the columns `names`: an
+ * object literal, so every row of the statement is made from one
+ * boilerplate with one hidden class, where setting the keys one by one (by
+ * better-sqlite3 through V8's API, or by a keyed store in a loop) walks the
+ * map transitions per key and row. The names are SQLite's column names,
+ * each written as a JSON string, which is a JavaScript string literal: a
+ * name is never code. A repeated name keeps its first place and its last
+ * value, as better-sqlite3's assignments do.
+ */
+function rowMaker(names: readonly string[]): MakeRow {
+  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`).join(', ');
+  return new Function('values', `return { ${fields} };`) as MakeRow;
 }
 
 /** What SQLite stores for a value: booleans as 0 and 1 (it has no boolean). */
