@@ -47,8 +47,11 @@ export async function runBatch(
 ): Promise<BatchResult> {
   const { journal, runId, control, texts } = runtime;
   const contents = new Map<string, string>();
-  /** The untrusted source of each call that brought third-party content into the conversation, result or error. */
-  const untrusted = new Map<string, string>();
+  /**
+   * The untrusted source of each call that brought third-party content into the conversation, result or error.
+   * Made when the first one does (as `pending` when the first call waits for a person): most batches have neither.
+   */
+  let untrusted: Map<string, string> | undefined;
   // A result of a tool declaring `untrustedOutput`, or an error quoting a third party: either reaches the model.
   const noteUntrusted = (call: ToolCall, outcome: ToolOutcome) => {
     const definition = outcome.ok ? tools.get(call.function.name)?.definition : undefined;
@@ -58,10 +61,11 @@ export async function runBatch(
         ? undefined
         : untrustedSource({ definition, result: outcome.data });
     if (source === undefined) return;
+    untrusted ??= new Map();
     untrusted.set(call.id, source);
     runtime.untrustedSources.add(source);
   };
-  const pending = new Map<string, PendingApproval>();
+  let pending: Map<string, PendingApproval> | undefined;
   let stop: StopReason | undefined;
   let failure: unknown;
   const groups = groupCalls(calls, tools);
@@ -82,11 +86,12 @@ export async function runBatch(
       noteUntrusted(call, recorded.outcome);
       return;
     }
-    const running = runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
+    const running = runToolCall(runtime, tools, call, step, pending === undefined ? 'run' : 'check_only');
     const report = running instanceof Promise ? await running : running;
     if (report.kind === 'held') return;
     if (report.kind === 'pending_approval') {
       const { kind: _kind, ...approval } = report;
+      pending ??= new Map();
       pending.set(call.id, approval);
       return;
     }
@@ -140,8 +145,9 @@ export async function runBatch(
     }
   }
 
-  if (failure === undefined && stop === undefined && pending.size > 0) {
-    const pendingApprovals = calls.flatMap((call) => pending.get(call.id) ?? []);
+  if (failure === undefined && stop === undefined && pending !== undefined) {
+    const waiting = pending;
+    const pendingApprovals = calls.flatMap((call) => waiting.get(call.id) ?? []);
     return { messages: [], stop: 'awaiting_approval', rerunnable, pendingApprovals };
   }
   const reason = failure === undefined ? stop : 'error';
@@ -160,13 +166,13 @@ export async function runBatch(
         });
       }
     }
-    const source = untrusted.get(call.id);
-    messages.push({
-      role: 'tool',
-      tool_call_id: call.id,
-      content,
-      ...(source === undefined ? {} : { untrusted: source }),
-    });
+    const source = untrusted?.get(call.id);
+    // Two literals, not a conditional spread: the spread made an empty object and copied it in, per call.
+    messages.push(
+      source === undefined
+        ? { role: 'tool', tool_call_id: call.id, content }
+        : { role: 'tool', tool_call_id: call.id, content, untrusted: source },
+    );
   }
   return failure === undefined ? { messages, stop, rerunnable } : { messages, stop: 'error', failure, rerunnable };
 }
