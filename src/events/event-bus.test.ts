@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from './agent-event.js';
@@ -15,6 +16,22 @@ function collect(bus: EventBus, options: { queueSize?: number } = {}) {
 }
 
 describe('EventBus', () => {
+  it('delivers in a microtask queued when the event is emitted, in the async context of that emit', async () => {
+    const storage = new AsyncLocalStorage<string>();
+    const bus = new EventBus();
+    const seen: string[] = [];
+    bus.subscribe((event) => {
+      seen.push(`${event.type}@${storage.getStore() ?? 'none'}`);
+    });
+    storage.run('request-1', () => {
+      queueMicrotask(() => seen.push('before'));
+      bus.forRun('r1').emit(heartbeat);
+      queueMicrotask(() => seen.push('after'));
+    });
+    await bus.idle();
+    expect(seen).toEqual(['before', 'heartbeat@request-1', 'after']);
+  });
+
   it('calls no listener on the producer’s stack and delivers once the producer yields', async () => {
     const bus = new EventBus();
     const { events } = collect(bus);

@@ -56,7 +56,7 @@ export function auditRecordHash({ record, link }: { record: AuditChainRecord; li
     if (value === null || value === undefined) continue;
     text += `${text === '' ? '{' : ','}${jsonValue(name)}:${jsonValue(value)}`;
   }
-  return sha256Hex(tupleText(text === '' ? '{}' : `${text}}`, link));
+  return tupleHash(tupleText(text === '' ? '{}' : `${text}}`, link));
 }
 
 /**
@@ -65,8 +65,29 @@ export function auditRecordHash({ record, link }: { record: AuditChainRecord; li
  * its keys already in ascending order.
  */
 function tupleText(record: string, link: AuditChainLink): string {
-  const previous = link.previousHash === null ? 'null' : jsonValue(link.previousHash);
-  return `["${auditRecordFormat}",{"previous":${previous},"record":${record},"seq":${jsonValue(link.seq)},"writer":${jsonValue(link.writer)}}]`;
+  const { previousHash, writer } = link;
+  // The previous row's hash is most often the one hashed just before (a chain linked row after row): hex, with
+  // nothing to escape, so it is quoted as it is without testing it again. Any other text is tested as usual.
+  const previous =
+    previousHash === null ? 'null' : previousHash === lastTupleHash ? `"${previousHash}"` : jsonValue(previousHash);
+  if (writer !== lastWriter) {
+    lastWriter = writer;
+    lastWriterText = `,"writer":${jsonValue(writer)}}]`;
+  }
+  return `["${auditRecordFormat}",{"previous":${previous},"record":${record},"seq":${jsonValue(link.seq)}${lastWriterText}`;
+}
+
+/** The hash `tupleHash` gave last: hex, so known to need no escaping when it comes back as a row's `previous`. */
+let lastTupleHash = '';
+/** The writer of the last tuple written, and its text (`,"writer":…}]`): one writer links a chain's rows. */
+let lastWriter = '';
+let lastWriterText = ',"writer":""}]';
+
+/** sha256 of a tuple's text, remembered as `lastTupleHash`. */
+function tupleHash(text: string): string {
+  const hash = sha256Hex(text);
+  lastTupleHash = hash;
+  return hash;
 }
 
 /** A character `JSON.stringify` writes escaped in a string: a quote, a backslash, a control character, a surrogate. */
@@ -115,7 +136,7 @@ export function auditFieldsHash<Key extends string | number>({
 }): string {
   const writer = recordWriter(fields);
   if (writer === undefined) return sha256Hex(canonicalTuple({ fields, values, link }));
-  return sha256Hex(tupleText(writer(values), link));
+  return tupleHash(tupleText(writer(values), link));
 }
 
 /** Writes a record's JSON object text from its values, the fields in the order given, null and undefined left out. */

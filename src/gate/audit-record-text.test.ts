@@ -121,4 +121,29 @@ describe('auditRecordHash written field by field', () => {
       { numRuns: 300 },
     );
   });
+  it('hashes rows linked onto the hash before them, and any other previous or writer, as the format defines', () => {
+    // The tuple quotes a previous hash equal to the last one computed without testing it, and keeps the last
+    // writer's text: a chain linked row after row, mixed with previous values and writers that need escaping.
+    const fields = ['arguments', 'at', 'tool'].map((name, key) => ({ name, key }));
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('a"b', '\ud800', 'x\\y', ''));
+    const row = fc.record({
+      values: fc.tuple(text, fc.oneof(fc.integer(), fc.double()), text),
+      previous: fc.oneof(fc.constant<'last'>('last'), fc.constant(null), text),
+      writer: fc.oneof(fc.constantFrom('sqlite', 'node-1'), text),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 8 }), (rows) => {
+        let last: string | null = null;
+        rows.forEach(({ values, previous, writer }, index) => {
+          const link = { writer, seq: index + 1, previousHash: previous === 'last' ? last : previous };
+          const record = Object.fromEntries(fields.map(({ name, key }) => [name, values[key] ?? null]));
+          const hash = auditFieldsHash({ fields, values, link });
+          expect(hash).toBe(definedHash({ record, link }));
+          expect(auditRecordHash({ record, link })).toBe(hash);
+          last = hash;
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

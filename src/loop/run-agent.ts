@@ -178,15 +178,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const runtime = createRunRuntime(options, options.runId ?? timeOrderedId());
   const { emitter, control, texts } = runtime;
   const progress = createRunProgress(options);
-  // A draft, envelope first: published as built, not copied field by field into a new event (once per run, unoptimised).
-  emitter.emitDraft({
-    runId: '',
-    seq: 0,
-    at: 0,
-    type: 'run:start',
-    sessionId: options.sessionId,
-    model: options.model.name,
-  });
+  // `emit`, not `emitDraft`: once per run, and keeping `emitDraft` to the four shapes of event every step emits
+  // (see `finishRun`).
+  emitter.emit({ type: 'run:start', sessionId: options.sessionId, model: options.model.name });
   const stopHeartbeat = startHeartbeat({ emitter, intervalMs: options.heartbeatMs ?? 5_000 });
   try {
     // A run that crashed after committing its answer but before it was marked ended is already complete.

@@ -7,6 +7,7 @@ import { untrustedSource } from '../tools/untrusted-source.js';
 import type { PendingApproval } from './pending-approval.js';
 import type { RunRuntime } from './run-runtime.js';
 import { runToolCall } from './run-tool-call.js';
+import type { ToolCallReport } from './tool-call-report.js';
 
 export interface BatchResult {
   /** The tool messages, one per call, in the order of the calls; empty while approvals are pending. */
@@ -47,8 +48,11 @@ export async function runBatch(
 ): Promise<BatchResult> {
   const { journal, runId, control, texts } = runtime;
   const contents = new Map<string, string>();
-  /** The untrusted source of each call that brought third-party content into the conversation, result or error. */
-  const untrusted = new Map<string, string>();
+  /**
+   * The untrusted source of each call that brought third-party content into the conversation, result or error.
+   * Made when the first one does (as `pending` when the first call waits for a person): most batches have neither.
+   */
+  let untrusted: Map<string, string> | undefined;
   // A result of a tool declaring `untrustedOutput`, or an error quoting a third party: either reaches the model.
   const noteUntrusted = (call: ToolCall, outcome: ToolOutcome) => {
     const definition = outcome.ok ? tools.get(call.function.name)?.definition : undefined;
@@ -58,10 +62,11 @@ export async function runBatch(
         ? undefined
         : untrustedSource({ definition, result: outcome.data });
     if (source === undefined) return;
+    untrusted ??= new Map();
     untrusted.set(call.id, source);
     runtime.untrustedSources.add(source);
   };
-  const pending = new Map<string, PendingApproval>();
+  let pending: Map<string, PendingApproval> | undefined;
   let stop: StopReason | undefined;
   let failure: unknown;
   const groups = groupCalls(calls, tools);
@@ -74,48 +79,73 @@ export async function runBatch(
     return journal.recordToolResult(runId, result);
   };
 
-  const runOne = async (call: ToolCall): Promise<void> => {
+  /**
+   * Runs one call and records its answer. Answers synchronously when every part does (the journal's lookup and
+   * record, the call itself): no promise and no turn of the microtask queue per call. May throw; `settleOne`
+   * turns a throw into a rejected outcome, as `Promise.allSettled` does.
+   */
+  const runOne = (call: ToolCall): void | Promise<void> => {
     const finding = journal.findToolResult(runId, call.id);
-    const recorded = finding instanceof Promise ? await finding : finding;
+    if (finding instanceof Promise) return finding.then((recorded) => runUnrecorded(call, recorded));
+    return runUnrecorded(call, finding);
+  };
+
+  const runUnrecorded = (call: ToolCall, recorded: RecordedToolResult | undefined): void | Promise<void> => {
     if (recorded !== undefined) {
       contents.set(call.id, recorded.content);
       noteUntrusted(call, recorded.outcome);
       return;
     }
-    const running = runToolCall(runtime, tools, call, step, pending.size > 0 ? 'check_only' : 'run');
-    const report = running instanceof Promise ? await running : running;
+    const running = runToolCall(runtime, tools, call, step, pending === undefined ? 'run' : 'check_only');
+    if (running instanceof Promise) return running.then((report) => settleReport(call, report));
+    return settleReport(call, running);
+  };
+
+  const settleReport = (call: ToolCall, report: ToolCallReport): void | Promise<void> => {
     if (report.kind === 'held') return;
     if (report.kind === 'pending_approval') {
       const { kind: _kind, ...approval } = report;
+      pending ??= new Map();
       pending.set(call.id, approval);
       return;
     }
     if (report.kind === 'aborted') {
       stop ??= control.reason ?? 'aborted';
-      if (report.started) {
-        // It may have acted before it gave up: never tell the model it did not run.
-        const content = texts.interrupted({ tool: report.tool });
-        await answer({
-          toolCallId: call.id,
-          tool: report.tool,
-          content,
-          outcome: { ok: false, error: { code: 'outcome_unknown', retryable: false, message: content } },
-        });
-      }
-      return;
+      if (!report.started) return;
+      // It may have acted before it gave up: never tell the model it did not run.
+      const content = texts.interrupted({ tool: report.tool });
+      return answer({
+        toolCallId: call.id,
+        tool: report.tool,
+        content,
+        outcome: { ok: false, error: { code: 'outcome_unknown', retryable: false, message: content } },
+      });
     }
-    await answer({ toolCallId: call.id, tool: report.tool, content: report.content, outcome: report.outcome });
+    const answered = answer({
+      toolCallId: call.id,
+      tool: report.tool,
+      content: report.content,
+      outcome: report.outcome,
+    });
+    if (answered instanceof Promise) return answered.then(() => noteAnswered(call, report));
+    noteAnswered(call, report);
+  };
+
+  const noteAnswered = (call: ToolCall, report: Extract<ToolCallReport, { kind: 'done' }>): void => {
     noteUntrusted(call, report.outcome);
     if (report.brake !== undefined) stop ??= report.brake;
   };
 
-  /** What `Promise.allSettled` gives for one call, without its allocations: most turns make one call. */
-  const settleOne = async (call: ToolCall): Promise<PromiseSettledResult<void>> => {
+  /** What `Promise.allSettled` gives for one call, without its allocations, and without a promise when the call answered synchronously. */
+  const settleOne = (call: ToolCall): PromiseSettledResult<void> | Promise<PromiseSettledResult<void>> => {
+    let running: void | Promise<void>;
     try {
-      return { status: 'fulfilled', value: await runOne(call) };
+      running = runOne(call);
     } catch (reason) {
       return { status: 'rejected', reason };
     }
+    if (running instanceof Promise) return running.then(fulfilled, rejected);
+    return fulfilledResult;
   };
 
   for (const group of groups) {
@@ -126,8 +156,13 @@ export async function runBatch(
       stop ??= control.reason;
       if (stop !== undefined) break;
       const chunk = start === 0 && group.calls.length <= limit ? group.calls : group.calls.slice(start, start + limit);
-      const settled =
-        chunk.length === 1 ? [await settleOne(chunk[0] as ToolCall)] : await Promise.allSettled(chunk.map(runOne));
+      let settled: readonly PromiseSettledResult<void>[];
+      if (chunk.length === 1) {
+        const one = settleOne(chunk[0] as ToolCall);
+        settled = [one instanceof Promise ? await one : one];
+      } else {
+        settled = await Promise.all(chunk.map(settleOne));
+      }
       for (let index = 0; index < settled.length; index += 1) {
         const outcome = settled[index] as PromiseSettledResult<void>;
         const call = chunk[index];
@@ -140,8 +175,9 @@ export async function runBatch(
     }
   }
 
-  if (failure === undefined && stop === undefined && pending.size > 0) {
-    const pendingApprovals = calls.flatMap((call) => pending.get(call.id) ?? []);
+  if (failure === undefined && stop === undefined && pending !== undefined) {
+    const waiting = pending;
+    const pendingApprovals = calls.flatMap((call) => waiting.get(call.id) ?? []);
     return { messages: [], stop: 'awaiting_approval', rerunnable, pendingApprovals };
   }
   const reason = failure === undefined ? stop : 'error';
@@ -160,13 +196,13 @@ export async function runBatch(
         });
       }
     }
-    const source = untrusted.get(call.id);
-    messages.push({
-      role: 'tool',
-      tool_call_id: call.id,
-      content,
-      ...(source === undefined ? {} : { untrusted: source }),
-    });
+    const source = untrusted?.get(call.id);
+    // Two literals, not a conditional spread: the spread made an empty object and copied it in, per call.
+    messages.push(
+      source === undefined
+        ? { role: 'tool', tool_call_id: call.id, content }
+        : { role: 'tool', tool_call_id: call.id, content, untrusted: source },
+    );
   }
   return failure === undefined ? { messages, stop, rerunnable } : { messages, stop: 'error', failure, rerunnable };
 }
@@ -181,3 +217,7 @@ function groupCalls(calls: readonly ToolCall[], tools: ToolSet): { parallel: boo
   }
   return groups;
 }
+
+const fulfilledResult: PromiseFulfilledResult<void> = Object.freeze({ status: 'fulfilled', value: undefined });
+const fulfilled = (): PromiseSettledResult<void> => fulfilledResult;
+const rejected = (reason: unknown): PromiseSettledResult<void> => ({ status: 'rejected', reason });
