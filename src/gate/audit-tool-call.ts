@@ -26,26 +26,8 @@ export function auditToolCall(
   const { definition } = call.tool;
   const fingerprint = definition.fingerprint;
   const at = Date.now();
-  // The usual call (no replay, no pinned definition; with or without a principal) as one literal: the spreads
-  // below make a temporary object each and copy it in, for the same entry with the same keys in the same order.
-  if (principal === undefined && replayOf === undefined && fingerprint === undefined) {
-    return audit.append({
-      at,
-      sessionId: runtime.sessionId,
-      runId: runtime.runId,
-      step: call.step,
-      toolCallId: call.toolCallId,
-      tool: call.toolName,
-      sideEffect: definition.sideEffect,
-      argumentsHash: call.argumentsHash,
-      arguments: call.shownArguments,
-      decision: call.decision,
-      rule: call.rule,
-      approver: call.approver,
-      outcome,
-      durationMs: performance.now() - call.startedAt,
-    });
-  }
+  // The usual call (a principal, no replay, no pinned definition) as one literal: the spreads below make a
+  // temporary object each and copy it in, for the same entry with the same keys in the same order.
   if (principal !== undefined && replayOf === undefined && fingerprint === undefined) {
     return audit.append({
       at,
