@@ -110,11 +110,18 @@ export function compileToolValidator({
     // The shared instance must not keep every schema ever compiled (nor refuse a second schema with the same $id).
     if (ajv === undefined) compiler.removeSchema(schema);
   }
-  // Re-checking a call with a refused value moved to another argument leaves the errors being described alone:
-  // ajv gives every run its own errors array.
-  const check = (args: Record<string, unknown>) =>
-    validate(args) ? noIssueErrors : (validate.errors ?? noIssueErrors);
-  const toIssues = createIssueBuilder({ guide: schemaGuide(schema), toolName, locale, check });
+  // Re-checking a call with a refused value moved to another argument leaves the errors being described alone
+  // (ajv gives every run its own errors array); it needs every error of a run, so not under `allErrors: false`.
+  const check =
+    compiler.opts.allErrors === true
+      ? (args: Record<string, unknown>) => (validate(args) ? noIssueErrors : (validate.errors ?? noIssueErrors))
+      : undefined;
+  const toIssues = createIssueBuilder({
+    guide: schemaGuide(schema),
+    toolName,
+    locale,
+    ...(check === undefined ? {} : { check }),
+  });
   const normalize = compileArgumentNormalizer({ schema, ...(stripUnknownAt === undefined ? {} : { stripUnknownAt }) });
   if (normalize === undefined) return (args) => (validate(args) ? noIssues : toIssues(validate.errors ?? [], args));
   return (args) => {

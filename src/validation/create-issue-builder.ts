@@ -3,7 +3,7 @@ import type { Locale } from '../core/locale.js';
 import { param, parentSchemaOf } from './ajv-error-fields.js';
 import type { IssueProblem } from './issue-parts.js';
 import { createIssueSites } from './issue-sites.js';
-import { childValue, displayName, valueAt } from './json-path.js';
+import { childValue, displayName, pointerSegments, valueAt } from './json-path.js';
 import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
 import { suggestEnumValue } from './suggest-enum-value.js';
@@ -19,6 +19,8 @@ const mismatch: IssueProblem = { kind: 'mismatch' };
 const missing: IssueProblem = { kind: 'missing' };
 const severalVariants: IssueProblem = { kind: 'several_variants' };
 const fieldName: IssueProblem = { kind: 'field_name' };
+/** Checks of a whole call one refusal may spend looking for the argument a refused value fits. */
+const maxChecks = 32;
 /** Below this many issues, a repeated path is found by scanning them rather than with a set. */
 const linearScanLimit = 16;
 
@@ -49,14 +51,24 @@ export function createIssueBuilder({
   const texts = validationTexts(locale);
   const siteFor = createIssueSites({ guide, toolName, texts });
   const sentNothing = texts.received({ kind: 'nothing' });
-  /** What was sent for a field, naming the other top-level argument it would be valid for when there is one. */
-  const sentFor = (error: ErrorObject, value: unknown, args: unknown): string => {
-    const field = check === undefined ? undefined : topLevelField(error.instancePath);
-    const other =
-      field === undefined || check === undefined || !isArgumentsObject(args)
-        ? undefined
-        : otherFieldFor({ args, field, guide, check });
-    return other === undefined ? texts.sentValue(value) : texts.received({ kind: 'other_field', value, field: other });
+  /**
+   * What was sent for a top-level argument whose value another argument would take (see `otherFieldFor`), or
+   * undefined. `state` is one refusal's: the paths refused and the checks of the call left.
+   */
+  const sentForOther = (
+    field: string,
+    value: unknown,
+    args: Record<string, unknown>,
+    state: { refused: ReadonlySet<string>; budget: { checks: number } },
+  ): string | undefined => {
+    if (check === undefined) return undefined;
+    const other = otherFieldFor({ args, field, guide, check, ...state });
+    if (other === undefined) return undefined;
+    if (!other.alsoSent) return texts.received({ kind: 'other_field', value, field: other.field });
+    // The model sent the value under both names; leaving this one out fixes the call only when it is optional.
+    return guide.requiredArguments.includes(field)
+      ? undefined
+      : texts.received({ kind: 'sent_twice', value, field: other.field, extra: field });
   };
 
   const requiredWith = new Map<string, IssueProblem>();
@@ -76,6 +88,7 @@ export function createIssueBuilder({
     const ranks: number[] = [];
     let seen: Set<string> | undefined;
     const misnamedAt = new Map<string, Map<string, string>>();
+    let otherState: { refused: ReadonlySet<string>; budget: { checks: number } } | undefined;
     for (let index = 0; index < errors.length; index += 1) {
       const error = errors[index];
       if (error === undefined || dropped[index] === true) continue;
@@ -85,6 +98,8 @@ export function createIssueBuilder({
       let name: string | undefined;
       let problem = mismatch;
       let sent: string;
+      /** A value refused as it is (not a missing or unknown field): another argument may take it. */
+      let valueRefused = false;
       switch (error.keyword) {
         case 'required':
         case 'dependentRequired':
@@ -119,20 +134,27 @@ export function createIssueBuilder({
           break;
         case 'enum': {
           const nearest = typeof value === 'string' ? nearestAllowed(value, param(error, 'allowedValues')) : undefined;
+          valueRefused = nearest === undefined;
           sent =
             nearest === undefined
-              ? sentFor(error, value, args)
+              ? texts.sentValue(value)
               : texts.received({ kind: 'near_value', value: value as string, nearest });
           break;
         }
         default:
           problem = problemOf(error);
-          sent = sentFor(error, value, args);
+          valueRefused = true;
+          sent = texts.sentValue(value);
       }
       const site = siteFor(error, args, parentSchema, name, problem);
       if (issues.length >= linearScanLimit) seen ??= new Set(issues.map((issue) => issue.path));
       if (seen === undefined ? hasPath(issues, site.path) : seen.has(site.path)) continue;
       seen?.add(site.path);
+      const field = valueRefused && check !== undefined ? topLevelField(error.instancePath) : undefined;
+      if (field !== undefined && isArgumentsObject(args)) {
+        otherState ??= { refused: new Set(errors.map((each) => each.instancePath)), budget: { checks: maxChecks } };
+        sent = sentForOther(field, value, args, otherState) ?? sent;
+      }
       const issue: ValidationIssue = {
         path: site.path,
         code: site.code,
@@ -168,8 +190,7 @@ function insertInSchemaOrder(issues: ValidationIssue[], ranks: number[], issue: 
 
 /** The top-level argument an error's instance path names (`/order_id`), or undefined for the root or a nested one. */
 function topLevelField(instancePath: string): string | undefined {
-  if (instancePath.length < 2 || instancePath.indexOf('/', 1) !== -1) return undefined;
-  return instancePath.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
+  return instancePath.length < 2 || instancePath.indexOf('/', 1) !== -1 ? undefined : pointerSegments(instancePath)[0];
 }
 
 function isArgumentsObject(args: unknown): args is Record<string, unknown> {

@@ -32,7 +32,9 @@ export type Received =
   /** A string sent for an enum, one spelling away from the allowed value `nearest`. */
   | { readonly kind: 'near_value'; readonly value: string; readonly nearest: string }
   /** A value refused for its field that another top-level argument, `field`, would take as it is. */
-  | { readonly kind: 'other_field'; readonly value: unknown; readonly field: string };
+  | { readonly kind: 'other_field'; readonly value: unknown; readonly field: string }
+  /** The same value sent as the optional argument `extra` and as `field`, which takes it: `extra` is to go. */
+  | { readonly kind: 'sent_twice'; readonly value: unknown; readonly field: string; readonly extra: string };
 
 /**
  * A field's expectation in words, rendered once per field schema and locale:

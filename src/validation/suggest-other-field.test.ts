@@ -1,6 +1,9 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../core/json-schema.js';
-import { compileToolValidator } from './compile-tool-validator.js';
+import { compileToolValidator, createAjv } from './compile-tool-validator.js';
+import { createIssueBuilder } from './create-issue-builder.js';
+import { schemaGuide } from './schema-guide.js';
 
 /** query_refund's shape: an order number or a refund number, each with its own pattern, and free text beside them. */
 const queryRefund: JsonSchema = {
@@ -55,9 +58,77 @@ describe('a refused value that another argument would take', () => {
       '`order_id`: expected a string matching ^SO\\d{8}$. Valid example: "SO20260901". You sent the string "RF2026090002", which is valid for `refund_no`: did you mean to send it as `refund_no`?',
       '`refund_no`: expected a string matching ^RF\\d{10}$. Valid example: "RF2026090001". You sent the string "100001".',
     ]);
-    expect(messages(queryRefund, { order_id: 'RF2026090001', refund_no: 'RF2026090001' })[0]).toMatch(
-      /"RF2026090001", which is valid for `refund_no`: did you mean to send it as `refund_no`\?$/,
+    expect(messages(queryRefund, { order_id: 'RF2026090001', refund_no: 'RF2026090001' })).toEqual([
+      '`order_id`: expected a string matching ^SO\\d{8}$. Valid example: "SO20260901". You sent the string "RF2026090001", which is valid for `refund_no`, and you sent it as `refund_no` too: leave `order_id` out.',
+    ]);
+    expect(messages(queryRefund, { order_id: 'RF2026090001', refund_no: 'RF2026090001' }, 'zh-CN')[0]).toMatch(
+      /它符合 `refund_no` 的要求，而且你已经作为 `refund_no` 传过：请去掉 `order_id`。$/,
     );
+    // A required argument cannot be left out: no advice then.
+    const required: JsonSchema = { ...queryRefund, required: ['order_id'] };
+    expect(messages(required, { order_id: 'RF2026090001', refund_no: 'RF2026090001' })[0]).toMatch(
+      /You sent the string "RF2026090001"\.$/,
+    );
+  });
+
+  it('offers a pattern or a format only to a string, and never to null', () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        order_id: { type: 'string', pattern: '^SO\\d{8}$' },
+        refund_no: { pattern: '^RF\\d{10}$' },
+        ref: { format: 'uuid' },
+      },
+    };
+    expect(messages(schema, { order_id: 12345 })[0]).toMatch(/You sent the number 12345\.$/);
+    expect(messages(schema, { order_id: null })[0]).toMatch(/You sent null\.$/);
+    expect(messages(schema, { order_id: -5 })[0]).toMatch(/You sent the number -5\.$/);
+  });
+
+  it('gives no hint under a caller’s ajv that stops at the first error', () => {
+    const validate = compileToolValidator({
+      schema: queryRefund,
+      toolName: 'query_refund',
+      ajv: new Ajv2020({ strict: false }),
+    });
+    expect(validate({ order_id: '12345', comment: 'x'.repeat(201) })[0]?.message).toMatch(
+      /You sent the string "12345"\.$/,
+    );
+  });
+
+  it('checks the call at most 32 times for one refusal, and never for a value longer than an identifier', () => {
+    const properties: Record<string, unknown> = {};
+    const long: Record<string, unknown> = {};
+    const short: Record<string, unknown> = {};
+    for (let index = 0; index < 32; index += 1) {
+      properties[`f${index}`] = { type: 'string', pattern: `^f${index}-[a-z]{3}$`, maxLength: 9 };
+      long[`f${index}`] = 'X'.repeat(10_000);
+      short[`f${index}`] = `f${(index + 1) % 32}-abc`;
+    }
+    const schema: JsonSchema = { type: 'object', properties };
+    const validate = createAjv().compile(schema);
+    let checks = 0;
+    const toIssues = createIssueBuilder({
+      guide: schemaGuide(schema),
+      toolName: 'wide',
+      locale: 'en',
+      check: (args) => {
+        checks += 1;
+        return validate(args) ? [] : (validate.errors ?? []);
+      },
+    });
+    const refuse = (args: Record<string, unknown>) => {
+      checks = 0;
+      expect(validate(args)).toBe(false);
+      return toIssues(validate.errors ?? [], args);
+    };
+    expect(refuse(long)).toHaveLength(32);
+    expect(checks).toBe(0);
+    // Every value fits its neighbour, which holds a refused value too: without the budget 32 × 31 checks.
+    const issues = refuse(short);
+    expect(issues).toHaveLength(32);
+    expect(checks).toBe(32);
+    expect(issues[0]?.message).toMatch(/which is valid for `f1`: did you mean to send it as `f1`\?$/);
   });
 
   it('names none when two other arguments would both take the value', () => {

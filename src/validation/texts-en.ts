@@ -140,6 +140,8 @@ function receivedSentence(received: Received): string {
       return sentValue(received.value);
     case 'near_value':
       return ` You sent the string ${quoteShort(received.value)}; did you mean ${quoteShort(received.nearest)}?`;
+    case 'sent_twice':
+      return `${sentValue(received.value).slice(0, -1)}, which is valid for \`${received.field}\`, and you sent it as \`${received.field}\` too: leave \`${received.extra}\` out.`;
     case 'other_field':
       return `${sentValue(received.value).slice(0, -1)}, which is valid for \`${received.field}\`: did you mean to send it as \`${received.field}\`?`;
     case 'text': {

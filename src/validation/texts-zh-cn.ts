@@ -136,6 +136,8 @@ function receivedSentence(received: Received): string {
       return sentValue(received.value);
     case 'near_value':
       return `你传的是字符串 ${quoteShort(received.value)}，是不是想传 ${quoteShort(received.nearest)}？`;
+    case 'sent_twice':
+      return `${sentValue(received.value).slice(0, -1)}，它符合 \`${received.field}\` 的要求，而且你已经作为 \`${received.field}\` 传过：请去掉 \`${received.extra}\`。`;
     case 'other_field':
       return `${sentValue(received.value).slice(0, -1)}，它符合 \`${received.field}\` 的要求：是不是应该作为 \`${received.field}\` 传？`;
     case 'text': {
