@@ -4,6 +4,7 @@ import type { StopReason } from '../core/stop-reason.js';
 import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
+import { isThenable } from '../util/is-thenable.js';
 import type { PendingApproval } from './pending-approval.js';
 import type { RunRuntime } from './run-runtime.js';
 import { runToolCall } from './run-tool-call.js';
@@ -86,7 +87,8 @@ export async function runBatch(
    */
   const runOne = (call: ToolCall): void | Promise<void> => {
     const finding = journal.findToolResult(runId, call.id);
-    if (finding instanceof Promise) return finding.then((recorded) => runUnrecorded(call, recorded));
+    // Any thenable a journal returns is waited for (a journal of another realm or library need not make Promises).
+    if (isThenable(finding)) return Promise.resolve(finding).then((recorded) => runUnrecorded(call, recorded));
     return runUnrecorded(call, finding);
   };
 
@@ -114,12 +116,13 @@ export async function runBatch(
       if (!report.started) return;
       // It may have acted before it gave up: never tell the model it did not run.
       const content = texts.interrupted({ tool: report.tool });
-      return answer({
+      const recorded = answer({
         toolCallId: call.id,
         tool: report.tool,
         content,
         outcome: { ok: false, error: { code: 'outcome_unknown', retryable: false, message: content } },
       });
+      return isThenable(recorded) ? Promise.resolve(recorded).then(() => undefined) : undefined;
     }
     const answered = answer({
       toolCallId: call.id,
@@ -127,7 +130,7 @@ export async function runBatch(
       content: report.content,
       outcome: report.outcome,
     });
-    if (answered instanceof Promise) return answered.then(() => noteAnswered(call, report));
+    if (isThenable(answered)) return Promise.resolve(answered).then(() => noteAnswered(call, report));
     noteAnswered(call, report);
   };
 
@@ -148,6 +151,7 @@ export async function runBatch(
     return fulfilledResult;
   };
 
+  let firstChunk = true;
   for (const group of groups) {
     stop ??= control.reason;
     if (stop !== undefined || failure !== undefined) break;
@@ -156,6 +160,11 @@ export async function runBatch(
       stop ??= control.reason;
       if (stop !== undefined) break;
       const chunk = start === 0 && group.calls.length <= limit ? group.calls : group.calls.slice(start, start + limit);
+      // Every chunk after the first waits one turn of the microtask queue, so that subscribers drain the events of
+      // the calls before even when those settled synchronously (a batch of many quick calls must not overflow a
+      // subscriber's queue); a step of one call, the usual case, waits for nothing.
+      if (!firstChunk) await Promise.resolve();
+      firstChunk = false;
       let settled: readonly PromiseSettledResult<void>[];
       if (chunk.length === 1) {
         const one = settleOne(chunk[0] as ToolCall);
