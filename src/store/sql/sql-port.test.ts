@@ -198,6 +198,10 @@ describe('the SQLite port', () => {
         expect(read).toStrictEqual(expected);
         expect(read.map((row) => Object.keys(row))).toEqual(expected.map((row) => Object.keys(row)));
       }
+      // A column named __proto__ is an own key of the row, never its prototype.
+      const [proto] = port.rows<Record<string, unknown>>(sql('SELECT c4 AS "__proto__", c1 FROM wide ORDER BY rowid'));
+      expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+      expect(Object.keys(proto ?? {})).toEqual(['__proto__', 'c1']);
       expect(port.rows(sql('SELECT * FROM wide WHERE c0 = $1'), ['none'])).toEqual([]);
       // The connection's shared statement of the same text still answers objects to every other adapter.
       expect(preparedStatements(database)(`SELECT ${columns.join(', ')} FROM wide ORDER BY rowid`).get()).toEqual(

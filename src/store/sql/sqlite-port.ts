@@ -225,7 +225,13 @@ type MakeRow = (values: readonly unknown[]) => Record<string, unknown>;
  * value, as better-sqlite3's assignments do.
  */
 function rowMaker(names: readonly string[]): MakeRow {
-  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`).join(', ');
+  // `"__proto__": v` in a literal would set the prototype; as a computed key it is a key, as on better-sqlite3 12 on
+  // Node.js 22 and later.
+  const fields = names
+    .map(
+      (name, index) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: values[${index}]`,
+    )
+    .join(', ');
   return new Function('values', `return { ${fields} };`) as MakeRow;
 }
 
