@@ -140,7 +140,7 @@ describe('arbiter command line', () => {
     const directory = dataDirectory();
     const demo = arbiter('demo', '--data-dir', directory);
     const hint = /reversible; to take it back: npm run arbiter -- (undo .*)$/m.exec(demo.stdout)?.[1];
-    expect(hint).toMatch(new RegExp(`^undo call_3 --run [0-9a-f-]{36} --data-dir ${directory}$`));
+    expect(hint).toMatch(new RegExp(`^undo call_4 --run [0-9a-f-]{36} --data-dir ${directory}$`));
     const args = (hint ?? '').split(' ');
     const notes = () => {
       const shop = openShopDatabase({ path: join(directory, 'shop.db') });
@@ -156,7 +156,7 @@ describe('arbiter command line', () => {
     const undone = arbiter(...args, '--by', 'li.wei');
     expect(undone).toMatchObject({ code: 0, stderr: '' });
     expect(undone.stdout).toMatch(
-      /^undone call_3 \(add_order_note \{.*"note":"Please leave the parcel at the building reception\."/,
+      /^undone call_4 \(add_order_note \{.*"note":"Please leave the parcel at the building reception\."/,
     );
     expect(notes()).toEqual({ count: 0 });
     expect(arbiter(...args).code).toBe(1);

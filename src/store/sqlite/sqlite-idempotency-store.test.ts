@@ -36,7 +36,7 @@ function pay(
 
 const directories: string[] = [];
 afterEach(() => {
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** A tool message's fields, as JSON text without the replay's `already_done` note, and whether it had one. */
