@@ -189,5 +189,8 @@ describe('runYieldExperiment', () => {
     await expect(run({ model: new ReplyingModel(['prose']), corpus, callIds: ['missing', 'typo'] })).rejects.toThrow(
       '--calls: no refused call with id "typo"',
     );
+    await expect(
+      run({ model: new ReplyingModel(['prose']), corpus, callIds: ['missing'], kinds: ['pattern'] }),
+    ).rejects.toThrow('--calls: "missing" left out by --limit or --kinds');
   });
 });

@@ -165,9 +165,17 @@ export async function runYieldExperiment({
       message: `--calls: no refused call with id ${unknownIds.map((id) => `"${id}"`).join(', ')} (a model's own ids, own:<intent>, exist once its first calls were asked)`,
     });
   }
-  const asked = stratify(broken)
+  const taken = stratify(broken)
     .slice(0, limit)
-    .filter(({ kind }) => kinds === undefined || kinds.includes(kind))
+    .filter(({ kind }) => kinds === undefined || kinds.includes(kind));
+  // An id that --limit or --kinds leaves out would make the run ask nothing about it, silently.
+  const leftOut = callIds?.filter((id) => !taken.some(({ call }) => call.id === id)) ?? [];
+  if (leftOut.length > 0) {
+    throw new UsageError({
+      message: `--calls: ${leftOut.map((id) => `"${id}"`).join(', ')} left out by --limit or --kinds`,
+    });
+  }
+  const asked = taken
     .filter(({ call }) => callIds === undefined || callIds.includes(call.id))
     .filter((_, position) => position % shard.count === shard.index - 1)
     .flatMap(({ call, kind }) => conditions.map((condition) => ({ call, kind, condition })))
