@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Locale } from '../core/locale.js';
+import { isRecord } from '../util/is-record.js';
 import { param, parentSchemaOf } from './ajv-error-fields.js';
 import type { IssueProblem } from './issue-parts.js';
 import { createIssueSites } from './issue-sites.js';
@@ -8,7 +9,7 @@ import { pruneAjvErrors } from './prune-ajv-errors.js';
 import type { SchemaGuide } from './schema-guide.js';
 import { suggestEnumValue } from './suggest-enum-value.js';
 import { misnamedFields } from './suggest-field-match.js';
-import { type ArgumentsCheck, otherFieldFor } from './suggest-other-field.js';
+import { type ArgumentsCheck, type OtherFieldSearch, otherFieldFor } from './suggest-other-field.js';
 import type { ValidationIssue } from './validation-issue.js';
 import { validationTexts } from './validation-texts.js';
 
@@ -53,16 +54,16 @@ export function createIssueBuilder({
   const sentNothing = texts.received({ kind: 'nothing' });
   /**
    * What was sent for a top-level argument whose value another argument would take (see `otherFieldFor`), or
-   * undefined. `state` is one refusal's: the paths refused and the checks of the call left.
+   * undefined.
    */
   const sentForOther = (
+    checkCall: ArgumentsCheck,
     field: string,
     value: unknown,
     args: Record<string, unknown>,
-    state: { refused: ReadonlySet<string>; budget: { checks: number } },
+    search: OtherFieldSearch,
   ): string | undefined => {
-    if (check === undefined) return undefined;
-    const other = otherFieldFor({ args, field, guide, check, ...state });
+    const other = otherFieldFor({ args, field, guide, check: checkCall, ...search });
     if (other === undefined) return undefined;
     if (!other.alsoSent) return texts.received({ kind: 'other_field', value, field: other.field });
     // The model sent the value under both names; leaving this one out fixes the call only when it is optional.
@@ -88,7 +89,7 @@ export function createIssueBuilder({
     const ranks: number[] = [];
     let seen: Set<string> | undefined;
     const misnamedAt = new Map<string, Map<string, string>>();
-    let otherState: { refused: ReadonlySet<string>; budget: { checks: number } } | undefined;
+    let search: OtherFieldSearch | undefined;
     for (let index = 0; index < errors.length; index += 1) {
       const error = errors[index];
       if (error === undefined || dropped[index] === true) continue;
@@ -151,9 +152,9 @@ export function createIssueBuilder({
       if (seen === undefined ? hasPath(issues, site.path) : seen.has(site.path)) continue;
       seen?.add(site.path);
       const field = valueRefused && check !== undefined ? topLevelField(error.instancePath) : undefined;
-      if (field !== undefined && isArgumentsObject(args)) {
-        otherState ??= { refused: new Set(errors.map((each) => each.instancePath)), budget: { checks: maxChecks } };
-        sent = sentForOther(field, value, args, otherState) ?? sent;
+      if (field !== undefined && check !== undefined && isRecord(args)) {
+        search ??= { refused: new Set(errors.map((each) => each.instancePath)), budget: { checks: maxChecks } };
+        sent = sentForOther(check, field, value, args, search) ?? sent;
       }
       const issue: ValidationIssue = {
         path: site.path,
@@ -191,10 +192,6 @@ function insertInSchemaOrder(issues: ValidationIssue[], ranks: number[], issue: 
 /** The top-level argument an error's instance path names (`/order_id`), or undefined for the root or a nested one. */
 function topLevelField(instancePath: string): string | undefined {
   return instancePath.length < 2 || instancePath.indexOf('/', 1) !== -1 ? undefined : pointerSegments(instancePath)[0];
-}
-
-function isArgumentsObject(args: unknown): args is Record<string, unknown> {
-  return typeof args === 'object' && args !== null && !Array.isArray(args);
 }
 
 /** The allowed value a string sent for an enum most likely meant, if one is that close. */

@@ -5,6 +5,15 @@ import { escapePointer, isSchemaObject } from './schema-resolver.js';
 /** Checks a whole arguments object against the tool's schema: ajv's errors, none when it is valid. */
 export type ArgumentsCheck = (args: Record<string, unknown>) => readonly ErrorObject[];
 
+/**
+ * One refusal's search, shared by its fields: the instance paths the call's errors name, and the checks of the
+ * call left (each argument tried takes one).
+ */
+export interface OtherFieldSearch {
+  readonly refused: ReadonlySet<string>;
+  readonly budget: { checks: number };
+}
+
 /** The other argument a refused value fits, and whether the call already sent the value there too. */
 export interface OtherField {
   readonly field: string;
@@ -43,14 +52,11 @@ export function otherFieldFor({
   check,
   refused,
   budget,
-}: {
+}: OtherFieldSearch & {
   args: Record<string, unknown>;
   field: string;
   guide: SchemaGuide;
   check: ArgumentsCheck;
-  refused: ReadonlySet<string>;
-  /** Checks of the call left for this refusal; each tried argument takes one. */
-  budget: { checks: number };
 }): OtherField | undefined {
   const names = guide.argumentOrder;
   if (names.size > maxArguments || !names.has(field)) return undefined;

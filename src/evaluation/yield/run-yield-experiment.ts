@@ -159,7 +159,10 @@ export async function runYieldExperiment({
     const english = refusal({ registry, call, locale: 'en' });
     return english === undefined ? [] : [{ call, kind: errorKindOf(english.issues) }];
   });
-  const unknownIds = callIds?.filter((id) => !broken.some(({ call }) => call.id === id)) ?? [];
+  /** The ids of `--calls` that none of `items` has. */
+  const idsNotIn = (items: readonly { readonly call: YieldCall }[]) =>
+    callIds?.filter((id) => !items.some(({ call }) => call.id === id)) ?? [];
+  const unknownIds = idsNotIn(broken);
   if (unknownIds.length > 0) {
     throw new UsageError({
       message: `--calls: no refused call with id ${unknownIds.map((id) => `"${id}"`).join(', ')} (a model's own ids, own:<intent>, exist once its first calls were asked)`,
@@ -169,7 +172,7 @@ export async function runYieldExperiment({
     .slice(0, limit)
     .filter(({ kind }) => kinds === undefined || kinds.includes(kind));
   // An id that --limit or --kinds leaves out would make the run ask nothing about it, silently.
-  const leftOut = callIds?.filter((id) => !taken.some(({ call }) => call.id === id)) ?? [];
+  const leftOut = idsNotIn(taken);
   if (leftOut.length > 0) {
     throw new UsageError({
       message: `--calls: ${leftOut.map((id) => `"${id}"`).join(', ')} left out by --limit or --kinds`,
