@@ -26,6 +26,17 @@ function stream(runId: string, options: { lastEventId?: number; stopAfter?: (eve
   return readSse({ url: `${(server as TestServer).url}/v1/runs/${runId}/events`, token: testTokens.alice, ...options });
 }
 
+/** A run that stops for a person's approval, read to its run:end: its events, last seq and approval id. */
+async function stopForApproval() {
+  const { runId } = await startRun('Refund my cracked teapot please');
+  const first = await stream(runId);
+  expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
+  const lastSeq = first.events.at(-1)?.seq ?? 0;
+  const approvalId = (first.events.find((event) => event.type === 'approval:required') as { approvalId: string })
+    .approvalId;
+  return { runId, first, lastSeq, approvalId };
+}
+
 const text = (events: readonly ExternalEvent[]) =>
   events.map((event) => (event.type === 'model:delta' ? event.text : '')).join('');
 
@@ -107,12 +118,7 @@ describe('GET /v1/runs/:id/events', () => {
 
   it('closes at the run:end of an approval stop, then holds a caught-up reconnect open until the run resumes', async () => {
     server = await startTestServer();
-    const { runId } = await startRun('Refund my cracked teapot please');
-    const first = await stream(runId);
-    expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
-    const lastSeq = first.events.at(-1)?.seq ?? 0;
-    const approvalId = (first.events.find((event) => event.type === 'approval:required') as { approvalId: string })
-      .approvalId;
+    const { runId, first, lastSeq, approvalId } = await stopForApproval();
 
     const waiting = stream(runId, { lastEventId: lastSeq });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -135,12 +141,7 @@ describe('GET /v1/runs/:id/events', () => {
   it('follows a resumed run to its run:end when the stream opens after the run ended and before its last events are written', async () => {
     server = await startTestServer();
     const running = server;
-    const { runId } = await startRun('Refund my cracked teapot please');
-    const first = await stream(runId);
-    expect(first.events.at(-1)).toMatchObject({ type: 'run:end', stopReason: 'awaiting_approval' });
-    const lastSeq = first.events.at(-1)?.seq ?? 0;
-    const approvalId = (first.events.find((event) => event.type === 'approval:required') as { approvalId: string })
-      .approvalId;
+    const { runId, lastSeq, approvalId } = await stopForApproval();
 
     // The moment of the race: the run's status already says it ended (written when its run:end is published),
     // its last events wait for the log's next write (the next turn of the event loop). A stream opened then
