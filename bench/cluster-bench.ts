@@ -25,7 +25,7 @@
  * Skipped, with a line, when PostgreSQL's server binaries are not found
  * (`ARBITER_POSTGRES_BINDIR`, `pg_config`, /usr/lib/postgresql).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -65,6 +65,12 @@ const clockTicks = 100;
  */
 const nodeArguments = (process.env.ARBITER_BENCH_NODE_ARGS ?? '').split(' ').filter((argument) => argument !== '');
 const metricsToken = 'bench-metrics-token-0123456789abcdef';
+/**
+ * `ARBITER_BENCH_CALLGRIND`, a folder: the nodes then run under valgrind's callgrind, counting nothing until
+ * `startCounting` and dumping at `stopCounting`, so a window's instructions per session (all of a node's threads)
+ * are read beside its CPU seconds: a count that does not depend on how busy the machine's cores are.
+ */
+const callgrindFolder = process.env.ARBITER_BENCH_CALLGRIND;
 
 export interface BenchNode {
   readonly url: string;
@@ -675,7 +681,17 @@ export function startPlainServer(storeUrl: string, name: string): Promise<BenchN
 
 /** `node` with the nodes' extra arguments and `script`, up once it prints `listening on URL`. */
 async function startListening(name: string, script: readonly string[]): Promise<BenchNode> {
-  const child = spawn(process.execPath, [...nodeArguments, ...script], {
+  const command = [process.execPath, ...nodeArguments, ...script];
+  const counted =
+    callgrindFolder === undefined
+      ? command
+      : [
+          'valgrind',
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          `--callgrind-out-file=${callgrindFolder}/${name}.%p`,
+        ].concat(command);
+  const child = spawn(counted[0] as string, counted.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ARBITER_SCRIPTED_LATENCY_MS: String(modelLatencyMs), ARBITER_METRICS_TOKEN: metricsToken },
   });
@@ -699,6 +715,38 @@ async function startListening(name: string, script: readonly string[]): Promise<
   // The node logs a line per request: drained, not kept.
   child.stdout?.resume();
   return { url, child, exited };
+}
+
+/** Whether the nodes run under callgrind (`ARBITER_BENCH_CALLGRIND`). */
+export const countingInstructions = callgrindFolder !== undefined;
+
+/** Zeroes each node's callgrind counters and switches its instrumentation on (a window starts). */
+export function startCounting(nodes: readonly BenchNode[]): void {
+  for (const node of nodes) {
+    callgrind(node, '-z');
+    callgrind(node, '-i', 'on');
+  }
+}
+
+/** Switches each node's instrumentation off and dumps: the instructions each executed since `startCounting`. */
+export function stopCounting(nodes: readonly BenchNode[]): number[] {
+  return nodes.map((node) => {
+    callgrind(node, '-i', 'off');
+    callgrind(node, '-d');
+    const pid = String(node.child.pid);
+    const dumps = safeReaddir(callgrindFolder ?? '')
+      .filter((file) => file.split('.').at(-2) === pid)
+      .sort((left, right) => Number(left.split('.').at(-1)) - Number(right.split('.').at(-1)));
+    const newest = dumps.at(-1);
+    const text = newest === undefined ? '' : readFileSync(join(callgrindFolder ?? '', newest), 'utf8');
+    const totals = /^totals:\s*(\d+)/m.exec(text)?.[1];
+    if (totals === undefined) throw new Error(`no callgrind totals for node ${pid} in ${callgrindFolder}`);
+    return Number(totals);
+  });
+}
+
+function callgrind(node: BenchNode, ...command: string[]): void {
+  execFileSync('callgrind_control', [...command, String(node.child.pid)], { stdio: 'ignore' });
 }
 
 /** A request that must succeed: its parsed body, or an error naming the request and the answer. */
