@@ -50,32 +50,38 @@ export function auditRecordHash({ record, link }: { record: AuditChainRecord; li
   if (names.some((name) => name === '__proto__' || arrayIndex.test(name))) {
     return sha256Hex(canonicalTuple({ fields: names.map((name) => ({ name, key: name })), values: record, link }));
   }
-  let text = '';
+  let text = '{';
   for (const name of names) {
     const value = record[name];
     if (value === null || value === undefined) continue;
-    text += `${text === '' ? '{' : ','}${jsonValue(name)}:${jsonValue(value)}`;
+    text += `${text === '{' ? '' : ','}${jsonValue(name)}:${jsonValue(value)}`;
   }
-  return tupleHash(tupleText(text === '' ? '{}' : `${text}}`, link));
+  return tupleHash(tupleText(text, link));
 }
 
 /**
- * The canonical JSON of the tuple, `record` the record's own text: the text
- * `JSON.stringify` gives for `[format, { previous, record, seq, writer }]`,
- * its keys already in ascending order.
+ * The canonical JSON of the tuple, `record` the record's own text less its
+ * closing brace (`{` for an empty record): the text `JSON.stringify` gives
+ * for `[format, { previous, record, seq, writer }]`, its keys already in
+ * ascending order. Written in as few pieces as it can: each piece is one
+ * more string node that Node flattens again before hashing (issue 48).
  */
 function tupleText(record: string, link: AuditChainLink): string {
   const { previousHash, writer } = link;
-  // The previous row's hash is most often the one hashed just before (a chain linked row after row): hex, with
-  // nothing to escape, so it is quoted as it is without testing it again. Any other text is tested as usual.
-  const previous =
-    previousHash === null ? 'null' : previousHash === lastTupleHash ? `"${previousHash}"` : jsonValue(previousHash);
   if (writer !== lastWriter) {
     lastWriter = writer;
     lastWriterText = `,"writer":${jsonValue(writer)}}]`;
   }
-  return `["${auditRecordFormat}",{"previous":${previous},"record":${record},"seq":${jsonValue(link.seq)}${lastWriterText}`;
+  const rest = `},"seq":${jsonValue(link.seq)}${lastWriterText}`;
+  if (previousHash === null) return `${tupleOpening}null,"record":${record}${rest}`;
+  // The previous row's hash is most often the one hashed just before (a chain linked row after row): hex, with
+  // nothing to escape, so it is quoted as it is without testing it again. Any other text is tested as usual.
+  if (previousHash === lastTupleHash || !escaped.test(previousHash))
+    return `${tupleOpening}"${previousHash}","record":${record}${rest}`;
+  return `${tupleOpening}${JSON.stringify(previousHash)},"record":${record}${rest}`;
 }
+
+const tupleOpening = `["${auditRecordFormat}",{"previous":`;
 
 /** The hash `tupleHash` gave last: hex, so known to need no escaping when it comes back as a row's `previous`. */
 let lastTupleHash = '';
@@ -139,7 +145,10 @@ export function auditFieldsHash<Key extends string | number>({
   return tupleHash(tupleText(writer(values), link));
 }
 
-/** Writes a record's JSON object text from its values, the fields in the order given, null and undefined left out. */
+/**
+ * Writes a record's JSON object text from its values, the fields in the order given, null and undefined left out,
+ * without its closing brace (`tupleText` writes it).
+ */
 type RecordWriter = (values: Readonly<Record<string | number, string | number | null | undefined>>) => string;
 
 /**
@@ -160,32 +169,50 @@ function recordWriter(fields: readonly AuditRecordField<string | number>[]): Rec
     const keys = fields.map(({ key }) => key);
     const first = fields.map(({ name }) => `{${JSON.stringify(name)}:`);
     const next = fields.map(({ name }) => `,${JSON.stringify(name)}:`);
+    // The same with a string value's opening quote: one piece less per string field.
+    const firstQuoted = first.map((text) => `${text}"`);
+    const nextQuoted = next.map((text) => `${text}"`);
     // Each field's last value and its `,"name":value` text: most of a row repeats the row before it (its run,
     // tool, side effect, decision, outcome), whose text is then neither escape-tested nor concatenated again.
     const lastValues: (string | number | undefined)[] = fields.map(() => undefined);
     const lastTexts: string[] = fields.map(() => '');
     writer = (values) => {
-      let text = '';
+      let text = '{';
       for (let index = 0; index < keys.length; index += 1) {
         const value = values[keys[index] as string | number];
         if (value === null || value === undefined) continue;
-        if (text === '') {
-          text = (first[index] as string) + jsonValue(value);
+        if (text === '{') {
+          text = fieldText(first[index] as string, firstQuoted[index] as string, value);
         } else if (value === lastValues[index]) {
           text += lastTexts[index] as string;
         } else {
-          const field = (next[index] as string) + jsonValue(value);
+          const field = fieldText(next[index] as string, nextQuoted[index] as string, value);
           lastValues[index] = value;
           lastTexts[index] = field;
           text += field;
         }
       }
-      return text === '' ? '{}' : `${text}}`;
+      return text;
     };
     recordWriters.set(fields, writer);
   }
   return writer;
 }
+
+/**
+ * A field's text after its `opening` (`,"name":`, or `{"name":` for the
+ * first): `opening + jsonValue(value)`, in fewer pieces. A string whose
+ * second character is a quote (a JSON text such as the stored arguments,
+ * `{"order_id":…}`) has something to escape: it goes to `JSON.stringify`
+ * without testing it first.
+ */
+function fieldText(opening: string, openingQuoted: string, value: string | number): string {
+  if (typeof value !== 'string') return opening + jsonValue(value);
+  if (value.charCodeAt(1) === quote || escaped.test(value)) return opening + JSON.stringify(value);
+  return `${openingQuoted}${value}"`;
+}
+
+const quote = 0x22;
 
 const arrayIndex = /^(?:0|[1-9]\d*)$/;
 

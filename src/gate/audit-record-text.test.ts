@@ -146,4 +146,24 @@ describe('auditRecordHash written field by field', () => {
       { numRuns: 300 },
     );
   });
+  it('hashes a row as the store writes it (its arguments a JSON text, linked onto a hash) as the format defines', () => {
+    const fields = ['arguments', 'argumentsHash', 'at', 'durationMs', 'runId', 'toolCallId'].map((name, key) => ({
+      name,
+      key,
+    }));
+    const previousHash = 'f18c6c370a355daf5a5110317b21a141f0e1a2b3507bbc9819d7afbace7cffe1';
+    for (const values of [
+      ['{"order_id":"SO20260001"}', '6b85fb383a8b', 1796677270192, 0.167878000000087, 'run-1', 'call_1'],
+      ['["a","b"]', null, 1, 0, 'x"y', 'call\n2'],
+      ['{}', 'a', -0, 1e21, '', '{"'],
+    ]) {
+      for (const link of [
+        { writer: 'sqlite', seq: 2, previousHash },
+        { writer: 'sqlite', seq: 1, previousHash: null },
+      ]) {
+        const record = Object.fromEntries(fields.map(({ name, key }) => [name, values[key] ?? null]));
+        expect(auditFieldsHash({ fields, values, link })).toBe(definedHash({ record, link }));
+      }
+    }
+  });
 });
