@@ -66,7 +66,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
     resume,
     eventLog,
     announcedApprovals,
-    runId: newRunId,
+    runId: requestedRunId,
     loaded,
     ...runOptions
   } = options;
@@ -78,7 +78,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   if (resume === true && active === undefined) {
     throw new SessionConflictError({ sessionId, conflict: { kind: 'no_run_to_resume' } });
   }
-  const runId = resume === true && active !== undefined ? active.runId : (newRunId ?? timeOrderedId());
+  const runId = resume === true && active !== undefined ? active.runId : (requestedRunId ?? timeOrderedId());
   const request = resume === true ? [] : [{ role: 'user' as const, content: userMessage ?? '' }];
   // Fenced on what was read, and the run begins together with its request in one write: a second
   // process resuming the same run is refused, and a crash cannot leave a run without its message.
@@ -104,7 +104,13 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
       messages,
       sessionId,
       runId,
-      journal: sessions.journal({ sessionId, expectedMessageCount: messages.length }),
+      // An id made here for a new run has no stored tool results, so the journal does not read them (one query a
+      // run). A caller's id may be the session's active run, which `beginRun` resumes, with results stored: read them.
+      journal: sessions.journal({
+        sessionId,
+        expectedMessageCount: messages.length,
+        ...(resume !== true && requestedRunId === undefined ? { newRunId: runId } : {}),
+      }),
       ...(resumed && active !== undefined
         ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, loggedSeq), announcedApprovals: announced } }
         : {}),
