@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionConflictError } from '../errors/session-conflict-error.js';
 import { EventBus } from '../events/event-bus.js';
 import { SqliteSessionStore } from '../store/sqlite/sqlite-session-store.js';
@@ -143,6 +143,26 @@ describe('runSession', () => {
     });
     expect(result.stopReason).toBe('token_budget');
     expect(model.requests).toHaveLength(0);
+  });
+
+  it('names a run it began under an id of its own as new to the journal (no results to read), and no other run', async () => {
+    const { sessions, tools } = setup();
+    const session = await sessions.create({});
+    const journal = vi.spyOn(sessions, 'journal');
+    const answer = () => sequenceModel([{ role: 'assistant', content: 'Hi.' }]);
+    const fresh = await runSession({ sessions, sessionId: session.id, userMessage: 'Hi', model: answer(), tools });
+    // A caller's id may name the session's active run, which beginRun resumes with the results it stored.
+    await runSession({
+      sessions,
+      sessionId: session.id,
+      userMessage: 'Hi',
+      runId: 'run-given',
+      model: answer(),
+      tools,
+    });
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-interrupted' });
+    await runSession({ sessions, sessionId: session.id, resume: true, model: answer(), tools });
+    expect(journal.mock.calls.map(([request]) => request.newRunId)).toEqual([fresh.runId, undefined, undefined]);
   });
 
   it('refuses a second run while one is active, naming it', async () => {

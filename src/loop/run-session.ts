@@ -66,7 +66,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
     resume,
     eventLog,
     announcedApprovals,
-    runId: newRunId,
+    runId: requestedRunId,
     loaded,
     ...runOptions
   } = options;
@@ -78,7 +78,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
   if (resume === true && active === undefined) {
     throw new SessionConflictError({ sessionId, conflict: { kind: 'no_run_to_resume' } });
   }
-  const runId = resume === true && active !== undefined ? active.runId : (newRunId ?? timeOrderedId());
+  const runId = resume === true && active !== undefined ? active.runId : (requestedRunId ?? timeOrderedId());
   const request = resume === true ? [] : [{ role: 'user' as const, content: userMessage ?? '' }];
   // Fenced on what was read, and the run begins together with its request in one write: a second
   // process resuming the same run is refused, and a crash cannot leave a run without its message.
@@ -98,17 +98,25 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
     const resumed = resume === true && active !== undefined;
     const loggedSeq = resumed ? ((await eventLog?.lastSeq(runId)) ?? 0) : 0;
     const announced = new Set(resumed ? ((await announcedApprovals?.(runId)) ?? []) : []);
-    result = await runAgent({
-      ...runOptions,
+    const own = {
       pinned: { slots: session.slots, ...runOptions.pinned },
       messages,
       sessionId,
       runId,
-      journal: sessions.journal({ sessionId, expectedMessageCount: messages.length }),
+      // An id made here for a new run has no stored tool results, so the journal does not read them (one query a
+      // run). A caller's id may be the session's active run, which `beginRun` resumes, with results stored: read them.
+      journal: sessions.journal({
+        sessionId,
+        expectedMessageCount: messages.length,
+        ...(resume !== true && requestedRunId === undefined ? { newRunId: runId } : {}),
+      }),
       ...(resumed && active !== undefined
         ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, loggedSeq), announcedApprovals: announced } }
         : {}),
-    });
+    };
+    // The caller's options, then these over them, as `{ ...runOptions, pinned, … }` would: V8 defines each key written
+    // after a spread in a literal through a runtime call, about 6k instructions a key each time (issue 48).
+    result = await runAgent(Object.assign({}, runOptions, own));
     return result;
   } catch (error) {
     handedOver = RunHandedOverError.isInstance(error);

@@ -7,7 +7,10 @@ import { messageJson } from './message-json.js';
 const text = fc.oneof(
   fc.string({ unit: 'binary' }),
   fc.string({ unit: 'grapheme' }),
-  fc.constantFrom('"', '\\', '\u2028', '\ud800', '{"a":1}'),
+  fc.constantFrom('"', '\\', '\u2028', '\ud800', '\u007f', '{"a":1}'),
+  // Around the length up to which the direct path checks a text itself.
+  fc.string({ unit: 'binary', minLength: 250, maxLength: 260 }),
+  fc.constantFrom('x'.repeat(256), `${'x'.repeat(255)}"`, 'x'.repeat(257)),
 );
 
 const call = fc.record({

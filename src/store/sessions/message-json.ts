@@ -12,8 +12,8 @@ import type { ChatMessage } from '../../core/chat-message.js';
  * asking every one for `toJSON` and looking up each property through its
  * map, about 8k instructions for one of these messages, twice per durable
  * step; here the keys and the punctuation are constants and only the
- * strings are quoted (by `JSON.stringify` of the string, so the escapes
- * are V8's own).
+ * strings are quoted (`quote`: as they are when nothing needs escaping,
+ * else by `JSON.stringify` of the string, so the escapes are V8's own).
  *
  * @example
  * messageJson({ role: 'tool', tool_call_id: 'call_1', content: '{"ok":true}' });
@@ -23,7 +23,27 @@ export function messageJson(message: ChatMessage): string {
   return toolResultJson(message) ?? toolCallsJson(message) ?? JSON.stringify(message);
 }
 
-const quote = (text: string): string => JSON.stringify(text);
+/** Longest text `quote` checks itself; a longer one goes to `JSON.stringify`, whose scan is faster than this loop's. */
+const checkedLength = 256;
+
+/**
+ * `JSON.stringify(text)`: a short text with nothing to escape (no quote,
+ * backslash, control character or surrogate, paired or not) quoted as it
+ * is. A call of `JSON.stringify`, or of a RegExp's `test`, costs V8 about
+ * 1k instructions however short the text, this loop a few per character:
+ * three of a tool call's four texts (its id, type and name) and a result's
+ * call id need no escaping (issue 48).
+ */
+function quote(text: string): string {
+  if (text.length > checkedLength) return JSON.stringify(text);
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) {
+      return JSON.stringify(text);
+    }
+  }
+  return `"${text}"`;
+}
 
 /** Whether `value` is an object `JSON.stringify` writes as its own enumerable keys, exactly `keys` in this order. */
 function isPlainWithKeys(value: unknown, keys: readonly string[]): value is Record<string, unknown> {

@@ -32,13 +32,17 @@ export function* loadSession(sessionId: string): SqlProgram<Session | undefined>
 
 /**
  * The session's row by `statement` (plain, or locked for the rest of the
- * transaction); `SessionNotFoundError` when there is none.
+ * transaction), as `Row` (the columns `statement` reads);
+ * `SessionNotFoundError` when there is none.
  *
  * @example
- * const row = yield* existingRow(sessionId, statements.lockRow);
+ * const row = yield* existingRow<LockedSessionRow>(sessionId, statements.lockRow);
  */
-export function* existingRow(sessionId: string, statement: SqlStatement = statements.row): SqlProgram<SessionRow> {
-  const [row] = yield* rows<SessionRow>(statement, [sessionId]);
+export function* existingRow<Row = SessionRow>(
+  sessionId: string,
+  statement: SqlStatement = statements.row,
+): SqlProgram<Row> {
+  const [row] = yield* rows<Row>(statement, [sessionId]);
   if (row === undefined) throw new SessionNotFoundError({ sessionId });
   return row;
 }
@@ -91,6 +95,9 @@ function insertMessagesFrom(
   }
   return run(statements.insertMessages[count - 1] as SqlStatement, values);
 }
+
+/** The columns of a session's row a versioned write reads (`sessionStatements.lockRow`). */
+export type LockedSessionRow = Pick<SessionRow, 'session_id' | 'active_run_id' | 'message_count' | 'version' | 'slots'>;
 
 /** What a step commit left: where the journal's next commit must land, and whether the session has a TTL. */
 export interface CommittedStep {

@@ -22,6 +22,9 @@ const columns = `session_id, tenant_id, user_id, status, active_run_id, run_step
 const touch = (now: string) =>
   `version = version + 1, updated_at = ${now}, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ${now} + ttl_ms END`;
 
+/** The columns of `LockedSessionRow`. */
+const lockedColumns = 'session_id, active_run_id, message_count, version, slots';
+
 /** A session's row, by id (`$1`), as a `SessionRow`. */
 const selectRow = `SELECT ${columns} FROM sessions WHERE session_id = $1`;
 
@@ -138,8 +141,16 @@ export const sessionStatements = {
      FROM sessions s WHERE session_id = $1`,
   }),
   row: sql(selectRow),
-  /** The row a write changes, locked until its transaction ends. */
-  lockRow: sqlOf({ sqlite: selectRow, postgres: `${selectRow} FOR UPDATE` }),
+  /**
+   * The columns of its row a versioned write reads (`LockedSessionRow`),
+   * the row locked until its transaction ends: not all 26, which cost
+   * SQLite's port about 20k instructions to read (issue 48: once a run, in
+   * `beginRun`).
+   */
+  lockRow: sqlOf({
+    sqlite: `SELECT ${lockedColumns} FROM sessions WHERE session_id = $1`,
+    postgres: `SELECT ${lockedColumns} FROM sessions WHERE session_id = $1 FOR UPDATE`,
+  }),
   /** The row a fork copies, kept from changing until its transaction ends. */
   shareRow: sqlOf({ sqlite: selectRow, postgres: `${selectRow} FOR SHARE` }),
   /** $1 tenant or null, $2 user or null, $3 limit. */

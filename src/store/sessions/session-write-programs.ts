@@ -13,7 +13,7 @@ import type { Locale } from '../../core/locale.js';
 import { forkedSessionValues, parseMessages, type SessionRow } from '../session-rows.js';
 import type { BegunRun } from '../session-store.js';
 import { dialect, isSqlProgram, rows, run, type SqlProgram } from '../sql/sql-program.js';
-import { existingRow, insertMessages } from './session-programs.js';
+import { existingRow, insertMessages, type LockedSessionRow } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { begunRun, checkVersion, forkCut } from './session-writes.js';
 
@@ -33,9 +33,9 @@ export function* versionedWrite({
   sessionId: string;
   expectedVersion: number | undefined;
   /** The write's statements for the row as locked: a plain function that answers a program, not a generator function. */
-  change: (row: SessionRow) => SqlProgram<unknown>;
+  change: (row: LockedSessionRow) => SqlProgram<unknown>;
 }): SqlProgram<{ version: number }> {
-  const row = yield* existingRow(sessionId, statements.lockRow);
+  const row = yield* existingRow<LockedSessionRow>(sessionId, statements.lockRow);
   checkVersion({ sessionId, row, expectedVersion });
   yield* change(row);
   return { version: row.version + 1 };
@@ -87,7 +87,7 @@ export function* beginRunSteps({
   messages: readonly ChatMessage[];
   locale?: Locale | undefined;
   model?: string | undefined;
-  row: SessionRow;
+  row: Pick<SessionRow, 'active_run_id' | 'message_count'>;
   now: () => number;
   inTransaction?: ((begun: BegunRun) => unknown) | undefined;
 }): SqlProgram<void> {

@@ -18,7 +18,7 @@ import type {
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
 import { rows, run, type SqlProgram } from '../sql/sql-program.js';
 import { sessionJournal } from './session-journal.js';
-import { loadSession } from './session-programs.js';
+import { type LockedSessionRow, loadSession } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { portTransactions, type SessionTransactions } from './session-transactions.js';
 import { appendMessages, beginRunSteps, forkSession, purgeSessions, versionedWrite } from './session-write-programs.js';
@@ -200,7 +200,7 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     operation: string,
     sessionId: string,
     expectedVersion: number | undefined,
-    change: (row: SessionRow) => SqlProgram<unknown>,
+    change: (row: LockedSessionRow) => SqlProgram<unknown>,
   ): Promise<{ version: number }> {
     return this.#transactions.write({
       operation,

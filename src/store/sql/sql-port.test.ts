@@ -6,7 +6,18 @@ import { preparedStatements } from '../sqlite/prepared-statements.js';
 import { bindPositional } from './bind-positional.js';
 import { PostgresPort } from './postgres-port.js';
 import type { SqlMode, SqlPort } from './sql-port.js';
-import { dialect, isSqlProgram, rows, run, type SqlProgram, sql, sqlOf, transaction, wait } from './sql-program.js';
+import {
+  dialect,
+  isSqlProgram,
+  rows,
+  run,
+  type SqlProgram,
+  type SqlValue,
+  sql,
+  sqlOf,
+  transaction,
+  wait,
+} from './sql-program.js';
 import { SqlitePort } from './sqlite-port.js';
 
 const cluster = setUpPostgresCluster();
@@ -155,6 +166,28 @@ describe('the SQLite port', () => {
       const values = ['p', 'q'] as const;
       port.rows(echo, values);
       expect(values).toEqual(['p', 'q']);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('binds an array or an object as one value, which SQLite refuses, never as several values or named ones', () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    try {
+      const port = new SqlitePort(backend.database);
+      port.run(setUp());
+      const three = sql('SELECT $1 AS a, $2 AS b, $3 AS c');
+      const refused = 'SQLite3 can only bind numbers, strings, bigints, buffers, and null';
+      // As arguments, the array would bind 'x' and 'y' in $1's place; the object, its key as a named parameter.
+      expect(() => port.rows(three, [['x', 'y'], 1, 2])).toThrow(refused);
+      // An object is no `SqlValue`, but a value read from JSON may be one all the same.
+      expect(() => port.rows(three, [{ a: 1 } as unknown as SqlValue, 1, 2])).toThrow(refused);
+      expect(() => port.execute(bump, [['a', 'b'], 1])).toThrow(refused);
+      expect(port.run(rows(readAll))).toEqual([{ id: 'a', n: 1 }]);
+      // Bytes are one value either way, a blob.
+      expect(port.rows(three, [Buffer.from([1]), new Uint8Array([2]), 3])).toEqual([
+        { a: Buffer.from([1]), b: Buffer.from([2]), c: 3 },
+      ]);
     } finally {
       backend.close();
     }
