@@ -15,7 +15,9 @@
  * Per session, counted over the window:
  * - transactions: PostgreSQL's own count for the database (pg_stat_database
  *   `xact_commit + xact_rollback` deltas; a statement outside a transaction
- *   counts as one), the nodes' background work in the window included;
+ *   counts as one), the nodes' background work in the window included, over
+ *   the window's sessions and the reopening sessions before it (a backend
+ *   reports its counts late, `statisticsDelayMs`);
  * - PostgreSQL CPU: utime + stime from /proc/PID/stat of the postmaster, its
  *   auxiliary processes and the backends of the group's database, process
  *   by process (one that exits in the window takes none of it along);
@@ -99,12 +101,22 @@ interface NodeGroup {
   readonly nodes: readonly BenchNode[];
 }
 
+/**
+ * How long after its last transaction a backend's counts are surely in `pg_stat_database`: a backend reports at
+ * most once a second, and one that ran within a second of its last report waits until it has been idle 10 s
+ * (PostgreSQL 15's PGSTAT_MIN_INTERVAL and PGSTAT_IDLE_INTERVAL). Read sooner, a 1.3 s window of busy backends
+ * counted 5 transactions a session where the nodes had run 11.
+ */
+const statisticsDelayMs = 10_500;
+
 /** One measured window of one group: `sessions` sessions, and what they cost. */
 interface SessionRound {
   readonly nodeCount: number;
   readonly completed: number;
   readonly seconds: number;
   readonly transactions: number;
+  /** The sessions `transactions` were counted over: the window's and the reopening ones before it. */
+  readonly transactionSessions: number;
   readonly postgresCpu: number;
   /** PostgreSQL CPU seconds by process kind (client backends, walwriter, autovacuum…). */
   readonly postgresByKind: Record<string, number>;
@@ -227,15 +239,16 @@ async function sessionWindow(
   } = {},
 ): Promise<SessionRound> {
   const { nodes, name, storeUrl } = group;
+  // Read before the reopening sessions, whose counts PostgreSQL reports too late to be told from the window's.
+  const transactionsBefore = await transactionsOf(cluster, name);
   // While the other group was measured, this group's pools let their idle connections go (10 s): a few
   // sessions on each node first open them again, so no window pays reconnecting and preparing statements.
-  await Promise.all(
+  const reopening = await Promise.all(
     nodes.map((node) => inParallel(concurrency, concurrency, (index) => oneSession(node, tokenOf(index)))),
   );
   await new Promise((resolve) => setTimeout(resolve, 300));
   const postmaster = postmasterOf(cluster);
   await databaseWork(storeUrl, name, { reset: true });
-  const transactionsBefore = await transactionsOf(cluster, name);
   const countersBefore = await Promise.all(nodes.map(nodeCounters));
   const cpuBefore = cpuSnapshot(nodes, postmaster);
   const postgresBefore = postgresProcesses(postmaster, name);
@@ -251,15 +264,16 @@ async function sessionWindow(
   // Work the sessions left behind (closed streams' slots, given back within 100 ms) is theirs.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const countersAfter = await Promise.all(nodes.map(nodeCounters));
-  // A backend reports its counts when it goes idle, at most every 500 ms.
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-  const transactionsAfter = await transactionsOf(cluster, name);
   const work = await databaseWork(storeUrl, name, { reset: false });
+  await new Promise((resolve) => setTimeout(resolve, statisticsDelayMs));
+  const transactionsAfter = await transactionsOf(cluster, name);
+  const completed = outcomes.filter((outcome) => outcome === 'completed').length;
   return {
     nodeCount: nodes.length,
-    completed: outcomes.filter((outcome) => outcome === 'completed').length,
+    completed,
     seconds,
     transactions: transactionsAfter - transactionsBefore,
+    transactionSessions: completed + reopening.flat().filter((outcome) => outcome === 'completed').length,
     postgresCpu: Object.values(postgresByKind).reduce((sum, value) => sum + value, 0),
     postgresByKind,
     nodeCpu: cpuAfter.nodes.map((value, node) => value - (cpuBefore.nodes[node] ?? 0)),
@@ -462,8 +476,8 @@ export function runSessionBench(): Promise<BenchResult> {
           );
           for (const group of plainGroups) await warm(group.nodes);
         }
-        // Settled: the warm-up's batches written, its streams closed, the statistics flushed.
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        // Settled: the warm-up's batches written, its streams closed, the statistics reported.
+        await new Promise((resolve) => setTimeout(resolve, statisticsDelayMs));
         for (let index = 0; index < rounds; index += 1) {
           const order = index % 2 === 0 ? [one, started] : [started, one];
           for (const group of order) {
@@ -488,7 +502,7 @@ export function runSessionBench(): Promise<BenchResult> {
       }
       const perSession = (value: (round: SessionRound) => number) => (round: SessionRound) =>
         value(round) / Math.max(1, round.completed);
-      const transactions = perSession((round) => round.transactions);
+      const transactions = (round: SessionRound) => round.transactions / Math.max(1, round.transactionSessions);
       const postgresMs = perSession((round) => round.postgresCpu * 1000);
       const nodeMs = perSession((round) => round.nodeCpu.reduce((sum, value) => sum + value, 0) * 1000);
       const mainThreadMs = perSession((round) => round.nodeMainThreadCpu.reduce((sum, value) => sum + value, 0) * 1000);
