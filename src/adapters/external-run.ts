@@ -32,8 +32,15 @@ export function externalRunId({
 }): string {
   // JSON of the tuple: no ids, whatever characters they hold, make another tuple's text.
   const identity = JSON.stringify([loop, principal.tenantId, principal.userId, conversationId ?? null]);
-  return `${externalRunPrefix}${sha256Hex(identity).slice(0, 32)}`;
+  // The tool set is built per request, mostly for the conversation of the request before: the last id is kept.
+  if (identity === lastRun.identity) return lastRun.runId;
+  const runId = `${externalRunPrefix}${sha256Hex(identity).slice(0, 32)}`;
+  lastRun = { identity, runId };
+  return runId;
 }
+
+/** The last identity hashed and its run id. */
+let lastRun: { readonly identity: string; readonly runId: string } = { identity: '', runId: '' };
 
 /**
  * Whether a run belongs to another framework's loop: it has no session and

@@ -14,6 +14,7 @@ import type { ToolGate } from '../gate/tool-gate.js';
 import { bindToolCall } from '../loop/bind-tool-call.js';
 import { CallBrakes } from '../loop/call-brakes.js';
 import { parseToolCall } from '../loop/parse-tool-call.js';
+import type { RunAgentOptions } from '../loop/run-agent.js';
 import { createRunRuntime, type RunRuntime } from '../loop/run-runtime.js';
 import { runToolCall } from '../loop/run-tool-call.js';
 import type { ToolCallReport } from '../loop/tool-call-report.js';
@@ -186,23 +187,7 @@ export function createGateBridge({
       : new ConversationMarks({ sessions: options.sessions, sessionId: runId, principal });
   const calls = new AdapterCalls({ store: options.idempotency, runId, principal });
   const approvals = new LoopApprovals({ broker: options.approvals, requester: principal.userId });
-  const runtime = createRunRuntime(
-    {
-      model: outsideModel,
-      tools,
-      messages: [],
-      principal,
-      approvals,
-      ...(options.gate === undefined ? {} : { gate: options.gate }),
-      ...(options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
-      ...(options.audit === undefined ? {} : { audit: options.audit }),
-      ...(options.events === undefined ? {} : { events: options.events }),
-      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      locale,
-    },
-    runId,
-  );
+  const runtime = createRunRuntime(runOptionsOf(options, tools, principal, approvals, locale), runId);
   const texts = adapterTexts(locale);
   let recorded: Awaitable<unknown> | undefined;
   const record = (): Awaitable<unknown> => {
@@ -376,6 +361,31 @@ export function createGateBridge({
     }
   }
 }
+
+/**
+ * The runtime's options: the request's settings that are set, each
+ * assigned (a spread of `{}` per absent setting cost every request a clone
+ * of the literal).
+ */
+function runOptionsOf(
+  options: ArbiterLoopOptions,
+  tools: ToolSet,
+  principal: Principal,
+  approvals: LoopApprovals,
+  locale: Locale,
+): RunAgentOptions {
+  const runOptions: Mutable<RunAgentOptions> = { model: outsideModel, tools, messages: [], principal, approvals };
+  if (options.gate !== undefined) runOptions.gate = options.gate;
+  if (options.idempotency !== undefined) runOptions.idempotency = options.idempotency;
+  if (options.audit !== undefined) runOptions.audit = options.audit;
+  if (options.events !== undefined) runOptions.events = options.events;
+  if (options.toolTimeoutMs !== undefined) runOptions.toolTimeoutMs = options.toolTimeoutMs;
+  if (options.signal !== undefined) runOptions.signal = options.signal;
+  runOptions.locale = locale;
+  return runOptions;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `run`'s calls to wait for before a call that is no egress: none. */
 const noEarlierRuns: readonly Promise<unknown>[] = [];
