@@ -73,6 +73,10 @@ describe('createGateBridge', () => {
       externalRunId({ loop: 'ai_sdk', principal: { ...alice, userId: 'C1002' }, conversationId: 'chat-1' }),
     ).not.toBe(runId);
     expect(externalRunId({ loop: 'ai_sdk', principal: alice, conversationId: 'chat-2' })).not.toBe(runId);
+    // Asked again (the last id is kept), twice in a row and after another: the same id.
+    expect(externalRunId({ loop: 'ai_sdk', principal: alice, conversationId: 'chat-1' })).toBe(runId);
+    expect(externalRunId({ loop: 'ai_sdk', principal: alice, conversationId: 'chat-1' })).toBe(runId);
+    expect(externalRunId({ loop: 'ai_sdk', principal: alice })).not.toBe(runId);
     expect(isExternalRunId('ext_not-a-hash')).toBe(false);
   });
 });
