@@ -23,6 +23,7 @@ import type { ToolSet } from '../tools/tool-registry.js';
 import type { ToolDefinition } from '../tools/tool-types.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
 import { isRecord } from '../util/is-record.js';
+import type { Mutable } from '../util/mutable.js';
 import { argumentsText } from '../validation/nesting-depth.js';
 import { AdapterCalls, callAnswerOf } from './adapter-calls.js';
 import { adapterTexts } from './adapter-texts.js';
@@ -384,8 +385,6 @@ function runOptionsOf(
   runOptions.locale = locale;
   return runOptions;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `run`'s calls to wait for before a call that is no egress: none. */
 const noEarlierRuns: readonly Promise<unknown>[] = [];

@@ -1,3 +1,4 @@
+import type { Mutable } from '../util/mutable.js';
 import type { AgentEvent, AgentEventOf } from './agent-event.js';
 import type { EventListener, ListenerErrorHandler } from './event-bus.js';
 
@@ -11,7 +12,7 @@ export interface BatchedListener {
 }
 
 /** A copy this wrapper owns, extended in place as fragments arrive. */
-type Delta = { -readonly [Key in keyof AgentEventOf<'model:delta'>]: AgentEventOf<'model:delta'>[Key] };
+type Delta = Mutable<AgentEventOf<'model:delta'>>;
 
 /**
  * Wraps a listener so that `model:delta` events reach it at most once per

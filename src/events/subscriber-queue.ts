@@ -1,3 +1,4 @@
+import type { Mutable } from '../util/mutable.js';
 import type { AgentEvent, AgentEventOf } from './agent-event.js';
 import { FragmentBuffer } from './fragment-buffer.js';
 import type { LaneQueue, LaneRecord, RunLane } from './run-lane.js';
@@ -76,7 +77,7 @@ function mergeable(earlier: AgentEvent | undefined, later: Delta): earlier is De
   return isDelta(earlier) && earlier.runId === later.runId && earlier.step === later.step;
 }
 
-type MutableDelta = { -readonly [Key in keyof Delta]: Delta[Key] };
+type MutableDelta = Mutable<Delta>;
 
 /** A new delta with both texts and the later one's place; built field by field, which V8 keeps fast. */
 function merge(earlier: Delta, later: Delta): MutableDelta {

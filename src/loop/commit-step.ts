@@ -1,6 +1,7 @@
 import type { Awaitable } from '../core/awaitable.js';
 import type { ChatMessage } from '../core/chat-message.js';
 import type { StepCommit } from '../core/run-journal.js';
+import type { Mutable } from '../util/mutable.js';
 import type { RunProgress } from './run-progress.js';
 import type { RunRuntime } from './run-runtime.js';
 import { totalUsage } from './total-usage.js';
@@ -21,7 +22,7 @@ export function commitStep(
   { rerunnable = false }: { rerunnable?: boolean } = {},
 ): Awaitable<void> {
   progress.conversation.push(...messages);
-  const commit: { -readonly [Key in keyof StepCommit]: StepCommit[Key] } = {
+  const commit: Mutable<StepCommit> = {
     runId: runtime.runId,
     sessionId: runtime.sessionId,
     appended: messages,

@@ -5,6 +5,7 @@ import type { ToolOutcome } from '../core/tool-outcome.js';
 import type { ToolSet } from '../tools/tool-registry.js';
 import { untrustedSource } from '../tools/untrusted-source.js';
 import { isThenable } from '../util/is-thenable.js';
+import type { Mutable } from '../util/mutable.js';
 import type { PendingApproval } from './pending-approval.js';
 import type { RunRuntime } from './run-runtime.js';
 import { runToolCall } from './run-tool-call.js';
@@ -74,7 +75,7 @@ export async function runBatch(
   const rerunnable = groups.every((group) => group.parallel);
 
   /** Records a call's answer; the journal's own awaitable, so a synchronous journal costs no promise. */
-  const answer = (result: { -readonly [Key in keyof RecordedToolResult]: RecordedToolResult[Key] }) => {
+  const answer = (result: Mutable<RecordedToolResult>) => {
     contents.set(result.toolCallId, result.content);
     if (rerunnable) result.rerunnable = true;
     return journal.recordToolResult(runId, result);

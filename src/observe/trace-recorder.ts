@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../events/agent-event.js';
 import type { ModelDecision } from '../models/model-decision.js';
+import type { Mutable } from '../util/mutable.js';
 import {
   type CallTrace,
   digestArguments,
@@ -10,7 +11,6 @@ import {
   type StepTrace,
 } from './run-trace.js';
 
-type Mutable<Type> = { -readonly [Key in keyof Type]: Type[Key] };
 type OpenCall = Mutable<CallTrace>;
 type OpenStep = Omit<Mutable<StepTrace>, 'calls'> & { calls: OpenCall[] };
 type OpenRun = Omit<Mutable<RunTrace>, 'steps'> & {

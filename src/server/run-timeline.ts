@@ -3,6 +3,7 @@ import type { ExternalEvent } from '../events/external-event.js';
 import type { ApprovalRecord } from '../gate/approval-record.js';
 import type { AuditRecord } from '../store/audit-rows.js';
 import { isRecord } from '../util/is-record.js';
+import type { Mutable } from '../util/mutable.js';
 
 /** A model call of the run: when, how long, the tokens it used, what it said, how many calls it proposed. */
 export interface TimelineModelStep {
@@ -302,8 +303,6 @@ export function storedCalls({
   }
   return calls;
 }
-
-type Mutable<Type> = { -readonly [Key in keyof Type]: Type[Key] };
 
 function runStep(fields: Partial<TimelineRunStep> & Pick<TimelineRunStep, 'event' | 'at'>): TimelineRunStep {
   return { kind: 'run', stopReason: null, tokens: null, cost: null, durationMs: null, code: null, ...fields };
