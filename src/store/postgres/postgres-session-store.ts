@@ -6,7 +6,7 @@ import { namedStatement } from './named-statement.js';
 import type { PostgresDatabase, PostgresQuery } from './postgres-database.js';
 
 /** The session leaves its run (`SqlSessionStore.endRun`'s statement). */
-const endRun = namedStatement(sessionStatements.endRun.postgres);
+const endRun = namedStatement(sessionStatements.endRun.any.postgres);
 
 /**
  * Sessions in PostgreSQL: `SqlSessionStore` on a `PostgresDatabase`, with

@@ -97,7 +97,10 @@ function insertMessagesFrom(
 }
 
 /** The columns of a session's row a versioned write reads (`sessionStatements.lockRow`). */
-export type LockedSessionRow = Pick<SessionRow, 'session_id' | 'active_run_id' | 'message_count' | 'version' | 'slots'>;
+export type LockedSessionRow = Pick<
+  SessionRow,
+  'session_id' | 'active_run_id' | 'message_count' | 'version' | 'slots' | 'ttl_ms'
+>;
 
 /** What a step commit left: where the journal's next commit must land, and whether the session has a TTL. */
 export interface CommittedStep {
@@ -128,8 +131,10 @@ export interface CommitStepRequest {
  * count the update left.
  *
  * `hasTtl` picks the update's shape (see `sessionStatements.commitStep`);
- * undefined (a journal's first commit) takes the shape that fits every
- * session, and reads back which one it was.
+ * undefined (a journal's first commit) tries the shape of a session without
+ * a TTL when the fence is known, and otherwise (or when that changed
+ * nothing) takes the shape that fits every session, reading back which one
+ * it was.
  *
  * @example
  * const { messageCount, hasTtl } = yield* commitStep({ sessionId, commit, expected, hasTtl, now: Date.now() });
@@ -168,7 +173,13 @@ export function* commitStep({
     return { messageCount: row.message_count, hasTtl: Boolean(row.has_ttl) };
   }
   let committed: CommittedStep;
-  if (hasTtl === undefined) {
+  if (
+    hasTtl === undefined &&
+    expected !== undefined &&
+    (yield* run(statements.commitStep.firstWithoutTtl, values)) > 0
+  ) {
+    committed = { messageCount: expected + appended, hasTtl: false };
+  } else if (hasTtl === undefined) {
     const [row] = yield* rows<{ message_count: number; has_ttl: unknown }>(statements.commitStep.first, values);
     if (row === undefined) throw yield* commitConflict({ sessionId, runId, expected });
     committed = { messageCount: row.message_count, hasTtl: Boolean(row.has_ttl) };

@@ -22,14 +22,47 @@ const columns = `session_id, tenant_id, user_id, status, active_run_id, run_step
 const touch = (now: string) =>
   `version = version + 1, updated_at = ${now}, expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ${now} + ttl_ms END`;
 
+/**
+ * `touch` for a session known to have no TTL, on SQLite: `expires_at` left out
+ * of the SET, since a column a statement sets costs SQLite its index's page,
+ * changed or not (`sessions_by_expiry`; see `commitStepText`). PostgreSQL
+ * writes an unchanged column in place and keeps `touch`.
+ */
+const touchWithoutTtl = (now: string) => `version = version + 1, updated_at = ${now}`;
+
 /** The columns of `LockedSessionRow`. */
-const lockedColumns = 'session_id, active_run_id, message_count, version, slots';
+const lockedColumns = 'session_id, active_run_id, message_count, version, slots, ttl_ms';
 
 /** A session's row, by id (`$1`), as a `SessionRow`. */
 const selectRow = `SELECT ${columns} FROM sessions WHERE session_id = $1`;
 
 /** Messages one INSERT writes at most; a longer list takes several. */
 export const messagesPerInsert = 8;
+
+/** `beginRun` with `touched` as what else the write changes (`touch`, or `touchWithoutTtl` on SQLite). */
+function beginRunStatement(touched: (now: string) => string): SqlStatement {
+  const text = (touchedText: string) =>
+    `UPDATE sessions SET status = 'running', active_run_id = $2, run_steps = 0, run_input_tokens = 0,
+       run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0,
+       run_locale = $3, run_model = $4, message_count = message_count + $5, ${touchedText}
+     WHERE session_id = $6`;
+  return sqlOf({ sqlite: text(touched('CAST($1 AS BIGINT)')), postgres: text(touch('CAST($1 AS BIGINT)')) });
+}
+
+/** `endRun`; on SQLite, with `sqliteCondition` (`AND ttl_ms IS NULL`) the `touch` without the TTL. */
+function endRunStatement(sqliteCondition: string): SqlStatement {
+  const touched = sqliteCondition === '' ? touch('$1') : touchWithoutTtl('$1');
+  return sqlOf({
+    sqlite: `UPDATE sessions SET status = $2,
+       active_run_id = CASE WHEN $2 = 'idle' THEN NULL ELSE active_run_id END,
+       run_last_seq = MAX(run_last_seq, $3), ${touched}
+     WHERE session_id = $4 AND active_run_id = $5${sqliteCondition}`,
+    postgres: `UPDATE sessions SET status = $2::text,
+       active_run_id = CASE WHEN $2::text = 'idle' THEN NULL ELSE active_run_id END,
+       run_last_seq = GREATEST(run_last_seq, $3::bigint), ${touch('$1::bigint')}
+     WHERE session_id = $4 AND active_run_id = $5`,
+  });
+}
 
 /**
  * A step commit's update of the session row, fenced on the run still being
@@ -86,6 +119,17 @@ function commitStep(ttl: boolean): { fenced: SqlStatement; unfenced: SqlStatemen
 const firstCommitStep = sqlOf({
   sqlite: `${commitStepText({ greatest: 'MAX', ttl: true })} RETURNING message_count, ttl_ms IS NOT NULL AS has_ttl`,
   postgres: `${commitStepText({ greatest: 'GREATEST', ttl: true })} RETURNING message_count, ttl_ms IS NOT NULL AS has_ttl`,
+});
+
+/**
+ * A journal's first step commit when it knows where the messages are (the
+ * fence `$11` given): the update of a session without a TTL, which changes
+ * nothing for one with a TTL (then `firstCommitStep` runs). No `RETURNING`,
+ * and on SQLite no write of `expires_at` and its index's page.
+ */
+const firstCommitStepWithoutTtl = sqlOf({
+  sqlite: `${commitStepText({ greatest: 'MAX', ttl: false })} AND ttl_ms IS NULL`,
+  postgres: `${commitStepText({ greatest: 'GREATEST', ttl: true })} AND ttl_ms IS NULL`,
 });
 
 /**
@@ -209,25 +253,22 @@ export const sessionStatements = {
     `UPDATE sessions SET status = 'running', message_count = message_count + $2, ${touch('CAST($1 AS BIGINT)')}
      WHERE session_id = $3`,
   ),
-  /** $1 now, $2 run, $3 locale, $4 model, $5 messages the run brings, $6 session. */
-  beginRun: sql(
-    `UPDATE sessions SET status = 'running', active_run_id = $2, run_steps = 0, run_input_tokens = 0,
-       run_output_tokens = 0, run_cached_tokens = 0, run_last_seq = 0, run_cost = 0,
-       run_locale = $3, run_model = $4, message_count = message_count + $5, ${touch('CAST($1 AS BIGINT)')}
-     WHERE session_id = $6`,
-  ),
-  /** $1 now, $2 status, $3 last event seq, $4 session, $5 run. */
-  endRun: sqlOf({
-    sqlite: `UPDATE sessions SET status = $2,
-       active_run_id = CASE WHEN $2 = 'idle' THEN NULL ELSE active_run_id END,
-       run_last_seq = MAX(run_last_seq, $3), ${touch('$1')}
-     WHERE session_id = $4 AND active_run_id = $5`,
-    postgres: `UPDATE sessions SET status = $2::text,
-       active_run_id = CASE WHEN $2::text = 'idle' THEN NULL ELSE active_run_id END,
-       run_last_seq = GREATEST(run_last_seq, $3::bigint), ${touch('$1::bigint')}
-     WHERE session_id = $4 AND active_run_id = $5`,
-  }),
-  commitStep: { first: firstCommitStep, ttl: commitStep(true), noTtl: commitStep(false) },
+  /**
+   * $1 now, $2 run, $3 locale, $4 model, $5 messages the run brings, $6 session: `ttl` for any session,
+   * `noTtl` for one whose locked row has no TTL.
+   */
+  beginRun: { ttl: beginRunStatement(touch), noTtl: beginRunStatement(touchWithoutTtl) },
+  /**
+   * $1 now, $2 status, $3 last event seq, $4 session, $5 run: `any` ends the run of any session; `noTtl` only
+   * that of a session without a TTL, changing nothing otherwise (on PostgreSQL it is `any`).
+   */
+  endRun: { any: endRunStatement(''), noTtl: endRunStatement(' AND ttl_ms IS NULL') },
+  commitStep: {
+    first: firstCommitStep,
+    firstWithoutTtl: firstCommitStepWithoutTtl,
+    ttl: commitStep(true),
+    noTtl: commitStep(false),
+  },
   /** PostgreSQL only: the step's update and its messages ($12) in one statement. */
   commitStepWithMessages,
   /** The recorded results of a run ($1). */

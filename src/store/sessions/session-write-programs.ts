@@ -12,7 +12,7 @@ import type { ChatMessage } from '../../core/chat-message.js';
 import type { Locale } from '../../core/locale.js';
 import { forkedSessionValues, parseMessages, type SessionRow } from '../session-rows.js';
 import type { BegunRun } from '../session-store.js';
-import { dialect, isSqlProgram, rows, run, type SqlProgram } from '../sql/sql-program.js';
+import { dialect, isSqlProgram, rows, run, type SqlProgram, type SqlValue } from '../sql/sql-program.js';
 import { existingRow, insertMessages, type LockedSessionRow } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { begunRun, checkVersion, forkCut } from './session-writes.js';
@@ -87,7 +87,7 @@ export function* beginRunSteps({
   messages: readonly ChatMessage[];
   locale?: Locale | undefined;
   model?: string | undefined;
-  row: Pick<SessionRow, 'active_run_id' | 'message_count'>;
+  row: Pick<SessionRow, 'active_run_id' | 'message_count' | 'ttl_ms'>;
   now: () => number;
   inTransaction?: ((begun: BegunRun) => unknown) | undefined;
 }): SqlProgram<void> {
@@ -96,7 +96,9 @@ export function* beginRunSteps({
   if (begun.resumed) {
     yield* run(statements.resumeRun, [at, messages.length, sessionId]);
   } else {
-    yield* run(statements.beginRun, [at, runId, locale ?? null, model ?? null, messages.length, sessionId]);
+    // The TTL's statement only for a session with one: the row is locked, and its TTL is set when it is made.
+    const begin = row.ttl_ms === null ? statements.beginRun.noTtl : statements.beginRun.ttl;
+    yield* run(begin, [at, runId, locale ?? null, model ?? null, messages.length, sessionId]);
   }
   yield* insertMessages({ sessionId, messages, from: begun.messageOffset, runId, now: at });
   const more = inTransaction?.(begun);
@@ -170,4 +172,18 @@ export function* purgeSessions({
     yield* run(statements.purgeSessions, [list]);
   }
   return { sessionIds: ids };
+}
+
+/**
+ * Ends run `runId` of session `sessionId` (`SessionStore.endRun`), or
+ * changes nothing when it is not the session's active run. `values`: $1 now,
+ * $2 status, $3 last event seq, $4 session, $5 run. On SQLite a session
+ * without a TTL is ended without setting `expires_at` (its index's page);
+ * only when that changes nothing, the statement for any session runs.
+ *
+ * @example
+ * yield* endRunSteps([Date.now(), 'idle', 12, sessionId, runId]);
+ */
+export function* endRunSteps(values: readonly SqlValue[]): SqlProgram<void> {
+  if ((yield* run(statements.endRun.noTtl, values)) === 0) yield* run(statements.endRun.any, values);
 }

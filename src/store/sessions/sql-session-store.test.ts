@@ -149,4 +149,34 @@ describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }
     expect(expiringAfter?.updatedAt).toBe(begunAt);
     expect(begunAt).toBeLessThan(clock);
   });
+
+  it.skipIf(skip)('moves the expiry when a run begins and ends only for a session with a TTL', async () => {
+    let clock = 1_000;
+    const opened = await open(() => clock);
+    close = opened.close;
+    const { sessions } = opened;
+    const lasting = await sessions.create();
+    const expiring = await sessions.create({ ttlMs: 500 });
+    for (const session of [lasting, expiring]) {
+      clock += 100;
+      await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+      expect(await sessions.load(session.id)).toMatchObject({
+        status: 'running',
+        updatedAt: clock,
+        expiresAt: session.ttlMs === undefined ? undefined : clock + 500,
+      });
+      // Not the active run: nothing changes, whether the session has a TTL or not.
+      clock += 100;
+      await sessions.endRun({ sessionId: session.id, runId: 'run-other', status: 'idle', lastSeq: 9 });
+      expect(await sessions.load(session.id)).toMatchObject({ status: 'running', updatedAt: clock - 100 });
+      await sessions.endRun({ sessionId: session.id, runId: 'run-1', status: 'idle', lastSeq: 3 });
+      expect(await sessions.load(session.id)).toMatchObject({
+        status: 'idle',
+        activeRun: undefined,
+        updatedAt: clock,
+        expiresAt: session.ttlMs === undefined ? undefined : clock + 500,
+        version: 2,
+      });
+    }
+  });
 });

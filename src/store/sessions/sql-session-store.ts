@@ -21,7 +21,14 @@ import { sessionJournal } from './session-journal.js';
 import { type LockedSessionRow, loadSession } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { portTransactions, type SessionTransactions } from './session-transactions.js';
-import { appendMessages, beginRunSteps, forkSession, purgeSessions, versionedWrite } from './session-write-programs.js';
+import {
+  appendMessages,
+  beginRunSteps,
+  endRunSteps,
+  forkSession,
+  purgeSessions,
+  versionedWrite,
+} from './session-write-programs.js';
 import { checkAppend, mergeSlots, purgeCutoff } from './session-writes.js';
 
 /** What `SqlSessionStore` is built from. */
@@ -165,11 +172,13 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
 
   async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
     const values = [this.#now(), status, lastSeq, sessionId, runId];
+    // PostgreSQL: one statement, sent alone (it writes an unchanged `expires_at` in place).
+    const oneStatement = this.#port.dialect === 'postgres';
     await this.#transactions.write({
       operation: 'endRun',
       ofRun: true,
-      oneStatement: true,
-      work: () => run(statements.endRun, values),
+      oneStatement,
+      work: (): SqlProgram<unknown> => (oneStatement ? run(statements.endRun.any, values) : endRunSteps(values)),
     });
   }
 
