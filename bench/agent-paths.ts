@@ -242,6 +242,7 @@ export function arbiterDurablePath({
   events = busWithSubscriber(),
   inMemoryStore = false,
   migrations,
+  checkpoints,
 }: {
   withContext?: boolean;
   events?: EventBus;
@@ -249,11 +250,14 @@ export function arbiterDurablePath({
   inMemoryStore?: boolean;
   /** The schema to open (e.g. without the audit hash chain, to measure what it costs). Default: all of it. */
   migrations?: readonly Migration[];
+  /** `'inline'`: no checkpoint thread (the step guard counts the WAL's pages). Default: the store's own. */
+  checkpoints?: 'inline';
 } = {}): Path & { readonly store: SqliteStore; readonly directory: string } {
   const directory = mkdtempSync(join(tmpdir(), 'arbiter-paths-bench-'));
   const store = openSqliteStore({
     path: inMemoryStore ? ':memory:' : join(directory, 'arbiter.db'),
     ...(migrations === undefined ? {} : { migrations }),
+    ...(checkpoints === undefined ? {} : { checkpoints }),
   });
   const sessions = new SqliteSessionStore({ database: store.database });
   const registry = arbiterRegistry();

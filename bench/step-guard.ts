@@ -17,7 +17,8 @@
  *
  * @module
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { EventBus } from '../src/index.js';
@@ -40,9 +41,16 @@ export interface StepCounts {
   readonly commits: number;
   /** Statements prepared: none once the path has run once. */
   readonly prepares: number;
+  /**
+   * Database pages written: frames appended to the WAL of the durable path's
+   * file (0 on the in-memory path, which has none). A commit pays for each
+   * page it changes (on this machine two `pwrite`s each), so an index on a
+   * column every step sets costs a page a step with no statement more.
+   */
+  readonly pages: number;
 }
 
-export const stepCountNames = ['statements', 'rows', 'commits', 'boundValues', 'prepares'] as const;
+export const stepCountNames = ['statements', 'rows', 'commits', 'pages', 'boundValues', 'prepares'] as const;
 
 /**
  * The counts the guard fails on: the same on every machine and at any
@@ -51,7 +59,7 @@ export const stepCountNames = ['statements', 'rows', 'commits', 'boundValues', '
  * when they fall in one millisecond), and prepares one statement per shape,
  * so both depend on how fast the run went.
  */
-export const guardedCounts = ['statements', 'rows', 'commits'] as const;
+export const guardedCounts = ['statements', 'rows', 'commits', 'pages'] as const;
 
 /** The committed baseline: the counts per path, and how the task was run. */
 export interface GuardBaseline {
@@ -88,22 +96,30 @@ export const guardBaselinePath = fileURLToPath(
 export async function measureStepCounts({
   path: name,
   eachStep,
+  schema,
 }: {
   path: GuardedPath;
   eachStep?: (database: Database.Database) => void;
+  /** SQL run on the path's database before its first run (e.g. an index the guard's own test adds). */
+  schema?: string;
 }): Promise<StepCounts> {
   const events = new EventBus();
   let database: Database.Database | undefined;
   events.subscribe((event) => {
     if (event.type === 'tool:end' && database !== undefined) eachStep?.(database);
   });
-  const path: Path & { store: { database: Database.Database } } =
-    name === 'arbiter_memory' ? arbiterMemoryPath({ events }) : arbiterDurablePath({ events });
+  // The durable path without its checkpoint thread, and no checkpoint inline while counting: the WAL only grows.
+  const path: Path & { store: { database: Database.Database }; directory?: string } =
+    name === 'arbiter_memory' ? arbiterMemoryPath({ events }) : arbiterDurablePath({ events, checkpoints: 'inline' });
   database = path.store.database;
+  if (schema !== undefined) database.exec(schema);
+  const walFrames = walFrameCounter(database, path.directory);
+  let pages = 0;
   try {
     const task = path.task(stepsPerRun);
     await task.prepare?.();
     await task.run();
+    database.pragma('wal_autocheckpoint = 0');
     const counter = installSqliteCounter();
     try {
       for (let run = 0; run < countedRuns; run += 1) {
@@ -112,7 +128,9 @@ export async function measureStepCounts({
         counter.uninstall();
         await task.prepare?.();
         counter.reinstall();
+        const before = walFrames();
         await task.run();
+        pages += walFrames() - before;
       }
     } finally {
       counter.uninstall();
@@ -125,6 +143,7 @@ export async function measureStepCounts({
       rows: perStep(counts.rows),
       boundValues: perStep(counts.boundValues),
       commits: perStep(commitsOf(counts)),
+      pages: perStep(pages),
       prepares: perStep(counts.prepares),
     };
   } finally {
@@ -132,13 +151,33 @@ export async function measureStepCounts({
   }
 }
 
+/**
+ * The frames in the WAL of the database file in `directory` (`arbiter.db`),
+ * from its size: a 32-byte header, then a 24-byte header and a page per
+ * frame. Always 0 without a directory (`:memory:`, no WAL).
+ */
+function walFrameCounter(database: Database.Database, directory: string | undefined): () => number {
+  if (directory === undefined) return () => 0;
+  const wal = join(directory, 'arbiter.db-wal');
+  const frameSize = (database.pragma('page_size', { simple: true }) as number) + 24;
+  return () => {
+    const size = existsSync(wal) ? statSync(wal).size : 0;
+    return size <= 32 ? 0 : (size - 32) / frameSize;
+  };
+}
+
 /** Counts every guarded path. */
 export async function measureAllStepCounts(
   eachStep?: (database: Database.Database) => void,
+  schema?: string,
 ): Promise<Record<GuardedPath, StepCounts>> {
   const measured: Partial<Record<GuardedPath, StepCounts>> = {};
   for (const path of guardedPaths)
-    measured[path] = await measureStepCounts({ path, ...(eachStep ? { eachStep } : {}) });
+    measured[path] = await measureStepCounts({
+      path,
+      ...(eachStep ? { eachStep } : {}),
+      ...(schema === undefined ? {} : { schema }),
+    });
   return measured as Record<GuardedPath, StepCounts>;
 }
 
@@ -173,7 +212,12 @@ export function checkStepCounts({
   const findings: GuardFinding[] = [];
   for (const path of guardedPaths) {
     for (const count of stepCountNames) {
-      const base = baseline.paths[path][count];
+      const base = baseline.paths[path]?.[count];
+      if (typeof base !== 'number') {
+        throw new Error(
+          `the step guard's baseline (${guardBaselinePath}) has no ${count} for ${path}: write it again with npm run bench -- guard --update`,
+        );
+      }
       const value = measured[path][count];
       const guarded = (guardedCounts as readonly string[]).includes(count);
       const over = guarded && value > base * (1 + tolerance) + 1e-9;

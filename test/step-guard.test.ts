@@ -34,14 +34,29 @@ describe('the per-step guard', () => {
     );
   }, 60_000);
 
+  it('fails on pages a step writes with no statement more: indexes on columns every step commit sets', async () => {
+    const schema = `CREATE INDEX sessions_by_message_count ON sessions (message_count);
+      CREATE INDEX sessions_by_step_count ON sessions (step_count);`;
+    const indexed = await measureAllStepCounts(undefined, schema);
+    const findings = checkStepCounts({ measured: indexed, baseline: readGuardBaseline() });
+    expect(findings.filter((finding) => finding.over).map(({ path, count }) => `${path} ${count}`)).toEqual([
+      'arbiter_durable pages',
+    ]);
+    const plain = await measureAllStepCounts();
+    expect(indexed.arbiter_durable.statements).toBe(plain.arbiter_durable.statements);
+    expect(indexed.arbiter_durable.pages).toBeGreaterThanOrEqual(plain.arbiter_durable.pages + 1.9);
+  }, 60_000);
+
   it('counts the same twice: the figures do not depend on timing', async () => {
     const first = await measureAllStepCounts();
     const second = await measureAllStepCounts();
     for (const path of ['arbiter_memory', 'arbiter_durable'] as const) {
-      expect({ statements: second[path].statements, rows: second[path].rows, commits: second[path].commits }).toEqual({
+      const { statements, rows, commits, pages } = second[path];
+      expect({ statements, rows, commits, pages }).toEqual({
         statements: first[path].statements,
         rows: first[path].rows,
         commits: first[path].commits,
+        pages: first[path].pages,
       });
     }
   }, 60_000);
