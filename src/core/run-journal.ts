@@ -37,6 +37,12 @@ export interface StepCommit {
    * anything is lost).
    */
   readonly rerunnable?: boolean;
+  /**
+   * The commit holds an answer that calls no tool: no other commit of the
+   * run follows it. A journal asked to (`JournalRequest.endRunWithAnswer`)
+   * ends the run in the same transaction and says so (`RunJournal.runEnded`).
+   */
+  readonly endsRun?: boolean;
 }
 
 /**
@@ -56,6 +62,12 @@ export interface RunJournal {
   ): Promise<RecordedToolResult | undefined> | RecordedToolResult | undefined;
   recordToolResult(runId: string, result: RecordedToolResult): Promise<void> | void;
   commitStep(commit: StepCommit): Promise<void> | void;
+  /**
+   * True once a commit that ended the run (`StepCommit.endsRun`) has
+   * committed with the run's end: whoever began the run need not end it.
+   * Absent or false: it must.
+   */
+  readonly runEnded?: boolean;
 }
 
 /** A journal that keeps tool results in memory and commits nowhere: the default for a run without a store. */

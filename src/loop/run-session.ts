@@ -92,6 +92,15 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
     ...(request.length === 0 ? {} : { messages: request }),
   });
   const messages = [...session.messages, ...request];
+  // The run ends `idle` after its answer (below): a journal that can ends it in the answer's own transaction.
+  const journal = sessions.journal({
+    sessionId,
+    expectedMessageCount: messages.length,
+    // An id made here for a new run has no stored tool results, so the journal does not read them (one query a
+    // run). A caller's id may be the session's active run, which `beginRun` resumes, with results stored: read them.
+    ...(resume !== true && requestedRunId === undefined ? { newRunId: runId } : {}),
+    endRunWithAnswer: true,
+  });
   let result: RunResult | undefined;
   let handedOver = false;
   try {
@@ -103,13 +112,7 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
       messages,
       sessionId,
       runId,
-      // An id made here for a new run has no stored tool results, so the journal does not read them (one query a
-      // run). A caller's id may be the session's active run, which `beginRun` resumes, with results stored: read them.
-      journal: sessions.journal({
-        sessionId,
-        expectedMessageCount: messages.length,
-        ...(resume !== true && requestedRunId === undefined ? { newRunId: runId } : {}),
-      }),
+      journal,
       ...(resumed && active !== undefined
         ? { resume: { ...active, lastSeq: Math.max(active.lastSeq, loggedSeq), announcedApprovals: announced } }
         : {}),
@@ -123,8 +126,8 @@ export async function runSession(options: RunSessionOptions): Promise<RunResult>
     throw error;
   } finally {
     // A process whose writes were refused as stale has lost the run to a newer one: it must not end that run;
-    // a run handed over stays the session's active run, for whoever resumes it.
-    if (!handedOver && !SessionConflictError.isInstance(result?.error?.cause)) {
+    // a run handed over stays the session's active run, for whoever resumes it; one its journal ended is ended.
+    if (!handedOver && !SessionConflictError.isInstance(result?.error?.cause) && journal.runEnded !== true) {
       await sessions.endRun({
         sessionId,
         runId,

@@ -9,6 +9,9 @@ import type { RunProgress } from './run-progress.js';
 import type { RunRuntime } from './run-runtime.js';
 import { withUniqueCallIds } from './with-unique-call-ids.js';
 
+/** `commitStep`'s options for the run's answer. */
+const endsTheRun = { endsRun: true } as const;
+
 /**
  * One model call of the run: the request prepared by the context manager
  * (compressed past its threshold, a summary's tokens counted in the
@@ -94,7 +97,8 @@ export async function takeModelTurn(
     });
   }
   const message = withUniqueCallIds(response.message, progress.callIds);
-  const committing = commitStep(runtime, progress, [message]);
+  // An answer that calls no tool is the run's last commit (the loop ends the run after it, whatever the stop).
+  const committing = commitStep(runtime, progress, [message], toolCalls === 0 ? endsTheRun : undefined);
   if (committing !== undefined) await committing;
   if (message.content !== null && message.content !== '') progress.lastText = message.content;
   return message === response.message ? response : { ...response, message };

@@ -72,7 +72,8 @@ export function sessionsForRuns({
       if (offer !== undefined && (await offer.settle())) return;
       await sessions.endRun(request);
     },
-    journal: (request) =>
+    // Never `endRunWithAnswer`: the run's end is offered to its terminal event (`offerEnd`), written with it.
+    journal: ({ endRunWithAnswer: _ended, ...request }) =>
       sessions.journal(
         request.newRunId === undefined && begunHere !== undefined ? { ...request, newRunId: begunHere } : request,
       ),

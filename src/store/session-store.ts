@@ -155,6 +155,15 @@ export interface JournalRequest {
    * records itself, without reading them.
    */
   newRunId?: string;
+  /**
+   * The caller would end the run as `endRun` with status `idle` right after
+   * its answer (`runSession` does): a journal that can ends it in the
+   * transaction that commits the answer (`StepCommit.endsRun`), one write
+   * fewer and no moment when the answer is stored but the run still active,
+   * and says so (`RunJournal.runEnded`). A store that wraps `endRun` with
+   * work of its own must not pass it on.
+   */
+  endRunWithAnswer?: boolean;
 }
 
 /**

@@ -4,7 +4,7 @@ import { type ToolResultRow, toolResultValues, toRecordedToolResult } from '../s
 // module runner awaits each module's namespace) calls that function as if the module were a promise.
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
 import { run, type SqlProgram } from '../sql/sql-program.js';
-import { type CommitStepRequest, type CommittedStep, commitStep } from './session-programs.js';
+import { type CommitStepRequest, type CommittedStep, commitAnswerAndEndRun, commitStep } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import type { DeferredSessionWrite, SessionTransactions, SessionWrite } from './session-transactions.js';
 
@@ -82,6 +82,7 @@ export function sessionJournal<Mode extends SqlMode>({
   sessionId,
   expectedMessageCount,
   newRunId,
+  endRunWithAnswer = false,
 }: {
   port: SqlPort<Mode>;
   transactions: SessionTransactions;
@@ -90,6 +91,8 @@ export function sessionJournal<Mode extends SqlMode>({
   expectedMessageCount: number | undefined;
   /** A run just begun, not resumed: it has no stored results, so they are not read (`JournalRequest.newRunId`). */
   newRunId?: string | undefined;
+  /** End the run with the commit of its answer (`JournalRequest.endRunWithAnswer`). */
+  endRunWithAnswer?: boolean | undefined;
 }): RunJournal {
   /** Rerunnable results: this journal answers with them; they are not stored. */
   const held = new Map<string, RecordedToolResult>();
@@ -131,6 +134,8 @@ export function sessionJournal<Mode extends SqlMode>({
   let queued: QueuedCommit | undefined;
   /** A held write that failed: the run's next journal call throws it. */
   let failure: unknown;
+  /** A commit ended the run with its answer (`endRunWithAnswer`), and committed. */
+  let runEnded = false;
   const throwFailure = () => {
     if (failure === undefined) return;
     const error = failure;
@@ -147,24 +152,33 @@ export function sessionJournal<Mode extends SqlMode>({
     expected = committed.messageCount;
     throwFailure();
   };
+  const landedEnding = (committed: CommittedStep) => {
+    runEnded = true;
+    landed(committed);
+  };
   /**
    * Commits `commit` in a transaction of its own, now: without a promise
    * where the dialect writes at once (`SessionTransactions.writeAtOnce`),
    * so the loop has nothing to await; a failure as a rejected promise.
    */
   const writeNow = (commit: StepCommit): Promise<void> | undefined => {
+    const ending = endRunWithAnswer && commit.endsRun === true;
     // `commitStep` as the write's own program, without a generator around it per step (issue 48).
     const write: SessionWrite<CommittedStep> = {
       operation: 'commitStep',
       ofRun: true,
-      oneStatement,
-      work: () => commitStep({ sessionId, commit, expected, hasTtl, now: now(), oneStatement }),
+      // The answer and the run's end are two statements: one transaction.
+      oneStatement: oneStatement && !ending,
+      work: ending
+        ? () => commitAnswerAndEndRun({ sessionId, commit, expected, hasTtl, now: now(), oneStatement })
+        : () => commitStep({ sessionId, commit, expected, hasTtl, now: now(), oneStatement }),
     };
-    if (transactions.writeAtOnce === undefined) return transactions.write(write).then(landed);
+    const land = ending ? landedEnding : landed;
+    if (transactions.writeAtOnce === undefined) return transactions.write(write).then(land);
     try {
       const answer = transactions.writeAtOnce(write);
-      if (answer instanceof Promise) return answer.then(landed);
-      landed(answer);
+      if (answer instanceof Promise) return answer.then(land);
+      land(answer);
       return undefined;
     } catch (error) {
       return Promise.reject(error);
@@ -191,6 +205,9 @@ export function sessionJournal<Mode extends SqlMode>({
   };
 
   return {
+    get runEnded() {
+      return runEnded;
+    },
     findToolResult: (runId, toolCallId) => {
       const answer = held.get(`${runId}\u0000${toolCallId}`);
       if (answer !== undefined) return answer;

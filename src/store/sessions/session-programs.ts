@@ -203,6 +203,35 @@ export function* commitStep({
   return committed;
 }
 
+/**
+ * Ends run `runId` of session `sessionId` (`SessionStore.endRun`), or
+ * changes nothing when it is not the session's active run. `values`: $1 now,
+ * $2 status, $3 last event seq, $4 session, $5 run. On SQLite a session
+ * without a TTL is ended without setting `expires_at` (its index's page);
+ * only when that changes nothing, the statement for any session runs.
+ *
+ * @example
+ * yield* endRunSteps([Date.now(), 'idle', 12, sessionId, runId]);
+ */
+export function* endRunSteps(values: readonly SqlValue[]): SqlProgram<void> {
+  if ((yield* run(statements.endRun.noTtl, values)) === 0) yield* run(statements.endRun.any, values);
+}
+
+/**
+ * The answer of a run (`StepCommit.endsRun`) committed, then the run ended
+ * as `endRun` with status `idle` would, in the same transaction: the run is
+ * its session's active run, or the commit was refused before this.
+ *
+ * @example
+ * const committed = yield* commitAnswerAndEndRun({ sessionId, commit, expected, hasTtl, now: Date.now() });
+ */
+export function* commitAnswerAndEndRun(request: CommitStepRequest): SqlProgram<CommittedStep> {
+  const committed = yield* commitStep(request);
+  const { sessionId, commit, now } = request;
+  yield* endRunSteps([now, 'idle', commit.lastSeq ?? 0, sessionId, commit.runId]);
+  return committed;
+}
+
 /** Why a step commit found nothing to update: the session is gone, another run is active, or its messages moved. */
 function* commitConflict({
   sessionId,

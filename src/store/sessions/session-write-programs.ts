@@ -12,7 +12,7 @@ import type { ChatMessage } from '../../core/chat-message.js';
 import type { Locale } from '../../core/locale.js';
 import { forkedSessionValues, parseMessages, type SessionRow } from '../session-rows.js';
 import type { BegunRun } from '../session-store.js';
-import { dialect, isSqlProgram, rows, run, type SqlProgram, type SqlValue } from '../sql/sql-program.js';
+import { dialect, isSqlProgram, rows, run, type SqlProgram } from '../sql/sql-program.js';
 import { existingRow, insertMessages, type LockedSessionRow } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { begunRun, checkVersion, forkCut } from './session-writes.js';
@@ -172,18 +172,4 @@ export function* purgeSessions({
     yield* run(statements.purgeSessions, [list]);
   }
   return { sessionIds: ids };
-}
-
-/**
- * Ends run `runId` of session `sessionId` (`SessionStore.endRun`), or
- * changes nothing when it is not the session's active run. `values`: $1 now,
- * $2 status, $3 last event seq, $4 session, $5 run. On SQLite a session
- * without a TTL is ended without setting `expires_at` (its index's page);
- * only when that changes nothing, the statement for any session runs.
- *
- * @example
- * yield* endRunSteps([Date.now(), 'idle', 12, sessionId, runId]);
- */
-export function* endRunSteps(values: readonly SqlValue[]): SqlProgram<void> {
-  if ((yield* run(statements.endRun.noTtl, values)) === 0) yield* run(statements.endRun.any, values);
 }

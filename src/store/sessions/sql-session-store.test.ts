@@ -150,6 +150,54 @@ describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }
     expect(begunAt).toBeLessThan(clock);
   });
 
+  it.skipIf(skip)('ends the run with the commit of its answer only when the journal is asked to', async () => {
+    const opened = await open(Date.now);
+    close = opened.close;
+    const { sessions } = opened;
+    const answer = { role: 'assistant' as const, content: 'Shipped.' };
+    const ending = await sessions.create();
+    const plain = await sessions.create({ ttlMs: 60_000 });
+    for (const session of [ending, plain]) {
+      await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+      const journal = sessions.journal({
+        sessionId: session.id,
+        expectedMessageCount: 1,
+        ...(session === ending ? { endRunWithAnswer: true } : {}),
+      });
+      const step = { runId: 'run-1', sessionId: session.id, steps: 1, usage: usage(5), lastSeq: 7 };
+      // A commit that does not end the run leaves it active, asked or not.
+      await journal.commitStep({ ...step, appended: [{ role: 'assistant', content: 'Looking.' }] });
+      expect(journal.runEnded).toBe(false);
+      expect((await sessions.load(session.id))?.status).toBe('running');
+      await journal.commitStep({ ...step, steps: 2, appended: [answer], endsRun: true });
+      expect(journal.runEnded).toBe(session === ending);
+      const stored = await sessions.load(session.id);
+      expect(stored?.messages.at(-1)).toEqual(answer);
+      expect(stored).toMatchObject(
+        session === ending
+          ? { status: 'idle', activeRun: undefined, stepCount: 2 }
+          : { status: 'running', activeRun: { runId: 'run-1' }, stepCount: 2 },
+      );
+    }
+    // The journal of a run another process took over: the answer is refused, and nothing of the run ends.
+    await sessions.beginRun({ sessionId: ending.id, runId: 'run-2', messages: [{ role: 'user', content: 'More' }] });
+    const stale = sessions.journal({ sessionId: ending.id, endRunWithAnswer: true });
+    await sessions.endRun({ sessionId: ending.id, runId: 'run-2', status: 'idle', lastSeq: 0 });
+    await sessions.beginRun({ sessionId: ending.id, runId: 'run-3', messages: [{ role: 'user', content: 'Again' }] });
+    await expect(
+      stale.commitStep({
+        runId: 'run-2',
+        sessionId: ending.id,
+        steps: 1,
+        usage: usage(1),
+        appended: [answer],
+        endsRun: true,
+      }),
+    ).rejects.toThrow();
+    expect(stale.runEnded).toBe(false);
+    expect(await sessions.load(ending.id)).toMatchObject({ status: 'running', activeRun: { runId: 'run-3' } });
+  });
+
   it.skipIf(skip)('moves the expiry when a run begins and ends only for a session with a TTL', async () => {
     let clock = 1_000;
     const opened = await open(() => clock);

@@ -18,17 +18,10 @@ import type {
 import type { SqlMode, SqlPort } from '../sql/sql-port.js';
 import { rows, run, type SqlProgram } from '../sql/sql-program.js';
 import { sessionJournal } from './session-journal.js';
-import { type LockedSessionRow, loadSession } from './session-programs.js';
+import { endRunSteps, type LockedSessionRow, loadSession } from './session-programs.js';
 import { sessionStatements as statements } from './session-statements.js';
 import { portTransactions, type SessionTransactions } from './session-transactions.js';
-import {
-  appendMessages,
-  beginRunSteps,
-  endRunSteps,
-  forkSession,
-  purgeSessions,
-  versionedWrite,
-} from './session-write-programs.js';
+import { appendMessages, beginRunSteps, forkSession, purgeSessions, versionedWrite } from './session-write-programs.js';
 import { checkAppend, mergeSlots, purgeCutoff } from './session-writes.js';
 
 /** What `SqlSessionStore` is built from. */
@@ -182,7 +175,7 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     });
   }
 
-  journal({ sessionId, expectedMessageCount, newRunId }: JournalRequest): RunJournal {
+  journal({ sessionId, expectedMessageCount, newRunId, endRunWithAnswer }: JournalRequest): RunJournal {
     return sessionJournal({
       port: this.#port,
       transactions: this.#transactions,
@@ -190,6 +183,7 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
       sessionId,
       expectedMessageCount,
       newRunId,
+      endRunWithAnswer,
     });
   }
 
