@@ -118,20 +118,24 @@ describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }
     ]);
   });
 
-  it.skipIf(skip)('moves a session’s expiry with every step commit only when it has a TTL', async () => {
-    let clock = 1_000;
-    const opened = await open(() => clock);
+  /** The dialect's store on a clock the test moves (from 1,000), with a session without a TTL and one of 500 ms. */
+  const sessionsOnClock = async () => {
+    const clock = { now: 1_000 };
+    const opened = await open(() => clock.now);
     close = opened.close;
     const { sessions } = opened;
-    const lasting = await sessions.create();
-    const expiring = await sessions.create({ ttlMs: 500 });
-    let begunAt = clock;
+    return { clock, sessions, lasting: await sessions.create(), expiring: await sessions.create({ ttlMs: 500 }) };
+  };
+
+  it.skipIf(skip)('moves a session’s expiry with every step commit only when it has a TTL', async () => {
+    const { clock, sessions, lasting, expiring } = await sessionsOnClock();
+    let begunAt = clock.now;
     for (const session of [lasting, expiring]) {
-      begunAt = clock;
+      begunAt = clock.now;
       await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
       const journal = sessions.journal({ sessionId: session.id, expectedMessageCount: 1 });
       for (const steps of [1, 2, 3]) {
-        clock += 100;
+        clock.now += 100;
         await journal.commitStep({
           runId: 'run-1',
           sessionId: session.id,
@@ -144,10 +148,10 @@ describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }
     const [lastingAfter, expiringAfter] = await Promise.all([sessions.load(lasting.id), sessions.load(expiring.id)]);
     expect(lastingAfter).toMatchObject({ expiresAt: undefined, stepCount: 3, version: 4 });
     expect(lastingAfter?.messages).toHaveLength(4);
-    expect(expiringAfter).toMatchObject({ expiresAt: clock + 500, stepCount: 3, version: 4 });
+    expect(expiringAfter).toMatchObject({ expiresAt: clock.now + 500, stepCount: 3, version: 4 });
     // The run's begin moved `updatedAt`; its steps did not.
     expect(expiringAfter?.updatedAt).toBe(begunAt);
-    expect(begunAt).toBeLessThan(clock);
+    expect(begunAt).toBeLessThan(clock.now);
   });
 
   it.skipIf(skip)('ends the run with the commit of its answer only when the journal is asked to', async () => {
@@ -199,30 +203,25 @@ describe.each(dialects)('SqlSessionStore on $name', ({ skip, synchronous, open }
   });
 
   it.skipIf(skip)('moves the expiry when a run begins and ends only for a session with a TTL', async () => {
-    let clock = 1_000;
-    const opened = await open(() => clock);
-    close = opened.close;
-    const { sessions } = opened;
-    const lasting = await sessions.create();
-    const expiring = await sessions.create({ ttlMs: 500 });
+    const { clock, sessions, lasting, expiring } = await sessionsOnClock();
     for (const session of [lasting, expiring]) {
-      clock += 100;
+      clock.now += 100;
       await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
       expect(await sessions.load(session.id)).toMatchObject({
         status: 'running',
-        updatedAt: clock,
-        expiresAt: session.ttlMs === undefined ? undefined : clock + 500,
+        updatedAt: clock.now,
+        expiresAt: session.ttlMs === undefined ? undefined : clock.now + 500,
       });
       // Not the active run: nothing changes, whether the session has a TTL or not.
-      clock += 100;
+      clock.now += 100;
       await sessions.endRun({ sessionId: session.id, runId: 'run-other', status: 'idle', lastSeq: 9 });
-      expect(await sessions.load(session.id)).toMatchObject({ status: 'running', updatedAt: clock - 100 });
+      expect(await sessions.load(session.id)).toMatchObject({ status: 'running', updatedAt: clock.now - 100 });
       await sessions.endRun({ sessionId: session.id, runId: 'run-1', status: 'idle', lastSeq: 3 });
       expect(await sessions.load(session.id)).toMatchObject({
         status: 'idle',
         activeRun: undefined,
-        updatedAt: clock,
-        expiresAt: session.ttlMs === undefined ? undefined : clock + 500,
+        updatedAt: clock.now,
+        expiresAt: session.ttlMs === undefined ? undefined : clock.now + 500,
         version: 2,
       });
     }
