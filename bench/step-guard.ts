@@ -18,7 +18,6 @@
  * @module
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { EventBus } from '../src/index.js';
@@ -109,11 +108,11 @@ export async function measureStepCounts({
     if (event.type === 'tool:end' && database !== undefined) eachStep?.(database);
   });
   // The durable path without its checkpoint thread, and no checkpoint inline while counting: the WAL only grows.
-  const path: Path & { store: { database: Database.Database }; directory?: string } =
+  const path: Path & { store: { database: Database.Database } } =
     name === 'arbiter_memory' ? arbiterMemoryPath({ events }) : arbiterDurablePath({ events, checkpoints: 'inline' });
   database = path.store.database;
   if (schema !== undefined) database.exec(schema);
-  const walFrames = walFrameCounter(database, path.directory);
+  const walFrames = walFrameCounter(database);
   let pages = 0;
   try {
     const task = path.task(stepsPerRun);
@@ -152,13 +151,13 @@ export async function measureStepCounts({
 }
 
 /**
- * The frames in the WAL of the database file in `directory` (`arbiter.db`),
- * from its size: a 32-byte header, then a 24-byte header and a page per
- * frame. Always 0 without a directory (`:memory:`, no WAL).
+ * The frames in the WAL of the connection's file, from its size: a 32-byte
+ * header, then a 24-byte header and a page per frame. Always 0 in memory
+ * (no WAL).
  */
-function walFrameCounter(database: Database.Database, directory: string | undefined): () => number {
-  if (directory === undefined) return () => 0;
-  const wal = join(directory, 'arbiter.db-wal');
+function walFrameCounter(database: Database.Database): () => number {
+  if (database.memory) return () => 0;
+  const wal = `${database.name}-wal`;
   const frameSize = (database.pragma('page_size', { simple: true }) as number) + 24;
   return () => {
     const size = existsSync(wal) ? statSync(wal).size : 0;
@@ -166,18 +165,12 @@ function walFrameCounter(database: Database.Database, directory: string | undefi
   };
 }
 
-/** Counts every guarded path. */
+/** Counts every guarded path, each with `measureStepCounts`'s `eachStep` and `schema` when given. */
 export async function measureAllStepCounts(
-  eachStep?: (database: Database.Database) => void,
-  schema?: string,
+  options: Omit<Parameters<typeof measureStepCounts>[0], 'path'> = {},
 ): Promise<Record<GuardedPath, StepCounts>> {
   const measured: Partial<Record<GuardedPath, StepCounts>> = {};
-  for (const path of guardedPaths)
-    measured[path] = await measureStepCounts({
-      path,
-      ...(eachStep ? { eachStep } : {}),
-      ...(schema === undefined ? {} : { schema }),
-    });
+  for (const path of guardedPaths) measured[path] = await measureStepCounts({ ...options, path });
   return measured as Record<GuardedPath, StepCounts>;
 }
 

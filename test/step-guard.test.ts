@@ -25,8 +25,10 @@ describe('the per-step guard', () => {
   }, 60_000);
 
   it('fails on a deliberately slowed step: one more statement per step shows on both paths', async () => {
-    const slowed = await measureAllStepCounts((database) => {
-      database.prepare('SELECT count(*) FROM sessions').get();
+    const slowed = await measureAllStepCounts({
+      eachStep: (database) => {
+        database.prepare('SELECT count(*) FROM sessions').get();
+      },
     });
     const over = checkStepCounts({ measured: slowed, baseline: readGuardBaseline() }).filter((finding) => finding.over);
     expect(over.map(({ path, count }) => `${path} ${count}`)).toEqual(
@@ -37,7 +39,7 @@ describe('the per-step guard', () => {
   it('fails on pages a step writes with no statement more: indexes on columns every step commit sets', async () => {
     const schema = `CREATE INDEX sessions_by_message_count ON sessions (message_count);
       CREATE INDEX sessions_by_step_count ON sessions (step_count);`;
-    const indexed = await measureAllStepCounts(undefined, schema);
+    const indexed = await measureAllStepCounts({ schema });
     const findings = checkStepCounts({ measured: indexed, baseline: readGuardBaseline() });
     expect(findings.filter((finding) => finding.over).map(({ path, count }) => `${path} ${count}`)).toEqual([
       'arbiter_durable pages',

@@ -9,8 +9,8 @@ import type { ChatMessage } from '../../core/chat-message.js';
 import type { StepCommit } from '../../core/run-journal.js';
 import { SessionNotFoundError } from '../../errors/session-not-found-error.js';
 import { type SessionRow, toSession } from '../session-rows.js';
-import type { Session } from '../session-store.js';
-import { rows, run, type SqlProgram, type SqlStatement, type SqlValue } from '../sql/sql-program.js';
+import type { EndRunRequest, Session } from '../session-store.js';
+import { dialect, rows, run, type SqlProgram, type SqlStatement, type SqlValue } from '../sql/sql-program.js';
 import { messageJson } from './message-json.js';
 import { messagesPerInsert, sessionStatements as statements } from './session-statements.js';
 import { stepCommitConflict, stepCommitCounters } from './session-writes.js';
@@ -205,16 +205,24 @@ export function* commitStep({
 
 /**
  * Ends run `runId` of session `sessionId` (`SessionStore.endRun`), or
- * changes nothing when it is not the session's active run. `values`: $1 now,
- * $2 status, $3 last event seq, $4 session, $5 run. On SQLite a session
- * without a TTL is ended without setting `expires_at` (its index's page);
- * only when that changes nothing, the statement for any session runs.
+ * changes nothing when it is not the session's active run. PostgreSQL runs
+ * one statement. SQLite ends a session without a TTL without setting
+ * `expires_at` (its index's page), and only when that changes nothing runs
+ * the statement for any session.
  *
  * @example
- * yield* endRunSteps([Date.now(), 'idle', 12, sessionId, runId]);
+ * yield* endRunSteps({ sessionId, runId, status: 'idle', lastSeq: 12, now: Date.now() });
  */
-export function* endRunSteps(values: readonly SqlValue[]): SqlProgram<void> {
-  if ((yield* run(statements.endRun.noTtl, values)) === 0) yield* run(statements.endRun.any, values);
+export function* endRunSteps({
+  sessionId,
+  runId,
+  status,
+  lastSeq,
+  now,
+}: EndRunRequest & { now: number }): SqlProgram<void> {
+  const values = [now, status, lastSeq, sessionId, runId];
+  if ((yield* dialect()) === 'postgres') yield* run(statements.endRun.any, values);
+  else if ((yield* run(statements.endRun.noTtl, values)) === 0) yield* run(statements.endRun.any, values);
 }
 
 /**
@@ -228,7 +236,7 @@ export function* endRunSteps(values: readonly SqlValue[]): SqlProgram<void> {
 export function* commitAnswerAndEndRun(request: CommitStepRequest): SqlProgram<CommittedStep> {
   const committed = yield* commitStep(request);
   const { sessionId, commit, now } = request;
-  yield* endRunSteps([now, 'idle', commit.lastSeq ?? 0, sessionId, commit.runId]);
+  yield* endRunSteps({ sessionId, runId: commit.runId, status: 'idle', lastSeq: commit.lastSeq ?? 0, now });
   return committed;
 }
 

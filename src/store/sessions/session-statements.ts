@@ -49,14 +49,13 @@ function beginRunStatement(touched: (now: string) => string): SqlStatement {
   return sqlOf({ sqlite: text(touched('CAST($1 AS BIGINT)')), postgres: text(touch('CAST($1 AS BIGINT)')) });
 }
 
-/** `endRun`; on SQLite, with `sqliteCondition` (`AND ttl_ms IS NULL`) the `touch` without the TTL. */
-function endRunStatement(sqliteCondition: string): SqlStatement {
-  const touched = sqliteCondition === '' ? touch('$1') : touchWithoutTtl('$1');
+/** `endRun`; `withoutTtl`: on SQLite, only for a session without a TTL, with the `touch` without it. */
+function endRunStatement({ withoutTtl }: { withoutTtl: boolean }): SqlStatement {
   return sqlOf({
     sqlite: `UPDATE sessions SET status = $2,
        active_run_id = CASE WHEN $2 = 'idle' THEN NULL ELSE active_run_id END,
-       run_last_seq = MAX(run_last_seq, $3), ${touched}
-     WHERE session_id = $4 AND active_run_id = $5${sqliteCondition}`,
+       run_last_seq = MAX(run_last_seq, $3), ${withoutTtl ? touchWithoutTtl('$1') : touch('$1')}
+     WHERE session_id = $4 AND active_run_id = $5${withoutTtl ? ' AND ttl_ms IS NULL' : ''}`,
     postgres: `UPDATE sessions SET status = $2::text,
        active_run_id = CASE WHEN $2::text = 'idle' THEN NULL ELSE active_run_id END,
        run_last_seq = GREATEST(run_last_seq, $3::bigint), ${touch('$1::bigint')}
@@ -259,10 +258,10 @@ export const sessionStatements = {
    */
   beginRun: { ttl: beginRunStatement(touch), noTtl: beginRunStatement(touchWithoutTtl) },
   /**
-   * $1 now, $2 status, $3 last event seq, $4 session, $5 run: `any` ends the run of any session; `noTtl` only
-   * that of a session without a TTL, changing nothing otherwise (on PostgreSQL it is `any`).
+   * $1 now, $2 status, $3 last event seq, $4 session, $5 run: `any` ends the run of any session; `noTtl` (SQLite
+   * only, `endRunSteps`) that of a session without a TTL, changing nothing otherwise.
    */
-  endRun: { any: endRunStatement(''), noTtl: endRunStatement(' AND ttl_ms IS NULL') },
+  endRun: { any: endRunStatement({ withoutTtl: false }), noTtl: endRunStatement({ withoutTtl: true }) },
   commitStep: {
     first: firstCommitStep,
     firstWithoutTtl: firstCommitStepWithoutTtl,

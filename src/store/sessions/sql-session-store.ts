@@ -163,15 +163,14 @@ export class SqlSessionStore<Mode extends SqlMode> implements SessionStore {
     );
   }
 
-  async endRun({ sessionId, runId, status, lastSeq }: EndRunRequest): Promise<void> {
-    const values = [this.#now(), status, lastSeq, sessionId, runId];
-    // PostgreSQL: one statement, sent alone (it writes an unchanged `expires_at` in place).
-    const oneStatement = this.#port.dialect === 'postgres';
+  async endRun(request: EndRunRequest): Promise<void> {
+    const ending = { ...request, now: this.#now() };
     await this.#transactions.write({
       operation: 'endRun',
       ofRun: true,
-      oneStatement,
-      work: (): SqlProgram<unknown> => (oneStatement ? run(statements.endRun.any, values) : endRunSteps(values)),
+      // PostgreSQL ends a run in one statement, sent alone.
+      oneStatement: this.#port.dialect === 'postgres',
+      work: () => endRunSteps(ending),
     });
   }
 
