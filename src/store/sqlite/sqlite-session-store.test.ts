@@ -28,4 +28,28 @@ describe('SqliteSessionStore', () => {
     expect(rows('tool_results')).toEqual([{ id: 'kept' }]);
     backend.close();
   });
+
+  it('commits a run’s answer and its end as one: when the end fails, the answer is not stored either', async () => {
+    const backend = openSqliteBackend({ path: ':memory:' });
+    const { sessions, database } = backend;
+    const session = await sessions.create();
+    await sessions.beginRun({ sessionId: session.id, runId: 'run-1', messages: [{ role: 'user', content: 'Hi' }] });
+    // The worst moment: the answer's statements have run, the run's end is refused.
+    database.exec(`CREATE TRIGGER refuse_end BEFORE UPDATE OF status ON sessions WHEN NEW.status = 'idle'
+      BEGIN SELECT RAISE(ABORT, 'refused end'); END;`);
+    const journal = sessions.journal({ sessionId: session.id, expectedMessageCount: 1, endRunWithAnswer: true });
+    const answer = { role: 'assistant' as const, content: 'Shipped.' };
+    const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+    await expect(
+      journal.commitStep({ runId: 'run-1', sessionId: session.id, appended: [answer], steps: 1, usage, endsRun: true }),
+    ).rejects.toThrow('refused end');
+    expect(journal.runEnded).toBe(false);
+    expect(await sessions.load(session.id)).toMatchObject({
+      status: 'running',
+      activeRun: { runId: 'run-1' },
+      stepCount: 0,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    backend.close();
+  });
 });
